@@ -1,0 +1,1 @@
+# bench: build fragment, included from the top-level Makefile.am.

@@ -1,0 +1,1 @@
+# kernels: build fragment, included from the top-level Makefile.am.

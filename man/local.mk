@@ -1,0 +1,1 @@
+# man: build fragment, included from the top-level Makefile.am.

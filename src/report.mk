@@ -1,0 +1,1 @@
+# src/report.mk: the report model, renderers, reader and the report tool.

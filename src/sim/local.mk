@@ -1,0 +1,1 @@
+# src/sim: build fragment, included from the top-level Makefile.am.

@@ -1,0 +1,1 @@
+# testapps: build fragment, included from the top-level Makefile.am.
