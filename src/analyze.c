@@ -1,0 +1,797 @@
+/* analyze.c: the slow path.  sc_pre() runs before the real driver call,
+ * sc_post() after it; together they apply the rules of rules.def, measure
+ * the host time blocked in the call and whether other streams had unfinished
+ * work at that moment, decide redirects, and keep the stream state.
+ *
+ * "Other streams had unfinished work" is measured, not assumed
+ * (ARCHITECTURE.md §3): the streams marked busy by earlier submissions are
+ * asked with cuStreamQuery, which also clears the marks of those that have
+ * drained.  Nothing is queried while a stream capture is in progress, since
+ * a query can invalidate a capture.  Per-thread default streams of other
+ * threads cannot be queried from here; they count as busy until their
+ * thread synchronizes.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "callsites.h"
+#include "findings.h"
+#include "options.h"
+#include "shim.h"
+
+extern sc_options sc_opt;
+
+/* Device facts learned after cuInit, for the report. */
+char sc_device_name[256];
+int sc_driver_version;
+
+/* --------------------------------------------------------- contexts --- */
+typedef struct sc_ctx {
+    _Atomic(CUcontext) ctx;
+    _Atomic uint64_t legacy_active;   /* token: the legacy stream has work */
+} sc_ctx;
+
+#define MAX_CTX 32
+static sc_ctx ctxs[MAX_CTX];
+static _Atomic int nctx;
+static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static sc_ctx *ctx_get(CUcontext c)
+{
+    int n = atomic_load(&nctx);
+    for (int i = 0; i < n; i++)
+        if (atomic_load(&ctxs[i].ctx) == c)
+            return &ctxs[i];
+    pthread_mutex_lock(&ctx_lock);
+    n = atomic_load(&nctx);
+    sc_ctx *r = NULL;
+    for (int i = 0; i < n && !r; i++)
+        if (atomic_load(&ctxs[i].ctx) == c)
+            r = &ctxs[i];
+    if (!r) {
+        /* Beyond MAX_CTX contexts, the last slot stands for all the rest. */
+        r = &ctxs[n < MAX_CTX ? n : MAX_CTX - 1];
+        if (n < MAX_CTX) {
+            atomic_store(&r->ctx, c);
+            atomic_store(&nctx, n + 1);
+        }
+    }
+    pthread_mutex_unlock(&ctx_lock);
+    return r;
+}
+
+static CUcontext current_ctx(void)
+{
+    CUcontext c = NULL;
+    if (sc_d.CtxGetCurrent)
+        sc_d.CtxGetCurrent(&c);
+    return c;
+}
+
+static uint64_t new_token(sc_thread *t)
+{
+    return ((uint64_t)(t->idx + 1) << 40) | (++t->seq & ((1ull << 40) - 1));
+}
+
+static void active_dec(void)
+{
+    unsigned n = atomic_load(&sc_g.n_active);
+    while (n && !atomic_compare_exchange_weak(&sc_g.n_active, &n, n - 1))
+        ;
+}
+
+/* Clears a busy mark if nobody marked it again since we read tok. */
+static void unmark(_Atomic uint64_t *a, uint64_t tok)
+{
+    if (tok && atomic_compare_exchange_strong(a, &tok, 0))
+        active_dec();
+}
+
+/* 1 if the stream is busy; clears its mark when it is not.  h may be
+   CU_STREAM_LEGACY or CU_STREAM_PER_THREAD (the calling thread's). */
+static int query(_Atomic uint64_t *mark, CUstream h)
+{
+    uint64_t tok = atomic_load(mark);
+    if (!tok)
+        return 0;
+    CUresult r = sc_d.StreamQuery ? sc_d.StreamQuery(h) : CUDA_ERROR_NOT_INITIALIZED;
+    if (r == CUDA_ERROR_NOT_READY)
+        return 1;
+    unmark(mark, tok);
+    return 0;
+}
+
+/* ---------------------------------------------------- busy streams --- */
+typedef struct busy_q {
+    CUcontext ctx;           /* only this context; NULL: all */
+    const sc_stream *skip;   /* the caller's own stream */
+    int skip_legacy, skip_ptds;
+    uint8_t dir;             /* SC702: count only streams whose last copy went this way */
+    sc_thread *self;
+    unsigned busy;
+    unsigned unverified;     /* busy by mark only (other threads' per-thread streams) */
+    unsigned marked;         /* marks left after the queries */
+} busy_q;
+
+static void q_stream(sc_stream *r, void *arg)
+{
+    busy_q *q = arg;
+    if (r == q->skip || (q->ctx && r->ctx && r->ctx != q->ctx))
+        return;
+    if (atomic_load(&r->capturing) || !atomic_load(&r->active))
+        return;
+    if (q->dir && atomic_load(&r->last_copy) != q->dir)
+        return;
+    if (query(&r->active, r->handle)) {
+        q->busy++;
+        q->marked++;
+    }
+}
+
+static void q_thread(sc_thread *t, void *arg)
+{
+    busy_q *q = arg;
+    if (!atomic_load(&t->in_use) || !atomic_load(&t->ptds_active) || q->dir)
+        return;
+    if (t == q->self) {
+        if (q->skip_ptds || t->capturing_ptds)
+            return;
+        if (query(&t->ptds_active, CU_STREAM_PER_THREAD)) {
+            q->busy++;
+            q->marked++;
+        }
+    } else {
+        q->busy++;
+        q->unverified++;
+        q->marked++;
+    }
+}
+
+/* Streams other than the caller's that have unfinished work right now. */
+static unsigned busy_others(sc_thread *t, busy_q *q)
+{
+    q->self = t;
+    if (atomic_load(&sc_g.n_capturing) > 0 || !sc_d.StreamQuery)
+        return 0;
+    sc_streams_foreach(q_stream, q);
+    sc_threads_foreach(q_thread, q);
+    if (!q->skip_legacy && !q->dir) {
+        sc_ctx *c = ctx_get(q->ctx ? q->ctx : current_ctx());
+        if (query(&c->legacy_active, CU_STREAM_LEGACY)) {
+            q->busy++;
+            q->marked++;
+        }
+    }
+    return q->busy;
+}
+
+/* ---------------------------------------------------------- helpers --- */
+static void event(sc_op *op, unsigned rule, unsigned sev, int pending)
+{
+    if (op->nev < SC_MAX_EVENTS)
+        op->ev[op->nev++] = (sc_event){(uint8_t)rule, (uint8_t)sev, (uint8_t)(pending != 0), 0, 0};
+}
+
+static void resolve_lane(sc_thread *t, sc_op *op)
+{
+    if (op->lane)
+        return;
+    CUstream s = op->stream;
+    if (s == NULL)
+        op->lane = op->pt ? SC_LANE_PTDS : SC_LANE_LEGACY;
+    else if (s == CU_STREAM_LEGACY)
+        op->lane = SC_LANE_LEGACY;
+    else if (s == CU_STREAM_PER_THREAD)
+        op->lane = SC_LANE_PTDS;
+    else {
+        op->lane = SC_LANE_CREATED;
+        op->srec = sc_stream_lookup(t, s);
+        if (!op->srec)
+            op->srec = sc_stream_learn(s);
+    }
+}
+
+static int lane_capturing(sc_thread *t, const sc_op *op)
+{
+    if (op->lane == SC_LANE_CREATED)
+        return op->srec && atomic_load(&op->srec->capturing);
+    if (op->lane == SC_LANE_PTDS)
+        return t->capturing_ptds;
+    return 0;
+}
+
+static _Atomic uint64_t *lane_mark(sc_thread *t, sc_op *op)
+{
+    if (op->lane == SC_LANE_CREATED)
+        return op->srec ? &op->srec->active : NULL;
+    if (op->lane == SC_LANE_PTDS)
+        return &t->ptds_active;
+    if (op->lane == SC_LANE_LEGACY)
+        return &ctx_get(current_ctx())->legacy_active;
+    return NULL;
+}
+
+/* Created streams alive in ctx, and how many of them are blocking. */
+struct count_q { CUcontext ctx; unsigned all, blocking; };
+static void count_stream(sc_stream *r, void *arg)
+{
+    struct count_q *c = arg;
+    if (c->ctx && r->ctx && r->ctx != c->ctx)
+        return;
+    c->all++;
+    if (!(r->flags & CU_STREAM_NON_BLOCKING))
+        c->blocking++;
+}
+
+/* Memory kind of an address: device (or managed), pinned host, pageable host. */
+enum { MEM_UNKNOWN, MEM_DEVICE, MEM_PINNED, MEM_PAGEABLE };
+
+static int classify(const void *p, size_t n)
+{
+    if (!p)
+        return MEM_UNKNOWN;
+    if (sc_devmem_contains(p))
+        return MEM_DEVICE;
+    if (sc_pinned_contains(p, n))
+        return MEM_PINNED;
+    if (!sc_d.PointerGetAttributes)
+        return MEM_UNKNOWN;
+    /* cuPointerGetAttributes, not the singular: it succeeds for pageable
+       memory (type 0) instead of failing slowly (ARCHITECTURE.md §2). */
+    unsigned type = 0;
+    int managed = 0;
+    uintptr_t start = 0;
+    size_t size = 0;
+    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                   CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    void *vals[] = {&type, &managed, &start, &size};
+    if (sc_d.PointerGetAttributes(4, attrs, vals, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS)
+        return MEM_PAGEABLE;
+    if (managed || type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY)
+        return MEM_DEVICE;
+    if (type == CU_MEMORYTYPE_HOST) {
+        /* Pinned behind our back (before we were loaded, or by an API we do
+           not wrap): remember it so the fast path knows next time. */
+        if (start && size)
+            sc_pinned_add((const void *)start, size);
+        return MEM_PINNED;
+    }
+    return MEM_PAGEABLE;
+}
+
+/* Direction and host side of a 2D/3D copy description. */
+static void classify_memtypes(sc_op *op, CUmemorytype st, const void *sh, CUdeviceptr sd,
+                              CUmemorytype dt, const void *dh, CUdeviceptr dd, size_t bytes)
+{
+    int s = st == CU_MEMORYTYPE_HOST ? MEM_PAGEABLE : st == CU_MEMORYTYPE_UNIFIED ? MEM_UNKNOWN : MEM_DEVICE;
+    int d = dt == CU_MEMORYTYPE_HOST ? MEM_PAGEABLE : dt == CU_MEMORYTYPE_UNIFIED ? MEM_UNKNOWN : MEM_DEVICE;
+    const void *sp = st == CU_MEMORYTYPE_HOST ? sh : (const void *)(uintptr_t)sd;
+    const void *dp = dt == CU_MEMORYTYPE_HOST ? dh : (const void *)(uintptr_t)dd;
+    if (s != MEM_DEVICE)
+        s = classify(sp, bytes);
+    if (d != MEM_DEVICE)
+        d = classify(dp, bytes);
+    op->bytes = bytes;
+    int sh_ = s == MEM_PINNED || s == MEM_PAGEABLE, dh_ = d == MEM_PINNED || d == MEM_PAGEABLE;
+    op->dir = sh_ && dh_ ? SC_DIR_H2H : sh_ ? SC_DIR_H2D : dh_ ? SC_DIR_D2H : SC_DIR_D2D;
+    op->host = op->dir == SC_DIR_H2D ? sp : op->dir == SC_DIR_D2H ? dp : op->dir == SC_DIR_H2H ? sp : NULL;
+    op->pageable = s == MEM_PAGEABLE || d == MEM_PAGEABLE;
+}
+
+static void classify_copy(sc_op *op)
+{
+    switch (op->kind) {
+    case SC_K_COPY2D:
+    case SC_K_SCOPY2D: {
+        const CUDA_MEMCPY2D *p = op->p1;
+        if (p)
+            classify_memtypes(op, p->srcMemoryType, p->srcHost, p->srcDevice, p->dstMemoryType,
+                              p->dstHost, p->dstDevice, p->WidthInBytes * p->Height);
+        return;
+    }
+    case SC_K_COPY3D:
+    case SC_K_SCOPY3D: {
+        const CUDA_MEMCPY3D *p = op->p1;
+        if (p)
+            classify_memtypes(op, p->srcMemoryType, p->srcHost, p->srcDevice, p->dstMemoryType,
+                              p->dstHost, p->dstDevice, p->WidthInBytes * p->Height * p->Depth);
+        return;
+    }
+    case SC_K_COPY_U:
+    case SC_K_SCOPY_U:
+        classify_memtypes(op, CU_MEMORYTYPE_UNIFIED, NULL, (CUdeviceptr)(uintptr_t)op->p2,
+                          CU_MEMORYTYPE_UNIFIED, NULL, (CUdeviceptr)(uintptr_t)op->p1, op->bytes);
+        return;
+    default:
+        /* Direction known from the entry point; only the host side to classify. */
+        op->pageable = op->host && classify(op->host, op->bytes) == MEM_PAGEABLE;
+        return;
+    }
+}
+
+/* --------------------------------------------------------- redirect --- */
+static void redirect(sc_thread *t, sc_op *op, struct count_q *cq)
+{
+    (void)t;
+    if (!sc_g.redirect || op->lane != SC_LANE_LEGACY)
+        return;
+    if (op->stream == CU_STREAM_LEGACY) {
+        op->redirected = SC_RD_EXPLICIT_LEGACY;
+        return;
+    }
+    if (atomic_load(&sc_g.n_capturing) > 0) {
+        /* PG, Graphs > Stream Capture: legacy-stream work during a capture
+           is an error the program must keep seeing; never touch it. */
+        op->redirected = SC_RD_CAPTURE;
+        return;
+    }
+    struct count_q local = {current_ctx(), 0, 0};
+    if (!cq) {
+        sc_streams_foreach(count_stream, &local);
+        cq = &local;
+    }
+    if (cq->blocking) {
+        /* DRV, 3. Stream synchronization behavior: the legacy stream waits
+           for blocking streams and they wait for it; the per-thread stream
+           does not.  Moving this work would drop that ordering. */
+        op->redirected = SC_RD_BLOCKING;
+        return;
+    }
+    if (sc_g.redirect_handle && op->streamp) {
+        *op->streamp = CU_STREAM_PER_THREAD;
+    } else {
+        unsigned twin = sc_apis[op->id].twin;
+        void *fn = twin != SC_NO_API ? sc_real_get(twin) : NULL;
+        if (!fn) {
+            op->redirected = SC_RD_NO_ENTRY;
+            return;
+        }
+        op->call = fn;
+    }
+    op->redirected = SC_RD_REDIRECTED;
+    op->lane = SC_LANE_PTDS;
+}
+
+/* -------------------------------------------------------- SC701 etc --- */
+static void check_queues(sc_thread *t, sc_op *op)
+{
+    /* Count every busy stream (ours included: it is about to get work). */
+    busy_q q = {.ctx = NULL, .skip = op->lane == SC_LANE_CREATED ? op->srec : NULL,
+                .skip_legacy = op->lane == SC_LANE_LEGACY, .skip_ptds = op->lane == SC_LANE_PTDS};
+    unsigned busy = busy_others(t, &q) + 1;
+    atomic_store(&sc_g.n_active, q.marked + 1);   /* exact again after the queries */
+    if (busy > sc_g.max_conn)
+        event(op, SC_RULE_SC701, SC_SEV_WARNING, 1);
+}
+
+static void mark_lane(sc_thread *t, sc_op *op)
+{
+    if (lane_capturing(t, op))
+        return;
+    _Atomic uint64_t *m = lane_mark(t, op);
+    if (!m)
+        return;
+    uint64_t old = atomic_load(m);
+    atomic_store(m, new_token(t));
+    if (!old) {
+        unsigned n = atomic_fetch_add(&sc_g.n_active, 1) + 1;
+        if (n > sc_g.max_conn)
+            op->marks |= SC_M_CHECK701;   /* check the hardware queues after the rules */
+    }
+}
+
+/* ------------------------------------------------- legacy submissions --- */
+static void legacy_submission(sc_thread *t, sc_op *op, int is_cublas)
+{
+    CUcontext ctx = current_ctx();
+    struct count_q cq = {ctx, 0, 0};
+    sc_streams_foreach(count_stream, &cq);
+    int others = cq.all > 0 || atomic_load(&sc_g.ptds_used);
+
+    if (op->kind != SC_K_WAIT_EVENT && op->kind != SC_K_MEMSET) {
+        int pending = 0;
+        if (others) {
+            busy_q q = {.ctx = ctx, .skip_legacy = 1};
+            pending = busy_others(t, &q) > 0;
+        }
+        if (is_cublas && others)
+            event(op, SC_RULE_SC601, SC_SEV_WARNING, pending);
+        else
+            event(op, SC_RULE_SC101, others ? SC_SEV_WARNING : SC_SEV_NOTE, pending);
+
+        /* SC103: the second thread on the legacy stream, and every
+           submission after that. */
+        if (!t->used_legacy) {
+            t->used_legacy = 1;
+            atomic_fetch_add(&sc_g.legacy_threads, 1);
+        }
+        if (atomic_load(&sc_g.legacy_threads) >= 2) {
+            sc_ctx *c = ctx_get(ctx);
+            int lbusy = atomic_load(&sc_g.n_capturing) == 0 && query(&c->legacy_active, CU_STREAM_LEGACY);
+            event(op, SC_RULE_SC103, SC_SEV_WARNING, lbusy);
+        }
+        /* SC102: every blocking stream of the context must drain first; the
+           finding belongs to the call that created it. */
+        if (cq.blocking)
+            op->marks |= SC_M_SC102;
+    }
+    redirect(t, op, &cq);
+}
+
+struct sc102_q { sc_op *op; CUcontext ctx; };
+static void sc102_stream(sc_stream *r, void *arg)
+{
+    struct sc102_q *q = arg;
+    if (r->flags & CU_STREAM_NON_BLOCKING || (q->ctx && r->ctx && r->ctx != q->ctx))
+        return;
+    int busy = atomic_load(&sc_g.n_capturing) == 0 && !atomic_load(&r->capturing) &&
+               query(&r->active, r->handle);
+    sc_finding_add(SC_RULE_SC102, SC_SEV_WARNING, q->op->id, sc_tls_rt, r->create_site, 0, busy, 0);
+}
+
+/* Work submitted to a stream: launches, async copies and memsets, host
+   functions, graphs, event records and waits, stream-ordered allocation. */
+static void submission(sc_thread *t, sc_op *op)
+{
+    resolve_lane(t, op);
+    if (lane_capturing(t, op))
+        return;     /* recorded into a graph: its cost comes with the graph launch */
+    if (op->lane == SC_LANE_LEGACY) {
+        uintptr_t base;
+        unsigned mod = sc_module_find((uintptr_t)op->ra, &base);
+        legacy_submission(t, op, mod != SC_MOD_UNKNOWN && sc_module_is_cublas(mod));
+    }
+    if (op->kind != SC_K_WAIT_EVENT)
+        mark_lane(t, op);
+}
+
+/* --------------------------------------------------------------- pre --- */
+void sc_pre(sc_thread *t, sc_op *op)
+{
+    t->busy = 1;
+    op->saved_errno = errno;
+    op->tin = sc_now_ns();
+    sc_drv_resolve();
+
+    switch ((sc_kind)op->kind) {
+    case SC_K_LAUNCH: case SC_K_HOSTFN: case SC_K_GRAPH: case SC_K_COPYBATCH:
+    case SC_K_EVENT_RECORD: case SC_K_WAIT_EVENT: case SC_K_ALLOC_ASYNC: case SC_K_FREE_ASYNC:
+        submission(t, op);
+        break;
+
+    case SC_K_MEMSET: {
+        /* PG Implicit Synchronization: a device memory set on the legacy
+           stream is a barrier between the streams' commands. */
+        resolve_lane(t, op);
+        if (op->lane == SC_LANE_LEGACY) {
+            struct count_q cq = {current_ctx(), 0, 0};
+            sc_streams_foreach(count_stream, &cq);
+            if ((cq.all || atomic_load(&sc_g.ptds_used)) && classify(op->p1, op->bytes) != MEM_PINNED) {
+                busy_q q = {.ctx = cq.ctx, .skip_legacy = 1};
+                event(op, SC_RULE_SC202, SC_SEV_WARNING, busy_others(t, &q) > 0);
+            }
+        }
+        submission(t, op);
+        break;
+    }
+
+    case SC_K_COPY: case SC_K_COPY_U: case SC_K_COPY2D: case SC_K_COPY3D: {
+        classify_copy(op);
+        resolve_lane(t, op);
+        int pageable = op->pageable && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H);
+        submission(t, op);
+        if (lane_capturing(t, op))
+            break;
+        /* DRV, 2. API synchronization behavior (Memcpy, Asynchronous):
+           pageable memory makes the "async" copy wait for its stream
+           (host to device) or for the copy itself (device to host). */
+        if (pageable) {
+            busy_q q = {.ctx = NULL, .skip = op->srec, .skip_legacy = op->lane == SC_LANE_LEGACY,
+                        .skip_ptds = op->lane == SC_LANE_PTDS};
+            event(op, SC_RULE_SC203, SC_SEV_WARNING, busy_others(t, &q) > 0);
+        }
+        /* SC702: copies both ways at once need two copy engines (PG,
+           Overlap of Data Transfer and Kernel Execution). */
+        int eng = atomic_load(&sc_g.async_engines);
+        if (eng >= 0 && eng < 2 && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H)) {
+            busy_q q = {.ctx = NULL, .skip = op->srec, .skip_legacy = 1, .skip_ptds = 1,
+                        .dir = op->dir == SC_DIR_H2D ? SC_DIR_D2H : SC_DIR_H2D};
+            if (busy_others(t, &q) > 0)
+                event(op, SC_RULE_SC702, SC_SEV_WARNING, 1);
+        }
+        if (op->srec && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H))
+            atomic_store(&op->srec->last_copy, op->dir);
+        break;
+    }
+
+    case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D: {
+        classify_copy(op);
+        int pageable = op->pageable;
+        resolve_lane(t, op);
+        CUcontext ctx = current_ctx();
+        struct count_q cq = {ctx, 0, 0};
+        sc_streams_foreach(count_stream, &cq);
+        int others = cq.all || atomic_load(&sc_g.ptds_used);
+        busy_q q = {.ctx = ctx, .skip_legacy = op->lane == SC_LANE_LEGACY, .skip_ptds = op->lane == SC_LANE_PTDS};
+        /* DRV, 2. API synchronization behavior (Memcpy, Synchronous), and
+           PG Concurrent Execution between Host and Device: device-to-device
+           copies do not block the host, pageable host-to-device copies of
+           64 KiB or less return once staged.  Everything else blocks. */
+        if (op->dir == SC_DIR_D2D) {
+            if (op->lane == SC_LANE_LEGACY && others)
+                event(op, SC_RULE_SC204, SC_SEV_WARNING, busy_others(t, &q) > 0);
+        } else if (!(op->dir == SC_DIR_H2D && pageable && op->bytes <= 65536)) {
+            event(op, SC_RULE_SC201, SC_SEV_WARNING, busy_others(t, &q) > 0);
+        }
+        if (op->lane == SC_LANE_LEGACY)
+            redirect(t, op, &cq);
+        mark_lane(t, op);
+        /* Remember whether the host waits for the lane to drain (post). */
+        if (op->dir == SC_DIR_D2H || op->dir == SC_DIR_H2H || (op->dir == SC_DIR_H2D && !pageable))
+            op->marks |= SC_M_DRAINS;
+        break;
+    }
+
+    case SC_K_SMEMSET: {
+        resolve_lane(t, op);
+        CUcontext ctx = current_ctx();
+        struct count_q cq = {ctx, 0, 0};
+        sc_streams_foreach(count_stream, &cq);
+        if (op->lane == SC_LANE_LEGACY && (cq.all || atomic_load(&sc_g.ptds_used)) &&
+            classify(op->p1, op->bytes) != MEM_PINNED) {
+            busy_q q = {.ctx = ctx, .skip_legacy = 1};
+            event(op, SC_RULE_SC202, SC_SEV_WARNING, busy_others(t, &q) > 0);
+        }
+        if (op->lane == SC_LANE_LEGACY)
+            redirect(t, op, &cq);
+        mark_lane(t, op);
+        break;
+    }
+
+    case SC_K_ALLOC_DEV: case SC_K_ALLOC_MANAGED: case SC_K_FREE_DEV:
+    case SC_K_ALLOC_HOST: case SC_K_FREE_HOST: case SC_K_REGISTER: case SC_K_UNREGISTER: {
+        if ((op->kind == SC_K_FREE_DEV || op->kind == SC_K_FREE_HOST || op->kind == SC_K_UNREGISTER) && !op->p1)
+            break;   /* freeing NULL does nothing */
+        busy_q q = {.ctx = NULL};
+        if (busy_others(t, &q) > 0) {
+            int dev = op->kind == SC_K_ALLOC_DEV || op->kind == SC_K_ALLOC_MANAGED || op->kind == SC_K_FREE_DEV;
+            /* PG Stream Ordered Memory Allocator (cudaMalloc/cudaFree
+               synchronize) and PG Implicit Synchronization (page-locked
+               host allocation, device allocation). */
+            event(op, dev ? SC_RULE_SC301 : SC_RULE_SC302, SC_SEV_WARNING, 1);
+        }
+        op->marks |= SC_M_ALLOCSITE;
+        break;
+    }
+
+    case SC_K_STREAM_CREATE: case SC_K_STREAM_DESTROY: case SC_K_CAPTURE_END:
+    case SC_K_INIT:
+        break;
+
+    case SC_K_CAPTURE_BEGIN:
+        resolve_lane(t, op);
+        break;
+
+    case SC_K_STREAM_QUERY:
+        resolve_lane(t, op);
+        if (op->lane == SC_LANE_LEGACY)
+            redirect(t, op, NULL);
+        break;
+
+    case SC_K_STREAM_SYNC: {
+        resolve_lane(t, op);
+        if (op->lane == SC_LANE_LEGACY)
+            redirect(t, op, NULL);
+        _Atomic uint64_t *m = lane_mark(t, op);
+        int busy = 0;
+        if (m && atomic_load(&sc_g.n_capturing) == 0 && !lane_capturing(t, op)) {
+            CUstream h = op->lane == SC_LANE_CREATED ? op->stream
+                       : op->lane == SC_LANE_PTDS ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
+            busy = query(m, h);
+            if (!busy)
+                event(op, SC_RULE_SC402, SC_SEV_NOTE, 0);
+        }
+        break;
+    }
+
+    case SC_K_EVENT_SYNC:
+        if (sc_d.EventQuery && op->p1 && sc_d.EventQuery((CUevent)op->p1) == CUDA_SUCCESS)
+            event(op, SC_RULE_SC402, SC_SEV_NOTE, 0);
+        break;
+
+    case SC_K_CTX_SYNC: {
+        busy_q q = {.ctx = current_ctx()};
+        unsigned busy = busy_others(t, &q);
+        if (atomic_load(&sc_g.n_capturing) > 0)
+            break;
+        if (!busy)
+            event(op, SC_RULE_SC402, SC_SEV_NOTE, 0);
+        else
+            /* One busy stream: a stream or event synchronization would have
+               waited for exactly the same work, and no more. */
+            event(op, SC_RULE_SC401, busy == 1 ? SC_SEV_WARNING : SC_SEV_NOTE, busy > 1);
+        break;
+    }
+
+    case SC_K_CACHE_CONFIG: {
+        busy_q q = {.ctx = NULL};
+        if (busy_others(t, &q) > 0)
+            event(op, SC_RULE_SC501, SC_SEV_WARNING, 1);
+        break;
+    }
+
+    case SC_K_NONE:
+        break;
+    }
+
+    if (op->marks & SC_M_CHECK701)
+        check_queues(t, op);
+    if (op->marks & SC_M_SC102) {
+        struct sc102_q q = {op, current_ctx()};
+        sc_streams_foreach(sc102_stream, &q);
+    }
+    errno = op->saved_errno;
+}
+
+/* -------------------------------------------------------------- post --- */
+struct clear_q { CUcontext ctx; };
+static void clear_stream(sc_stream *r, void *arg)
+{
+    struct clear_q *c = arg;
+    if (c->ctx && r->ctx && r->ctx != c->ctx)
+        return;
+    uint64_t tok = atomic_load(&r->active);
+    unmark(&r->active, tok);
+}
+static void clear_thread(sc_thread *t, void *arg)
+{
+    (void)arg;
+    uint64_t tok = atomic_load(&t->ptds_active);
+    unmark(&t->ptds_active, tok);
+}
+
+static void on_init_done(void)
+{
+    static _Atomic int done;
+    if (atomic_exchange(&done, 1))
+        return;
+    sc_drv_resolve();
+    if (sc_d.DriverGetVersion)
+        sc_d.DriverGetVersion(&sc_driver_version);
+    CUdevice dev;
+    if (sc_d.DeviceGet && sc_d.DeviceGet(&dev, 0) == CUDA_SUCCESS) {
+        if (sc_d.DeviceGetName)
+            sc_d.DeviceGetName(sc_device_name, sizeof sc_device_name, dev);
+        int eng = -1;
+        if (sc_d.DeviceGetAttribute &&
+            sc_d.DeviceGetAttribute(&eng, CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, dev) == CUDA_SUCCESS) {
+            atomic_store(&sc_g.async_engines, eng);
+            if (eng < 2)
+                atomic_store(&sc_g.slow_copies, 1);   /* SC702 needs every copy */
+        }
+    }
+}
+
+void sc_on_init_done(void) { on_init_done(); }
+
+void sc_post(sc_thread *t, sc_op *op, CUresult r)
+{
+    uint64_t t1 = sc_now_ns();
+    int err = errno;
+    uint64_t blocked = t1 - op->t0;
+
+    switch ((sc_kind)op->kind) {
+    case SC_K_INIT:
+        if (r == CUDA_SUCCESS)
+            on_init_done();
+        break;
+    case SC_K_STREAM_CREATE:
+        if (r == CUDA_SUCCESS && op->p1) {
+            CUstream h = *(CUstream const *)op->p1;
+            uint64_t site = sc_callsite_capture(t, 1);
+            sc_stream_add(h, current_ctx(), op->flags, op->prio, site);
+        }
+        break;
+    case SC_K_STREAM_DESTROY:
+        if (r == CUDA_SUCCESS)
+            sc_stream_remove(op->stream);
+        break;
+    case SC_K_STREAM_QUERY:
+    case SC_K_STREAM_SYNC:
+        if (r == CUDA_SUCCESS) {
+            _Atomic uint64_t *m = lane_mark(t, op);
+            if (m)
+                unmark(m, atomic_load(m));
+        }
+        break;
+    case SC_K_CTX_SYNC:
+        if (r == CUDA_SUCCESS) {
+            /* Every stream of the context has drained, other threads'
+               per-thread streams included. */
+            struct clear_q c = {current_ctx()};
+            sc_streams_foreach(clear_stream, &c);
+            sc_threads_foreach(clear_thread, NULL);
+            _Atomic uint64_t *m = &ctx_get(c.ctx)->legacy_active;
+            unmark(m, atomic_load(m));
+        }
+        break;
+    case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D:
+        if (r == CUDA_SUCCESS && (op->marks & SC_M_DRAINS)) {
+            _Atomic uint64_t *m = lane_mark(t, op);
+            if (m)
+                unmark(m, atomic_load(m));
+        }
+        break;
+    case SC_K_CAPTURE_BEGIN:
+        if (r == CUDA_SUCCESS) {
+            if (op->lane == SC_LANE_CREATED && op->srec) {
+                if (!atomic_exchange(&op->srec->capturing, 1))
+                    atomic_fetch_add(&sc_g.n_capturing, 1);
+            } else if (op->lane == SC_LANE_PTDS && !t->capturing_ptds) {
+                t->capturing_ptds = 1;
+                atomic_fetch_add(&sc_g.n_capturing, 1);
+            }
+        }
+        break;
+    case SC_K_CAPTURE_END:
+        resolve_lane(t, op);
+        if (op->lane == SC_LANE_CREATED && op->srec) {
+            if (atomic_exchange(&op->srec->capturing, 0))
+                atomic_fetch_sub(&sc_g.n_capturing, 1);
+        } else if (op->lane == SC_LANE_PTDS && t->capturing_ptds) {
+            t->capturing_ptds = 0;
+            atomic_fetch_sub(&sc_g.n_capturing, 1);
+        }
+        break;
+    case SC_K_ALLOC_DEV: case SC_K_ALLOC_MANAGED: case SC_K_ALLOC_ASYNC:
+        if (r == CUDA_SUCCESS && op->p1)
+            sc_devmem_add((const void *)(uintptr_t)*(CUdeviceptr const *)op->p1, op->bytes);
+        break;
+    case SC_K_FREE_DEV: case SC_K_FREE_ASYNC:
+        if (r == CUDA_SUCCESS && op->p1)
+            sc_devmem_remove(op->p1);
+        break;
+    case SC_K_ALLOC_HOST:
+        if (r == CUDA_SUCCESS && op->p1)
+            sc_pinned_add(*(void *const *)op->p1, op->bytes);
+        break;
+    case SC_K_REGISTER:
+        if (r == CUDA_SUCCESS)
+            sc_pinned_add(op->p1, op->bytes);
+        break;
+    case SC_K_FREE_HOST: case SC_K_UNREGISTER:
+        if (r == CUDA_SUCCESS && op->p1)
+            sc_pinned_remove(op->p1);
+        break;
+    default:
+        break;
+    }
+
+    if (op->nev || (op->marks & SC_M_ALLOCSITE) || op->redirected) {
+        /* Python frames cost microseconds: skip them when all we have is
+           the SC101 note that every launch of a one-stream program earns. */
+        int with_py = 0;
+        for (unsigned i = 0; i < op->nev; i++)
+            if (!(op->ev[i].rule == SC_RULE_SC101 && op->ev[i].sev == SC_SEV_NOTE))
+                with_py = 1;
+        if (op->redirected || (op->marks & SC_M_ALLOCSITE))
+            with_py = 1;
+        uint64_t site = sc_callsite_capture(t, with_py);
+        unsigned rt = sc_tls_rt;
+        for (unsigned i = 0; i < op->nev; i++)
+            sc_finding_add(op->ev[i].rule, op->ev[i].sev, op->id, rt,
+                           op->ev[i].own_site ? op->ev[i].site : site, blocked, op->ev[i].pending,
+                           op->bytes);
+        if (op->marks & SC_M_ALLOCSITE)
+            sc_alloc_site_add(op->id, rt, site, op->bytes);
+        if (op->redirected)
+            sc_redirect_add(op->id, rt, site, op->redirected);
+    }
+
+    uint64_t t2 = sc_now_ns();
+    atomic_fetch_add_explicit(&t->shim_ns, (op->t0 - op->tin) + (t2 - t1), memory_order_relaxed);
+    t->busy = 0;
+    errno = err;
+}

@@ -1,0 +1,205 @@
+/* callsites.c: where in the program a hazard came from.
+ *
+ * mpiP style: walk the stack with libunwind (UNW_LOCAL_ONLY), keep pc - 1
+ * (the call instruction, not the return address) as module + offset, and
+ * name the call site by a hash of those frames.  The hash uses the module's
+ * basename and the offset, never an absolute address, so the same code gives
+ * the same id in every run and every process: reports of many ranks merge.
+ * Symbolization waits for the report (symbolize.c).
+ *
+ * Frames inside the shim are skipped, and so are the leading frames inside
+ * CUDA's own libraries (libcuda, libcudart, libcublas, libcublasLt): the
+ * interesting frame is the program's call into them.
+ */
+#include "config.h"
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "callsites.h"
+#include "options.h"
+#include "shim.h"
+
+extern sc_options sc_opt;
+
+#define SITE_SLOTS (1u << 16)
+#define MAX_PCS 96
+
+static _Atomic(sc_site *) sites[SITE_SLOTS];
+static _Atomic unsigned nsites;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static sc_site *site_find(uint64_t h)
+{
+    for (unsigned i = (unsigned)h & (SITE_SLOTS - 1), k = 0; k < SITE_SLOTS; i = (i + 1) & (SITE_SLOTS - 1), k++) {
+        sc_site *s = atomic_load_explicit(&sites[i], memory_order_acquire);
+        if (!s)
+            return NULL;
+        if (s->hash == h)
+            return s;
+    }
+    return NULL;
+}
+
+const sc_site *sc_site_get(uint64_t h) { return site_find(h); }
+
+void sc_sites_foreach(void (*fn)(const sc_site *, void *), void *arg)
+{
+    for (unsigned i = 0; i < SITE_SLOTS; i++) {
+        sc_site *s = atomic_load_explicit(&sites[i], memory_order_acquire);
+        if (s)
+            fn(s, arg);
+    }
+}
+
+static void site_insert(uint64_t h, const sc_frame_ref *fr, unsigned nf, const sc_pyref *py, unsigned np)
+{
+    static int full_warned;
+    pthread_mutex_lock(&lock);
+    if (site_find(h)) {
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+    if (atomic_load(&nsites) >= SITE_SLOTS / 2) {
+        pthread_mutex_unlock(&lock);
+        sc_warn_once(&full_warned, "more than %u distinct call sites; later ones are reported "
+                     "without frames", SITE_SLOTS / 2);
+        return;
+    }
+    sc_site *s = calloc(1, sizeof *s + nf * sizeof s->frames[0] + np * sizeof(sc_pyref));
+    if (!s) {
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+    s->hash = h;
+    s->nframes = (uint16_t)nf;
+    s->npy = (uint16_t)np;
+    memcpy(s->frames, fr, nf * sizeof fr[0]);
+    s->py = (sc_pyref *)(s->frames + nf);
+    memcpy(s->py, py, np * sizeof py[0]);
+    unsigned i = (unsigned)h & (SITE_SLOTS - 1);
+    while (atomic_load_explicit(&sites[i], memory_order_relaxed))
+        i = (i + 1) & (SITE_SLOTS - 1);
+    atomic_store_explicit(&sites[i], s, memory_order_release);
+    atomic_fetch_add(&nsites, 1);
+    pthread_mutex_unlock(&lock);
+}
+
+static int is_self(uintptr_t pc)
+{
+    return pc >= sc_g.self_lo && pc < sc_g.self_hi;
+}
+
+uint64_t sc_callsite_capture(sc_thread *t, int with_python)
+{
+    (void)t;
+    void *pcs[MAX_PCS];
+    int n = unw_backtrace(pcs, MAX_PCS);
+    int i = 0;
+    while (i < n && is_self((uintptr_t)pcs[i]))
+        i++;
+    int first = i;
+    while (i < n) {
+        uintptr_t base;
+        unsigned idx = sc_module_find((uintptr_t)pcs[i] - 1, &base);
+        if (idx == SC_MOD_UNKNOWN || !sc_module_is_cuda_lib(idx))
+            break;
+        i++;
+    }
+    if (i == n)
+        i = first;   /* nothing but CUDA libraries: keep them */
+
+    sc_frame_ref fr[64];
+    unsigned nf = 0, depth = (unsigned)sc_opt.stack_depth;
+    if (depth > SC_ARRAY_LEN(fr))
+        depth = SC_ARRAY_LEN(fr);
+    uint64_t h = SC_HASH_INIT;
+    for (; i < n && nf < depth; i++) {
+        uintptr_t pc = (uintptr_t)pcs[i] - 1, base = 0;
+        unsigned idx = sc_module_find(pc, &base);
+        fr[nf].mod = idx;
+        fr[nf].off = idx == SC_MOD_UNKNOWN ? pc : pc - base;
+        fr[nf].pc = pc;
+        uint64_t mh = idx == SC_MOD_UNKNOWN ? 0 : sc_module_hash(idx);
+        h = sc_hash_bytes(h, &mh, sizeof mh);
+        h = sc_hash_bytes(h, &fr[nf].off, sizeof fr[nf].off);
+        nf++;
+    }
+
+    sc_pyref py[32];
+    unsigned np = 0;
+    if (with_python && sc_opt.python_depth > 0) {
+        np = (unsigned)sc_py_capture(py, sc_opt.python_depth < 32 ? sc_opt.python_depth : 32);
+        for (unsigned k = 0; k < np; k++) {
+            h = sc_hash_bytes(h, py[k].file, strlen(py[k].file));
+            h = sc_hash_bytes(h, &py[k].line, sizeof py[k].line);
+            h = sc_hash_bytes(h, py[k].func, strlen(py[k].func));
+        }
+    }
+    if (!h)
+        h = 1;   /* 0 means "no call site" */
+    if (!site_find(h))
+        site_insert(h, fr, nf, py, np);
+    return h;
+}
+
+/* ---------------------------------------------------------- interning --- */
+#define STR_SLOTS 8192
+static const char *_Atomic strs[STR_SLOTS];
+static pthread_mutex_t str_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const char *sc_intern(const char *s)
+{
+    if (!s)
+        return "?";
+    uint64_t h = sc_hash_bytes(SC_HASH_INIT, s, strlen(s));
+    unsigned i = (unsigned)h & (STR_SLOTS - 1);
+    for (unsigned k = 0; k < STR_SLOTS; k++, i = (i + 1) & (STR_SLOTS - 1)) {
+        const char *x = atomic_load_explicit(&strs[i], memory_order_acquire);
+        if (!x)
+            break;
+        if (!strcmp(x, s))
+            return x;
+    }
+    pthread_mutex_lock(&str_lock);
+    i = (unsigned)h & (STR_SLOTS - 1);
+    const char *x = NULL;
+    for (unsigned k = 0; k < STR_SLOTS; k++, i = (i + 1) & (STR_SLOTS - 1)) {
+        x = atomic_load_explicit(&strs[i], memory_order_relaxed);
+        if (!x || !strcmp(x, s))
+            break;
+    }
+    if (x && strcmp(x, s)) {
+        x = "?";             /* table full */
+    } else if (!x) {
+        char *d = strdup(s);
+        if (d)
+            atomic_store_explicit(&strs[i], d, memory_order_release);
+        x = d ? d : "?";
+    }
+    pthread_mutex_unlock(&str_lock);
+    return x;
+}
+
+void sc_callsites_lock(void)
+{
+    pthread_mutex_lock(&str_lock);
+    pthread_mutex_lock(&lock);
+}
+
+void sc_callsites_unlock(void)
+{
+    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&str_lock);
+}
+
+void sc_callsites_reset(void)
+{
+    /* Sites are plain data and stay valid in a child; only the locks need
+       to be fresh. */
+    pthread_mutex_init(&lock, NULL);
+    pthread_mutex_init(&str_lock, NULL);
+}

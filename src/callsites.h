@@ -1,0 +1,36 @@
+/* callsites.h: call-site registry (callsites.c) and Python frames (pyframes.c). */
+#ifndef SC_CALLSITES_H
+#define SC_CALLSITES_H
+
+#include <stdint.h>
+
+typedef struct sc_frame_ref {
+    unsigned mod;        /* module registry index, or SC_MOD_UNKNOWN */
+    uintptr_t off;       /* pc - 1 - load base (absolute pc if the module is unknown) */
+    uintptr_t pc;        /* pc - 1, absolute, for symbolizing in this process */
+} sc_frame_ref;
+
+typedef struct sc_pyref {
+    const char *file;    /* interned */
+    const char *func;    /* interned */
+    unsigned line;
+} sc_pyref;
+
+typedef struct sc_site {
+    uint64_t hash;
+    uint16_t nframes;
+    uint16_t npy;
+    sc_pyref *py;
+    sc_frame_ref frames[];
+} sc_site;
+
+const sc_site *sc_site_get(uint64_t hash);
+void sc_sites_foreach(void (*fn)(const sc_site *, void *), void *arg);
+const char *sc_intern(const char *s);
+
+/* Innermost Python frames of this thread, if the process runs CPython and
+   this thread holds the GIL; returns how many were written (0 otherwise). */
+int sc_py_capture(sc_pyref *out, int max);
+void sc_py_forget(void);   /* re-resolve the CPython API (after new modules load) */
+
+#endif /* SC_CALLSITES_H */

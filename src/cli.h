@@ -1,0 +1,23 @@
+/* cli.h: pieces of the streamcheck launcher. */
+#ifndef SC_CLI_H
+#define SC_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* `streamcheck report ...` (cli_report.c); argv[0] is "report". */
+int sc_cli_report(int argc, char **argv);
+/* `streamcheck --list-rules` */
+void sc_print_rules(FILE *out);
+/* `streamcheck --selftest` (selftest.c). */
+int sc_cli_selftest(int simulate);
+/* 0 if the suppressions file parses, else -1 and "FILE:LINE: reason". */
+int sc_cli_check_suppressions(const char *path, char *err, size_t errlen);
+
+/* Installed pieces, found relative to the launcher (relocatable), or from
+   STREAMCHECK_LIB / STREAMCHECK_SIMDIR / STREAMCHECK_LIBEXECDIR. */
+int sc_cli_find_lib(char *out, size_t len);
+int sc_cli_find_simdir(char *out, size_t len);
+int sc_cli_find_libexec(char *out, size_t len);
+
+#endif

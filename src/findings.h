@@ -1,0 +1,36 @@
+/* findings.h: per-call-site aggregation of what the shim saw (mpiP style). */
+#ifndef SC_FINDINGS_H
+#define SC_FINDINGS_H
+
+#include <stdint.h>
+
+typedef struct sc_agg_key {
+    uint64_t site;
+    uint16_t api;
+    uint16_t rt;
+    uint8_t rule;     /* findings: rule; redirects: outcome; alloc sites: 0 */
+    uint8_t sev;
+    uint8_t table;    /* SC_AGG_* */
+    uint8_t pad;
+} sc_agg_key;
+
+typedef struct sc_agg_val {
+    uint64_t count, blocked_ns, pending, bytes, lost_ns;
+} sc_agg_val;
+
+enum { SC_AGG_FINDING = 1, SC_AGG_ALLOC = 2, SC_AGG_REDIRECT = 3 };
+
+/* Redirect outcomes. */
+enum {
+    SC_RD_REDIRECTED = 1,
+    SC_RD_CAPTURE,          /* a stream capture was in progress */
+    SC_RD_BLOCKING,         /* blocking streams exist: the legacy stream orders them */
+    SC_RD_EXPLICIT_LEGACY,  /* the program asked for cudaStreamLegacy by name */
+    SC_RD_NO_ENTRY,         /* no per-thread entry point to call */
+    SC_RD_NOUTCOMES
+};
+extern const char *const sc_redirect_outcomes[SC_RD_NOUTCOMES];
+
+void sc_aggs_foreach(int table, void (*fn)(const sc_agg_key *, const sc_agg_val *, void *), void *arg);
+
+#endif

@@ -1,0 +1,54 @@
+/* options.h: STREAMCHECK_* settings (options.def), from the environment and
+ * an optional file named by STREAMCHECK_CONFIG; the environment wins. */
+#ifndef SC_OPTIONS_H
+#define SC_OPTIONS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum sc_opt_id {
+#define SC_OPT(NAME, TYPE, DEF, ACCEPTS, HELP) SC_OPT_##NAME,
+#include "options.def"
+#undef SC_OPT
+    SC_NOPTS
+} sc_opt_id;
+
+typedef struct sc_options {
+    int disable;
+    char output[4096];
+    unsigned formats;          /* sc_format bits (report.h) */
+    int stack_depth;
+    int python_depth;
+    int log_level;             /* SC_LOG_* (sc.h) */
+    int dump_config;
+    int redirect;              /* 0 off, 1 per-thread */
+    int redirect_handle;       /* 0 entry, 1 handle */
+    unsigned long long rules;  /* bit per rule; 0 = all */
+    unsigned long long ignore; /* bit per rule */
+    char suppressions[4096];
+    long alloc_loop_min;
+    long sync_frequent;
+    char status_dir[4096];
+    const char *source[SC_NOPTS]; /* "default", "environment" or the config file */
+} sc_options;
+
+/* Loads defaults, then STREAMCHECK_CONFIG, then the environment.  Bad values
+   are reported (once, one line each, naming the variable and what it
+   accepts) through warn(), and the default is kept. */
+void sc_options_load(sc_options *o, void (*warn)(const char *msg));
+
+/* Validates one value; 0 if fine, else -1 and a one-line reason in err. */
+int sc_option_check(sc_opt_id id, const char *value, char *err, size_t errlen);
+int sc_option_lookup(const char *name);   /* "FORMAT" or "STREAMCHECK_FORMAT"; -1 if unknown */
+const char *sc_option_name(sc_opt_id id); /* "FORMAT" */
+const char *sc_option_help(sc_opt_id id);
+const char *sc_option_accepts(sc_opt_id id);
+const char *sc_option_default(sc_opt_id id);
+void sc_options_dump(const sc_options *o, FILE *out);
+
+/* Parses "text,json" into sc_format bits; -1 on an unknown name. */
+int sc_formats_parse(const char *s, unsigned *out, char *err, size_t errlen);
+/* Parses "SC101,blocking-stream" into rule bits; -1 on an unknown rule. */
+int sc_rules_parse(const char *s, unsigned long long *out, char *err, size_t errlen);
+
+#endif /* SC_OPTIONS_H */

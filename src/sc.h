@@ -1,0 +1,50 @@
+/* sc.h: small helpers shared by the shim's files. */
+#ifndef SC_SC_H
+#define SC_SC_H
+
+#include <stdint.h>
+#include <time.h>
+
+#define SC_EXPORT __attribute__((visibility("default")))
+#define SC_HIDDEN __attribute__((visibility("hidden")))
+#define SC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* Initial-exec TLS: a preloaded library gets a slot in the static TLS block,
+   and the access is one instruction.  Keep these few and small. */
+#define SC_TLS __thread __attribute__((tls_model("initial-exec")))
+#define SC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline uint64_t sc_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Diagnostics on stderr, prefixed "streamcheck[pid]: ".  They never exit. */
+enum { SC_LOG_QUIET = 0, SC_LOG_WARNING = 1, SC_LOG_INFO = 2, SC_LOG_DEBUG = 3 };
+extern int sc_log_level;
+void sc_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define sc_warn(...) sc_log(SC_LOG_WARNING, __VA_ARGS__)
+#define sc_info(...) sc_log(SC_LOG_INFO, __VA_ARGS__)
+#define sc_debug(...) sc_log(SC_LOG_DEBUG, __VA_ARGS__)
+/* Warns once per flag (a static int at the call site). */
+#define sc_warn_once(flagp, ...)                                   \
+    do {                                                           \
+        if (!__atomic_exchange_n((flagp), 1, __ATOMIC_RELAXED))    \
+            sc_warn(__VA_ARGS__);                                  \
+    } while (0)
+
+/* 64-bit FNV-1a, for stable call-site ids. */
+static inline uint64_t sc_hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= c[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+#define SC_HASH_INIT 0xcbf29ce484222325ull
+
+#endif /* SC_SC_H */

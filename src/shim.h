@@ -1,0 +1,415 @@
+/* shim.h: internal interfaces of libstreamcheck.so.
+ *
+ * Layers (cwrap style):  exported cuX() wrapper (hooks_driver.c)
+ *                        -> sc_fast()/sc_pre()/sc_post() logic (analyze.c)
+ *                        -> the real driver entry point (resolve.c).
+ *
+ * The hot path is sc_fast(): every intercepted driver call runs it, so it
+ * touches only this thread's state and a few read-mostly globals, never
+ * takes a lock and never calls the driver.  Anything that can be a hazard
+ * leaves it for the slow path (sc_pre/sc_post), which may unwind the stack,
+ * query streams and take locks.
+ */
+#ifndef SC_SHIM_H
+#define SC_SHIM_H
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include "config.h"
+#include "rules.h"
+#include "sc.h"
+
+/* ---------------------------------------------------------------- ids --- */
+typedef enum sc_api_id {
+#define SC_DRV(base, abi, ver, P, A, C) SC_API_##abi,
+#define SC_DRVP(base, abi, ver, pt, ptver, P, A, C) SC_API_##abi, SC_API_##abi##_##pt,
+#include "hooks/all.def"
+#undef SC_DRV
+#undef SC_DRVP
+    SC_NAPI
+} sc_api_id;
+#define SC_NO_API 0xffff
+
+typedef struct sc_api_info {
+    const char *name;   /* exported symbol: cuMemcpyHtoDAsync_v2, ..._v2_ptsz */
+    const char *base;   /* what cuGetProcAddress is asked for */
+    int ver;            /* ABI version of this entry point */
+    uint16_t twin;      /* legacy <-> per-thread counterpart, or SC_NO_API */
+    uint8_t pt;         /* 1 for a _ptsz/_ptds entry point */
+    void *wrapper;      /* our exported function */
+} sc_api_info;
+extern const sc_api_info sc_apis[SC_NAPI];
+
+/* Runtime API names for attribution (hooks_runtime.c). 0 = none. */
+typedef enum sc_rt_id {
+    SC_RT_NONE = 0,
+#define SC_RT(name, P, A) SC_RT_##name,
+#define SC_RTP(name, pt, P, A) SC_RT_##name, SC_RT_##name##_##pt,
+#include "hooks/runtime.def"
+#undef SC_RT
+#undef SC_RTP
+    SC_NRT
+} sc_rt_id;
+extern const char *const sc_rt_names[SC_NRT];
+
+/* --------------------------------------------------------------- ops --- */
+typedef enum sc_kind {
+    SC_K_NONE = 0,
+    /* stream-ordered submissions: may stay on the fast path */
+    SC_K_LAUNCH, SC_K_HOSTFN, SC_K_GRAPH, SC_K_COPYBATCH, SC_K_EVENT_RECORD, SC_K_WAIT_EVENT,
+    SC_K_ALLOC_ASYNC, SC_K_FREE_ASYNC,
+    SC_K_COPY,      /* async copy, direction known */
+    SC_K_COPY_U,    /* async copy, unified addresses: direction from the pointers */
+    SC_K_MEMSET,    /* async memset */
+    /* always slow */
+    SC_K_COPY2D, SC_K_COPY3D,            /* async 2D/3D: memory types in the struct */
+    SC_K_SCOPY, SC_K_SCOPY_U, SC_K_SCOPY2D, SC_K_SCOPY3D, SC_K_SMEMSET,
+    SC_K_ALLOC_DEV, SC_K_ALLOC_MANAGED, SC_K_FREE_DEV,
+    SC_K_ALLOC_HOST, SC_K_FREE_HOST, SC_K_REGISTER, SC_K_UNREGISTER,
+    SC_K_STREAM_CREATE, SC_K_STREAM_DESTROY, SC_K_STREAM_QUERY, SC_K_STREAM_SYNC,
+    SC_K_CAPTURE_BEGIN, SC_K_CAPTURE_END,
+    SC_K_EVENT_SYNC, SC_K_CTX_SYNC, SC_K_CACHE_CONFIG, SC_K_INIT,
+} sc_kind;
+
+typedef enum sc_dir {
+    SC_DIR_UNKNOWN = 0, SC_DIR_H2D, SC_DIR_D2H, SC_DIR_D2D, SC_DIR_H2H, SC_DIR_PEER,
+} sc_dir;
+
+/* Which stream a submission really lands on. */
+typedef enum sc_lane {
+    SC_LANE_NONE = 0,   /* not stream-ordered */
+    SC_LANE_LEGACY,     /* the legacy NULL stream */
+    SC_LANE_PTDS,       /* the calling thread's per-thread default stream */
+    SC_LANE_CREATED,    /* a stream the program created */
+} sc_lane;
+
+struct sc_stream;
+
+/* A finding produced by one call, committed in sc_post with the call's
+   blocked time and call site. */
+typedef struct sc_event {
+    uint8_t rule;
+    uint8_t sev;
+    uint8_t pending;      /* another stream had unfinished work */
+    uint8_t own_site;     /* use `site` instead of the call's site (SC102) */
+    uint64_t site;
+} sc_event;
+#define SC_MAX_EVENTS 4
+
+enum {
+    SC_M_CHECK701 = 1,    /* a stream turned busy past the hardware queues */
+    SC_M_SC102 = 2,       /* legacy work while blocking streams exist */
+    SC_M_DRAINS = 4,      /* a synchronous copy that leaves its stream idle */
+    SC_M_ALLOCSITE = 8,   /* count the call site for SC303 */
+};
+
+typedef struct sc_op {
+    uint16_t id;          /* sc_api_id of the entry point called */
+    uint8_t pt;           /* called through a per-thread entry point */
+    uint8_t kind;         /* sc_kind */
+    uint8_t dir;          /* sc_dir, copies */
+    uint8_t lane;         /* sc_lane, set by the fast path */
+    uint8_t nev;
+    uint8_t redirected;   /* redirect outcome index, 0 = not considered */
+    uint8_t pageable;     /* copies: the host side is pageable */
+    uint8_t marks;        /* SC_M_*: work the slow path still owes this call */
+    CUstream stream;      /* as passed; NULL for implicit-stream calls */
+    CUstream *streamp;    /* the wrapper's own stream parameter (redirect by handle) */
+    const void *host;     /* host side of a copy */
+    const void *p1;       /* other pointer: destination, out-pointer, struct, event */
+    const void *p2;       /* source of unified copies */
+    size_t bytes;
+    unsigned flags;
+    int prio;
+    void *ra;             /* return address into the caller */
+    struct sc_stream *srec;
+    void *call;           /* redirect: the entry point to call instead */
+    uint64_t t0;          /* slow path: start of the real call */
+    uint64_t tin;         /* slow path: entry into sc_pre */
+    int saved_errno;
+    sc_event ev[SC_MAX_EVENTS];
+} sc_op;
+
+/* ------------------------------------------------------------ streams --- */
+typedef struct sc_stream {
+    CUstream handle;
+    CUcontext ctx;
+    _Atomic uint64_t active;   /* nonzero token: work submitted since last seen idle */
+    _Atomic int alive;
+    _Atomic int capturing;
+    unsigned flags;            /* CU_STREAM_NON_BLOCKING or default */
+    int prio;
+    pid_t creator;
+    uint64_t create_site;      /* call site that created it (SC102) */
+    _Atomic uint8_t last_copy; /* sc_dir of the last async copy (SC702) */
+} sc_stream;
+
+/* ------------------------------------------------------------ threads --- */
+#define SC_MAX_MODS 32        /* calling libraries counted separately; the last is "other" */
+#define SC_RACACHE 64
+
+typedef struct sc_thread {
+    uint8_t busy;              /* inside our own slow path: pass calls through */
+    uint8_t used_legacy;       /* has submitted to the legacy stream (SC103) */
+    uint8_t capturing_ptds;    /* its per-thread stream is being captured */
+    _Atomic uint64_t ptds_active; /* token: its per-thread stream has work */
+    pid_t tid;
+    unsigned idx;              /* stable small index */
+    uint64_t seq;              /* token source */
+    CUstream last_handle;      /* one-entry cache for stream lookups */
+    struct sc_stream *last_rec;
+    uint32_t ncalls_sample;    /* fast-path timing sample counter */
+    _Atomic uint64_t shim_ns;  /* time in our own code (slow path measured, fast path sampled) */
+    struct { uintptr_t ra; unsigned mod; } racache[SC_RACACHE];
+    _Atomic uint64_t counts[SC_MAX_MODS][SC_NAPI];
+    struct sc_thread *next;    /* global list; never unlinked, recycled */
+    _Atomic int in_use;
+} sc_thread;
+
+/* ------------------------------------------------------------ globals --- */
+enum { SC_MODE_UNINIT = 0, SC_MODE_ACTIVE = 1, SC_MODE_DISABLED = 2 };
+
+typedef struct sc_globals {
+    _Atomic int mode;
+    int redirect;              /* 0 off, 1 per-thread */
+    int redirect_handle;       /* 1: pass CU_STREAM_PER_THREAD; 0: call the per-thread entry point */
+    unsigned max_conn;         /* CUDA_DEVICE_MAX_CONNECTIONS in effect */
+    _Atomic int async_engines; /* -1 unknown */
+    _Atomic int slow_copies;   /* send async copies to the slow path (SC702 possible) */
+    _Atomic unsigned n_active; /* streams marked busy (approximate, verified before reporting) */
+    _Atomic int ptds_used;     /* some thread submitted to its per-thread stream */
+    _Atomic int n_capturing;   /* captures in progress */
+    _Atomic unsigned n_live;   /* created streams alive */
+    _Atomic unsigned n_blocking; /* of which blocking */
+    _Atomic int legacy_threads;  /* threads that submitted to the legacy stream */
+    pid_t pid;
+    uintptr_t self_lo, self_hi; /* our own text, to skip our frames */
+} sc_globals;
+extern sc_globals sc_g;
+
+extern SC_TLS sc_thread *sc_tls_self;
+extern SC_TLS uint16_t sc_tls_rt;     /* current runtime API (attribution) */
+
+/* --------------------------------------------------------- resolve.c --- */
+void *sc_real_slow(unsigned id);              /* resolve a real driver entry point */
+extern _Atomic(void *) sc_real[SC_NAPI];
+static inline void *sc_real_get(unsigned id)
+{
+    void *p = atomic_load_explicit(&sc_real[id], memory_order_acquire);
+    return SC_LIKELY(p != NULL) ? p : sc_real_slow(id);
+}
+CUresult sc_unresolved(unsigned id);
+void sc_self_range(void);   /* fills sc_g.self_lo/self_hi */
+void *sc_libcuda_handle(void);
+/* Real driver functions the shim calls for itself (never the wrappers). */
+typedef struct sc_drv {
+    PFN_cuCtxGetCurrent_v4000 CtxGetCurrent;
+    PFN_cuStreamQuery_v2000 StreamQuery;
+    PFN_cuStreamGetFlags_v5050 StreamGetFlags;
+    PFN_cuStreamGetPriority_v5050 StreamGetPriority;
+    PFN_cuStreamGetCtx_v9020 StreamGetCtx;
+    PFN_cuEventQuery_v2000 EventQuery;
+    PFN_cuPointerGetAttributes_v7000 PointerGetAttributes;
+    PFN_cuDriverGetVersion_v2020 DriverGetVersion;
+    PFN_cuDeviceGet_v2000 DeviceGet;
+    PFN_cuDeviceGetName_v2000 DeviceGetName;
+    PFN_cuDeviceGetAttribute_v2000 DeviceGetAttribute;
+    PFN_cuStreamIsCapturing_v10000 StreamIsCapturing;
+} sc_drv;
+extern sc_drv sc_d;
+void sc_drv_resolve(void);   /* fills sc_d once libcuda is loaded */
+
+/* ---------------------------------------------------------- threads.c --- */
+sc_thread *sc_thread_new(void);
+void sc_init_slow(void);
+static inline sc_thread *sc_enter(void)
+{
+    if (SC_UNLIKELY(atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE)) {
+        if (atomic_load_explicit(&sc_g.mode, memory_order_acquire) == SC_MODE_UNINIT)
+            sc_init_slow();
+        if (atomic_load_explicit(&sc_g.mode, memory_order_acquire) != SC_MODE_ACTIVE)
+            return NULL;
+    }
+    sc_thread *t = sc_tls_self;
+    if (SC_UNLIKELY(!t))
+        t = sc_thread_new();
+    return (t && !t->busy) ? t : NULL;
+}
+void sc_threads_foreach(void (*fn)(sc_thread *, void *), void *arg);
+
+/* ---------------------------------------------------------- modules.c --- */
+unsigned sc_module_of_slow(sc_thread *t, uintptr_t ra);
+static inline unsigned sc_module_of(sc_thread *t, uintptr_t ra)
+{
+    unsigned i = (unsigned)(ra >> 4) & (SC_RACACHE - 1);
+    if (SC_LIKELY(t->racache[i].ra == ra))
+        return t->racache[i].mod;
+    return sc_module_of_slow(t, ra);
+}
+/* Module registry: index -> path, basename hash. */
+typedef struct sc_module {
+    uintptr_t lo, hi;       /* address range of its loaded segments */
+    uintptr_t base;         /* load bias (dlpi_addr) */
+    unsigned idx;           /* stable index into the name registry */
+} sc_module;
+unsigned sc_module_find(uintptr_t pc, uintptr_t *base_out);   /* registry index or SC_MOD_UNKNOWN */
+#define SC_MOD_UNKNOWN 0xffffu
+const char *sc_module_path(unsigned idx);
+const char *sc_module_base(unsigned idx);  /* basename */
+uint64_t sc_module_hash(unsigned idx);
+unsigned sc_module_count(void);
+int sc_module_is_cuda_lib(unsigned idx);   /* libcuda, libcudart, libcublas(Lt) */
+int sc_module_is_cublas(unsigned idx);
+void sc_modules_reset(void);
+
+/* ---------------------------------------------------------- streams.c --- */
+sc_stream *sc_stream_find(CUstream h);
+sc_stream *sc_stream_learn(CUstream h);     /* create a record for a stream created behind our back */
+sc_stream *sc_stream_add(CUstream h, CUcontext ctx, unsigned flags, int prio, uint64_t site);
+void sc_stream_remove(CUstream h);
+void sc_streams_foreach(void (*fn)(sc_stream *, void *), void *arg);
+static inline sc_stream *sc_stream_lookup(sc_thread *t, CUstream h)
+{
+    if (SC_LIKELY(t->last_handle == h && t->last_rec))
+        return t->last_rec;
+    sc_stream *r = sc_stream_find(h);
+    if (r) {
+        t->last_handle = h;
+        t->last_rec = r;
+    }
+    return r;
+}
+void sc_streams_reset(void);
+
+/* -------------------------------------------------------- hostmem.c --- */
+/* Pinned and registered host ranges, and device allocations: interval sets
+   readable without locks. */
+int sc_pinned_contains(const void *p, size_t n);     /* 1 pinned, 0 not known pinned */
+void sc_pinned_add(const void *p, size_t n);
+void sc_pinned_remove(const void *p);
+int sc_devmem_contains(const void *p);               /* known device allocation */
+void sc_devmem_add(const void *p, size_t n);
+void sc_devmem_remove(const void *p);
+void sc_hostmem_reset(void);
+
+/* -------------------------------------------------------- analyze.c --- */
+int sc_fast_slowpath(sc_thread *t, sc_op *op);
+void sc_pre(sc_thread *t, sc_op *op);
+void sc_post(sc_thread *t, sc_op *op, CUresult r);
+void sc_on_init_done(void);
+
+/* Marks a created stream busy; returns 1 when that may push the number of
+   busy streams past the hardware queues (the slow path then checks SC701). */
+static inline int sc_mark(sc_thread *t, _Atomic uint64_t *active)
+{
+    uint64_t tok = ((uint64_t)(t->idx + 1) << 40) | (++t->seq & ((1ull << 40) - 1));
+    /* A plain load and store, not an exchange: two submitters racing on an
+       idle stream can count it twice, which only makes the slow path
+       re-count the busy streams sooner (sc_busy_streams resets n_active). */
+    uint64_t old = atomic_load_explicit(active, memory_order_relaxed);
+    atomic_store_explicit(active, tok, memory_order_relaxed);
+    if (SC_LIKELY(old != 0))
+        return 0;
+    unsigned n = atomic_fetch_add_explicit(&sc_g.n_active, 1, memory_order_relaxed) + 1;
+    return n > sc_g.max_conn;
+}
+
+/* The fast path: counts the call and decides whether it needs the slow
+   path.  Returns nonzero for the slow path. */
+static inline int sc_fast(sc_thread *t, sc_op *op)
+{
+    unsigned mod = sc_module_of(t, (uintptr_t)op->ra);
+    _Atomic uint64_t *c = &t->counts[mod][op->id];
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+
+    switch (op->kind) {
+    case SC_K_COPY:
+        if (op->host && !sc_pinned_contains(op->host, op->bytes))
+            return 1;       /* pageable: SC203 */
+        if (atomic_load_explicit(&sc_g.slow_copies, memory_order_relaxed))
+            return 1;
+        break;
+    case SC_K_COPY_U:
+        if (!(sc_devmem_contains(op->p1) || sc_pinned_contains(op->p1, op->bytes)) ||
+            !(sc_devmem_contains(op->p2) || sc_pinned_contains(op->p2, op->bytes)))
+            return 1;       /* an end we cannot classify without asking the driver */
+        if (atomic_load_explicit(&sc_g.slow_copies, memory_order_relaxed))
+            return 1;
+        break;
+    case SC_K_LAUNCH: case SC_K_HOSTFN: case SC_K_GRAPH: case SC_K_COPYBATCH:
+    case SC_K_EVENT_RECORD: case SC_K_WAIT_EVENT: case SC_K_ALLOC_ASYNC: case SC_K_FREE_ASYNC:
+    case SC_K_MEMSET:
+        break;
+    default:
+        return 1;
+    }
+
+    CUstream s = op->stream;
+    if (s == NULL) {
+        if (!op->pt)
+            return 1;               /* legacy stream */
+        goto ptds;
+    }
+    if (s == CU_STREAM_LEGACY)
+        return 1;
+    if (s == CU_STREAM_PER_THREAD)
+        goto ptds;
+    {
+        sc_stream *r = sc_stream_lookup(t, s);
+        if (SC_UNLIKELY(!r))
+            return 1;               /* a stream we have not seen created */
+        op->srec = r;
+        op->lane = SC_LANE_CREATED;
+        if (atomic_load_explicit(&r->capturing, memory_order_relaxed))
+            return 0;               /* recorded into a graph, not executed */
+        if (SC_LIKELY(!sc_mark(t, &r->active)))
+            return 0;
+        op->marks |= SC_M_CHECK701;
+        return 1;
+    }
+ptds:
+    op->lane = SC_LANE_PTDS;
+    if (SC_UNLIKELY(!atomic_load_explicit(&sc_g.ptds_used, memory_order_relaxed)))
+        atomic_store_explicit(&sc_g.ptds_used, 1, memory_order_relaxed);
+    if (t->capturing_ptds)
+        return 0;
+    if (SC_LIKELY(!sc_mark(t, &t->ptds_active)))
+        return 0;
+    op->marks |= SC_M_CHECK701;
+    return 1;
+}
+
+/* ------------------------------------------------------- callsites.c --- */
+uint64_t sc_callsite_capture(sc_thread *t, int with_python);
+void sc_callsites_reset(void);
+
+/* -------------------------------------------------------- findings.c --- */
+void sc_finding_add(unsigned rule, unsigned sev, unsigned api, unsigned rt, uint64_t site,
+                    uint64_t blocked_ns, int pending, uint64_t bytes);
+void sc_alloc_site_add(unsigned api, unsigned rt, uint64_t site, uint64_t bytes);
+void sc_redirect_add(unsigned api, unsigned rt, uint64_t site, unsigned outcome);
+void sc_findings_reset(void);
+
+/* ----------------------------------------------------------- report.c --- */
+void sc_shim_report(void);   /* at exit */
+int sc_suppressions_preload(const char *path);
+
+/* Locks each module holds, taken around fork (threads.c). */
+void sc_findings_lock(void);
+void sc_findings_unlock(void);
+void sc_callsites_lock(void);
+void sc_callsites_unlock(void);
+void sc_streams_lock(void);
+void sc_streams_unlock(void);
+void sc_modules_lock(void);
+void sc_modules_unlock(void);
+void sc_hostmem_lock(void);
+void sc_hostmem_unlock(void);
+
+#endif /* SC_SHIM_H */

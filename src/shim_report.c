@@ -1,0 +1,405 @@
+/* shim_report.c: at exit, turn what the shim saw into an sc_report (the
+ * model every renderer shares) and write it: text on stderr, other formats
+ * to files, the summary line CI greps, and a status file for the launcher.
+ *
+ * Nothing here calls CUDA: the driver may already be torn down when the
+ * library destructors run.  Everything the report needs about the device was
+ * captured after cuInit.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "callsites.h"
+#include "filter.h"
+#include "findings.h"
+#include "options.h"
+#include "report.h"
+#include "shim.h"
+#include "symbolize.h"
+
+extern sc_options sc_opt;
+extern char sc_device_name[256];
+extern int sc_driver_version;
+extern double sc_start_time;
+extern uint64_t sc_start_ns;
+unsigned sc_module_slot_index(unsigned s);
+void sc_cublas_summary(unsigned *all, unsigned *legacy);
+
+static char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
+
+/* Arrays of the model grow by doubling from 16; n is the current count.
+   Returns 0 when out of memory (the entry is then dropped). */
+static int grow(void *arrp, size_t n, size_t elt)
+{
+    void **arr = arrp;
+    if (n != 0 && (n < 16 || (n & (n - 1))))
+        return 1;
+    void *p = realloc(*arr, (n ? n * 2 : 16) * elt);
+    if (!p)
+        return 0;
+    *arr = p;
+    return 1;
+}
+#define GROW(arr, n) grow(&(arr), (n), sizeof *(arr))
+
+/* ------------------------------------------------------- process --- */
+static char *read_cmdline(void)
+{
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    char buf[8192];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return NULL;
+    for (ssize_t i = 0; i < n - 1; i++)
+        if (!buf[i])
+            buf[i] = ' ';
+    buf[n] = 0;
+    return strdup(buf);
+}
+
+static void fill_process(sc_process *p, uint64_t calls, uint64_t shim_ns)
+{
+    char exe[4096];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[k > 0 ? k : 0] = 0;
+    p->exe = strdup(exe);
+    p->cmdline = read_cmdline();
+    p->pid = (long)getpid();
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    p->host = strdup(host);
+    p->device = sc_device_name[0] ? strdup(sc_device_name) : NULL;
+    p->driver_version = sc_driver_version;
+    p->async_engines = atomic_load(&sc_g.async_engines);
+    p->max_connections = (int)sc_g.max_conn;
+    p->mode = strdup(sc_g.redirect ? "redirect=per-thread" : "detect");
+    const char *sim = getenv("STREAMCHECK_SIMULATED");
+    p->simulated = sim && *sim == '1';
+    p->start_time = sc_start_time;
+    p->end_time = sc_start_time + (double)(sc_now_ns() - sc_start_ns) / 1e9;
+    p->calls = calls;
+    p->shim_ns = shim_ns;
+}
+
+/* ------------------------------------------------------ api counts --- */
+typedef struct count_acc {
+    uint64_t c[SC_MAX_MODS][SC_NAPI];
+    uint64_t total, shim_ns;
+} count_acc;
+
+static void add_thread(sc_thread *t, void *arg)
+{
+    count_acc *a = arg;
+    for (unsigned s = 0; s < SC_MAX_MODS; s++)
+        for (unsigned i = 0; i < SC_NAPI; i++) {
+            uint64_t v = atomic_load_explicit(&t->counts[s][i], memory_order_relaxed);
+            a->c[s][i] += v;
+            a->total += v;
+        }
+    a->shim_ns += atomic_load(&t->shim_ns);
+}
+
+static void fill_counts(sc_report *r, const count_acc *a)
+{
+    for (unsigned s = 0; s < SC_MAX_MODS; s++) {
+        unsigned idx = sc_module_slot_index(s);
+        const char *lib = idx == SC_MOD_UNKNOWN ? "other" : sc_module_base(idx);
+        for (unsigned i = 0; i < SC_NAPI; i++) {
+            if (!a->c[s][i])
+                continue;
+            if (!GROW(r->counts, r->ncounts))
+                return;
+            r->counts[r->ncounts++] = (sc_api_count){xstrdup(lib), xstrdup(sc_apis[i].name), a->c[s][i], 0};
+        }
+    }
+}
+
+/* ------------------------------------------------------- findings --- */
+typedef struct build {
+    sc_report *r;
+    uint64_t *sites;      /* call sites referenced, to emit */
+    size_t nsites;
+} build;
+
+static void want_site(build *b, uint64_t h)
+{
+    if (!h)
+        return;
+    for (size_t i = 0; i < b->nsites; i++)
+        if (b->sites[i] == h)
+            return;
+    if (GROW(b->sites, b->nsites))
+        b->sites[b->nsites++] = h;
+}
+
+static void site_id(uint64_t h, char out[17])
+{
+    if (h)
+        snprintf(out, 17, "%016llx", (unsigned long long)h);
+    else
+        out[0] = 0;
+}
+
+static const char *api_name(unsigned rt, unsigned api)
+{
+    return rt && rt < SC_NRT ? sc_rt_names[rt] : sc_apis[api].name;
+}
+
+static sc_finding *new_finding(build *b, unsigned rule, unsigned sev, unsigned api, unsigned rt,
+                               uint64_t site)
+{
+    sc_report *r = b->r;
+    if (!GROW(r->findings, r->nfindings))
+        return NULL;
+    sc_finding *f = &r->findings[r->nfindings++];
+    memset(f, 0, sizeof *f);
+    f->rule = (sc_rule_id)rule;
+    f->severity = (sc_severity)sev;
+    f->api = xstrdup(api_name(rt, api));
+    f->driver_api = xstrdup(sc_apis[api].name);
+    site_id(site, f->callsite);
+    want_site(b, site);
+    return f;
+}
+
+static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
+{
+    build *b = arg;
+    unsigned sev = k->sev;
+    /* SC401: frequent device synchronization from one call site is a
+       warning whatever was pending each time. */
+    if (k->rule == SC_RULE_SC401 && sev == SC_SEV_NOTE && (long)v->count >= sc_opt.sync_frequent)
+        sev = SC_SEV_WARNING;
+    sc_finding *f = new_finding(b, k->rule, sev, k->api, k->rt, k->site);
+    if (!f)
+        return;
+    f->count = v->count;
+    f->blocked_ns = v->blocked_ns;
+    f->pending = v->pending;
+    f->bytes = v->bytes;
+    f->lost_ns = v->lost_ns;
+    char d[256] = "";
+    switch (k->rule) {
+    case SC_RULE_SC101:
+        if (sev == SC_SEV_NOTE)
+            snprintf(d, sizeof d, "no other stream existed yet: harmless now, a device-wide barrier "
+                     "once the program creates a stream");
+        break;
+    case SC_RULE_SC102:
+        snprintf(d, sizeof d, "stream created here without cudaStreamNonBlocking; %llu legacy-stream "
+                 "command(s) had to wait for it", (unsigned long long)v->count);
+        break;
+    case SC_RULE_SC401:
+        if (sev == SC_SEV_WARNING && (long)v->count >= sc_opt.sync_frequent)
+            snprintf(d, sizeof d, "%llu device synchronizations from this call site",
+                     (unsigned long long)v->count);
+        break;
+    case SC_RULE_SC601: {
+        unsigned all = 0, legacy = 0;
+        sc_cublas_summary(&all, &legacy);
+        snprintf(d, sizeof d, "%u of %u cuBLAS handle(s) bound to the legacy stream", legacy, all);
+        break;
+    }
+    case SC_RULE_SC701:
+        snprintf(d, sizeof d, "more than %u streams busy at once (CUDA_DEVICE_MAX_CONNECTIONS=%u)",
+                 sc_g.max_conn, sc_g.max_conn);
+        break;
+    default:
+        break;
+    }
+    f->detail = d[0] ? strdup(d) : NULL;
+}
+
+/* SC303 is judged over the whole run: one call site that allocated or freed
+   at least ALLOC_LOOP_MIN times. */
+static void add_alloc_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
+{
+    build *b = arg;
+    if ((long)v->count < sc_opt.alloc_loop_min)
+        return;
+    sc_finding *f = new_finding(b, SC_RULE_SC303, SC_SEV_WARNING, k->api, k->rt, k->site);
+    if (!f)
+        return;
+    f->count = v->count;
+    f->bytes = v->bytes;
+    char d[128];
+    snprintf(d, sizeof d, "%llu calls from this call site", (unsigned long long)v->count);
+    f->detail = strdup(d);
+}
+
+static void add_redirect(const sc_agg_key *k, const sc_agg_val *v, void *arg)
+{
+    build *b = arg;
+    sc_report *r = b->r;
+    if (!GROW(r->redirects, r->nredirects))
+        return;
+    sc_redirect *d = &r->redirects[r->nredirects++];
+    memset(d, 0, sizeof *d);
+    d->api = xstrdup(api_name(k->rt, k->api));
+    site_id(k->site, d->callsite);
+    want_site(b, k->site);
+    d->outcome = xstrdup(k->rule < SC_RD_NOUTCOMES ? sc_redirect_outcomes[k->rule] : "unknown");
+    d->count = v->count;
+}
+
+static void fill_callsites(build *b)
+{
+    sc_report *r = b->r;
+    int have_dw = sc_symbolize_begin();
+    (void)have_dw;
+    r->callsites = calloc(b->nsites ? b->nsites : 1, sizeof *r->callsites);
+    if (!r->callsites)
+        return;
+    for (size_t i = 0; i < b->nsites; i++) {
+        const sc_site *s = sc_site_get(b->sites[i]);
+        sc_callsite *c = &r->callsites[r->ncallsites++];
+        site_id(b->sites[i], c->id);
+        if (!s)
+            continue;
+        c->frames = calloc(s->nframes ? s->nframes : 1, sizeof *c->frames);
+        c->py = calloc(s->npy ? s->npy : 1, sizeof *c->py);
+        if (!c->frames || !c->py)
+            continue;
+        for (unsigned k = 0; k < s->nframes; k++) {
+            sc_frame *f = &c->frames[c->nframes++];
+            f->module = xstrdup(sc_module_path(s->frames[k].mod));
+            f->offset = s->frames[k].off;
+            sc_symbolize(s->frames[k].pc, &f->function, &f->file, &f->line);
+        }
+        for (unsigned k = 0; k < s->npy; k++) {
+            sc_pyframe *p = &c->py[c->npy++];
+            p->file = xstrdup(s->py[k].file);
+            p->function = xstrdup(s->py[k].func);
+            p->line = s->py[k].line;
+        }
+    }
+    sc_symbolize_end();
+}
+
+/* ---------------------------------------------------------- output --- */
+static const char *exe_base(const sc_report *r)
+{
+    const char *e = r->nprocs && r->procs[0].exe ? r->procs[0].exe : "program";
+    const char *s = strrchr(e, '/');
+    return s ? s + 1 : e;
+}
+
+static void write_status(const sc_report *r)
+{
+    if (!sc_opt.status_dir[0])
+        return;
+    uint64_t e = 0, w = 0, n = 0;
+    sc_report_totals(r, &e, &w, &n);
+    char tmp[4200], path[4200];
+    snprintf(tmp, sizeof tmp, "%s/.%ld.status.tmp", sc_opt.status_dir, (long)getpid());
+    snprintf(path, sizeof path, "%s/%ld.status", sc_opt.status_dir, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return;
+    fprintf(f, "%llu %llu %llu %llu\n", (unsigned long long)(e + w + n), (unsigned long long)e,
+            (unsigned long long)w, (unsigned long long)n);
+    if (fclose(f) == 0)
+        rename(tmp, path);
+    else
+        unlink(tmp);
+}
+
+static void write_outputs(sc_report *r)
+{
+    static const struct { unsigned bit; const char *name; } files[] = {
+        {SC_FMT_JSON, "JSON"}, {SC_FMT_SARIF, "SARIF"}, {SC_FMT_JUNIT, "JUnit"},
+    };
+    const char *dir = sc_opt.output[0] ? sc_opt.output : ".";
+    for (size_t i = 0; i < SC_ARRAY_LEN(files); i++) {
+        if (!(sc_opt.formats & files[i].bit))
+            continue;
+        char path[4300];
+        if (sc_report_write_file(r, (sc_format)files[i].bit, dir, exe_base(r), (long)getpid(), path,
+                                 sizeof path) == 0) {
+            sc_info("%s report written to %s", files[i].name, path);
+            continue;
+        }
+        /* Nothing is lost: the report goes to stderr instead. */
+        sc_warn("cannot write the %s report in '%s' (%s); writing it to stderr instead", files[i].name,
+                dir, strerror(errno));
+        if (files[i].bit == SC_FMT_JSON)
+            sc_render_json(r, stderr);
+        else if (files[i].bit == SC_FMT_SARIF)
+            sc_render_sarif(r, stderr);
+        else
+            sc_render_junit(r, stderr);
+    }
+    if (sc_opt.formats & SC_FMT_TEXT) {
+        sc_render_opts o = {.color = 0, .max_frames = 0, .verbose = 0};
+        sc_render_text(r, stderr, &o);
+    } else {
+        char line[200];
+        sc_summary_line(r, line, sizeof line);
+        fprintf(stderr, "%s\n", line);
+    }
+    fflush(stderr);
+}
+
+void sc_shim_report(void)
+{
+    count_acc *acc = calloc(1, sizeof *acc);
+    if (!acc)
+        return;
+    sc_threads_foreach(add_thread, acc);
+    if (acc->total == 0) {
+        /* No CUDA call went through the shim: nothing to say (a helper
+           process of the program, or a program that never used CUDA). */
+        free(acc);
+        return;
+    }
+    sc_report *r = sc_report_new();
+    if (!r) {
+        free(acc);
+        return;
+    }
+    r->tool_version = strdup(PACKAGE_VERSION);
+    r->procs = calloc(1, sizeof *r->procs);
+    if (r->procs) {
+        r->nprocs = 1;
+        fill_process(&r->procs[0], acc->total, acc->shim_ns);
+    }
+    fill_counts(r, acc);
+    free(acc);
+
+    build b = {r, NULL, 0};
+    sc_aggs_foreach(SC_AGG_FINDING, add_finding, &b);
+    sc_aggs_foreach(SC_AGG_ALLOC, add_alloc_site, &b);
+    sc_aggs_foreach(SC_AGG_REDIRECT, add_redirect, &b);
+    fill_callsites(&b);
+    free(b.sites);
+
+    char err[512];
+    if (sc_filter_apply(r, sc_opt.rules, sc_opt.ignore, sc_opt.suppressions[0] ? sc_opt.suppressions : NULL,
+                        err, sizeof err))
+        sc_warn("%s; reporting without suppressions", err);
+    sc_report_sort(r);
+    write_outputs(r);
+    write_status(r);
+    sc_report_free(r);
+}
+
+int sc_suppressions_preload(const char *path)
+{
+    char err[512];
+    if (sc_filter_check_suppressions(path, err, sizeof err)) {
+        sc_warn("%s", err);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,242 @@
+/* threads.c: start-up, per-thread state, fork and exit.
+ *
+ * Nothing happens in a constructor: PyTorch and CuPy load CUDA at import or
+ * later, and a library constructor may run before the program can take a
+ * lock (ARCHITECTURE.md §2, rules of the house).  The first intercepted call
+ * initializes, once, under a small state machine that also stops recursion
+ * (options loading may call malloc, which may call dlsym, which is ours).
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "shim.h"
+
+sc_globals sc_g = {.max_conn = 8, .async_engines = -1};
+SC_TLS sc_thread *sc_tls_self;
+SC_TLS uint16_t sc_tls_rt;
+sc_options sc_opt;
+int sc_log_level = SC_LOG_WARNING;
+double sc_start_time;     /* seconds since the epoch */
+uint64_t sc_start_ns;
+
+/* --------------------------------------------------------------- log --- */
+void sc_log(int level, const char *fmt, ...)
+{
+    if (level > sc_log_level)
+        return;
+    int saved = errno;
+    static const char *const what[] = {"", "warning: ", "", "debug: "};
+    char buf[1024];
+    int n = snprintf(buf, sizeof buf, "streamcheck[%ld]: %s", (long)getpid(), what[level & 3]);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n > 0 && (size_t)n < sizeof buf)
+        n += vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        n = 0;
+    if ((size_t)n >= sizeof buf - 1)
+        n = (int)sizeof buf - 2;
+    buf[n++] = '\n';
+    ssize_t w = write(2, buf, (size_t)n);   /* one write: lines from threads do not interleave */
+    (void)w;
+    errno = saved;
+}
+
+static void option_warning(const char *msg)
+{
+    sc_log(SC_LOG_WARNING, "%s", msg);
+}
+
+/* ----------------------------------------------------------- threads --- */
+static _Atomic(sc_thread *) thread_list;
+static _Atomic unsigned nthreads;
+static pthread_key_t thread_key;
+
+static void thread_exit(void *p)
+{
+    sc_thread *t = p;
+    if (atomic_exchange(&t->ptds_active, 0))
+        atomic_fetch_sub(&sc_g.n_active, 1);
+    t->used_legacy = 0;
+    t->capturing_ptds = 0;
+    t->last_handle = NULL;
+    t->last_rec = NULL;
+    sc_tls_self = NULL;
+    /* Counts stay: they are the process's; the next thread reuses the block. */
+    atomic_store_explicit(&t->in_use, 0, memory_order_release);
+}
+
+sc_thread *sc_thread_new(void)
+{
+    int saved = errno;
+    sc_thread *t;
+    for (t = atomic_load(&thread_list); t; t = t->next) {
+        int expect = 0;
+        if (atomic_compare_exchange_strong(&t->in_use, &expect, 1))
+            break;
+    }
+    if (!t) {
+        t = calloc(1, sizeof *t);
+        if (!t) {
+            errno = saved;
+            return NULL;
+        }
+        t->idx = atomic_fetch_add(&nthreads, 1);
+        atomic_store(&t->in_use, 1);
+        sc_thread *head = atomic_load(&thread_list);
+        do
+            t->next = head;
+        while (!atomic_compare_exchange_weak(&thread_list, &head, t));
+    }
+    t->tid = (pid_t)gettid();
+    sc_tls_self = t;
+    pthread_setspecific(thread_key, t);
+    errno = saved;
+    return t;
+}
+
+void sc_threads_foreach(void (*fn)(sc_thread *, void *), void *arg)
+{
+    for (sc_thread *t = atomic_load(&thread_list); t; t = t->next)
+        fn(t, arg);
+}
+
+/* ------------------------------------------------------------- fork --- */
+void sc_shim_reset_times(void);
+
+static void atfork_prepare(void)
+{
+    /* Hold every lock so the child never inherits one mid-update. */
+    sc_modules_lock();
+    sc_streams_lock();
+    sc_hostmem_lock();
+    sc_callsites_lock();
+    sc_findings_lock();
+}
+
+static void atfork_parent(void)
+{
+    sc_findings_unlock();
+    sc_callsites_unlock();
+    sc_hostmem_unlock();
+    sc_streams_unlock();
+    sc_modules_unlock();
+}
+
+static void zero_thread(sc_thread *t, void *arg)
+{
+    sc_thread *self = arg;
+    memset((void *)t->counts, 0, sizeof t->counts);
+    atomic_store(&t->shim_ns, 0);
+    atomic_store(&t->ptds_active, 0);
+    t->used_legacy = 0;
+    t->capturing_ptds = 0;
+    t->last_handle = NULL;
+    t->last_rec = NULL;
+    if (t != self)
+        atomic_store(&t->in_use, 0);   /* that thread does not exist in the child */
+}
+
+static void atfork_child(void)
+{
+    /* The child is a new process with its own report: it starts from zero.
+       Its locks are re-initialized, not unlocked (POSIX leaves unlocking a
+       mutex another thread owned undefined). */
+    sc_modules_reset();
+    sc_streams_reset();
+    sc_hostmem_reset();
+    sc_callsites_reset();
+    sc_findings_reset();
+    sc_threads_foreach(zero_thread, sc_tls_self);
+    atomic_store(&sc_g.legacy_threads, 0);
+    atomic_store(&sc_g.ptds_used, 0);
+    sc_g.pid = getpid();
+    sc_shim_reset_times();
+}
+
+void sc_shim_reset_times(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    sc_start_time = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    sc_start_ns = sc_now_ns();
+}
+
+/* ------------------------------------------------------------- init --- */
+static void init_once(void)
+{
+    sc_options_load(&sc_opt, option_warning);
+    sc_log_level = sc_opt.log_level;
+    if (sc_opt.dump_config) {
+        fprintf(stderr, "streamcheck[%ld]: effective settings:\n", (long)getpid());
+        sc_options_dump(&sc_opt, stderr);
+    }
+    if (sc_opt.disable) {
+        atomic_store(&sc_g.mode, SC_MODE_DISABLED);
+        return;
+    }
+    sc_g.pid = getpid();
+    sc_shim_reset_times();
+    sc_self_range();
+
+    /* CUDA_DEVICE_MAX_CONNECTIONS (PG, CUDA Environment Variables): hardware
+       work queues, 8 by default, at most 32. */
+    const char *mc = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    long conn = mc ? strtol(mc, NULL, 10) : 8;
+    sc_g.max_conn = conn >= 1 && conn <= 32 ? (unsigned)conn : 8;
+    sc_g.redirect = sc_opt.redirect;
+    sc_g.redirect_handle = sc_opt.redirect_handle;
+
+    if (pthread_key_create(&thread_key, thread_exit))
+        sc_warn("pthread_key_create failed; per-thread state of exiting threads is not recycled");
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    if (sc_opt.suppressions[0])
+        sc_suppressions_preload(sc_opt.suppressions);
+    atomic_store(&sc_g.mode, SC_MODE_ACTIVE);
+}
+
+void sc_init_slow(void)
+{
+    static _Atomic int state;          /* 0 not started, 1 running, 2 done */
+    static _Atomic pid_t initializer;
+    int expect = 0;
+    if (atomic_compare_exchange_strong(&state, &expect, 1)) {
+        int saved = errno;
+        atomic_store(&initializer, (pid_t)gettid());
+        init_once();
+        if (atomic_load(&sc_g.mode) == SC_MODE_UNINIT)
+            atomic_store(&sc_g.mode, SC_MODE_DISABLED);
+        atomic_store(&state, 2);
+        errno = saved;
+        return;
+    }
+    if (atomic_load(&initializer) == (pid_t)gettid())
+        return;        /* re-entered from our own initialization: pass through */
+    while (atomic_load(&state) != 2)
+        sched_yield();
+}
+
+/* ------------------------------------------------------------- exit --- */
+__attribute__((destructor)) static void sc_fini(void)
+{
+    if (atomic_load(&sc_g.mode) != SC_MODE_ACTIVE || sc_g.pid != getpid())
+        return;
+    int saved = errno;
+    sc_thread *t = sc_tls_self;
+    if (t)
+        t->busy = 1;   /* calls made while we write the report are not ours to judge */
+    sc_shim_report();
+    errno = saved;
+}
