@@ -383,6 +383,29 @@ static void mark_lane(sc_thread *t, sc_op *op)
 }
 
 /* ------------------------------------------------- legacy submissions --- */
+/* Everything that lands on the legacy stream: launches, async copies and
+   memsets, and the synchronous copies and memsets that run there.  SC102
+   and SC103 are about all of them; redirect may move them. */
+static void legacy_common(sc_thread *t, sc_op *op, struct count_q *cq)
+{
+    if (op->kind == SC_K_WAIT_EVENT) {
+        redirect(t, op, cq);
+        return;
+    }
+    /* SC103 is judged at report time, once we know how many threads
+       shared the legacy stream; here we count where its work came from. */
+    if (!t->used_legacy) {
+        t->used_legacy = 1;
+        atomic_fetch_add(&sc_g.legacy_threads, 1);
+    }
+    op->marks |= SC_M_LEGACY;
+    /* SC102: every blocking stream of the context must drain first; the
+       finding belongs to the call that created it. */
+    if (cq->blocking)
+        op->marks |= SC_M_SC102;
+    redirect(t, op, cq);
+}
+
 static void legacy_submission(sc_thread *t, sc_op *op, int is_cublas)
 {
     CUcontext ctx = current_ctx();
@@ -390,6 +413,8 @@ static void legacy_submission(sc_thread *t, sc_op *op, int is_cublas)
     sc_streams_foreach(count_stream, &cq);
     int others = cq.all > 0 || atomic_load(&sc_g.ptds_used);
 
+    /* Memsets report SC202 and waits are not work; the rest is SC101, or
+       SC601 when cuBLAS launched it. */
     if (op->kind != SC_K_WAIT_EVENT && op->kind != SC_K_MEMSET) {
         int pending = 0;
         if (others) {
@@ -400,24 +425,8 @@ static void legacy_submission(sc_thread *t, sc_op *op, int is_cublas)
             event(op, SC_RULE_SC601, SC_SEV_WARNING, pending);
         else
             event(op, SC_RULE_SC101, others ? SC_SEV_WARNING : SC_SEV_NOTE, pending);
-
-        /* SC103: the second thread on the legacy stream, and every
-           submission after that. */
-        if (!t->used_legacy) {
-            t->used_legacy = 1;
-            atomic_fetch_add(&sc_g.legacy_threads, 1);
-        }
-        if (atomic_load(&sc_g.legacy_threads) >= 2) {
-            sc_ctx *c = ctx_get(ctx);
-            int lbusy = atomic_load(&sc_g.n_capturing) == 0 && query(&c->legacy_active, CU_STREAM_LEGACY);
-            event(op, SC_RULE_SC103, SC_SEV_WARNING, lbusy);
-        }
-        /* SC102: every blocking stream of the context must drain first; the
-           finding belongs to the call that created it. */
-        if (cq.blocking)
-            op->marks |= SC_M_SC102;
     }
-    redirect(t, op, &cq);
+    legacy_common(t, op, &cq);
 }
 
 struct sc102_q { sc_op *op; CUcontext ctx; };
@@ -526,7 +535,7 @@ void sc_pre(sc_thread *t, sc_op *op)
             event(op, SC_RULE_SC201, SC_SEV_WARNING, busy_others(t, &q) > 0);
         }
         if (op->lane == SC_LANE_LEGACY)
-            redirect(t, op, &cq);
+            legacy_common(t, op, &cq);
         mark_lane(t, op);
         /* Remember whether the host waits for the lane to drain (post). */
         if (op->dir == SC_DIR_D2H || op->dir == SC_DIR_H2H || (op->dir == SC_DIR_H2D && !pageable))
@@ -545,7 +554,7 @@ void sc_pre(sc_thread *t, sc_op *op)
             event(op, SC_RULE_SC202, SC_SEV_WARNING, busy_others(t, &q) > 0);
         }
         if (op->lane == SC_LANE_LEGACY)
-            redirect(t, op, &cq);
+            legacy_common(t, op, &cq);
         mark_lane(t, op);
         break;
     }
@@ -769,7 +778,7 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         break;
     }
 
-    if (op->nev || (op->marks & SC_M_ALLOCSITE) || op->redirected) {
+    if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || op->redirected) {
         /* Python frames cost microseconds: skip them when all we have is
            the SC101 note that every launch of a one-stream program earns. */
         int with_py = 0;
@@ -786,6 +795,8 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
                            op->bytes);
         if (op->marks & SC_M_ALLOCSITE)
             sc_alloc_site_add(op->id, rt, site, op->bytes);
+        if (op->marks & SC_M_LEGACY)
+            sc_legacy_site_add(op->id, rt, site);
         if (op->redirected)
             sc_redirect_add(op->id, rt, site, op->redirected);
     }

@@ -101,6 +101,12 @@ void sc_redirect_add(unsigned api, unsigned rt, uint64_t site, unsigned outcome)
     add(&k, 0, 0, 0);
 }
 
+void sc_legacy_site_add(unsigned api, unsigned rt, uint64_t site)
+{
+    sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .table = SC_AGG_LEGACY};
+    add(&k, 0, 0, 0);
+}
+
 void sc_aggs_foreach(int table, void (*fn)(const sc_agg_key *, const sc_agg_val *, void *), void *arg)
 {
     pthread_mutex_lock(&lock);

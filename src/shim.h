@@ -107,6 +107,7 @@ enum {
     SC_M_SC102 = 2,       /* legacy work while blocking streams exist */
     SC_M_DRAINS = 4,      /* a synchronous copy that leaves its stream idle */
     SC_M_ALLOCSITE = 8,   /* count the call site for SC303 */
+    SC_M_LEGACY = 16,     /* count the call site's legacy-stream work (SC103) */
 };
 
 typedef struct sc_op {
@@ -394,6 +395,7 @@ void sc_finding_add(unsigned rule, unsigned sev, unsigned api, unsigned rt, uint
                     uint64_t blocked_ns, int pending, uint64_t bytes);
 void sc_alloc_site_add(unsigned api, unsigned rt, uint64_t site, uint64_t bytes);
 void sc_redirect_add(unsigned api, unsigned rt, uint64_t site, unsigned outcome);
+void sc_legacy_site_add(unsigned api, unsigned rt, uint64_t site);
 void sc_findings_reset(void);
 
 /* ----------------------------------------------------------- report.c --- */

@@ -238,6 +238,24 @@ static void add_alloc_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     f->detail = strdup(d);
 }
 
+/* SC103 is judged over the whole run: once two or more threads have
+   submitted to the legacy stream, every call site that put work there
+   shares it with the others (DRV, 3. Stream synchronization behavior). */
+static void add_legacy_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
+{
+    build *b = arg;
+    int threads = atomic_load(&sc_g.legacy_threads);
+    if (threads < 2)
+        return;
+    sc_finding *f = new_finding(b, SC_RULE_SC103, SC_SEV_WARNING, k->api, k->rt, k->site);
+    if (!f)
+        return;
+    f->count = v->count;
+    char d[160];
+    snprintf(d, sizeof d, "%d host threads submitted to the legacy stream", threads);
+    f->detail = strdup(d);
+}
+
 static void add_redirect(const sc_agg_key *k, const sc_agg_val *v, void *arg)
 {
     build *b = arg;
@@ -380,6 +398,7 @@ void sc_shim_report(void)
     build b = {r, NULL, 0};
     sc_aggs_foreach(SC_AGG_FINDING, add_finding, &b);
     sc_aggs_foreach(SC_AGG_ALLOC, add_alloc_site, &b);
+    sc_aggs_foreach(SC_AGG_LEGACY, add_legacy_site, &b);
     sc_aggs_foreach(SC_AGG_REDIRECT, add_redirect, &b);
     fill_callsites(&b);
     free(b.sites);

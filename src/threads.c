@@ -175,6 +175,8 @@ void sc_shim_reset_times(void)
 }
 
 /* ------------------------------------------------------------- init --- */
+static void sc_finish(void);
+
 static void init_once(void)
 {
     sc_options_load(&sc_opt, option_warning);
@@ -204,6 +206,7 @@ static void init_once(void)
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     if (sc_opt.suppressions[0])
         sc_suppressions_preload(sc_opt.suppressions);
+    atexit(sc_finish);
     atomic_store(&sc_g.mode, SC_MODE_ACTIVE);
 }
 
@@ -229,14 +232,25 @@ void sc_init_slow(void)
 }
 
 /* ------------------------------------------------------------- exit --- */
-__attribute__((destructor)) static void sc_fini(void)
+/* The report is written by an atexit handler registered at initialization:
+   it runs after main returns but before the handlers registered earlier,
+   among them the CUDA runtime's own teardown (registered when the program's
+   kernels were registered, before main).  From then on the shim passes
+   every call through, so teardown is never judged as the program's work.
+   The destructor covers programs whose exit skips atexit handlers of
+   libraries (it does nothing if the report was written). */
+static void sc_finish(void)
 {
-    if (atomic_load(&sc_g.mode) != SC_MODE_ACTIVE || sc_g.pid != getpid())
+    static _Atomic int done;
+    if (atomic_load(&sc_g.mode) != SC_MODE_ACTIVE || sc_g.pid != getpid() || atomic_exchange(&done, 1))
         return;
     int saved = errno;
-    sc_thread *t = sc_tls_self;
-    if (t)
-        t->busy = 1;   /* calls made while we write the report are not ours to judge */
+    atomic_store(&sc_g.mode, SC_MODE_DISABLED);
     sc_shim_report();
     errno = saved;
+}
+
+__attribute__((destructor)) static void sc_fini(void)
+{
+    sc_finish();
 }
