@@ -778,6 +778,12 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         break;
     }
 
+    /* A call the driver rejected did nothing: no finding, and nothing to
+       count for SC103 or SC303.  (A query's NOT_READY is not a rejection.) */
+    if (r != CUDA_SUCCESS && !(r == CUDA_ERROR_NOT_READY && op->kind == SC_K_STREAM_QUERY)) {
+        op->nev = 0;
+        op->marks &= (uint8_t)~(SC_M_ALLOCSITE | SC_M_LEGACY);
+    }
     if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || op->redirected) {
         /* Python frames cost microseconds: skip them when all we have is
            the SC101 note that every launch of a one-stream program earns. */

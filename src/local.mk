@@ -7,11 +7,10 @@ src_libsccommon_la_SOURCES = \
 	src/rules.c src/rules.h src/rules.def \
 	src/options.c src/options.h src/options.def src/sc.h
 
-# The shim.  Hidden by default (-fvisibility=hidden); SC_EXPORT marks what
-# programs may bind to.  -Bsymbolic-functions keeps our own references to
-# our exports pointing at us; nodelete keeps it mapped if anyone dlcloses it.
-lib_LTLIBRARIES += src/libstreamcheck.la
-src_libstreamcheck_la_SOURCES = \
+# The shim's code, as a convenience library: the shared object below is
+# made of it, and the unit tests link it with a fake driver.
+noinst_LTLIBRARIES += src/libscshim.la
+src_libscshim_la_SOURCES = \
 	src/shim.h src/resolve.c src/dlsym_tramp.S \
 	src/hooks_driver.c src/hooks_runtime.c src/hooks_cublas.c \
 	src/hooks/README src/hooks/all.def src/hooks/launch.def src/hooks/copy.def \
@@ -20,8 +19,25 @@ src_libstreamcheck_la_SOURCES = \
 	src/threads.c src/modules.c src/streams.c src/hostmem.c \
 	src/analyze.c src/callsites.c src/callsites.h src/pyframes.c \
 	src/findings.c src/findings.h src/symbolize.c src/symbolize.h \
-	src/shim_report.c src/filter.h
-src_libstreamcheck_la_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS)
+	src/shim_report.c src/filter.h src/filter.c
+src_libscshim_la_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS)
+
+# The shim.  Hidden by default (-fvisibility=hidden); SC_EXPORT marks what
+# programs may bind to.  -Bsymbolic-functions keeps our own references to
+# our exports pointing at us; nodelete keeps it mapped if anyone dlcloses it.
+lib_LTLIBRARIES += src/libstreamcheck.la
+src_libstreamcheck_la_SOURCES =
 src_libstreamcheck_la_LDFLAGS = -module -avoid-version -no-undefined -shared \
 	-Wl,-Bsymbolic-functions -Wl,-z,nodelete
-src_libstreamcheck_la_LIBADD = src/libscreport.la src/libsccommon.la $(LIBUNWIND_LIBS) -ldl -lpthread
+src_libstreamcheck_la_LIBADD = src/libscshim.la src/libscreport.la src/libsccommon.la \
+	$(LIBUNWIND_LIBS) -ldl -lpthread
+# Automake wants a linker for an object-less library: the C one.
+nodist_EXTRA_src_libstreamcheck_la_SOURCES = src/dummy.c
+
+# The launcher.  It finds the shim, the simulator and the test apps relative
+# to itself, so it needs the configured directories.
+bin_PROGRAMS += src/streamcheck
+src_streamcheck_SOURCES = src/cli.c src/cli.h src/selftest.c
+src_streamcheck_CPPFLAGS = $(AM_CPPFLAGS) -DSC_BINDIR='"$(bindir)"' -DSC_LIBDIR='"$(libdir)"' \
+	-DSC_PKGLIBEXECDIR='"$(pkglibexecdir)"'
+src_streamcheck_LDADD = src/libscreport.la src/libsccommon.la

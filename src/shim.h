@@ -400,6 +400,8 @@ void sc_findings_reset(void);
 
 /* ----------------------------------------------------------- report.c --- */
 void sc_shim_report(void);   /* at exit */
+struct sc_report;
+struct sc_report *sc_shim_build_report(void);   /* the model, unfiltered; NULL if no calls */
 int sc_suppressions_preload(const char *path);
 
 /* Locks each module holds, taken around fork (threads.c). */

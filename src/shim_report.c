@@ -369,22 +369,23 @@ static void write_outputs(sc_report *r)
     fflush(stderr);
 }
 
-void sc_shim_report(void)
+/* The report as it stands: what the shim saw, before filters.  NULL when
+   no CUDA call went through the shim (a helper process of the program, or
+   a program that never used CUDA): then there is nothing to say. */
+sc_report *sc_shim_build_report(void)
 {
     count_acc *acc = calloc(1, sizeof *acc);
     if (!acc)
-        return;
+        return NULL;
     sc_threads_foreach(add_thread, acc);
     if (acc->total == 0) {
-        /* No CUDA call went through the shim: nothing to say (a helper
-           process of the program, or a program that never used CUDA). */
         free(acc);
-        return;
+        return NULL;
     }
     sc_report *r = sc_report_new();
     if (!r) {
         free(acc);
-        return;
+        return NULL;
     }
     r->tool_version = strdup(PACKAGE_VERSION);
     r->procs = calloc(1, sizeof *r->procs);
@@ -402,7 +403,14 @@ void sc_shim_report(void)
     sc_aggs_foreach(SC_AGG_REDIRECT, add_redirect, &b);
     fill_callsites(&b);
     free(b.sites);
+    return r;
+}
 
+void sc_shim_report(void)
+{
+    sc_report *r = sc_shim_build_report();
+    if (!r)
+        return;
     char err[512];
     if (sc_filter_apply(r, sc_opt.rules, sc_opt.ignore, sc_opt.suppressions[0] ? sc_opt.suppressions : NULL,
                         err, sizeof err))

@@ -1,0 +1,28 @@
+# expect.awk: turns "// expect: SC101 x10" comments of a test app into the
+# expectation file that streamcheck --selftest and the tests check
+# (format: libstreamcheck(7), EXPECTATIONS).
+#   // expect: RULE xN[, RULE xN...]   a finding at this file:line
+#   // expect-noloc: RULE xN           a finding with no source location
+#   // expect-api: NAME N              exactly N calls of driver function NAME
+BEGIN { n = split(FILENAME, parts, "/") }
+FNR == 1 { n = split(FILENAME, parts, "/"); base = parts[n]; print "# generated from " base }
+{
+    line = $0
+    if (match(line, /\/\/ expect: .*/)) {
+        spec = substr(line, RSTART + 11)
+        k = split(spec, items, ",")
+        for (i = 1; i <= k; i++) {
+            split(items[i], f, " ")
+            if (f[1] == "" ) continue
+            sub(/^x/, "", f[2])
+            print "finding " f[1] " " base ":" FNR " " f[2]
+        }
+    } else if (match(line, /\/\/ expect-noloc: .*/)) {
+        split(substr(line, RSTART + 17), f, " ")
+        sub(/^x/, "", f[2])
+        print "finding " f[1] " - " f[2]
+    } else if (match(line, /\/\/ expect-api: .*/)) {
+        split(substr(line, RSTART + 15), f, " ")
+        print "api " f[1] " " f[2]
+    }
+}

@@ -1,0 +1,620 @@
+/* test_rules.c: every rule, redirect decision and interception policy of
+ * the shim, driven through its real wrappers against a fake driver whose
+ * stream and memory state each test sets.  Check runs each test in a fork,
+ * so each starts from a fresh shim.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_driver.h"
+#include "findings.h"
+#include "report.h"
+#include "shim.h"
+
+/* Declared by cuda.h only in per-thread-default-stream builds. */
+extern __typeof__(*(PFN_cuLaunchKernel_v7000_ptsz)0) cuLaunchKernel_ptsz;
+
+/* -------------------------------------------------------- helpers --- */
+struct sum { unsigned rule; int sev; uint64_t count, pending; unsigned entries; };
+
+static void add_up(const sc_agg_key *k, const sc_agg_val *v, void *arg)
+{
+    struct sum *s = arg;
+    if (k->rule != s->rule || (s->sev >= 0 && k->sev != s->sev))
+        return;
+    s->count += v->count;
+    s->pending += v->pending;
+    s->entries++;
+}
+
+/* Events of rule (any severity when sev < 0) seen so far. */
+static uint64_t seen(unsigned rule, int sev)
+{
+    struct sum s = {rule, sev, 0, 0, 0};
+    sc_aggs_foreach(SC_AGG_FINDING, add_up, &s);
+    return s.count;
+}
+
+static uint64_t seen_pending(unsigned rule)
+{
+    struct sum s = {rule, -1, 0, 0, 0};
+    sc_aggs_foreach(SC_AGG_FINDING, add_up, &s);
+    return s.pending;
+}
+
+/* The report the shim would write now: count of rule in it. */
+static uint64_t reported(unsigned rule, int sev, unsigned *entries)
+{
+    sc_report *r = sc_shim_build_report();
+    uint64_t n = 0;
+    unsigned e = 0;
+    for (size_t i = 0; r && i < r->nfindings; i++)
+        if (r->findings[i].rule == (sc_rule_id)rule && (sev < 0 || (int)r->findings[i].severity == sev)) {
+            n += r->findings[i].count;
+            e++;
+        }
+    if (entries)
+        *entries = e;
+    sc_report_free(r);
+    return n;
+}
+
+static void setup(void)
+{
+    unsetenv("STREAMCHECK_REDIRECT");
+    unsetenv("STREAMCHECK_REDIRECT_METHOD");
+    unsetenv("STREAMCHECK_DISABLE");
+    unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    setenv("STREAMCHECK_FORMAT", "json", 1);
+    fake_install();
+}
+
+static void teardown(void)
+{
+    /* No report from a test process. */
+    atomic_store(&sc_g.mode, SC_MODE_DISABLED);
+}
+
+static CUresult launch(CUstream s)
+{
+    return cuLaunchKernel(NULL, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL);
+}
+
+static CUresult launch_pt(CUstream s)
+{
+    return cuLaunchKernel_ptsz(NULL, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL);
+}
+
+static CUstream make_stream(unsigned flags)
+{
+    CUstream s = NULL;
+    ck_assert_int_eq(cuStreamCreate(&s, flags), CUDA_SUCCESS);
+    return s;
+}
+
+/* ---------------------------------------------------------- SC101 --- */
+START_TEST(sc101_note_when_alone)
+{
+    cuInit(0);
+    launch(NULL);
+    launch(NULL);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_NOTE), 2);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_WARNING), 0);
+}
+END_TEST
+
+START_TEST(sc101_warning_with_another_stream)
+{
+    cuInit(0);
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    launch(s);
+    fake.busy[0] = 1;
+    launch(NULL);                /* legacy: s is busy */
+    fake.busy[0] = 0;
+    launch(CU_STREAM_LEGACY);    /* legacy by name: s has drained */
+    launch_pt(NULL);             /* per-thread stream: no finding */
+    launch(CU_STREAM_PER_THREAD);
+    launch(s);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_WARNING), 2);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_NOTE), 0);
+    ck_assert_uint_eq(seen_pending(SC_RULE_SC101), 1);
+}
+END_TEST
+
+START_TEST(rejected_call_is_no_finding)
+{
+    cuInit(0);
+    make_stream(CU_STREAM_NON_BLOCKING);
+    fake.fail_next = 1;
+    ck_assert_int_eq(launch(NULL), CUDA_ERROR_INVALID_VALUE);   /* the real result comes back */
+    ck_assert_uint_eq(seen(SC_RULE_SC101, -1), 0);
+    launch(NULL);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, -1), 1);
+}
+END_TEST
+
+/* ---------------------------------------------------------- SC102 --- */
+START_TEST(sc102_blocking_stream_counts_legacy_commands)
+{
+    cuInit(0);
+    CUstream s = make_stream(0);    /* blocking */
+    launch(s);
+    fake.busy[0] = 1;
+    launch(NULL);
+    fake.busy[0] = 0;
+    cuMemsetD8(0x1000, 0, 16);      /* a legacy memset counts too */
+    ck_assert_uint_eq(seen(SC_RULE_SC102, SC_SEV_WARNING), 2);
+    ck_assert_uint_eq(seen_pending(SC_RULE_SC102), 1);
+    make_stream(CU_STREAM_NON_BLOCKING);
+    launch(NULL);                   /* the non-blocking one does not */
+    ck_assert_uint_eq(seen(SC_RULE_SC102, -1), 3);
+}
+END_TEST
+
+/* ---------------------------------------------------------- SC103 --- */
+static void *legacy_thread(void *arg)
+{
+    (void)arg;
+    launch(NULL);
+    launch(NULL);
+    return NULL;
+}
+
+START_TEST(sc103_needs_two_threads)
+{
+    cuInit(0);
+    legacy_thread(NULL);
+    ck_assert_uint_eq(reported(SC_RULE_SC103, -1, NULL), 0);
+    pthread_t t;
+    pthread_create(&t, NULL, legacy_thread, NULL);
+    pthread_join(t, NULL);
+    /* Every legacy submission of the run, from both threads. */
+    ck_assert_uint_eq(reported(SC_RULE_SC103, SC_SEV_WARNING, NULL), 4);
+}
+END_TEST
+
+/* ---------------------------------------------------------- SC201 --- */
+START_TEST(sc201_blocking_copies_and_the_small_pageable_exception)
+{
+    cuInit(0);
+    static char pageable[1 << 20];
+    void *pinned = NULL;
+    CUdeviceptr d = 0;
+    cuMemAlloc(&d, 1 << 20);
+    cuMemHostAlloc(&pinned, 1 << 20, 0);
+    cuMemcpyHtoD(d, pinned, 1 << 20);       /* pinned: synchronous */
+    cuMemcpyHtoD(d, pageable, 65536);       /* pageable <= 64 KiB: returns once staged */
+    cuMemcpyHtoD(d, pageable, 65537);       /* pageable, larger: blocks */
+    cuMemcpyDtoH(pageable, d, 16);          /* device to host: always blocks */
+    cuMemcpyDtoD(d, d, 16);                 /* device to device: never blocks (SC204 instead) */
+    ck_assert_uint_eq(seen(SC_RULE_SC201, SC_SEV_WARNING), 3);
+}
+END_TEST
+
+/* ---------------------------------------------------------- SC202 --- */
+START_TEST(sc202_memset_on_the_legacy_stream)
+{
+    cuInit(0);
+    CUdeviceptr d = 0;
+    cuMemAlloc(&d, 4096);
+    cuMemsetD8(d, 0, 4096);                 /* no other stream: no barrier to speak of */
+    ck_assert_uint_eq(seen(SC_RULE_SC202, -1), 0);
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    cuMemsetD8(d, 0, 4096);
+    cuMemsetD8Async(d, 0, 4096, NULL);
+    cuMemsetD8Async(d, 0, 4096, s);         /* on its own stream: fine */
+    ck_assert_uint_eq(seen(SC_RULE_SC202, SC_SEV_WARNING), 2);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, -1), 0);   /* SC202 replaces SC101 for memsets */
+}
+END_TEST
+
+/* ---------------------------------------------------------- SC203 --- */
+START_TEST(sc203_classifies_pinned_and_pageable_exactly)
+{
+    cuInit(0);
+    static char pageable[4096], registered[8192];
+    void *pinned = NULL;
+    CUdeviceptr d = 0;
+    cuMemAlloc(&d, 8192);
+    cuMemHostAlloc(&pinned, 8192, 0);
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    cuMemcpyHtoDAsync(d, pageable, 4096, s);
+    cuMemcpyDtoHAsync(pageable, d, 4096, s);
+    cuMemcpyHtoDAsync(d, pinned, 4096, s);
+    cuMemcpyHtoDAsync(d, (char *)pinned + 4096, 4096, s);
+    /* Pinned where the shim could not see it: the driver says so. */
+    fake.registered = registered;
+    fake.registered_len = sizeof registered;
+    cuMemcpyHtoDAsync(d, registered + 100, 100, s);
+    cuMemcpyDtoHAsync(registered, d, 8192, s);
+    ck_assert_uint_eq(seen(SC_RULE_SC203, SC_SEV_WARNING), 2);
+    /* A copy that runs past the end of a pinned block is not pinned. */
+    cuMemcpyHtoDAsync(d, (char *)pinned + 4096, 8192, s);
+    ck_assert_uint_eq(seen(SC_RULE_SC203, -1), 3);
+}
+END_TEST
+
+START_TEST(pinned_memory_freed_becomes_pageable)
+{
+    cuInit(0);
+    void *pinned = NULL;
+    CUdeviceptr d = 0;
+    cuMemAlloc(&d, 4096);
+    cuMemHostAlloc(&pinned, 4096, 0);
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    cuMemcpyHtoDAsync(d, pinned, 4096, s);
+    ck_assert_uint_eq(seen(SC_RULE_SC203, -1), 0);
+    static char buf[4096];
+    cuMemHostRegister(buf, sizeof buf, 0);
+    cuMemcpyHtoDAsync(d, buf, 4096, s);
+    ck_assert_uint_eq(seen(SC_RULE_SC203, -1), 0);
+    cuMemHostUnregister(buf);
+    cuMemcpyHtoDAsync(d, buf, 4096, s);
+    ck_assert_uint_eq(seen(SC_RULE_SC203, -1), 1);
+}
+END_TEST
+
+/* ---------------------------------------------------------- SC204 --- */
+START_TEST(sc204_device_to_device_through_the_sync_api)
+{
+    cuInit(0);
+    CUdeviceptr a = 0, b = 0;
+    cuMemAlloc(&a, 64);
+    cuMemAlloc(&b, 64);
+    cuMemcpyDtoD(b, a, 64);
+    ck_assert_uint_eq(seen(SC_RULE_SC204, -1), 0);   /* no other stream */
+    make_stream(CU_STREAM_NON_BLOCKING);
+    cuMemcpyDtoD(b, a, 64);
+    cuMemcpy(b, a, 64);                              /* unified: both ends are device memory */
+    ck_assert_uint_eq(seen(SC_RULE_SC204, SC_SEV_WARNING), 2);
+}
+END_TEST
+
+/* ---------------------------------------------------- SC301 SC302 --- */
+START_TEST(sc301_only_while_work_is_pending)
+{
+    cuInit(0);
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    CUdeviceptr d = 0;
+    cuMemAlloc(&d, 64);                  /* nothing submitted yet */
+    launch(s);
+    fake.busy[0] = 1;
+    CUdeviceptr e = 0;
+    cuMemAlloc(&e, 64);
+    fake.busy[0] = 0;
+    cuMemFree(e);                        /* s has drained */
+    ck_assert_uint_eq(seen(SC_RULE_SC301, SC_SEV_WARNING), 1);
+    ck_assert_uint_eq(seen_pending(SC_RULE_SC301), 1);
+}
+END_TEST
+
+START_TEST(sc302_pinned_alloc_while_work_is_pending)
+{
+    cuInit(0);
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    launch(s);
+    fake.busy[0] = 1;
+    void *p = NULL;
+    static char buf[4096];
+    cuMemHostAlloc(&p, 64, 0);
+    cuMemHostRegister(buf, sizeof buf, 0);
+    cuMemHostUnregister(buf);
+    cuMemFreeHost(p);
+    ck_assert_uint_eq(seen(SC_RULE_SC302, SC_SEV_WARNING), 4);
+    ck_assert_uint_eq(seen(SC_RULE_SC301, -1), 0);
+}
+END_TEST
+
+/* ---------------------------------------------------------- SC303 --- */
+static void alloc_free(int n)
+{
+    for (int i = 0; i < n; i++) {
+        CUdeviceptr d = 0;
+        cuMemAlloc(&d, 64);
+        cuMemFree(d);
+    }
+}
+
+START_TEST(sc303_alloc_in_loop_at_the_threshold)
+{
+    cuInit(0);
+    for (int round = 0; round < 2; round++) {
+        alloc_free(round ? 1 : 9);      /* one call site for both rounds */
+        if (!round)
+            ck_assert_uint_eq(reported(SC_RULE_SC303, -1, NULL), 0);
+    }
+    unsigned entries = 0;
+    /* Ten at each of two call sites: the alloc and the free. */
+    ck_assert_uint_eq(reported(SC_RULE_SC303, SC_SEV_WARNING, &entries), 20);
+    ck_assert_uint_eq(entries, 2);
+}
+END_TEST
+
+/* ---------------------------------------------------- SC401 SC402 --- */
+START_TEST(sc401_severity_follows_the_busy_streams)
+{
+    cuInit(0);
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING), t = make_stream(CU_STREAM_NON_BLOCKING);
+    launch(s);
+    fake.busy[0] = 1;
+    cuCtxSynchronize();                  /* one stream busy: a stream sync would do */
+    ck_assert_uint_eq(seen(SC_RULE_SC401, SC_SEV_WARNING), 1);
+    launch(s);
+    launch(t);
+    fake.busy[1] = 1;
+    cuCtxSynchronize();                  /* two busy: a note */
+    ck_assert_uint_eq(seen(SC_RULE_SC401, SC_SEV_NOTE), 1);
+    cuCtxSynchronize();                  /* marks cleared by the last sync: nothing pending */
+    ck_assert_uint_eq(seen(SC_RULE_SC402, SC_SEV_NOTE), 1);
+}
+END_TEST
+
+START_TEST(sc401_frequent_becomes_a_warning)
+{
+    setenv("STREAMCHECK_SYNC_FREQUENT", "5", 1);
+    cuInit(0);
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING), t = make_stream(CU_STREAM_NON_BLOCKING);
+    fake.busy[0] = fake.busy[1] = 1;
+    for (int i = 0; i < 5; i++) {
+        launch(s);
+        launch(t);
+        cuCtxSynchronize();
+    }
+    unsetenv("STREAMCHECK_SYNC_FREQUENT");
+    ck_assert_uint_eq(seen(SC_RULE_SC401, SC_SEV_NOTE), 5);
+    ck_assert_uint_eq(reported(SC_RULE_SC401, SC_SEV_WARNING, NULL), 5);
+    ck_assert_uint_eq(reported(SC_RULE_SC401, SC_SEV_NOTE, NULL), 0);
+}
+END_TEST
+
+START_TEST(sc402_redundant_stream_and_event_syncs)
+{
+    cuInit(0);
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    cuStreamSynchronize(s);              /* nothing ever submitted */
+    launch(s);
+    fake.busy[0] = 1;
+    cuStreamSynchronize(s);              /* busy: fine */
+    fake.busy[0] = 0;
+    cuStreamSynchronize(s);              /* the last sync cleared it */
+    CUevent e = (CUevent)(uintptr_t)0xe1;
+    fake.event_done = 0;
+    cuEventSynchronize(e);
+    fake.event_done = 1;
+    cuEventSynchronize(e);
+    ck_assert_uint_eq(seen(SC_RULE_SC402, SC_SEV_NOTE), 3);
+}
+END_TEST
+
+/* ---------------------------------------------------------- SC501 --- */
+START_TEST(sc501_cache_config_while_busy)
+{
+    cuInit(0);
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    cuCtxSetCacheConfig(CU_FUNC_CACHE_PREFER_SHARED);
+    launch(s);
+    fake.busy[0] = 1;
+    cuCtxSetCacheConfig(CU_FUNC_CACHE_PREFER_L1);
+    ck_assert_uint_eq(seen(SC_RULE_SC501, SC_SEV_WARNING), 1);
+}
+END_TEST
+
+/* ---------------------------------------------------------- SC701 --- */
+START_TEST(sc701_more_busy_streams_than_queues)
+{
+    cuInit(0);
+    CUstream s[10];
+    for (int i = 0; i < 10; i++)
+        s[i] = make_stream(CU_STREAM_NON_BLOCKING);
+    for (int i = 0; i < 10; i++) {
+        launch(s[i]);
+        fake.busy[i] = 1;
+    }
+    ck_assert_uint_eq(seen(SC_RULE_SC701, SC_SEV_WARNING), 2);
+    /* Busy marks that turn out idle do not count. */
+    for (int i = 0; i < 10; i++)
+        fake.busy[i] = 0;
+    cuCtxSynchronize();
+    for (int i = 0; i < 9; i++) {
+        launch(s[i]);
+        fake.busy[i] = i < 4;
+    }
+    ck_assert_uint_eq(seen(SC_RULE_SC701, -1), 2);
+}
+END_TEST
+
+START_TEST(sc701_respects_max_connections)
+{
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "12", 1);
+    cuInit(0);
+    for (int i = 0; i < 10; i++) {
+        launch(make_stream(CU_STREAM_NON_BLOCKING));
+        fake.busy[i] = 1;
+    }
+    ck_assert_uint_eq(seen(SC_RULE_SC701, -1), 0);
+}
+END_TEST
+
+/* ---------------------------------------------------------- SC702 --- */
+START_TEST(sc702_both_directions_on_one_engine)
+{
+    fake.async_engines = 1;
+    cuInit(0);
+    void *h = NULL;
+    CUdeviceptr d = 0;
+    cuMemAlloc(&d, 4096);
+    cuMemHostAlloc(&h, 4096, 0);
+    CUstream up = make_stream(CU_STREAM_NON_BLOCKING), down = make_stream(CU_STREAM_NON_BLOCKING);
+    cuMemcpyHtoDAsync(d, h, 4096, up);
+    fake.busy[0] = 1;
+    cuMemcpyDtoHAsync(h, d, 4096, down);
+    cuMemcpyDtoHAsync(h, d, 4096, down);
+    ck_assert_uint_eq(seen(SC_RULE_SC702, SC_SEV_WARNING), 2);
+}
+END_TEST
+
+START_TEST(sc702_not_with_two_engines)
+{
+    cuInit(0);
+    void *h = NULL;
+    CUdeviceptr d = 0;
+    cuMemAlloc(&d, 4096);
+    cuMemHostAlloc(&h, 4096, 0);
+    CUstream up = make_stream(CU_STREAM_NON_BLOCKING), down = make_stream(CU_STREAM_NON_BLOCKING);
+    cuMemcpyHtoDAsync(d, h, 4096, up);
+    fake.busy[0] = 1;
+    cuMemcpyDtoHAsync(h, d, 4096, down);
+    ck_assert_uint_eq(seen(SC_RULE_SC702, -1), 0);
+}
+END_TEST
+
+/* --------------------------------------------------------- redirect --- */
+START_TEST(redirect_calls_the_per_thread_entry_point)
+{
+    setenv("STREAMCHECK_REDIRECT", "per-thread", 1);
+    cuInit(0);
+    make_stream(CU_STREAM_NON_BLOCKING);
+    launch(NULL);
+    ck_assert_int_eq(fake.launches_pt, 1);
+    ck_assert_ptr_eq(fake.last_launch_stream, NULL);
+    cuMemcpyHtoD(0x1000, "x", 1);               /* synchronous copies move to _ptds */
+    ck_assert_int_eq(fake.sync_pt, 1);
+    cuStreamSynchronize(NULL);                 /* and so does waiting on stream 0 */
+    ck_assert_int_eq(fake.sync_pt, 2);
+    launch(CU_STREAM_LEGACY);                  /* named explicitly: left alone */
+    ck_assert_int_eq(fake.launches_pt, 1);
+    ck_assert_ptr_eq(fake.last_launch_stream, CU_STREAM_LEGACY);
+}
+END_TEST
+
+START_TEST(redirect_by_handle)
+{
+    setenv("STREAMCHECK_REDIRECT", "per-thread", 1);
+    setenv("STREAMCHECK_REDIRECT_METHOD", "handle", 1);
+    cuInit(0);
+    launch(NULL);
+    ck_assert_int_eq(fake.launches_pt, 0);
+    ck_assert_ptr_eq(fake.last_launch_stream, CU_STREAM_PER_THREAD);
+}
+END_TEST
+
+START_TEST(redirect_refuses_with_blocking_streams_or_capture)
+{
+    setenv("STREAMCHECK_REDIRECT", "per-thread", 1);
+    cuInit(0);
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+    launch(s);                                 /* captured: no marks, no findings */
+    launch(NULL);
+    ck_assert_int_eq(fake.launches_pt, 0);     /* never during a capture */
+    CUgraph g;
+    cuStreamEndCapture(s, &g);
+    launch(NULL);
+    ck_assert_int_eq(fake.launches_pt, 1);
+    CUstream b = make_stream(0);               /* a blocking stream appears */
+    (void)b;
+    launch(NULL);
+    ck_assert_int_eq(fake.launches_pt, 1);     /* the legacy stream orders it: left alone */
+}
+END_TEST
+
+/* ---------------------------------------------------------- policy --- */
+START_TEST(disable_is_a_pure_pass_through)
+{
+    setenv("STREAMCHECK_DISABLE", "1", 1);
+    make_stream(CU_STREAM_NON_BLOCKING);
+    launch(NULL);
+    ck_assert_int_eq(fake.launches, 1);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, -1), 0);
+    ck_assert_ptr_null(sc_shim_build_report());
+}
+END_TEST
+
+START_TEST(errno_is_preserved)
+{
+    cuInit(0);
+    make_stream(CU_STREAM_NON_BLOCKING);
+    errno = 4242;
+    launch(NULL);                  /* slow path: a finding, a stack walk */
+    ck_assert_int_eq(errno, 4242);
+    errno = 77;
+    launch(CU_STREAM_PER_THREAD);  /* fast path */
+    ck_assert_int_eq(errno, 77);
+}
+END_TEST
+
+static uint64_t api_count(const sc_report *r, const char *api)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < r->ncounts; i++)
+        if (!strcmp(r->counts[i].api, api))
+            n += r->counts[i].calls;
+    return n;
+}
+
+START_TEST(api_counts_are_exact_per_entry_point)
+{
+    cuInit(0);
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    for (int i = 0; i < 7; i++)
+        launch(s);
+    for (int i = 0; i < 3; i++)
+        launch_pt(NULL);
+    sc_report *r = sc_shim_build_report();
+    ck_assert_ptr_nonnull(r);
+    ck_assert_uint_eq(api_count(r, "cuLaunchKernel"), 7);
+    ck_assert_uint_eq(api_count(r, "cuLaunchKernel_ptsz"), 3);
+    ck_assert_uint_eq(api_count(r, "cuStreamCreate"), 1);
+    ck_assert_uint_eq(api_count(r, "cuInit"), 1);
+    sc_report_free(r);
+}
+END_TEST
+
+static Suite *rules_suite(void)
+{
+    Suite *s = suite_create("rules");
+    TCase *tc = tcase_create("rules");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, sc101_note_when_alone);
+    tcase_add_test(tc, sc101_warning_with_another_stream);
+    tcase_add_test(tc, rejected_call_is_no_finding);
+    tcase_add_test(tc, sc102_blocking_stream_counts_legacy_commands);
+    tcase_add_test(tc, sc103_needs_two_threads);
+    tcase_add_test(tc, sc201_blocking_copies_and_the_small_pageable_exception);
+    tcase_add_test(tc, sc202_memset_on_the_legacy_stream);
+    tcase_add_test(tc, sc203_classifies_pinned_and_pageable_exactly);
+    tcase_add_test(tc, pinned_memory_freed_becomes_pageable);
+    tcase_add_test(tc, sc204_device_to_device_through_the_sync_api);
+    tcase_add_test(tc, sc301_only_while_work_is_pending);
+    tcase_add_test(tc, sc302_pinned_alloc_while_work_is_pending);
+    tcase_add_test(tc, sc303_alloc_in_loop_at_the_threshold);
+    tcase_add_test(tc, sc401_severity_follows_the_busy_streams);
+    tcase_add_test(tc, sc401_frequent_becomes_a_warning);
+    tcase_add_test(tc, sc402_redundant_stream_and_event_syncs);
+    tcase_add_test(tc, sc501_cache_config_while_busy);
+    tcase_add_test(tc, sc701_more_busy_streams_than_queues);
+    tcase_add_test(tc, sc701_respects_max_connections);
+    tcase_add_test(tc, sc702_both_directions_on_one_engine);
+    tcase_add_test(tc, sc702_not_with_two_engines);
+    tcase_add_test(tc, redirect_calls_the_per_thread_entry_point);
+    tcase_add_test(tc, redirect_by_handle);
+    tcase_add_test(tc, redirect_refuses_with_blocking_streams_or_capture);
+    tcase_add_test(tc, disable_is_a_pure_pass_through);
+    tcase_add_test(tc, errno_is_preserved);
+    tcase_add_test(tc, api_counts_are_exact_per_entry_point);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(rules_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
