@@ -49,6 +49,7 @@ static sc_expect *fail(sc_expect *e, char *err, size_t errlen, const char *where
             vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
             va_end(ap);
         }
+        sc_one_line(err);
     }
     sc_expect_free(e);
     return NULL;

@@ -387,8 +387,14 @@ static int check_duplicates(parser *ps, sc_json *obj)
             const sc_json_member *m = idx[i] > idx[i - 1] ? idx[i] : idx[i - 1];
             ps->failed = 0;
             if (ps->err && ps->errlen)
-                snprintf(ps->err, ps->errlen, "%u:%u: duplicate key \"%s\" in object",
-                         m->value.line, m->value.col, m->key);
+            {
+                snprintf(ps->err, ps->errlen, "%u:%u: duplicate key \"%.60s\" in object",
+                         m->line, m->col, m->key);
+                /* keep the message one printable line */
+                for (char *p = ps->err; *p; p++)
+                    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                        *p = '?';
+            }
             ps->failed = 1;
             rc = -1;
             break;
@@ -470,6 +476,8 @@ static int parse_object(parser *ps, sc_json *v, size_t depth)
         }
         sc_json_member *m = &v->members[v->len];
         memset(m, 0, sizeof *m);
+        m->line = ps->line;
+        m->col = col_of(ps, ps->p);
         if (parse_string(ps, &m->key, &m->keylen) < 0)
             return -1;
         skip_ws(ps);

@@ -42,6 +42,7 @@ struct sc_json {
 struct sc_json_member {
     char *key;
     size_t keylen;
+    unsigned line, col;          /* where the key starts */
     sc_json value;
 };
 

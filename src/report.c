@@ -748,6 +748,13 @@ int sc_severity_fails(sc_severity s, sc_fail_level l)
     return 0;
 }
 
+void sc_one_line(char *s)
+{
+    for (; s && *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
 const char *sc_basename(const char *path)
 {
     const char *s = strrchr(path, '/');

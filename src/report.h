@@ -268,6 +268,9 @@ int sc_severity_fails(sc_severity s, sc_fail_level l);
 /* Reads a whole file (at most max bytes) into a NUL-terminated malloc'd
    buffer.  0, or -1 with "PATH: reason" in err. */
 int sc_read_file(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen);
+/* Replaces control characters with '?', so that an error message quoting
+   input stays one printable line. */
+void sc_one_line(char *s);
 /* The last path component (the string itself when it has no '/'). */
 const char *sc_basename(const char *path);
 

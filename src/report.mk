@@ -27,3 +27,39 @@ tests_golden_golden_report_SOURCES = tests/golden/golden-report.c \
 	tests/golden/fixture.c tests/golden/fixture.h
 tests_golden_golden_report_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/golden
 tests_golden_golden_report_LDADD = $(SC_REPORT_LIBS)
+
+# Check unit tests; they speak TAP through CK_TAP_LOG_FILE_NAME=-.
+SC_UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+SC_UNIT_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/golden
+SC_UNIT_LDADD = $(SC_REPORT_LIBS) $(CHECK_LIBS)
+
+check_PROGRAMS += tests/unit/test-json
+tests_unit_test_json_SOURCES = tests/unit/test-json.c
+tests_unit_test_json_CFLAGS = $(SC_UNIT_CFLAGS)
+tests_unit_test_json_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
+tests_unit_test_json_LDADD = $(SC_UNIT_LDADD)
+TESTS += tests/unit/test-json
+
+check_PROGRAMS += tests/unit/test-report
+tests_unit_test_report_SOURCES = tests/unit/test-report.c \
+	tests/golden/fixture.c tests/golden/fixture.h
+tests_unit_test_report_CFLAGS = $(SC_UNIT_CFLAGS)
+tests_unit_test_report_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
+tests_unit_test_report_LDADD = $(SC_UNIT_LDADD)
+TESTS += tests/unit/test-report
+
+check_PROGRAMS += tests/unit/test-suppress
+tests_unit_test_suppress_SOURCES = tests/unit/test-suppress.c \
+	tests/golden/fixture.c tests/golden/fixture.h
+tests_unit_test_suppress_CFLAGS = $(SC_UNIT_CFLAGS)
+tests_unit_test_suppress_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
+tests_unit_test_suppress_LDADD = $(SC_UNIT_LDADD)
+TESTS += tests/unit/test-suppress
+
+check_PROGRAMS += tests/unit/test-expect
+tests_unit_test_expect_SOURCES = tests/unit/test-expect.c \
+	tests/golden/fixture.c tests/golden/fixture.h
+tests_unit_test_expect_CFLAGS = $(SC_UNIT_CFLAGS)
+tests_unit_test_expect_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
+tests_unit_test_expect_LDADD = $(SC_UNIT_LDADD)
+TESTS += tests/unit/test-expect

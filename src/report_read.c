@@ -40,6 +40,7 @@ static int bad(ctx *c, const char *where, const char *fmt, ...)
         vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
         va_end(ap);
     }
+    sc_one_line(c->err);
     return -1;
 }
 

@@ -49,6 +49,7 @@ static sc_suppressions *fail(sc_suppressions *s, char *err, size_t errlen, const
             vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
             va_end(ap);
         }
+        sc_one_line(err);
     }
     sc_suppress_free(s);
     return NULL;
