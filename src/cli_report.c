@@ -165,7 +165,6 @@ static int parse_args(int argc, char **argv, cli *c, int *done)
     optind = 0;
     opterr = 0;
     for (;;) {
-        int prev = optind ? optind : 1;
         int o = getopt_long(argc, argv, ":f:o:n:vh", opts, NULL);
         if (o == -1)
             break;
@@ -230,12 +229,19 @@ static int parse_args(int argc, char **argv, cli *c, int *done)
             sc_cli_report_usage(stdout);
             *done = 1;
             return 0;
+        /* GNU getopt has stepped past a long option and permuted argv so
+           that argv[optind - 1] is it; optopt is 0 for an unknown long
+           option and the option's character otherwise. */
         case ':':
-            return usage_error("option '%s' needs an argument", argv[prev]);
+            if (optopt < 256 && strncmp(argv[optind - 1], "--", 2))
+                return usage_error("option '-%c' needs an argument", optopt);
+            return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default:
-            if (optopt && optopt < 256)
-                return usage_error("unknown option '-%c'", optopt);
-            return usage_error("unknown option '%s'", argv[prev]);
+            if (!optopt)
+                return usage_error("unknown option '%s'", argv[optind - 1]);
+            if (!strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '='))
+                return usage_error("option '%s' takes no argument", argv[optind - 1]);
+            return usage_error("unknown option '-%c'", optopt);
         }
     }
     return 0;

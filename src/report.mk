@@ -63,3 +63,45 @@ tests_unit_test_expect_CFLAGS = $(SC_UNIT_CFLAGS)
 tests_unit_test_expect_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
 tests_unit_test_expect_LDADD = $(SC_UNIT_LDADD)
 TESTS += tests/unit/test-expect
+
+# Golden files: the fixture rendered in every format, compared byte for byte.
+SC_GOLDEN = \
+	tests/golden/single.txt tests/golden/merged.txt tests/golden/merged-verbose.txt \
+	tests/golden/empty.txt tests/golden/single.json tests/golden/merged.json \
+	tests/golden/empty.json tests/golden/merged.sarif tests/golden/empty.sarif \
+	tests/golden/merged.xml tests/golden/merged-never.xml
+EXTRA_DIST += tests/golden/cases tests/golden/tap.sh $(SC_GOLDEN)
+dist_check_SCRIPTS += tests/golden/golden.sh
+TESTS += tests/golden/golden.sh
+
+# Rewrites the golden files from the current renderers; review the diff.
+update-golden: tests/golden/golden-report$(EXEEXT)
+	$(AM_V_at)grep -v '^#' $(srcdir)/tests/golden/cases | while read -r name case format; do \
+	  echo "  GOLDEN   tests/golden/$$name"; \
+	  tests/golden/golden-report$(EXEEXT) $$case $$format > $(srcdir)/tests/golden/$$name.tmp && \
+	  mv -f $(srcdir)/tests/golden/$$name.tmp $(srcdir)/tests/golden/$$name || exit 1; \
+	done
+.PHONY: update-golden
+
+# `streamcheck report` without the launcher (which is built elsewhere).
+check_PROGRAMS += tests/unit/report-cli
+tests_unit_report_cli_SOURCES = tests/unit/report-cli.c
+tests_unit_report_cli_LDADD = $(SC_REPORT_LIBS)
+dist_check_SCRIPTS += tests/golden/report-cli.sh
+TESTS += tests/golden/report-cli.sh
+
+# SARIF output against the vendored OASIS schema (tests/sarif/README).
+if HAVE_JSONSCHEMA
+SC_HAVE_JSONSCHEMA = yes
+else
+SC_HAVE_JSONSCHEMA = no
+endif
+tests/sarif/jsonschema.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/sarif && echo "have_jsonschema=$(SC_HAVE_JSONSCHEMA)" > $@
+check_SCRIPTS += tests/sarif/jsonschema.sh
+CLEANFILES += tests/sarif/jsonschema.sh
+EXTRA_DIST += tests/sarif/README tests/sarif/sarif-schema-2.1.0.json tests/sarif/validate.py
+dist_check_SCRIPTS += tests/sarif/validate.sh
+TESTS += tests/sarif/validate.sh
+dist_check_SCRIPTS += tests/golden/junit.sh
+TESTS += tests/golden/junit.sh

@@ -2,7 +2,7 @@
  * for the golden tests and 'make update-golden'.
  *
  *     golden-report CASE FORMAT
- *     CASE    single | merged | empty
+ *     CASE    single (process A) | b (process B) | merged | empty
  *     FORMAT  text | text-verbose | json | sarif | junit | junit-never
  */
 #include "config.h"
@@ -16,12 +16,14 @@
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: golden-report single|merged|empty FORMAT\n");
+        fprintf(stderr, "usage: golden-report single|b|merged|empty FORMAT\n");
         return 2;
     }
     sc_report *r;
     if (!strcmp(argv[1], "single"))
         r = fixture_process_a();
+    else if (!strcmp(argv[1], "b"))
+        r = fixture_process_b();
     else if (!strcmp(argv[1], "merged"))
         r = fixture_merged();
     else if (!strcmp(argv[1], "empty")) {
