@@ -17,9 +17,12 @@
 #include "rules.h"
 
 /* Text for roff: backslashes and minus signs escaped (options and names
-   must copy-paste as ASCII), and a line never starts with a control
-   character. */
-static void roff(FILE *out, const char *s, int in_macro_arg)
+   must copy-paste as ASCII), a line never starts with a control character,
+   and in prose a slash may end a line (lists such as
+   cudaHostAlloc/cudaMallocHost/... are otherwise one unbreakable word). */
+enum { PROSE, CODE, MACRO_ARG };
+
+static void roff(FILE *out, const char *s, int mode)
 {
     int bol = 1;
     for (; *s; s++) {
@@ -30,7 +33,10 @@ static void roff(FILE *out, const char *s, int in_macro_arg)
         case '\\': fputs("\\e", out); break;
         case '-': fputs("\\-", out); break;
         case '"':
-            fputs(in_macro_arg ? "\\(dq" : "\"", out);
+            fputs(mode == MACRO_ARG ? "\\(dq" : "\"", out);
+            break;
+        case '/':
+            fputs(mode == PROSE ? "/\\:" : "/", out);
             break;
         case '\n':
             fputc('\n', out);
@@ -44,14 +50,14 @@ static void roff(FILE *out, const char *s, int in_macro_arg)
 static void code(FILE *out, const char *label, const char *text)
 {
     fprintf(out, ".PP\n%s\n.RS 4\n.EX\n", label);
-    roff(out, text, 0);
+    roff(out, text, CODE);
     fputs("\n.EE\n.RE\n", out);
 }
 
 static void para(FILE *out, const char *label, const char *text)
 {
     fprintf(out, ".TP\n.I %s\n", label);
-    roff(out, text, 0);
+    roff(out, text, PROSE);
     fputc('\n', out);
 }
 
@@ -60,13 +66,13 @@ static void rule_list(FILE *out)
     for (int i = 0; i < SC_NRULES; i++) {
         const sc_rule_info *r = &sc_rules[i];
         fputs(".TP\n.B \"", out);
-        roff(out, r->id, 1);
+        roff(out, r->id, MACRO_ARG);
         fputc(' ', out);
-        roff(out, r->name, 1);
+        roff(out, r->name, MACRO_ARG);
         fputs("\"\n(", out);
-        roff(out, sc_severity_name(r->severity), 0);
+        roff(out, sc_severity_name(r->severity), PROSE);
         fputs(") ", out);
-        roff(out, r->summary, 0);
+        roff(out, r->summary, PROSE);
         fputs(".\n", out);
     }
 }
@@ -76,11 +82,11 @@ static void rules(FILE *out)
     for (int i = 0; i < SC_NRULES; i++) {
         const sc_rule_info *r = &sc_rules[i];
         fputs(".SS \"", out);
-        roff(out, r->id, 1);
+        roff(out, r->id, MACRO_ARG);
         fputc(' ', out);
-        roff(out, r->name, 1);
+        roff(out, r->name, MACRO_ARG);
         fputs("\"\n", out);
-        roff(out, r->summary, 0);
+        roff(out, r->summary, PROSE);
         fputs(".\n", out);
         para(out, "Default severity", sc_severity_name(r->severity));
         para(out, "When it fires", r->detail);

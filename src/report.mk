@@ -105,3 +105,5 @@ dist_check_SCRIPTS += tests/sarif/validate.sh
 TESTS += tests/sarif/validate.sh
 dist_check_SCRIPTS += tests/golden/junit.sh
 TESTS += tests/golden/junit.sh
+dist_check_SCRIPTS += tests/golden/man-page.sh
+TESTS += tests/golden/man-page.sh
