@@ -112,21 +112,43 @@ typedef struct sc_report {
     sc_redirect *redirects;  size_t nredirects;
 } sc_report;
 
+/* Which findings fail a run (JUnit failures, `streamcheck report` exit
+   status).  Zero is the default so that a zeroed sc_render_opts works. */
+typedef enum sc_fail_level {
+    SC_FAIL_DEFAULT = 0, /* JUnit: warning; the report tool: error */
+    SC_FAIL_NOTE,
+    SC_FAIL_WARNING,
+    SC_FAIL_ERROR,
+    SC_FAIL_NEVER,
+} sc_fail_level;
+
 /* Options a renderer honours. */
 typedef struct sc_render_opts {
     int color;          /* text: ANSI colour */
     unsigned max_frames;/* text: frames shown per call site (0 = 4) */
     int verbose;        /* text: also list per-library api counts */
+    const char *srcroot;/* SARIF: artifact URIs below this directory are made
+                           relative to it (uriBaseId SRCROOT); NULL: none */
+    sc_fail_level fail_on; /* JUnit: lowest severity that fails a test case */
 } sc_render_opts;
 
 /* ---- model (report.c) ---- */
 sc_report *sc_report_new(void);
 void sc_report_free(sc_report *r);
 const sc_callsite *sc_report_callsite(const sc_report *r, const char *id);
-/* Sorts findings (severity, then count), counts and callsites, so every
-   renderer prints in the same, reproducible order. */
+/* Sorts findings (severity desc, count desc, rule, call site, then every
+   other field), api counts (calls desc, api, library), call sites (in the
+   order findings, then redirects, first name them; the rest by id) and
+   redirects (api, call-site order, outcome, process), so every renderer
+   prints in the same, reproducible order.  Processes keep their order:
+   findings refer to them by index. */
 void sc_report_sort(sc_report *r);
-/* Appends src to dst, renumbering processes and merging identical call sites. */
+/* Appends src to dst: processes are appended and the findings and redirects
+   of src keep their process, renumbered past dst's; a call site whose id dst
+   already has is kept once; api counts are summed per (library, api) across
+   processes -- per-process rows are not kept, and a summed row keeps the
+   process of the first report that had it.  Returns 0, or -1 with errno set
+   and dst unchanged. */
 int sc_report_merge(sc_report *dst, const sc_report *src);
 /* Totals by severity over all findings. */
 void sc_report_totals(const sc_report *r, uint64_t *errors, uint64_t *warnings, uint64_t *notes);
@@ -138,7 +160,9 @@ int sc_render_sarif(const sc_report *r, FILE *out);
 int sc_render_junit(const sc_report *r, FILE *out);
 
 /* The one line CI greps, without a newline:
-   "streamcheck: N findings (E errors, W warnings, I notes)" */
+   "streamcheck: N findings (E errors, W warnings, I notes)".  N counts
+   findings entries (aggregates per process, rule, api and call site), not
+   events; the words stay plural for every N so one pattern matches. */
 void sc_summary_line(const sc_report *r, char *buf, size_t len);
 
 /* Writes DIR/<exe>.<pid>.streamcheck.<ext> through a temporary file and
@@ -147,8 +171,115 @@ void sc_summary_line(const sc_report *r, char *buf, size_t len);
 int sc_report_write_file(const sc_report *r, sc_format fmt, const char *dir,
                          const char *exe_base, long pid, char *path_out, size_t path_len);
 
+/* Writes DIR/NAME.streamcheck.<ext> the same way (the report tool's merged
+   files), rendering with o (NULL: defaults). */
+int sc_report_write_named(const sc_report *r, sc_format fmt, const sc_render_opts *o,
+                          const char *dir, const char *name, char *path_out, size_t path_len);
+/* Seconds (sc_process times) as integer microseconds, rounded. */
+int64_t sc_seconds_to_micro(double t);
+/* "txt", "json", "sarif", "xml"; NULL for anything else. */
+const char *sc_format_ext(sc_format fmt);
+/* Renders one format with options (NULL: defaults); the four functions
+   above are this with defaults. */
+int sc_render(const sc_report *r, sc_format fmt, FILE *out, const sc_render_opts *o);
+int sc_render_sarif_opts(const sc_report *r, FILE *out, const sc_render_opts *o);
+int sc_render_junit_opts(const sc_report *r, FILE *out, const sc_render_opts *o);
+
 /* ---- reader (report_read.c): parses a JSON report and merges it into r.
-   Returns 0, or -1 with a one-line reason in err (file name included). */
+   Returns 0, or -1 with a one-line reason in err (file name included).
+   On error r is unchanged. */
 int sc_report_read_json(sc_report *r, const char *path, char *err, size_t errlen);
+/* The same for a report already in memory; name is used in messages. */
+int sc_report_parse_json(sc_report *r, const char *text, size_t len, const char *name,
+                         char *err, size_t errlen);
+
+/* ---- building a report (report.c).  Each appends a zeroed entry and
+   returns it, or NULL with errno set.  The pointer is valid until the next
+   append to the same array. ---- */
+sc_process *sc_report_add_process(sc_report *r);
+sc_finding *sc_report_add_finding(sc_report *r);
+sc_redirect *sc_report_add_redirect(sc_report *r);
+/* A new call site with this id (16 hex digits); NULL with EEXIST if the
+   report has one already. */
+sc_callsite *sc_report_add_callsite(sc_report *r, const char *id);
+/* Adds calls to the (library, api) row, creating it for process. */
+int sc_report_add_count(sc_report *r, const char *library, const char *api, uint64_t calls,
+                        unsigned process);
+/* Append a frame; strings are copied, NULL stays NULL.  0 or -1. */
+int sc_callsite_add_frame(sc_callsite *cs, const char *module, uint64_t offset,
+                          const char *function, const char *file, unsigned line);
+int sc_callsite_add_pyframe(sc_callsite *cs, const char *file, unsigned line,
+                            const char *function);
+/* Free what an entry owns (not the entry itself). */
+void sc_finding_clear(sc_finding *f);
+void sc_callsite_clear(sc_callsite *cs);
+/* strdup that passes NULL through (and sets errno on failure). */
+char *sc_strdup(const char *s);
+
+/* ---- helpers shared by the renderers, the filters and the checker ---- */
+/* Call sites by id in O(1): an open-addressing table of indices into a
+   call-site array (merging thousands of ranks stays linear). */
+typedef struct sc_idmap {
+    size_t *slot;       /* index + 1; 0 = empty */
+    size_t cap, n;
+} sc_idmap;
+/* Room for n ids.  0 or -1 (ENOMEM). */
+int sc_idmap_init(sc_idmap *m, size_t n);
+/* Adds cs[idx]; -1 with EEXIST when its id is there already (the first one
+   stays), ENOSPC when more than n were added. */
+int sc_idmap_add(sc_idmap *m, const sc_callsite *cs, size_t idx);
+long sc_idmap_find(const sc_idmap *m, const sc_callsite *cs, const char *id);
+void sc_idmap_free(sc_idmap *m);
+/* Calls per api summed over libraries and processes, calls descending,
+   then by name.  A malloc'd array for the caller to free (the names point
+   into r), or NULL on ENOMEM. */
+typedef struct sc_api_total {
+    const char *api;
+    uint64_t calls;
+} sc_api_total;
+sc_api_total *sc_api_totals(const sc_report *r, size_t *n);
+/* Index of a call site, or -1. */
+long sc_report_callsite_index(const sc_report *r, const char *id);
+/* The frame a person would open: the innermost Python frame with file and
+   line, else the innermost native one.  Returns 0 and fills the pointers
+   (function may be NULL), or -1 when no frame has a source location. */
+int sc_callsite_source(const sc_callsite *cs, const char **file, unsigned *line,
+                       const char **function);
+/* One line about a finding's numbers: "cudaMemcpyAsync -> cuMemcpyDtoHAsync_v2:
+   128 calls, host blocked 45.210 ms, other streams busy at 96 of 128,
+   est. time lost <= 33.900 ms (upper bound), 512.0 MiB". */
+void sc_finding_line(const sc_finding *f, char *buf, size_t len);
+/* Where a finding happened, for one line: the source frame as
+   sc_callsite_source picks it ("train.py:42 in step()", "main (app.cu:42)"),
+   else the innermost frame, else "no call site". */
+void sc_callsite_where(const sc_callsite *cs, char *buf, size_t len);
+/* "step (train.py:42)" style renderings, see report.c. */
+void sc_frame_format(const sc_frame *f, char *buf, size_t len);
+void sc_pyframe_format(const sc_pyframe *f, char *buf, size_t len);
+/* "850 ns", "4.210 us", "45.210 ms", "12.500 s"; no locale involved. */
+void sc_format_ns(uint64_t ns, char *buf, size_t len);
+/* "512 B", "64.0 KiB", "512.0 MiB". */
+void sc_format_bytes(uint64_t bytes, char *buf, size_t len);
+/* Parses "error", "warning", "note" or "never".  0 or -1. */
+int sc_fail_level_parse(const char *s, sc_fail_level *out);
+/* Whether a finding of severity s fails at level l (l already resolved,
+   not SC_FAIL_DEFAULT). */
+int sc_severity_fails(sc_severity s, sc_fail_level l);
+/* Reads a whole file (at most max bytes) into a NUL-terminated malloc'd
+   buffer.  0, or -1 with "PATH: reason" in err. */
+int sc_read_file(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen);
+/* Replaces control characters with '?', so that an error message quoting
+   input stays one printable line. */
+void sc_one_line(char *s);
+/* The last path component (the string itself when it has no '/'). */
+const char *sc_basename(const char *path);
+
+/* ---- the report tool (cli_report.c) ---- */
+/* `streamcheck report ...`; argv[0] is "report".  Returns the exit status. */
+int sc_cli_report(int argc, char **argv);
+/* The usage text of `streamcheck report`. */
+void sc_cli_report_usage(FILE *out);
+/* `--list-rules`: id, name, default severity and summary, aligned. */
+void sc_print_rules(FILE *out);
 
 #endif /* SC_REPORT_H */

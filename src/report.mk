@@ -1,1 +1,109 @@
 # src/report.mk: the report model, renderers, reader and the report tool.
+
+# Linked into the shim (a shared object, hence PIC: libtool builds
+# convenience libraries PIC) and into the launcher.  No CUDA here.
+noinst_LTLIBRARIES += src/libscreport.la
+src_libscreport_la_SOURCES = \
+	src/report.c src/report.h \
+	src/report_text.c src/report_json.c src/report_read.c \
+	src/report_sarif.c src/report_junit.c \
+	src/json.c src/json.h \
+	src/suppress.c src/suppress.h \
+	src/expect.c src/expect.h \
+	src/cli_report.c
+
+# Link both: libscrules.la is not folded into libscreport.la, so that the
+# shim, which links both, does not get the catalogue twice.
+SC_REPORT_LIBS = src/libscreport.la src/libscrules.la
+
+# The man page generator (man/local.mk runs it).
+noinst_PROGRAMS += src/gen-man-rules
+src_gen_man_rules_SOURCES = src/gen-man-rules.c
+src_gen_man_rules_LDADD = src/libscrules.la
+
+# ---------------------------------------------------------------- tests ---
+check_PROGRAMS += tests/golden/golden-report
+tests_golden_golden_report_SOURCES = tests/golden/golden-report.c \
+	tests/golden/fixture.c tests/golden/fixture.h
+tests_golden_golden_report_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/golden
+tests_golden_golden_report_LDADD = $(SC_REPORT_LIBS)
+
+# Check unit tests; they speak TAP through CK_TAP_LOG_FILE_NAME=-.
+SC_UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+SC_UNIT_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/golden
+SC_UNIT_LDADD = $(SC_REPORT_LIBS) $(CHECK_LIBS)
+
+check_PROGRAMS += tests/unit/test-json
+tests_unit_test_json_SOURCES = tests/unit/test-json.c
+tests_unit_test_json_CFLAGS = $(SC_UNIT_CFLAGS)
+tests_unit_test_json_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
+tests_unit_test_json_LDADD = $(SC_UNIT_LDADD)
+TESTS += tests/unit/test-json
+
+check_PROGRAMS += tests/unit/test-report
+tests_unit_test_report_SOURCES = tests/unit/test-report.c \
+	tests/golden/fixture.c tests/golden/fixture.h
+tests_unit_test_report_CFLAGS = $(SC_UNIT_CFLAGS)
+tests_unit_test_report_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
+tests_unit_test_report_LDADD = $(SC_UNIT_LDADD)
+TESTS += tests/unit/test-report
+
+check_PROGRAMS += tests/unit/test-suppress
+tests_unit_test_suppress_SOURCES = tests/unit/test-suppress.c \
+	tests/golden/fixture.c tests/golden/fixture.h
+tests_unit_test_suppress_CFLAGS = $(SC_UNIT_CFLAGS)
+tests_unit_test_suppress_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
+tests_unit_test_suppress_LDADD = $(SC_UNIT_LDADD)
+TESTS += tests/unit/test-suppress
+
+check_PROGRAMS += tests/unit/test-expect
+tests_unit_test_expect_SOURCES = tests/unit/test-expect.c \
+	tests/golden/fixture.c tests/golden/fixture.h
+tests_unit_test_expect_CFLAGS = $(SC_UNIT_CFLAGS)
+tests_unit_test_expect_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
+tests_unit_test_expect_LDADD = $(SC_UNIT_LDADD)
+TESTS += tests/unit/test-expect
+
+# Golden files: the fixture rendered in every format, compared byte for byte.
+SC_GOLDEN = \
+	tests/golden/single.txt tests/golden/merged.txt tests/golden/merged-verbose.txt \
+	tests/golden/empty.txt tests/golden/single.json tests/golden/merged.json \
+	tests/golden/empty.json tests/golden/merged.sarif tests/golden/empty.sarif \
+	tests/golden/merged.xml tests/golden/merged-never.xml
+EXTRA_DIST += tests/golden/cases tests/golden/tap.sh $(SC_GOLDEN)
+dist_check_SCRIPTS += tests/golden/golden.sh
+TESTS += tests/golden/golden.sh
+
+# Rewrites the golden files from the current renderers; review the diff.
+update-golden: tests/golden/golden-report$(EXEEXT)
+	$(AM_V_at)grep -v '^#' $(srcdir)/tests/golden/cases | while read -r name case format; do \
+	  echo "  GOLDEN   tests/golden/$$name"; \
+	  tests/golden/golden-report$(EXEEXT) $$case $$format > $(srcdir)/tests/golden/$$name.tmp && \
+	  mv -f $(srcdir)/tests/golden/$$name.tmp $(srcdir)/tests/golden/$$name || exit 1; \
+	done
+.PHONY: update-golden
+
+# `streamcheck report` without the launcher (which is built elsewhere).
+check_PROGRAMS += tests/unit/report-cli
+tests_unit_report_cli_SOURCES = tests/unit/report-cli.c
+tests_unit_report_cli_LDADD = $(SC_REPORT_LIBS)
+dist_check_SCRIPTS += tests/golden/report-cli.sh
+TESTS += tests/golden/report-cli.sh
+
+# SARIF output against the vendored OASIS schema (tests/sarif/README).
+if HAVE_JSONSCHEMA
+SC_HAVE_JSONSCHEMA = yes
+else
+SC_HAVE_JSONSCHEMA = no
+endif
+tests/sarif/jsonschema.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests/sarif && echo "have_jsonschema=$(SC_HAVE_JSONSCHEMA)" > $@
+check_SCRIPTS += tests/sarif/jsonschema.sh
+CLEANFILES += tests/sarif/jsonschema.sh
+EXTRA_DIST += tests/sarif/README tests/sarif/sarif-schema-2.1.0.json tests/sarif/validate.py
+dist_check_SCRIPTS += tests/sarif/validate.sh
+TESTS += tests/sarif/validate.sh
+dist_check_SCRIPTS += tests/golden/junit.sh
+TESTS += tests/golden/junit.sh
+dist_check_SCRIPTS += tests/golden/man-page.sh
+TESTS += tests/golden/man-page.sh

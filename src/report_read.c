@@ -1,0 +1,609 @@
+/* report_read.c: reads a JSON report back into the model.
+ *
+ * Reports come from other machines and other versions, so the reader is
+ * strict about what it uses -- every field of schema version 1 must be
+ * there with its type -- and quiet about what it does not: unknown members
+ * are ignored (adding fields does not bump the version), and the derived
+ * members (summary, api_counts, process) are type-checked and recomputed.
+ * Every error is one line: "FILE: where: what". */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "report.h"
+
+typedef struct ctx {
+    const char *name;
+    char *err;
+    size_t errlen;
+    int failed;
+} ctx;
+
+__attribute__((format(printf, 3, 4)))
+static int bad(ctx *c, const char *where, const char *fmt, ...)
+{
+    if (c->failed)
+        return -1;
+    c->failed = 1;
+    if (!c->err || !c->errlen)
+        return -1;
+    int n = snprintf(c->err, c->errlen, "%s: %s%s", c->name, where ? where : "", where ? ": " : "");
+    if (n >= 0 && (size_t)n < c->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    sc_one_line(c->err);
+    return -1;
+}
+
+static int nomem(ctx *c)
+{
+    return bad(c, NULL, "out of memory");
+}
+
+/* "what was found", for messages: the type, or the number as written. */
+static const char *found(const sc_json *v, char *buf, size_t len)
+{
+    if (v->type == SC_JSON_NUMBER) {
+        snprintf(buf, len, "%s", v->s);
+        return buf;
+    }
+    return sc_json_type_desc(v->type);
+}
+
+typedef struct where {
+    char s[160];
+} where;
+
+__attribute__((format(printf, 2, 3)))
+static void at(where *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->s, sizeof w->s, fmt, ap);
+    va_end(ap);
+}
+
+static const sc_json *member(ctx *c, const sc_json *obj, const char *path, const char *key)
+{
+    const sc_json *v = sc_json_get(obj, key);
+    char p[200];
+    if (!v) {
+        snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", key);
+        bad(c, p, "missing");
+    }
+    return v;
+}
+
+static void path_of(char *p, size_t len, const char *path, const char *key)
+{
+    snprintf(p, len, "%s%s%s", path, *path ? "." : "", key);
+}
+
+static int get_u64(ctx *c, const sc_json *obj, const char *path, const char *key, uint64_t *out)
+{
+    char p[200], b[80];
+    const sc_json *v = member(c, obj, path, key);
+    if (!v)
+        return -1;
+    if (sc_json_u64(v, out) < 0) {
+        path_of(p, sizeof p, path, key);
+        return bad(c, p, "expected a non-negative integer below 2^64, found %s", found(v, b, sizeof b));
+    }
+    return 0;
+}
+
+static int get_int(ctx *c, const sc_json *obj, const char *path, const char *key, int64_t min,
+                   int64_t max, int64_t *out)
+{
+    char p[200], b[80];
+    const sc_json *v = member(c, obj, path, key);
+    if (!v)
+        return -1;
+    if (sc_json_i64(v, out) < 0 || *out < min || *out > max) {
+        path_of(p, sizeof p, path, key);
+        return bad(c, p, "expected an integer from %" PRId64 " to %" PRId64 ", found %s", min, max,
+                   found(v, b, sizeof b));
+    }
+    return 0;
+}
+
+/* A string (copied into *out) or, when nullable, null (*out = NULL). */
+static int get_str(ctx *c, const sc_json *obj, const char *path, const char *key, int nullable,
+                   char **out)
+{
+    char p[200], b[80];
+    const sc_json *v = member(c, obj, path, key);
+    *out = NULL;
+    if (!v)
+        return -1;
+    if (v->type == SC_JSON_NULL && nullable)
+        return 0;
+    path_of(p, sizeof p, path, key);
+    if (v->type != SC_JSON_STRING)
+        return bad(c, p, "expected %s, found %s", nullable ? "a string or null" : "a string",
+                   found(v, b, sizeof b));
+    if (strlen(v->s) != v->len)
+        return bad(c, p, "string contains a NUL character");
+    if (!(*out = strdup(v->s)))
+        return nomem(c);
+    return 0;
+}
+
+static int is_callsite_id(const char *s)
+{
+    size_t n = 0;
+    for (; s[n]; n++)
+        if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
+            return 0;
+    return n == 16;
+}
+
+/* A call-site id or null (""). */
+static int get_id(ctx *c, const sc_json *obj, const char *path, const char *key, char out[17])
+{
+    char *s, p[200];
+    out[0] = '\0';
+    if (get_str(c, obj, path, key, 1, &s) < 0)
+        return -1;
+    if (!s)
+        return 0;
+    if (!is_callsite_id(s)) {
+        path_of(p, sizeof p, path, key);
+        bad(c, p, "\"%.40s\" is not a call-site id (16 lowercase hex digits)", s);
+        free(s);
+        return -1;
+    }
+    memcpy(out, s, 17);
+    free(s);
+    return 0;
+}
+
+static const sc_json *get_typed(ctx *c, const sc_json *obj, const char *path, const char *key,
+                                sc_json_type t)
+{
+    char p[200], b[80];
+    const sc_json *v = member(c, obj, path, key);
+    if (!v)
+        return NULL;
+    if (v->type != t) {
+        path_of(p, sizeof p, path, key);
+        bad(c, p, "expected %s, found %s", sc_json_type_desc(t), found(v, b, sizeof b));
+        return NULL;
+    }
+    return v;
+}
+
+static int expect_object(ctx *c, const sc_json *v, const char *path)
+{
+    char b[80];
+    if (v->type != SC_JSON_OBJECT)
+        return bad(c, path, "expected an object, found %s", found(v, b, sizeof b));
+    return 0;
+}
+
+/* ------------------------------------------------------------ parts --- */
+
+static int read_process(ctx *c, const sc_json *v, const char *path, sc_process *p)
+{
+    int64_t i;
+    const sc_json *b;
+    if (expect_object(c, v, path) < 0)
+        return -1;
+    if (sc_json_get(v, "index") && get_int(c, v, path, "index", 0, INT64_MAX, &i) < 0)
+        return -1;
+    if (get_str(c, v, path, "exe", 1, &p->exe) < 0 ||
+        get_str(c, v, path, "cmdline", 1, &p->cmdline) < 0)
+        return -1;
+    if (get_int(c, v, path, "pid", LONG_MIN, LONG_MAX, &i) < 0)
+        return -1;
+    p->pid = (long)i;
+    if (get_str(c, v, path, "host", 1, &p->host) < 0 || get_str(c, v, path, "device", 1, &p->device) < 0)
+        return -1;
+    if (get_int(c, v, path, "driver_version", INT_MIN, INT_MAX, &i) < 0)
+        return -1;
+    p->driver_version = (int)i;
+    if (get_int(c, v, path, "async_engines", INT_MIN, INT_MAX, &i) < 0)
+        return -1;
+    p->async_engines = (int)i;
+    if (get_int(c, v, path, "max_connections", INT_MIN, INT_MAX, &i) < 0)
+        return -1;
+    p->max_connections = (int)i;
+    if (get_str(c, v, path, "mode", 1, &p->mode) < 0)
+        return -1;
+    if (!(b = member(c, v, path, "simulated")))
+        return -1;
+    if (b->type != SC_JSON_TRUE && b->type != SC_JSON_FALSE) {
+        char pp[200], fb[80];
+        path_of(pp, sizeof pp, path, "simulated");
+        return bad(c, pp, "expected a boolean, found %s", found(b, fb, sizeof fb));
+    }
+    p->simulated = b->type == SC_JSON_TRUE;
+    static const char *const times[] = {"start_time", "end_time"};
+    for (int k = 0; k < 2; k++) {
+        const sc_json *t = member(c, v, path, times[k]);
+        int64_t us;
+        char pp[200], fb[80];
+        if (!t)
+            return -1;
+        if (sc_json_micro(t, &us) < 0) {
+            path_of(pp, sizeof pp, path, times[k]);
+            return bad(c, pp, "expected seconds as a decimal number, found %s", found(t, fb, sizeof fb));
+        }
+        *(k ? &p->end_time : &p->start_time) = (double)us / 1e6;
+    }
+    if (get_u64(c, v, path, "calls", &p->calls) < 0 || get_u64(c, v, path, "shim_ns", &p->shim_ns) < 0 ||
+        get_u64(c, v, path, "suppressed", &p->suppressed) < 0)
+        return -1;
+    return 0;
+}
+
+static int read_finding(ctx *c, const sc_json *v, const char *path, size_t nprocs, sc_finding *f)
+{
+    char *s = NULL, p[200];
+    uint64_t proc;
+    sc_severity sev;
+    if (expect_object(c, v, path) < 0)
+        return -1;
+    if (get_str(c, v, path, "rule", 0, &s) < 0)
+        return -1;
+    int rule = sc_rule_lookup(s);
+    if (rule < 0 || strcmp(s, sc_rules[rule].id)) {
+        path_of(p, sizeof p, path, "rule");
+        bad(c, p, "unknown rule \"%.40s\" (this streamcheck knows %s to %s)", s, sc_rules[0].id,
+            sc_rules[SC_NRULES - 1].id);
+        free(s);
+        return -1;
+    }
+    free(s);
+    f->rule = (sc_rule_id)rule;
+    if (get_str(c, v, path, "name", 0, &s) < 0)
+        return -1;
+    if (strcmp(s, sc_rules[rule].name)) {
+        path_of(p, sizeof p, path, "name");
+        bad(c, p, "\"%.40s\" is not the name of %s (%s)", s, sc_rules[rule].id, sc_rules[rule].name);
+        free(s);
+        return -1;
+    }
+    free(s);
+    if (get_str(c, v, path, "severity", 0, &s) < 0)
+        return -1;
+    if (sc_severity_parse(s, &sev) < 0) {
+        path_of(p, sizeof p, path, "severity");
+        bad(c, p, "\"%.40s\" is not error, warning or note", s);
+        free(s);
+        return -1;
+    }
+    free(s);
+    f->severity = sev;
+    if (get_str(c, v, path, "api", 1, &f->api) < 0 || get_str(c, v, path, "driver_api", 1, &f->driver_api) < 0 ||
+        get_u64(c, v, path, "count", &f->count) < 0 || get_u64(c, v, path, "blocked_ns", &f->blocked_ns) < 0 ||
+        get_u64(c, v, path, "pending", &f->pending) < 0 || get_u64(c, v, path, "bytes", &f->bytes) < 0 ||
+        get_u64(c, v, path, "lost_ns", &f->lost_ns) < 0 || get_id(c, v, path, "callsite", f->callsite) < 0 ||
+        get_str(c, v, path, "detail", 1, &f->detail) < 0 || get_u64(c, v, path, "process", &proc) < 0)
+        return -1;
+    if (proc >= nprocs) {
+        path_of(p, sizeof p, path, "process");
+        return bad(c, p, "process %" PRIu64 " does not exist (the report has %zu)", proc, nprocs);
+    }
+    f->process = (unsigned)proc;
+    return 0;
+}
+
+static int parse_offset(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t n = 0;
+    if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+        return -1;
+    for (s += 2; *s; s++, n++) {
+        int d;
+        if (*s >= '0' && *s <= '9')
+            d = *s - '0';
+        else if (*s >= 'a' && *s <= 'f')
+            d = *s - 'a' + 10;
+        else if (*s >= 'A' && *s <= 'F')
+            d = *s - 'A' + 10;
+        else
+            return -1;
+        if (v >> 60)
+            return -1;
+        v = v << 4 | (uint64_t)d;
+    }
+    if (!n)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int read_callsite(ctx *c, const sc_json *v, const char *path, sc_callsite *cs)
+{
+    char p[200];
+    const sc_json *fr, *py;
+    where w;
+    if (expect_object(c, v, path) < 0)
+        return -1;
+    if (get_id(c, v, path, "id", cs->id) < 0)
+        return -1;
+    if (!cs->id[0]) {
+        path_of(p, sizeof p, path, "id");
+        return bad(c, p, "expected a call-site id, found null");
+    }
+    if (!(fr = get_typed(c, v, path, "frames", SC_JSON_ARRAY)) ||
+        !(py = get_typed(c, v, path, "python", SC_JSON_ARRAY)))
+        return -1;
+    if (fr->len && !(cs->frames = calloc(fr->len, sizeof *cs->frames)))
+        return nomem(c);
+    for (size_t i = 0; i < fr->len; i++) {
+        sc_frame *f = &cs->frames[i];
+        char *off;
+        uint64_t line;
+        at(&w, "%s.frames[%zu]", path, i);
+        cs->nframes = i + 1; /* so a failure frees what this frame got */
+        if (expect_object(c, &fr->items[i], w.s) < 0 ||
+            get_str(c, &fr->items[i], w.s, "module", 1, &f->module) < 0 ||
+            get_str(c, &fr->items[i], w.s, "offset", 0, &off) < 0)
+            return -1;
+        if (parse_offset(off, &f->offset) < 0) {
+            path_of(p, sizeof p, w.s, "offset");
+            bad(c, p, "\"%.40s\" is not a hex offset such as \"0x1a2b\"", off);
+            free(off);
+            return -1;
+        }
+        free(off);
+        if (get_str(c, &fr->items[i], w.s, "function", 1, &f->function) < 0 ||
+            get_str(c, &fr->items[i], w.s, "file", 1, &f->file) < 0 ||
+            get_u64(c, &fr->items[i], w.s, "line", &line) < 0)
+            return -1;
+        if (line > UINT_MAX) {
+            path_of(p, sizeof p, w.s, "line");
+            return bad(c, p, "line %" PRIu64 " is out of range", line);
+        }
+        f->line = (unsigned)line;
+    }
+    if (py->len && !(cs->py = calloc(py->len, sizeof *cs->py)))
+        return nomem(c);
+    for (size_t i = 0; i < py->len; i++) {
+        sc_pyframe *f = &cs->py[i];
+        uint64_t line;
+        at(&w, "%s.python[%zu]", path, i);
+        cs->npy = i + 1;
+        if (expect_object(c, &py->items[i], w.s) < 0 ||
+            get_str(c, &py->items[i], w.s, "file", 1, &f->file) < 0 ||
+            get_u64(c, &py->items[i], w.s, "line", &line) < 0 ||
+            get_str(c, &py->items[i], w.s, "function", 1, &f->function) < 0)
+            return -1;
+        if (line > UINT_MAX) {
+            path_of(p, sizeof p, w.s, "line");
+            return bad(c, p, "line %" PRIu64 " is out of range", line);
+        }
+        f->line = (unsigned)line;
+    }
+    return 0;
+}
+
+static int read_redirect(ctx *c, const sc_json *v, const char *path, size_t nprocs, sc_redirect *rd)
+{
+    uint64_t proc;
+    char p[200];
+    if (expect_object(c, v, path) < 0 || get_str(c, v, path, "api", 0, &rd->api) < 0 ||
+        get_id(c, v, path, "callsite", rd->callsite) < 0 ||
+        get_str(c, v, path, "outcome", 0, &rd->outcome) < 0 || get_u64(c, v, path, "count", &rd->count) < 0 ||
+        get_u64(c, v, path, "process", &proc) < 0)
+        return -1;
+    if (proc >= nprocs) {
+        path_of(p, sizeof p, path, "process");
+        return bad(c, p, "process %" PRIu64 " does not exist (the report has %zu)", proc, nprocs);
+    }
+    rd->process = (unsigned)proc;
+    return 0;
+}
+
+/* Derived members: checked for shape only; the model recomputes them. */
+static int check_derived(ctx *c, const sc_json *root)
+{
+    const sc_json *v;
+    where w;
+    char b[80];
+    uint64_t u;
+    if ((v = sc_json_get(root, "summary"))) {
+        if (expect_object(c, v, "summary") < 0)
+            return -1;
+        static const char *const keys[] = {"findings", "errors", "warnings", "notes"};
+        for (size_t i = 0; i < 4; i++)
+            if (get_u64(c, v, "summary", keys[i], &u) < 0)
+                return -1;
+    }
+    if ((v = sc_json_get(root, "api_counts"))) {
+        if (expect_object(c, v, "api_counts") < 0)
+            return -1;
+        for (size_t i = 0; i < v->len; i++)
+            if (sc_json_u64(&v->members[i].value, &u) < 0) {
+                at(&w, "api_counts.%.100s", v->members[i].key);
+                return bad(c, w.s, "expected a non-negative integer, found %s",
+                           found(&v->members[i].value, b, sizeof b));
+            }
+    }
+    if ((v = sc_json_get(root, "process")) && expect_object(c, v, "process") < 0)
+        return -1;
+    return 0;
+}
+
+static int read_counts(ctx *c, const sc_json *root, sc_report *r)
+{
+    const sc_json *bl = get_typed(c, root, "", "api_counts_by_library", SC_JSON_OBJECT);
+    where w;
+    char b[80];
+    if (!bl)
+        return -1;
+    for (size_t i = 0; i < bl->len; i++) {
+        const sc_json_member *lib = &bl->members[i];
+        at(&w, "api_counts_by_library.%.100s", lib->key);
+        if (expect_object(c, &lib->value, w.s) < 0)
+            return -1;
+        if (strlen(lib->key) != lib->keylen)
+            return bad(c, w.s, "library name contains a NUL character");
+        for (size_t j = 0; j < lib->value.len; j++) {
+            const sc_json_member *api = &lib->value.members[j];
+            uint64_t calls;
+            if (sc_json_u64(&api->value, &calls) < 0 || strlen(api->key) != api->keylen) {
+                at(&w, "api_counts_by_library.%.60s.%.60s", lib->key, api->key);
+                return bad(c, w.s, "expected a non-negative integer, found %s", found(&api->value, b, sizeof b));
+            }
+            if (sc_report_add_count(r, lib->key, api->key, calls, 0) < 0)
+                return nomem(c);
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ entry --- */
+
+static int read_report(ctx *c, const sc_json *root, sc_report *r)
+{
+    const sc_json *v, *arr;
+    uint64_t ver;
+    where w;
+    char b[80];
+
+    if (root->type != SC_JSON_OBJECT)
+        return bad(c, NULL, "not a streamcheck report: the JSON value is %s, not an object",
+                   sc_json_type_desc(root->type));
+    if (!(v = sc_json_get(root, "schema_version")))
+        return bad(c, NULL, "no schema_version member: not a streamcheck JSON report");
+    if (sc_json_u64(v, &ver) < 0)
+        return bad(c, "schema_version", "expected an integer, found %s", found(v, b, sizeof b));
+    if (ver != SC_SCHEMA_VERSION)
+        return bad(c, NULL, "schema_version %" PRIu64 " is not supported (this streamcheck reads version %d)%s",
+                   ver, SC_SCHEMA_VERSION, ver > SC_SCHEMA_VERSION ? "; use a newer streamcheck" : "");
+
+    if (!(v = get_typed(c, root, "", "tool", SC_JSON_OBJECT)))
+        return -1;
+    char *name = NULL;
+    if (get_str(c, v, "tool", "name", 0, &name) < 0)
+        return -1;
+    free(name);
+    if (get_str(c, v, "tool", "version", 1, &r->tool_version) < 0)
+        return -1;
+    if (check_derived(c, root) < 0)
+        return -1;
+
+    if (!(arr = get_typed(c, root, "", "processes", SC_JSON_ARRAY)))
+        return -1;
+    if (arr->len > UINT_MAX)
+        return bad(c, "processes", "too many processes");
+    for (size_t i = 0; i < arr->len; i++) {
+        sc_process *p = sc_report_add_process(r);
+        if (!p)
+            return nomem(c);
+        at(&w, "processes[%zu]", i);
+        if (read_process(c, &arr->items[i], w.s, p) < 0)
+            return -1;
+    }
+
+    if (!(arr = get_typed(c, root, "", "callsites", SC_JSON_ARRAY)))
+        return -1;
+    if (arr->len && !(r->callsites = calloc(arr->len, sizeof *r->callsites)))
+        return nomem(c);
+    for (size_t i = 0; i < arr->len; i++) {
+        at(&w, "callsites[%zu]", i);
+        r->ncallsites = i + 1;
+        if (read_callsite(c, &arr->items[i], w.s, &r->callsites[i]) < 0)
+            return -1;
+    }
+    sc_idmap m;
+    if (sc_idmap_init(&m, r->ncallsites) < 0)
+        return nomem(c);
+    for (size_t i = 0; i < r->ncallsites; i++)
+        if (sc_idmap_add(&m, r->callsites, i) < 0) {
+            sc_idmap_free(&m);
+            at(&w, "callsites[%zu].id", i);
+            return bad(c, w.s, "call site %s appears twice", r->callsites[i].id);
+        }
+
+    if (!(arr = get_typed(c, root, "", "findings", SC_JSON_ARRAY)))
+        goto fail_map;
+    for (size_t i = 0; i < arr->len; i++) {
+        sc_finding *f = sc_report_add_finding(r);
+        if (!f) {
+            nomem(c);
+            goto fail_map;
+        }
+        at(&w, "findings[%zu]", i);
+        if (read_finding(c, &arr->items[i], w.s, r->nprocs, f) < 0)
+            goto fail_map;
+        if (*f->callsite && sc_idmap_find(&m, r->callsites, f->callsite) < 0) {
+            at(&w, "findings[%zu].callsite", i);
+            bad(c, w.s, "call site %s is not in callsites", f->callsite);
+            goto fail_map;
+        }
+    }
+
+    if (!(arr = get_typed(c, root, "", "redirects", SC_JSON_ARRAY)))
+        goto fail_map;
+    for (size_t i = 0; i < arr->len; i++) {
+        sc_redirect *rd = sc_report_add_redirect(r);
+        if (!rd) {
+            nomem(c);
+            goto fail_map;
+        }
+        at(&w, "redirects[%zu]", i);
+        if (read_redirect(c, &arr->items[i], w.s, r->nprocs, rd) < 0)
+            goto fail_map;
+        if (*rd->callsite && sc_idmap_find(&m, r->callsites, rd->callsite) < 0) {
+            at(&w, "redirects[%zu].callsite", i);
+            bad(c, w.s, "call site %s is not in callsites", rd->callsite);
+            goto fail_map;
+        }
+    }
+    sc_idmap_free(&m);
+    return read_counts(c, root, r);
+
+fail_map:
+    sc_idmap_free(&m);
+    return -1;
+}
+
+int sc_report_parse_json(sc_report *r, const char *text, size_t len, const char *name,
+                         char *err, size_t errlen)
+{
+    ctx c = {.name = name ? name : "<report>", .err = err, .errlen = errlen};
+    char jerr[256];
+    if (err && errlen)
+        err[0] = '\0';
+    if (len == 0)
+        return bad(&c, NULL, "empty file: not a streamcheck report");
+    sc_json *root = sc_json_parse(text, len, NULL, jerr, sizeof jerr);
+    if (!root)
+        return bad(&c, NULL, "not valid JSON: %s", jerr);
+    sc_report *tmp = sc_report_new();
+    if (!tmp) {
+        sc_json_free(root);
+        return nomem(&c);
+    }
+    int rc = read_report(&c, root, tmp);
+    sc_json_free(root);
+    if (rc == 0 && sc_report_merge(r, tmp) < 0)
+        rc = nomem(&c);
+    sc_report_free(tmp);
+    return rc;
+}
+
+int sc_report_read_json(sc_report *r, const char *path, char *err, size_t errlen)
+{
+    char *buf;
+    size_t len;
+    if (sc_read_file(path, SC_JSON_MAX_SIZE, &buf, &len, err, errlen) < 0)
+        return -1;
+    int rc = sc_report_parse_json(r, buf, len, path, err, errlen);
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,677 @@
+/* report_text.c: the report for a person, in the manner of mpiP: an
+ * "@ key : value" header, findings grouped by severity with what to do
+ * about each, then numbered call sites, api counts, overhead, redirects and
+ * the one summary line CI greps last. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "json.h"
+#include "report.h"
+
+#define WIDTH 78             /* prose is wrapped to this many columns */
+
+/* ---------------------------------------------------------- tables --- */
+
+/* A table is filled cell by cell in row-major order, then printed with
+   each column as wide as its widest cell.  The last non-empty cell of a
+   row is not padded, so no line ends in blanks. */
+#define MAXCOLS 8
+
+typedef struct table {
+    size_t ncols, ncells, cap;
+    char **cell;
+    unsigned right;          /* bit i: right-align column i */
+    int oom;
+} table;
+
+static void table_init(table *t, size_t ncols, unsigned right)
+{
+    memset(t, 0, sizeof *t);
+    t->ncols = ncols;
+    t->right = right;
+}
+
+__attribute__((format(printf, 2, 3)))
+static void cellf(table *t, const char *fmt, ...)
+{
+    if (t->oom)
+        return;
+    if (t->ncells == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 32;
+        char **c = realloc(t->cell, cap * sizeof *c);
+        if (!c) {
+            t->oom = 1;
+            return;
+        }
+        t->cell = c;
+        t->cap = cap;
+    }
+    char *s;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        t->oom = 1;
+        return;
+    }
+    t->cell[t->ncells++] = s;
+}
+
+static void table_free(table *t)
+{
+    for (size_t i = 0; i < t->ncells; i++)
+        free(t->cell[i]);
+    free(t->cell);
+}
+
+/* Prints and frees the table; -1 (ENOMEM) if a cell could not be made. */
+static int table_print(table *t, FILE *out, const char *indent)
+{
+    size_t w[MAXCOLS] = {0};
+    size_t nrows = t->ncells / t->ncols;
+    if (t->oom) {
+        table_free(t);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < nrows * t->ncols; i++) {
+        size_t n = strlen(t->cell[i]);
+        if (n > w[i % t->ncols])
+            w[i % t->ncols] = n;
+    }
+    for (size_t r = 0; r < nrows; r++) {
+        char **row = t->cell + r * t->ncols;
+        size_t last = t->ncols;
+        while (last > 1 && !*row[last - 1])
+            last--;
+        fputs(indent, out);
+        for (size_t c = 0; c < last; c++) {
+            if (c)
+                fputs("  ", out);
+            if (t->right & (1u << c))
+                fprintf(out, "%*s", (int)w[c], row[c]);
+            else if (c + 1 < last)
+                fprintf(out, "%-*s", (int)w[c], row[c]);
+            else
+                fputs(row[c], out);
+        }
+        fputc('\n', out);
+    }
+    table_free(t);
+    return 0;
+}
+
+/* ---------------------------------------------------------- pieces --- */
+
+static void section(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void section(FILE *out, const char *fmt, ...)
+{
+    char title[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(title, sizeof title, fmt, ap);
+    va_end(ap);
+    fprintf(out, "\n@--- %s ", title);
+    for (int n = (int)strlen(title) + 6; n < WIDTH - 3; n++)
+        fputc('-', out);
+    fputc('\n', out);
+}
+
+/* Writes text wrapped at WIDTH; continuation lines start at column
+   indent.  The first line continues wherever the caller left off (col). */
+static void wrap(FILE *out, const char *text, int col, int indent)
+{
+    const char *p = text;
+    int first = 1;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        size_t n = strcspn(p, " ");
+        if (!first && col + 1 + (int)n > WIDTH) {
+            fprintf(out, "\n%*s", indent, "");
+            col = indent;
+        } else if (!first) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(p, 1, n, out);
+        col += (int)n;
+        p += n;
+        first = 0;
+    }
+    fputc('\n', out);
+}
+
+#define FIELD "  %-15s: "     /* a finding's "  Label          : " */
+#define FIELD_COL 19
+
+static void header(FILE *out, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void header(FILE *out, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(out, "@ %-20s : ", key);
+    va_start(ap, fmt);
+    vfprintf(out, fmt, ap);
+    va_end(ap);
+    fputc('\n', out);
+}
+
+static void format_time(double t, char *buf, size_t len)
+{
+    struct tm tm;
+    time_t s = (time_t)t;
+    if (t <= 0 || !gmtime_r(&s, &tm)) {
+        snprintf(buf, len, "unknown");
+        return;
+    }
+    strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+static uint64_t span_ns(double start, double end)
+{
+    if (!(end > start) || start <= 0)
+        return 0;
+    double d = (end - start) * 1e9;
+    return d >= 1.8e19 ? UINT64_MAX : (uint64_t)(d + 0.5);
+}
+
+static void format_driver(int v, char *buf, size_t len)
+{
+    if (v <= 0)
+        snprintf(buf, len, "unknown");
+    else
+        snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+static const char *or_unknown(const char *s)
+{
+    return s && *s ? s : "unknown";
+}
+
+static const char *sev_color(sc_severity s)
+{
+    switch (s) {
+    case SC_SEV_ERROR: return "\033[1;31m";
+    case SC_SEV_WARNING: return "\033[1;33m";
+    case SC_SEV_NOTE: return "\033[1;36m";
+    }
+    return "";
+}
+
+/* Up to max distinct values of a per-process string, comma-separated. */
+static void distinct(const sc_report *r, size_t field_off, char *buf, size_t len)
+{
+    size_t used = 0, shown = 0, total = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < r->nprocs; i++) {
+        const char *v = *(char *const *)((const char *)&r->procs[i] + field_off);
+        v = or_unknown(v);
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(or_unknown(*(char *const *)((const char *)&r->procs[j] + field_off)), v);
+        if (seen)
+            continue;
+        total++;
+        if (shown < 4 && used < len) {
+            int n = snprintf(buf + used, len - used, "%s%s", shown ? ", " : "", v);
+            if (n > 0)
+                used += (size_t)n;
+            shown++;
+        }
+    }
+    if (total > shown && used < len)
+        snprintf(buf + used, len - used, ", ... (%zu in all)", total);
+}
+
+/* ---------------------------------------------------------- header --- */
+
+static void render_header(const sc_report *r, FILE *out)
+{
+    char b[1024];
+    fprintf(out, "@ streamcheck report\n");
+    header(out, "Version", "%s", or_unknown(r->tool_version));
+    if (r->nprocs == 1) {
+        const sc_process *p = &r->procs[0];
+        header(out, "Program", "%s", or_unknown(p->exe));
+        header(out, "Command line", "%s", or_unknown(p->cmdline));
+        header(out, "PID", "%ld", p->pid);
+        header(out, "Host", "%s", or_unknown(p->host));
+        header(out, "Device", "%s", p->device ? p->device : "not queried");
+        format_driver(p->driver_version, b, sizeof b);
+        header(out, "Driver version", "%s", b);
+        if (p->async_engines >= 0)
+            header(out, "Copy engines", "%d", p->async_engines);
+        else
+            header(out, "Copy engines", "unknown");
+        header(out, "Max connections", "%d", p->max_connections);
+        header(out, "Mode", "%s", or_unknown(p->mode));
+        header(out, "Simulated", "%s", p->simulated ? "yes (CPU simulator: times are not GPU performance)" : "no");
+        format_time(p->start_time, b, sizeof b);
+        header(out, "Start time", "%s", b);
+        sc_format_ns(span_ns(p->start_time, p->end_time), b, sizeof b);
+        header(out, "Run time", "%s", b);
+        return;
+    }
+    header(out, "Processes", "%zu", r->nprocs);
+    if (!r->nprocs)
+        return;
+    distinct(r, offsetof(sc_process, exe), b, sizeof b);
+    header(out, "Programs", "%s", b);
+    distinct(r, offsetof(sc_process, host), b, sizeof b);
+    header(out, "Hosts", "%s", b);
+    distinct(r, offsetof(sc_process, device), b, sizeof b);
+    header(out, "Devices", "%s", b);
+    distinct(r, offsetof(sc_process, mode), b, sizeof b);
+    header(out, "Mode", "%s", b);
+    size_t sim = 0;
+    double start = 0, end = 0;
+    for (size_t i = 0; i < r->nprocs; i++) {
+        sim += r->procs[i].simulated != 0;
+        if (r->procs[i].start_time > 0 && (start == 0 || r->procs[i].start_time < start))
+            start = r->procs[i].start_time;
+        if (r->procs[i].end_time > end)
+            end = r->procs[i].end_time;
+    }
+    header(out, "Simulated", "%s", sim == 0 ? "no" : sim == r->nprocs ? "yes (CPU simulator: times are not GPU performance)" : "some processes");
+    format_time(start, b, sizeof b);
+    header(out, "Start time", "%s (earliest)", b);
+    sc_format_ns(span_ns(start, end), b, sizeof b);
+    header(out, "Run time", "%s (first start to last end)", b);
+}
+
+static int render_processes(const sc_report *r, FILE *out)
+{
+    table t;
+    char b[64], d[32];
+    section(out, "Processes (%zu)", r->nprocs);
+    table_init(&t, 8, 1u << 1);
+    cellf(&t, "#"); cellf(&t, "PID"); cellf(&t, "Host"); cellf(&t, "Device");
+    cellf(&t, "Driver"); cellf(&t, "Mode"); cellf(&t, "Run time"); cellf(&t, "Command");
+    for (size_t i = 0; i < r->nprocs; i++) {
+        const sc_process *p = &r->procs[i];
+        sc_format_ns(span_ns(p->start_time, p->end_time), b, sizeof b);
+        format_driver(p->driver_version, d, sizeof d);
+        cellf(&t, "%zu", i);
+        cellf(&t, "%ld", p->pid);
+        cellf(&t, "%s", or_unknown(p->host));
+        cellf(&t, "%s", p->device ? p->device : "-");
+        cellf(&t, "%s", d);
+        cellf(&t, "%s%s", or_unknown(p->mode), p->simulated ? " (sim)" : "");
+        cellf(&t, "%s", b);
+        cellf(&t, "%s", p->cmdline ? p->cmdline : or_unknown(p->exe));
+    }
+    return table_print(&t, out, "  ");
+}
+
+/* ---------------------------------------------------------- findings --- */
+
+static void frame_lines(const sc_callsite *cs, unsigned max, FILE *out, long number)
+{
+    char b[1024];
+    unsigned shown = 0;
+    size_t total = cs->npy + cs->nframes;
+    for (size_t i = 0; i < cs->npy && shown < max; i++, shown++) {
+        sc_pyframe_format(&cs->py[i], b, sizeof b);
+        fprintf(out, "%*s%s\n", shown ? FIELD_COL : 0, "", b);
+    }
+    for (size_t i = 0; i < cs->nframes && shown < max; i++, shown++) {
+        sc_frame_format(&cs->frames[i], b, sizeof b);
+        fprintf(out, "%*s%s\n", shown ? FIELD_COL : 0, "", b);
+    }
+    if (total > shown)
+        fprintf(out, "%*s... %zu more (call site #%ld)\n", shown ? FIELD_COL : 0, "",
+                total - shown, number + 1);
+    else if (!shown)
+        fprintf(out, "(no frames)\n");
+}
+
+static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
+                           const sc_render_opts *o)
+{
+    const sc_rule_info *ri = &sc_rules[f->rule];
+    char b[128];
+    unsigned max = o->max_frames ? o->max_frames : 4;
+
+    fputc('\n', out);
+    fprintf(out, "[%s] ", sc_severity_name(f->severity));
+    fprintf(out, "%s %s\n", ri->id, ri->name);
+    fprintf(out, FIELD, "What");
+    wrap(out, ri->summary, FIELD_COL, FIELD_COL);
+    fprintf(out, FIELD, "API");
+    if (f->driver_api && f->api && strcmp(f->api, f->driver_api))
+        fprintf(out, "%s -> %s\n", f->api, f->driver_api);
+    else
+        fprintf(out, "%s\n", f->api ? f->api : or_unknown(f->driver_api));
+    fprintf(out, FIELD "%" PRIu64 " call%s\n", "Count", f->count, f->count == 1 ? "" : "s");
+    sc_format_ns(f->blocked_ns, b, sizeof b);
+    fprintf(out, FIELD "%s of host time inside the calls\n", "Blocked", b);
+    fprintf(out, FIELD "busy at %" PRIu64 " of %" PRIu64 " calls\n", "Other streams", f->pending,
+            f->count);
+    if (f->bytes) {
+        sc_format_bytes(f->bytes, b, sizeof b);
+        fprintf(out, FIELD "%s (%" PRIu64 " bytes)\n", "Bytes", b, f->bytes);
+    }
+    sc_format_ns(f->lost_ns, b, sizeof b);
+    fprintf(out, FIELD "<= %s (upper bound: blocked time of the calls that found other work pending)\n",
+            "Est. time lost", b);
+    if (f->detail) {
+        fprintf(out, FIELD, "Detail");
+        wrap(out, f->detail, FIELD_COL, FIELD_COL);
+    }
+    if (r->nprocs > 1 && f->process < r->nprocs)
+        fprintf(out, FIELD "#%u, pid %ld on %s\n", "Process", f->process, r->procs[f->process].pid,
+                or_unknown(r->procs[f->process].host));
+    long k = sc_report_callsite_index(r, f->callsite);
+    if (k < 0) {
+        fprintf(out, FIELD "none recorded\n", "Call site");
+    } else {
+        fprintf(out, FIELD "#%ld (%s)\n", "Call site", k + 1, f->callsite);
+        fprintf(out, "%*s", FIELD_COL, "");
+        frame_lines(&r->callsites[k], max, out, k);
+    }
+    fprintf(out, FIELD, "Fix");
+    wrap(out, ri->advice, FIELD_COL, FIELD_COL);
+}
+
+static void render_findings(const sc_report *r, FILE *out, const sc_render_opts *o)
+{
+    static const struct {
+        sc_severity sev;
+        const char *title;
+    } groups[] = {
+        {SC_SEV_ERROR, "Errors"}, {SC_SEV_WARNING, "Warnings"}, {SC_SEV_NOTE, "Notes"},
+    };
+    uint64_t n[3];
+    sc_report_totals(r, &n[0], &n[1], &n[2]);
+    if (!r->nfindings) {
+        section(out, "Findings");
+        fprintf(out, "No findings.\n");
+        return;
+    }
+    for (size_t g = 0; g < 3; g++) {
+        if (!n[g])
+            continue;
+        section(out, "%s (%" PRIu64 ")", groups[g].title, n[g]);
+        for (size_t i = 0; i < r->nfindings; i++)
+            if (r->findings[i].severity == groups[g].sev)
+                render_finding(r, &r->findings[i], out, o);
+    }
+}
+
+/* ---------------------------------------------------------- tables --- */
+
+static void render_callsites(const sc_report *r, FILE *out)
+{
+    char b[1024];
+    if (!r->ncallsites)
+        return;
+    section(out, "Call sites (%zu)", r->ncallsites);
+    for (size_t i = 0; i < r->ncallsites; i++) {
+        const sc_callsite *cs = &r->callsites[i];
+        fprintf(out, "%s%3zu  %s\n", i ? "\n" : "", i + 1, cs->id);
+        for (size_t j = 0; j < cs->npy; j++) {
+            sc_pyframe_format(&cs->py[j], b, sizeof b);
+            fprintf(out, "       py  %s\n", b);
+        }
+        for (size_t j = 0; j < cs->nframes; j++) {
+            sc_frame_format(&cs->frames[j], b, sizeof b);
+            fprintf(out, "      %3zu  %s\n", j, b);
+        }
+        if (!cs->npy && !cs->nframes)
+            fprintf(out, "           (no frames)\n");
+    }
+}
+
+static int cmp_lib_row(const void *pa, const void *pb)
+{
+    const sc_api_count *a = *(const sc_api_count *const *)pa, *b = *(const sc_api_count *const *)pb;
+    int c = strcmp(a->library, b->library);
+    if (c)
+        return c;
+    if (a->calls != b->calls)
+        return a->calls < b->calls ? 1 : -1;
+    return strcmp(a->api, b->api);
+}
+
+static int render_counts(const sc_report *r, FILE *out, const sc_render_opts *o)
+{
+    size_t n;
+    uint64_t sum = 0;
+    table t;
+    sc_api_total *tot = sc_api_totals(r, &n);
+    if (!tot)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        sum += tot[i].calls;
+    section(out, "Driver API calls (%zu entry points, %" PRIu64 " calls)", n, sum);
+    if (!n) {
+        fprintf(out, "None intercepted.\n");
+        free(tot);
+        return 0;
+    }
+    table_init(&t, 2, 1u << 1);
+    cellf(&t, "API");
+    cellf(&t, "Calls");
+    for (size_t i = 0; i < n; i++) {
+        cellf(&t, "%s", tot[i].api);
+        cellf(&t, "%" PRIu64, tot[i].calls);
+    }
+    free(tot);
+    if (table_print(&t, out, "  ") < 0)
+        return -1;
+    if (!o->verbose)
+        return 0;
+
+    /* Per library: merging sums rows per (library, api), so this is a
+       report-wide view too. */
+    const sc_api_count **rows = malloc(r->ncounts * sizeof *rows);
+    if (!rows)
+        return -1;
+    for (size_t i = 0; i < r->ncounts; i++)
+        rows[i] = &r->counts[i];
+    qsort(rows, r->ncounts, sizeof *rows, cmp_lib_row);
+    section(out, "Driver API calls by calling library");
+    table_init(&t, 3, 1u << 2);
+    cellf(&t, "Library");
+    cellf(&t, "API");
+    cellf(&t, "Calls");
+    for (size_t i = 0; i < r->ncounts; i++) {
+        /* Rows of one (library, api) from several processes print once. */
+        uint64_t calls = rows[i]->calls;
+        while (i + 1 < r->ncounts && !strcmp(rows[i + 1]->library, rows[i]->library) &&
+               !strcmp(rows[i + 1]->api, rows[i]->api))
+            calls += rows[++i]->calls;
+        cellf(&t, "%s", rows[i]->library);
+        cellf(&t, "%s", rows[i]->api);
+        cellf(&t, "%" PRIu64, calls);
+    }
+    free(rows);
+    return table_print(&t, out, "  ");
+}
+
+static void render_overhead(const sc_report *r, FILE *out)
+{
+    uint64_t calls = 0, shim = 0, run = 0, supp = 0;
+    char b[64];
+    for (size_t i = 0; i < r->nprocs; i++) {
+        calls += r->procs[i].calls;
+        shim += r->procs[i].shim_ns;
+        run += span_ns(r->procs[i].start_time, r->procs[i].end_time);
+        supp += r->procs[i].suppressed;
+    }
+    section(out, "Overhead%s", r->nprocs > 1 ? " (all processes)" : "");
+    fprintf(out, "  %-20s: %" PRIu64 "\n", "Calls intercepted", calls);
+    sc_format_ns(shim, b, sizeof b);
+    fprintf(out, "  %-20s: %s (estimate", "Time in streamcheck", b);
+    if (run) {
+        /* hundredths of a percent, in integers */
+        unsigned __int128 bp = (unsigned __int128)shim * 10000 / run;
+        uint64_t v = bp > 100000000 ? 100000000 : (uint64_t)bp;
+        fprintf(out, "; %" PRIu64 ".%02u%% of run time", v / 100, (unsigned)(v % 100));
+    }
+    fprintf(out, ")\n");
+    fprintf(out, "  %-20s: %" PRIu64 "\n", "Findings suppressed", supp);
+}
+
+static int render_redirects(const sc_report *r, FILE *out)
+{
+    table t;
+    uint64_t moved = 0, kept = 0;
+    if (!r->nredirects)
+        return 0;
+    section(out, "Redirects (%zu)", r->nredirects);
+    int procs = r->nprocs > 1;
+    table_init(&t, procs ? 5 : 4, 1u << 3);
+    cellf(&t, "API");
+    cellf(&t, "Call site");
+    cellf(&t, "Outcome");
+    cellf(&t, "Calls");
+    if (procs)
+        cellf(&t, "Process");
+    for (size_t i = 0; i < r->nredirects; i++) {
+        const sc_redirect *rd = &r->redirects[i];
+        long k = sc_report_callsite_index(r, rd->callsite);
+        cellf(&t, "%s", or_unknown(rd->api));
+        if (k >= 0)
+            cellf(&t, "#%ld", k + 1);
+        else
+            cellf(&t, "-");
+        cellf(&t, "%s", or_unknown(rd->outcome));
+        cellf(&t, "%" PRIu64, rd->count);
+        if (procs)
+            cellf(&t, "#%u", rd->process);
+        if (rd->outcome && !strcmp(rd->outcome, "redirected"))
+            moved += rd->count;
+        else
+            kept += rd->count;
+    }
+    if (table_print(&t, out, "  ") < 0)
+        return -1;
+    fprintf(out, "  Redirected %" PRIu64 " call%s; left %" PRIu64 " on the legacy stream", moved,
+            moved == 1 ? "" : "s", kept);
+    /* The reasons, summed, in the order the table shows them first. */
+    int any = 0;
+    for (size_t i = 0; i < r->nredirects; i++) {
+        const char *why = or_unknown(r->redirects[i].outcome);
+        if (!strcmp(why, "redirected"))
+            continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(or_unknown(r->redirects[j].outcome), why);
+        if (seen)
+            continue;
+        uint64_t c = 0;
+        for (size_t j = i; j < r->nredirects; j++)
+            if (!strcmp(or_unknown(r->redirects[j].outcome), why))
+                c += r->redirects[j].count;
+        fprintf(out, "%s%s %" PRIu64, any ? ", " : " (", why, c);
+        any = 1;
+    }
+    fprintf(out, "%s.\n", any ? ")" : "");
+    return 0;
+}
+
+static int render_body(const sc_report *r, FILE *out, const sc_render_opts *o)
+{
+    char line[160];
+    render_header(r, out);
+    if (r->nprocs > 1 && render_processes(r, out) < 0)
+        return -1;
+    render_findings(r, out, o);
+    render_callsites(r, out);
+    if (render_counts(r, out, o) < 0)
+        return -1;
+    render_overhead(r, out);
+    if (render_redirects(r, out) < 0)
+        return -1;
+    sc_summary_line(r, line, sizeof line);
+    fprintf(out, "\n%s\n", line);
+    return 0;
+}
+
+/* Copies the rendered text to out so that a terminal shows it as text:
+   file names, command lines and details come from the program and may hold
+   control characters (escape sequences) or bytes that are not UTF-8.  Tabs
+   become spaces, other C0/C1 controls '?', invalid UTF-8 U+FFFD.  Colour
+   is added here too, to the "[severity]" tags that start finding lines
+   (program text never starts a line: it is always after a label). */
+static void emit(FILE *out, const char *buf, size_t len, int color)
+{
+    static const sc_severity sevs[] = {SC_SEV_ERROR, SC_SEV_WARNING, SC_SEV_NOTE};
+    const unsigned char *p = (const unsigned char *)buf, *end = p + len;
+    int bol = 1;
+    while (p < end) {
+        if (bol && color && *p == '[') {
+            for (size_t i = 0; i < 3; i++) {
+                const char *name = sc_severity_name(sevs[i]);
+                size_t n = strlen(name);
+                if ((size_t)(end - p) > n + 2 && !memcmp(p + 1, name, n) && p[n + 1] == ']') {
+                    fprintf(out, "%s[%s]\033[0m", sev_color(sevs[i]), name);
+                    p += n + 2;
+                    break;
+                }
+            }
+        }
+        bol = 0;
+        unsigned char c = *p;
+        uint32_t cp;
+        size_t n;
+        if (c == '\n') {
+            fputc('\n', out);
+            bol = 1;
+            p++;
+        } else if (c == '\t') {
+            fputc(' ', out);
+            p++;
+        } else if (c < 0x20 || c == 0x7f) {
+            fputc('?', out);
+            p++;
+        } else if (c < 0x80) {
+            fputc(c, out);
+            p++;
+        } else if (!(n = sc_utf8_decode(p, (size_t)(end - p), &cp))) {
+            fputs("\xef\xbf\xbd", out);
+            p++;
+        } else {
+            if (cp < 0xa0)
+                fputc('?', out);
+            else
+                fwrite(p, 1, n, out);
+            p += n;
+        }
+    }
+}
+
+int sc_render_text(const sc_report *r, FILE *out, const sc_render_opts *o)
+{
+    static const sc_render_opts defaults;
+    char *buf = NULL;
+    size_t len = 0;
+    if (!o)
+        o = &defaults;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return -1;
+    int rc = render_body(r, m, o);
+    if (fclose(m) != 0)
+        rc = -1;
+    if (rc == 0)
+        emit(out, buf, len, o->color);
+    free(buf);
+    if (rc == 0 && ferror(out)) {
+        if (!errno)
+            errno = EIO;
+        rc = -1;
+    }
+    return rc;
+}

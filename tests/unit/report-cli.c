@@ -1,0 +1,12 @@
+/* report-cli: `streamcheck report` without the launcher, for the tests:
+ * report-cli ARGS... runs sc_cli_report with argv[0] = "report". */
+#include "config.h"
+
+#include "report.h"
+
+int main(int argc, char **argv)
+{
+    static char name[] = "report";
+    argv[0] = name;
+    return sc_cli_report(argc, argv);
+}

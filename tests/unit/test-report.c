@@ -1,0 +1,551 @@
+/* test-report: the model (sort, merge, totals, helpers), the JSON reader's
+ * errors, the round trip and sc_report_write_file. */
+#include "config.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "report.h"
+
+static char *render(const sc_report *r, sc_format fmt)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    sc_render_opts o = {.srcroot = "/home/ci/proj"};
+    ck_assert_int_eq(sc_render(r, fmt, f, &o), 0);
+    fclose(f);
+    return buf;
+}
+
+static sc_finding *add(sc_report *r, sc_rule_id rule, sc_severity sev, uint64_t count, const char *cs)
+{
+    sc_finding *f = sc_report_add_finding(r);
+    ck_assert_ptr_nonnull(f);
+    f->rule = rule;
+    f->severity = sev;
+    f->count = count;
+    f->api = strdup("cuLaunchKernel");
+    snprintf(f->callsite, sizeof f->callsite, "%s", cs);
+    return f;
+}
+
+START_TEST(empty_report)
+{
+    sc_report *r = sc_report_new();
+    char line[128];
+    uint64_t e = 9, w = 9, n = 9;
+    ck_assert_ptr_nonnull(r);
+    sc_report_totals(r, &e, &w, &n);
+    ck_assert(e == 0 && w == 0 && n == 0);
+    sc_summary_line(r, line, sizeof line);
+    ck_assert_str_eq(line, "streamcheck: 0 findings (0 errors, 0 warnings, 0 notes)");
+    sc_report_sort(r);
+    ck_assert_ptr_null(sc_report_callsite(r, "0000000000000001"));
+    free(render(r, SC_FMT_TEXT));
+    free(render(r, SC_FMT_JSON));
+    free(render(r, SC_FMT_SARIF));
+    free(render(r, SC_FMT_JUNIT));
+    sc_report_free(r);
+    sc_report_free(NULL);
+}
+END_TEST
+
+START_TEST(summary_and_totals)
+{
+    sc_report *r = fixture_merged();
+    char line[128];
+    uint64_t e, w, n;
+    sc_report_totals(r, &e, &w, &n);
+    ck_assert(e == 1 && w == 4 && n == 2);
+    sc_summary_line(r, line, sizeof line);
+    ck_assert_str_eq(line, "streamcheck: 7 findings (1 errors, 4 warnings, 2 notes)");
+    sc_report_free(r);
+
+    /* one finding: the words stay plural, so one pattern matches every line */
+    r = sc_report_new();
+    add(r, SC_RULE_SC101, SC_SEV_WARNING, 1, "");
+    sc_summary_line(r, line, sizeof line);
+    ck_assert_str_eq(line, "streamcheck: 1 findings (0 errors, 1 warnings, 0 notes)");
+    sc_report_free(r);
+}
+END_TEST
+
+START_TEST(sort_order)
+{
+    sc_report *r = sc_report_new();
+    /* scrambled on purpose */
+    add(r, SC_RULE_SC402, SC_SEV_NOTE, 500, "00000000000000aa");
+    add(r, SC_RULE_SC203, SC_SEV_WARNING, 10, "00000000000000bb");
+    add(r, SC_RULE_SC101, SC_SEV_WARNING, 10, "00000000000000cc");
+    add(r, SC_RULE_SC101, SC_SEV_WARNING, 10, "00000000000000aa");
+    add(r, SC_RULE_SC301, SC_SEV_ERROR, 1, "00000000000000bb");
+    add(r, SC_RULE_SC201, SC_SEV_WARNING, 99, "");
+    ck_assert_ptr_nonnull(sc_report_add_callsite(r, "00000000000000cc"));
+    ck_assert_ptr_nonnull(sc_report_add_callsite(r, "00000000000000dd"));
+    ck_assert_ptr_nonnull(sc_report_add_callsite(r, "00000000000000bb"));
+    ck_assert_ptr_nonnull(sc_report_add_callsite(r, "00000000000000aa"));
+    sc_report_sort(r);
+
+    /* severity desc, count desc, rule, call site */
+    ck_assert_int_eq(r->findings[0].rule, SC_RULE_SC301);
+    ck_assert_int_eq(r->findings[1].rule, SC_RULE_SC201);
+    ck_assert_int_eq(r->findings[2].rule, SC_RULE_SC101);
+    ck_assert_str_eq(r->findings[2].callsite, "00000000000000aa");
+    ck_assert_int_eq(r->findings[3].rule, SC_RULE_SC101);
+    ck_assert_str_eq(r->findings[3].callsite, "00000000000000cc");
+    ck_assert_int_eq(r->findings[4].rule, SC_RULE_SC203);
+    ck_assert_int_eq(r->findings[5].rule, SC_RULE_SC402);
+    /* call sites in order of first mention; unmentioned last */
+    ck_assert_str_eq(r->callsites[0].id, "00000000000000bb");
+    ck_assert_str_eq(r->callsites[1].id, "00000000000000aa");
+    ck_assert_str_eq(r->callsites[2].id, "00000000000000cc");
+    ck_assert_str_eq(r->callsites[3].id, "00000000000000dd");
+    ck_assert_int_eq(sc_report_callsite_index(r, "00000000000000cc"), 2);
+
+    /* Sorting is idempotent and independent of the input order. */
+    char *a = render(r, SC_FMT_JSON);
+    sc_finding tmp = r->findings[0];
+    r->findings[0] = r->findings[5];
+    r->findings[5] = tmp;
+    sc_report_sort(r);
+    char *b = render(r, SC_FMT_JSON);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    sc_report_free(r);
+}
+END_TEST
+
+START_TEST(building)
+{
+    sc_report *r = sc_report_new();
+    sc_callsite *cs = sc_report_add_callsite(r, "0123456789abcdef");
+    ck_assert_ptr_nonnull(cs);
+    errno = 0;
+    ck_assert_ptr_null(sc_report_add_callsite(r, "0123456789abcdef"));
+    ck_assert_int_eq(errno, EEXIST);
+    ck_assert_ptr_null(sc_report_add_callsite(r, "0123456789abcdef0"));
+    ck_assert_int_eq(errno, EINVAL);
+    ck_assert_int_eq(sc_report_add_count(r, "libcudart.so.13", "cuLaunchKernel", 5, 0), 0);
+    ck_assert_int_eq(sc_report_add_count(r, "libcudart.so.13", "cuLaunchKernel", 7, 0), 0);
+    ck_assert_int_eq(sc_report_add_count(r, "libcublas.so.13", "cuLaunchKernel", 1, 0), 0);
+    ck_assert_uint_eq(r->ncounts, 2);
+    ck_assert(r->counts[0].calls == 12);
+    size_t n;
+    sc_api_total *t = sc_api_totals(r, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert(t[0].calls == 13);
+    free(t);
+    sc_report_free(r);
+}
+END_TEST
+
+START_TEST(merge)
+{
+    sc_report *a = fixture_process_a(), *b = fixture_process_b();
+    sc_report *m = sc_report_new();
+    ck_assert_int_eq(sc_report_merge(m, a), 0);
+    ck_assert_int_eq(sc_report_merge(m, b), 0);
+    ck_assert_uint_eq(m->nprocs, 2);
+    ck_assert_int_eq(m->procs[1].pid, 4243);
+    ck_assert_str_eq(m->tool_version, "0.1.0-golden");
+    ck_assert_uint_eq(m->nfindings, a->nfindings + b->nfindings);
+    /* b's findings keep their process, renumbered */
+    for (size_t i = a->nfindings; i < m->nfindings; i++)
+        ck_assert_uint_eq(m->findings[i].process, 1);
+    /* the shared call site is kept once */
+    ck_assert_uint_eq(m->ncallsites, a->ncallsites + b->ncallsites - 1);
+    size_t seen = 0;
+    for (size_t i = 0; i < m->ncallsites; i++)
+        seen += !strcmp(m->callsites[i].id, "9f3c2e1a5b7d4c60");
+    ck_assert_uint_eq(seen, 1);
+    /* api counts summed per (library, api) */
+    uint64_t cudart_launch = 0, rows = 0;
+    for (size_t i = 0; i < m->ncounts; i++)
+        if (!strcmp(m->counts[i].library, "libcudart.so.13") && !strcmp(m->counts[i].api, "cuLaunchKernel")) {
+            cudart_launch += m->counts[i].calls;
+            rows++;
+        }
+    ck_assert(rows == 1 && cudart_launch == 1900);
+    ck_assert_uint_eq(m->ncounts, 8);
+    ck_assert_uint_eq(m->nredirects, a->nredirects);
+
+    /* merging into itself is refused, and leaves it alone */
+    errno = 0;
+    ck_assert_int_eq(sc_report_merge(m, m), -1);
+    ck_assert_int_eq(errno, EINVAL);
+    ck_assert_uint_eq(m->nprocs, 2);
+
+    /* A merge of the same input in a different order gives the same
+       sorted report apart from process numbering. */
+    sc_report_sort(m);
+    char *x = render(m, SC_FMT_JSON);
+    sc_report *m2 = fixture_merged();
+    char *y = render(m2, SC_FMT_JSON);
+    ck_assert_str_eq(x, y);
+    free(x);
+    free(y);
+    sc_report_free(m2);
+    sc_report_free(a);
+    sc_report_free(b);
+    sc_report_free(m);
+}
+END_TEST
+
+START_TEST(formatting)
+{
+    char b[64];
+    static const struct {
+        uint64_t ns;
+        const char *want;
+    } t[] = {
+        {0, "0 ns"}, {999, "999 ns"}, {1000, "1.000 us"}, {1500, "1.500 us"}, {999999, "999.999 us"},
+        {1000000, "1.000 ms"}, {1234567, "1.235 ms"}, {1000000000, "1.000 s"}, {12500000000, "12.500 s"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        sc_format_ns(t[i].ns, b, sizeof b);
+        ck_assert_str_eq(b, t[i].want);
+    }
+    sc_format_bytes(0, b, sizeof b);
+    ck_assert_str_eq(b, "0 B");
+    sc_format_bytes(1023, b, sizeof b);
+    ck_assert_str_eq(b, "1023 B");
+    sc_format_bytes(1024, b, sizeof b);
+    ck_assert_str_eq(b, "1.0 KiB");
+    sc_format_bytes(1048575, b, sizeof b);
+    ck_assert_str_eq(b, "1024.0 KiB");
+    sc_format_bytes(536870912, b, sizeof b);
+    ck_assert_str_eq(b, "512.0 MiB");
+    sc_format_bytes(UINT64_MAX, b, sizeof b);
+    ck_assert_str_eq(b, "16.0 EiB");
+
+    sc_frame f = {.module = "/usr/lib/libfoo.so", .offset = 0x1a2b};
+    sc_frame_format(&f, b, sizeof b);
+    ck_assert_str_eq(b, "libfoo.so+0x1a2b");
+    f.function = "foo";
+    sc_frame_format(&f, b, sizeof b);
+    ck_assert_str_eq(b, "foo (libfoo.so+0x1a2b)");
+    f.file = "src/foo.c";
+    f.line = 12;
+    sc_frame_format(&f, b, sizeof b);
+    ck_assert_str_eq(b, "foo (src/foo.c:12)");
+    sc_pyframe p = {.file = "train.py", .line = 42, .function = "step"};
+    sc_pyframe_format(&p, b, sizeof b);
+    ck_assert_str_eq(b, "train.py:42 in step()");
+
+    ck_assert_str_eq(sc_basename("/a/b/c.cu"), "c.cu");
+    ck_assert_str_eq(sc_basename("c.cu"), "c.cu");
+    sc_fail_level l;
+    ck_assert_int_eq(sc_fail_level_parse("warning", &l), 0);
+    ck_assert_int_eq(l, SC_FAIL_WARNING);
+    ck_assert_int_eq(sc_fail_level_parse("bogus", &l), -1);
+    ck_assert(sc_severity_fails(SC_SEV_ERROR, SC_FAIL_WARNING));
+    ck_assert(!sc_severity_fails(SC_SEV_NOTE, SC_FAIL_WARNING));
+    ck_assert(!sc_severity_fails(SC_SEV_ERROR, SC_FAIL_NEVER));
+}
+END_TEST
+
+START_TEST(source_location)
+{
+    sc_report *r = fixture_merged();
+    const char *file, *fn;
+    unsigned line;
+    /* Python first */
+    ck_assert_int_eq(sc_callsite_source(sc_report_callsite(r, "9f3c2e1a5b7d4c60"), &file, &line, &fn), 0);
+    ck_assert_str_eq(file, "/home/ci/proj/train.py");
+    ck_assert_uint_eq(line, 42);
+    ck_assert_str_eq(fn, "step");
+    /* no debug info */
+    ck_assert_int_eq(sc_callsite_source(sc_report_callsite(r, "1122334455667788"), &file, &line, &fn), -1);
+    char w[256];
+    sc_callsite_where(sc_report_callsite(r, "0a1b2c3d4e5f6071"), w, sizeof w);
+    ck_assert_str_eq(w, "main (/home/ci/proj/app.cu:57)");
+    sc_callsite_where(NULL, w, sizeof w);
+    ck_assert_str_eq(w, "no call site");
+    sc_report_free(r);
+}
+END_TEST
+
+/* render -> read -> render gives the same bytes, in every format. */
+static void roundtrip(sc_report *r)
+{
+    char *json = render(r, SC_FMT_JSON), err[512];
+    sc_report *back = sc_report_new();
+    ck_assert_msg(sc_report_parse_json(back, json, strlen(json), "rt.json", err, sizeof err) == 0, "%s", err);
+    for (sc_format f = SC_FMT_TEXT; f <= SC_FMT_JUNIT; f <<= 1) {
+        char *x = render(r, f), *y = render(back, f);
+        ck_assert_msg(!strcmp(x, y), "format %d differs after the round trip", f);
+        free(x);
+        free(y);
+    }
+    free(json);
+    sc_report_free(back);
+    sc_report_free(r);
+}
+
+START_TEST(roundtrip_all)
+{
+    roundtrip(fixture_process_a());
+    roundtrip(fixture_process_b());
+    roundtrip(fixture_merged());
+    roundtrip(sc_report_new());
+}
+END_TEST
+
+/* A valid report with one member replaced by text. */
+static const char *const base_json =
+    "{\"schema_version\": 1, \"tool\": {\"name\": \"streamcheck\", \"version\": \"1\"},\n"
+    " \"processes\": [{\"exe\": \"a\", \"cmdline\": null, \"pid\": 1, \"host\": \"h\", \"device\": null,\n"
+    "   \"driver_version\": 13000, \"async_engines\": 2, \"max_connections\": 8, \"mode\": \"detect\",\n"
+    "   \"simulated\": true, \"start_time\": 1.5, \"end_time\": 2, \"calls\": 3, \"shim_ns\": 4,\n"
+    "   \"suppressed\": 0}],\n"
+    " \"findings\": [{\"rule\": \"SC101\", \"name\": \"legacy-default-stream\", \"severity\": \"warning\",\n"
+    "   \"api\": \"x\", \"driver_api\": null, \"count\": COUNT, \"blocked_ns\": 0, \"pending\": 0, \"bytes\": 0,\n"
+    "   \"lost_ns\": 0, \"callsite\": CALLSITE, \"detail\": null, \"process\": PROCESS}],\n"
+    " \"callsites\": [{\"id\": \"00000000000000aa\", \"frames\": [{\"module\": \"m\", \"offset\": OFFSET,\n"
+    "   \"function\": null, \"file\": null, \"line\": 0}], \"python\": []}],\n"
+    " \"redirects\": [], \"api_counts\": {}, \"api_counts_by_library\": {\"libx.so\": {\"cuA\": 2}}}\n";
+
+static char *with(const char *count, const char *callsite, const char *process, const char *offset)
+{
+    static char buf[4096];
+    const char *keys[] = {"COUNT", "CALLSITE", "PROCESS", "OFFSET"};
+    const char *vals[] = {count, callsite, process, offset};
+    char *o = buf;
+    for (const char *p = base_json; *p;) {
+        int hit = 0;
+        for (int k = 0; k < 4 && !hit; k++)
+            if (!strncmp(p, keys[k], strlen(keys[k]))) {
+                o += sprintf(o, "%s", vals[k]);
+                p += strlen(keys[k]);
+                hit = 1;
+            }
+        if (!hit)
+            *o++ = *p++;
+    }
+    *o = '\0';
+    return buf;
+}
+
+/* text with the first occurrence of old replaced by new. */
+static const char *subst(const char *text, const char *old, const char *new)
+{
+    static char buf[8192];
+    const char *at = strstr(text, old);
+    ck_assert_msg(at != NULL, "'%s' not in the text", old);
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - text), text, new, at + strlen(old));
+    return buf;
+}
+
+static void read_fails(const char *text, const char *want)
+{
+    char err[512];
+    sc_report *r = fixture_process_a();
+    size_t nf = r->nfindings, np = r->nprocs, nc = r->ncallsites;
+    int rc = sc_report_parse_json(r, text, strlen(text), "in.json", err, sizeof err);
+    ck_assert_msg(rc == -1, "accepted: %s", text);
+    ck_assert_msg(!strcmp(err, want), "message '%s', want '%s'", err, want);
+    /* the report is unchanged */
+    ck_assert_uint_eq(r->nfindings, nf);
+    ck_assert_uint_eq(r->nprocs, np);
+    ck_assert_uint_eq(r->ncallsites, nc);
+    sc_report_free(r);
+}
+
+START_TEST(reader_accepts_base)
+{
+    char err[512];
+    sc_report *r = sc_report_new();
+    const char *t = with("5", "\"00000000000000aa\"", "0", "\"0x1A\"");
+    ck_assert_msg(sc_report_parse_json(r, t, strlen(t), "in.json", err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(r->nfindings, 1);
+    ck_assert(r->findings[0].count == 5);
+    ck_assert(r->callsites[0].frames[0].offset == 0x1a);
+    ck_assert(r->procs[0].start_time == 1.5);
+    ck_assert(r->procs[0].simulated == 1);
+    ck_assert_uint_eq(r->ncounts, 1);
+    sc_report_free(r);
+}
+END_TEST
+
+START_TEST(reader_errors)
+{
+    read_fails("", "in.json: empty file: not a streamcheck report");
+    read_fails("{\"schema_version\": 1,}", "in.json: not valid JSON: 1:22: expected a string key in object, found '}'");
+    read_fails("[1]", "in.json: not a streamcheck report: the JSON value is an array, not an object");
+    read_fails("{\"a\": 1}", "in.json: no schema_version member: not a streamcheck JSON report");
+    read_fails("{\"schema_version\": \"1\"}", "in.json: schema_version: expected an integer, found a string");
+    read_fails("{\"schema_version\": 2}",
+               "in.json: schema_version 2 is not supported (this streamcheck reads version 1); use a newer streamcheck");
+    read_fails("{\"schema_version\": 0}", "in.json: schema_version 0 is not supported (this streamcheck reads version 1)");
+    read_fails("{\"schema_version\": 1}", "in.json: tool: missing");
+    read_fails(with("\"5\"", "\"00000000000000aa\"", "0", "\"0x1\""),
+               "in.json: findings[0].count: expected a non-negative integer below 2^64, found a string");
+    read_fails(with("-5", "\"00000000000000aa\"", "0", "\"0x1\""),
+               "in.json: findings[0].count: expected a non-negative integer below 2^64, found -5");
+    read_fails(with("1.5", "\"00000000000000aa\"", "0", "\"0x1\""),
+               "in.json: findings[0].count: expected a non-negative integer below 2^64, found 1.5");
+    read_fails(with("5", "\"00000000000000ab\"", "0", "\"0x1\""),
+               "in.json: findings[0].callsite: call site 00000000000000ab is not in callsites");
+    read_fails(with("5", "\"xyz\"", "0", "\"0x1\""),
+               "in.json: findings[0].callsite: \"xyz\" is not a call-site id (16 lowercase hex digits)");
+    read_fails(with("5", "17", "0", "\"0x1\""),
+               "in.json: findings[0].callsite: expected a string or null, found 17");
+    read_fails(with("5", "null", "1", "\"0x1\""),
+               "in.json: findings[0].process: process 1 does not exist (the report has 1)");
+    read_fails(with("5", "null", "0", "\"12\""),
+               "in.json: callsites[0].frames[0].offset: \"12\" is not a hex offset such as \"0x1a2b\"");
+    read_fails(with("5", "null", "0", "\"0x11112222333344445\""),
+               "in.json: callsites[0].frames[0].offset: \"0x11112222333344445\" is not a hex offset such as \"0x1a2b\"");
+    read_fails(with("5", "null", "0", "4660"),
+               "in.json: callsites[0].frames[0].offset: expected a string, found 4660");
+
+    /* unknown rule, wrong name, bad severity, wrong types */
+    const char *t = with("5", "null", "0", "\"0x1\"");
+    read_fails(subst(t, "SC101", "SC999"),
+               "in.json: findings[0].rule: unknown rule \"SC999\" (this streamcheck knows SC101 to SC702)");
+    read_fails(subst(t, "SC101", "sc101"),
+               "in.json: findings[0].rule: unknown rule \"sc101\" (this streamcheck knows SC101 to SC702)");
+    read_fails(subst(t, "legacy-default-stream", "legacy-default-strean"),
+               "in.json: findings[0].name: \"legacy-default-strean\" is not the name of SC101 (legacy-default-stream)");
+    read_fails(subst(t, "\"warning\"", "\"warnin_\""),
+               "in.json: findings[0].severity: \"warnin_\" is not error, warning or note");
+    read_fails(subst(t, "\"simulated\": true", "\"simulated\": 1"),
+               "in.json: processes[0].simulated: expected a boolean, found 1");
+    read_fails(subst(t, "\"start_time\": 1.5", "\"start_time\": 1e5"),
+               "in.json: processes[0].start_time: expected seconds as a decimal number, found 1e5");
+    read_fails(subst(t, "\"pid\": 1", "\"pid\": 99999999999999999999"),
+               "in.json: processes[0].pid: expected an integer from -9223372036854775808 to 9223372036854775807, "
+               "found 99999999999999999999");
+    read_fails(subst(t, "\"cuA\": 2", "\"cuA\": -2"),
+               "in.json: api_counts_by_library.libx.so.cuA: expected a non-negative integer, found -2");
+    read_fails(subst(t, "{\"cuA\": 2}", "[2]"),
+               "in.json: api_counts_by_library.libx.so: expected an object, found an array");
+    read_fails(subst(t, "\"api\": \"x\"", "\"api\": \"a\\u0000b\""),
+               "in.json: findings[0].api: string contains a NUL character");
+    read_fails(subst(t, "\"redirects\": []", "\"redirects\": {}"),
+               "in.json: redirects: expected an array, found an object");
+    read_fails(subst(t, "\"api_counts\": {}", "\"api_counts\": {\"a\": \"b\"}"),
+               "in.json: api_counts.a: expected a non-negative integer, found a string");
+    read_fails(subst(t, "\"process\": 0}", "\"process\": 0, \"process\": 0}"),
+               "in.json: not valid JSON: 8:66: duplicate key \"process\" in object");
+    /* unknown members are ignored: adding fields does not bump the version */
+    char err[512];
+    sc_report *r = sc_report_new();
+    const char *u = subst(t, "\"redirects\": []", "\"redirects\": [], \"future\": {\"x\": [1, 2]}");
+    ck_assert_msg(sc_report_parse_json(r, u, strlen(u), "in.json", err, sizeof err) == 0, "%s", err);
+    sc_report_free(r);
+}
+END_TEST
+
+START_TEST(reader_duplicate_callsite)
+{
+    const char *t = "{\"schema_version\": 1, \"tool\": {\"name\": \"streamcheck\", \"version\": null},"
+                    " \"processes\": [], \"findings\": [], \"redirects\": [], \"api_counts_by_library\": {},"
+                    " \"callsites\": [{\"id\": \"00000000000000aa\", \"frames\": [], \"python\": []},"
+                    "                {\"id\": \"00000000000000aa\", \"frames\": [], \"python\": []}]}";
+    read_fails(t, "in.json: callsites[1].id: call site 00000000000000aa appears twice");
+}
+END_TEST
+
+START_TEST(reader_file)
+{
+    char err[512], dir[] = "/tmp/sc-test-XXXXXX", path[600];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    sc_report *r = sc_report_new();
+    snprintf(path, sizeof path, "%s/missing.json", dir);
+    ck_assert_int_eq(sc_report_read_json(r, path, err, sizeof err), -1);
+    ck_assert(strstr(err, "missing.json: No such file or directory") != NULL);
+    ck_assert_int_eq(sc_report_read_json(r, dir, err, sizeof err), -1);
+    ck_assert(strstr(err, ": is a directory") != NULL);
+
+    /* sc_report_write_file -> sc_report_read_json */
+    sc_report *a = fixture_process_a();
+    char written[700];
+    ck_assert_int_eq(sc_report_write_file(a, SC_FMT_JSON, dir, "/usr/bin/my app", 4242, written, sizeof written), 0);
+    snprintf(path, sizeof path, "%s/my app.4242.streamcheck.json", dir);
+    ck_assert_str_eq(written, path);
+    ck_assert_msg(sc_report_read_json(r, path, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(r->nfindings, a->nfindings);
+    unlink(path);
+
+    /* every format; no temporary file is left behind */
+    for (sc_format f = SC_FMT_TEXT; f <= SC_FMT_JUNIT; f <<= 1)
+        ck_assert_int_eq(sc_report_write_file(a, f, dir, "app", 7, NULL, 0), 0);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            ck_assert_msg(!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."), "left %s", e->d_name);
+        else {
+            files++;
+            ck_assert_msg(!strncmp(e->d_name, "app.7.streamcheck.", 18), "%s", e->d_name);
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    }
+    closedir(d);
+    ck_assert_int_eq(files, 4);
+
+    /* a directory that does not exist: an error, errno set, nothing written */
+    snprintf(path, sizeof path, "%s/nope", dir);
+    errno = 0;
+    ck_assert_int_eq(sc_report_write_file(a, SC_FMT_JSON, path, "app", 7, NULL, 0), -1);
+    ck_assert_int_eq(errno, ENOENT);
+    ck_assert_int_eq(sc_report_write_named(a, SC_FMT_JSON, NULL, dir, "a/b", NULL, 0), -1);
+    ck_assert_int_eq(errno, EINVAL);
+    ck_assert_int_eq(rmdir(dir), 0);
+    sc_report_free(a);
+    sc_report_free(r);
+}
+END_TEST
+
+START_TEST(write_error_leaves_nothing)
+{
+    /* /dev/full makes every write fail: the renderer must report it. */
+    FILE *f = fopen("/dev/full", "w");
+    if (!f)
+        return;
+    setvbuf(f, NULL, _IONBF, 0);
+    sc_report *a = fixture_process_a();
+    ck_assert_int_eq(sc_render_json(a, f), -1);
+    ck_assert_int_eq(sc_render_text(a, f, NULL), -1);
+    fclose(f);
+    sc_report_free(a);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc = tcase_create("report");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, empty_report);
+    tcase_add_test(tc, summary_and_totals);
+    tcase_add_test(tc, sort_order);
+    tcase_add_test(tc, building);
+    tcase_add_test(tc, merge);
+    tcase_add_test(tc, formatting);
+    tcase_add_test(tc, source_location);
+    tcase_add_test(tc, roundtrip_all);
+    tcase_add_test(tc, reader_accepts_base);
+    tcase_add_test(tc, reader_errors);
+    tcase_add_test(tc, reader_duplicate_callsite);
+    tcase_add_test(tc, reader_file);
+    tcase_add_test(tc, write_error_leaves_nothing);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
