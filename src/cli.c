@@ -28,7 +28,9 @@
 
 #include "cli.h"
 #include "options.h"
+#include "report.h"
 #include "rules.h"
+#include "suppress.h"
 
 #ifndef SC_BINDIR
 #define SC_BINDIR "/usr/local/bin"
@@ -175,6 +177,15 @@ int sc_cli_find_libexec(char *out, size_t len)
         return access(out, R_OK);
     }
     return find_installed(SC_PKGLIBEXECDIR, ".", out, len);
+}
+
+int sc_cli_check_suppressions(const char *path, char *err, size_t errlen)
+{
+    sc_suppressions *s = sc_suppress_load(path, err, errlen);
+    if (!s)
+        return -1;
+    sc_suppress_free(s);
+    return 0;
 }
 
 /* ----------------------------------------------------------- options --- */

@@ -5,10 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* `streamcheck report ...` (cli_report.c); argv[0] is "report". */
-int sc_cli_report(int argc, char **argv);
-/* `streamcheck --list-rules` */
-void sc_print_rules(FILE *out);
+/* `streamcheck report` and `--list-rules` are in report.h (cli_report.c). */
 /* `streamcheck --selftest` (selftest.c). */
 int sc_cli_selftest(int simulate);
 /* 0 if the suppressions file parses, else -1 and "FILE:LINE: reason". */

@@ -1,11 +1,12 @@
 # src/local.mk: the shim (libstreamcheck.so), the launcher, and the code
 # they share.
 
-# Rule catalogue and settings, linked into the shim, the launcher and tests.
-noinst_LTLIBRARIES += src/libsccommon.la
-src_libsccommon_la_SOURCES = \
-	src/rules.c src/rules.h src/rules.def \
-	src/options.c src/options.h src/options.def src/sc.h
+# The rule catalogue, and the settings; linked into the shim, the launcher
+# and the tests.
+noinst_LTLIBRARIES += src/libscrules.la src/libsccommon.la
+src_libscrules_la_SOURCES = src/rules.c src/rules.h src/rules.def
+src_libsccommon_la_SOURCES = src/options.c src/options.h src/options.def src/sc.h
+src_libsccommon_la_LIBADD = src/libscrules.la
 
 # The shim's code, as a convenience library: the shared object below is
 # made of it, and the unit tests link it with a fake driver.

@@ -1,0 +1,432 @@
+/* selftest.c: `streamcheck --selftest`.
+ *
+ * Runs the installed test apps (selftest.list) on this machine's GPU, or on
+ * the simulator when there is none, each twice: plainly and under
+ * streamcheck.  An app passes when both runs exit alike with byte-identical
+ * output and its report holds exactly what the app declares (APP.expect).
+ * A user runs this on a new cluster or driver to know the tool can be
+ * trusted there; make check runs it on the simulator.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "expect.h"
+#include "report.h"
+
+#define MAX_ARGS 64
+#define MAX_ENV 16
+
+typedef struct app {
+    char name[128];
+    char where[8];         /* any, gpu, sim */
+    char expect[PATH_MAX]; /* "" = none required (expect=-) */
+    char *env[MAX_ENV];
+    int nenv;
+    char *args[MAX_ARGS];
+    int nargs;
+} app;
+
+/* ---------------------------------------------------------- the GPU --- */
+/* Whether a CUDA device answers here.  The launcher may load the driver
+   itself: it is not the program under test. */
+static int gpu_name(char *name, size_t len)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return 0;
+    int (*init)(unsigned) = (int (*)(unsigned))dlsym(h, "cuInit");
+    int (*count)(int *) = (int (*)(int *))dlsym(h, "cuDeviceGetCount");
+    int (*get)(int *, int) = (int (*)(int *, int))dlsym(h, "cuDeviceGet");
+    int (*getname)(char *, int, int) = (int (*)(char *, int, int))dlsym(h, "cuDeviceGetName");
+    int n = 0, dev = 0;
+    int ok = init && count && init(0) == 0 && count(&n) == 0 && n > 0;
+    if (ok && get && getname && get(&dev, 0) == 0)
+        getname(name, (int)len, dev);
+    dlclose(h);
+    return ok;
+}
+
+/* -------------------------------------------------------- manifest --- */
+static int parse_line(char *line, app *a, const char *dir)
+{
+    memset(a, 0, sizeof *a);
+    char *save = NULL, *tok = strtok_r(line, " \t\r\n", &save);
+    if (!tok || tok[0] == '#')
+        return 0;
+    snprintf(a->name, sizeof a->name, "%s", tok);
+    tok = strtok_r(NULL, " \t\r\n", &save);
+    if (!tok || (strcmp(tok, "any") && strcmp(tok, "gpu") && strcmp(tok, "sim")))
+        return -1;
+    snprintf(a->where, sizeof a->where, "%s", tok);
+    snprintf(a->expect, sizeof a->expect, "%s/%s.expect", dir, a->name);
+    int in_args = 0;
+    while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
+        if (in_args) {
+            if (a->nargs < MAX_ARGS - 1)
+                a->args[a->nargs++] = strdup(tok);
+        } else if (!strcmp(tok, "--")) {
+            in_args = 1;
+        } else if (!strncmp(tok, "expect=", 7)) {
+            if (!strcmp(tok + 7, "-"))
+                a->expect[0] = 0;
+            else
+                snprintf(a->expect, sizeof a->expect, "%s/%s", dir, tok + 7);
+        } else if (strchr(tok, '=') && a->nenv < MAX_ENV) {
+            a->env[a->nenv++] = strdup(tok);
+        } else {
+            return -1;
+        }
+    }
+    return 1;
+}
+
+static void free_app(app *a)
+{
+    for (int i = 0; i < a->nenv; i++)
+        free(a->env[i]);
+    for (int i = 0; i < a->nargs; i++)
+        free(a->args[i]);
+}
+
+/* ---------------------------------------------------------- running --- */
+/* Runs argv with the app's environment, stdout and stderr to files;
+   returns the wait status (or -1), killing it after timeout seconds. */
+static int run(char *const argv[], const app *a, const char *simdir, const char *out, const char *err,
+               int timeout)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        setpgid(0, 0);
+        int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fo < 0 || fe < 0)
+            _exit(126);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        for (int i = 0; i < a->nenv; i++)
+            putenv(a->env[i]);
+        if (simdir) {
+            const char *old = getenv("LD_LIBRARY_PATH");
+            char buf[8192];
+            snprintf(buf, sizeof buf, "%s%s%s", simdir, old && *old ? ":" : "", old ? old : "");
+            setenv("LD_LIBRARY_PATH", buf, 1);
+        }
+        execv(argv[0], argv);
+        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int st = 0;
+    time_t t0 = time(NULL);
+    for (;;) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid)
+            return st;
+        if (w < 0 && errno != EINTR)
+            return -1;
+        if (time(NULL) - t0 > timeout) {
+            kill(-pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            return -2;
+        }
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static int same_file(const char *a, const char *b)
+{
+    char err[256];
+    char *x = NULL, *y = NULL;
+    size_t nx = 0, ny = 0;
+    int same = sc_read_file(a, (size_t)64 << 20, &x, &nx, err, sizeof err) == 0 &&
+               sc_read_file(b, (size_t)64 << 20, &y, &ny, err, sizeof err) == 0 && nx == ny &&
+               !memcmp(x, y, nx);
+    free(x);
+    free(y);
+    return same;
+}
+
+/* Every JSON report in dir, merged. */
+static sc_report *read_reports(const char *dir, int *nfiles, char *err, size_t errlen)
+{
+    sc_report *r = sc_report_new();
+    DIR *d = opendir(dir);
+    *nfiles = 0;
+    if (!r || !d) {
+        if (d)
+            closedir(d);
+        snprintf(err, errlen, "cannot read %s", dir);
+        sc_report_free(r);
+        return NULL;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 5, ".json"))
+            continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (sc_report_read_json(r, path, err, errlen)) {
+            closedir(d);
+            sc_report_free(r);
+            return NULL;
+        }
+        (*nfiles)++;
+    }
+    closedir(d);
+    return r;
+}
+
+/* "SC101x12 SC203x5" from an expectation file, or "none". */
+static void expected_summary(const char *path, char *buf, size_t len)
+{
+    unsigned long long n[SC_NRULES] = {0};
+    FILE *f = path[0] ? fopen(path, "r") : NULL;
+    char line[1024], rule[64], where[1024];
+    unsigned long long count;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "finding %63s %1023s %llu", rule, where, &count) == 3) {
+            int id = sc_rule_lookup(rule);
+            if (id >= 0)
+                n[id] += count;
+        }
+    if (f)
+        fclose(f);
+    buf[0] = 0;
+    for (int i = 0; i < SC_NRULES; i++)
+        if (n[i])
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%sx%llu", *buf ? " " : "", sc_rules[i].id, n[i]);
+    if (!buf[0])
+        snprintf(buf, len, "none");
+}
+
+static void found_summary(const sc_report *r, char *buf, size_t len)
+{
+    unsigned long long n[SC_NRULES] = {0};
+    for (size_t i = 0; r && i < r->nfindings; i++)
+        n[r->findings[i].rule] += r->findings[i].count;
+    buf[0] = 0;
+    for (int i = 0; i < SC_NRULES; i++)
+        if (n[i])
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%sx%llu", *buf ? " " : "", sc_rules[i].id, n[i]);
+    if (!buf[0])
+        snprintf(buf, len, "none");
+}
+
+static void show_file(const char *path, const char *prefix, int max_lines)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f) && n++ < max_lines)
+        printf("%s%s%s", prefix, line, strchr(line, '\n') ? "" : "\n");
+    if (f)
+        fclose(f);
+}
+
+static void rmtree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        unlink(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+/* One app; prints its row.  Returns 0 pass, 1 fail, 2 skipped. */
+static int one(const app *a, const char *appdir, const char *self, const char *simdir, int timeout)
+{
+    char exe[PATH_MAX], dir[] = "/tmp/streamcheck-selftest.XXXXXX";
+    snprintf(exe, sizeof exe, "%s/%s", appdir, a->name);
+    char expected[256];
+    expected_summary(a->expect, expected, sizeof expected);
+    if ((!strcmp(a->where, "gpu") && simdir) || (!strcmp(a->where, "sim") && !simdir)) {
+        printf("%-32s %-5s %-28s %-28s %s\n", a->name, a->where, expected, "-",
+               simdir ? "skip (needs a GPU)" : "skip (simulator only)");
+        return 2;
+    }
+    if (!mkdtemp(dir)) {
+        printf("%-32s cannot create a temporary directory: %s\n", a->name, strerror(errno));
+        return 1;
+    }
+    char pout[PATH_MAX], perr[PATH_MAX], sout[PATH_MAX], serr[PATH_MAX];
+    snprintf(pout, sizeof pout, "%s/plain.out", dir);
+    snprintf(perr, sizeof perr, "%s/plain.err", dir);
+    snprintf(sout, sizeof sout, "%s/shim.out", dir);
+    snprintf(serr, sizeof serr, "%s/shim.err", dir);
+
+    char *plain[MAX_ARGS + 2], *shim[MAX_ARGS + 8];
+    int k = 0;
+    plain[k++] = exe;
+    for (int i = 0; i < a->nargs; i++)
+        plain[k++] = a->args[i];
+    plain[k] = NULL;
+    char outopt[PATH_MAX + 16];
+    snprintf(outopt, sizeof outopt, "--output=%s", dir);
+    k = 0;
+    shim[k++] = (char *)self;
+    shim[k++] = (char *)"--format=json";
+    shim[k++] = outopt;
+    if (simdir)
+        shim[k++] = (char *)"--simulate";
+    shim[k++] = (char *)"--";
+    shim[k++] = exe;
+    for (int i = 0; i < a->nargs; i++)
+        shim[k++] = a->args[i];
+    shim[k] = NULL;
+
+    int st1 = run(plain, a, simdir, pout, perr, timeout);
+    int st2 = run(shim, a, NULL, sout, serr, timeout);
+
+    char why[512] = "";
+    int files = 0;
+    char err[512] = "";
+    sc_report *r = read_reports(dir, &files, err, sizeof err);
+    char found[256];
+    found_summary(r, found, sizeof found);
+    FILE *diff = tmpfile();
+    if (st1 == -2 || st2 == -2)
+        snprintf(why, sizeof why, "timed out after %d s", timeout);
+    else if (st1 != st2)
+        snprintf(why, sizeof why, "exit status differs: plain %d, under streamcheck %d",
+                 WIFEXITED(st1) ? WEXITSTATUS(st1) : -1, WIFEXITED(st2) ? WEXITSTATUS(st2) : -1);
+    else if (!WIFEXITED(st1) || WEXITSTATUS(st1) != 0)
+        snprintf(why, sizeof why, "the app failed (exit %d)", WIFEXITED(st1) ? WEXITSTATUS(st1) : -1);
+    else if (!same_file(pout, sout))
+        snprintf(why, sizeof why, "output differs with streamcheck");
+    else if (!r)
+        snprintf(why, sizeof why, "no report: %s", err);
+    else if (files == 0)
+        snprintf(why, sizeof why, "no report was written");
+    else if (a->expect[0]) {
+        char eerr[512];
+        sc_expect *e = sc_expect_load(a->expect, eerr, sizeof eerr);
+        if (!e)
+            snprintf(why, sizeof why, "%s", eerr);
+        else if (sc_expect_check(e, r, diff) != 0)
+            snprintf(why, sizeof why, "the report differs from %s", sc_basename(a->expect));
+        sc_expect_free(e);
+    } else if (r->nfindings) {
+        snprintf(why, sizeof why, "findings where none are expected");
+    }
+    printf("%-32s %-5s %-28s %-28s %s\n", a->name, simdir ? "sim" : "gpu", expected, found,
+           why[0] ? "FAIL" : "pass");
+    if (why[0]) {
+        printf("    %s\n", why);
+        if (diff) {
+            rewind(diff);
+            char line[512];
+            int n = 0;
+            while (fgets(line, sizeof line, diff) && n++ < 20)
+                printf("    %s", line);
+        }
+        printf("    stderr under streamcheck:\n");
+        show_file(serr, "      ", 12);
+    }
+    if (diff)
+        fclose(diff);
+    sc_report_free(r);
+    const char *keep = getenv("STREAMCHECK_SELFTEST_KEEP");
+    if (keep && *keep == '1')
+        printf("    kept %s\n", dir);
+    else
+        rmtree(dir);
+    return why[0] ? 1 : 0;
+}
+
+int sc_cli_selftest(int simulate)
+{
+    char appdir[PATH_MAX], list[PATH_MAX], self[PATH_MAX], simbuf[PATH_MAX], gpu[256] = "";
+    const char *e = getenv("STREAMCHECK_TESTAPPS");
+    if (e && *e)
+        snprintf(appdir, sizeof appdir, "%s", e);
+    else if (sc_cli_find_libexec(appdir, sizeof appdir) == 0)
+        snprintf(appdir + strlen(appdir), sizeof appdir - strlen(appdir), "/testapps");
+    e = getenv("STREAMCHECK_TESTAPPS_LIST");
+    snprintf(list, sizeof list, "%s", e && *e ? e : "");
+    if (!list[0])
+        snprintf(list, sizeof list, "%s/selftest.list", appdir);
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "streamcheck: cannot find the launcher itself\n");
+        return 2;
+    }
+    self[n] = 0;
+
+    const char *simdir = NULL;
+    if (!simulate && !gpu_name(gpu, sizeof gpu)) {
+        printf("streamcheck selftest: no CUDA device found here; using the simulator\n");
+        simulate = 1;
+    }
+    if (simulate) {
+        if (sc_cli_find_simdir(simbuf, sizeof simbuf)) {
+            fprintf(stderr, "streamcheck: cannot find the simulator; set STREAMCHECK_SIMDIR\n");
+            return 2;
+        }
+        simdir = simbuf;
+    }
+    FILE *f = fopen(list, "r");
+    if (!f) {
+        fprintf(stderr, "streamcheck: cannot read %s: %s\n", list, strerror(errno));
+        return 2;
+    }
+    const char *t = getenv("STREAMCHECK_SELFTEST_TIMEOUT");
+    int timeout = t && atoi(t) > 0 ? atoi(t) : 300;
+    printf("streamcheck %s selftest on %s (apps in %s)\n", PACKAGE_VERSION,
+           simdir ? "the CPU simulator" : gpu, appdir);
+    printf("%-32s %-5s %-28s %-28s %s\n", "app", "where", "expected", "found", "result");
+    int pass = 0, fail = 0, skip = 0;
+    char line[4096];
+    unsigned lineno = 0;
+    const char *only = getenv("STREAMCHECK_SELFTEST_ONLY");
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        app a;
+        int k = parse_line(line, &a, appdir);
+        if (k < 0) {
+            fprintf(stderr, "streamcheck: %s:%u: expected NAME any|gpu|sim [expect=FILE] [VAR=VALUE...] [-- ARGS]\n",
+                    list, lineno);
+            fail++;
+            continue;
+        }
+        if (k == 0)
+            continue;
+        if (only && *only && strcmp(only, a.name)) {
+            free_app(&a);
+            continue;
+        }
+        int r = one(&a, appdir, self, simdir, timeout);
+        pass += r == 0;
+        fail += r == 1;
+        skip += r == 2;
+        fflush(stdout);
+        free_app(&a);
+    }
+    fclose(f);
+    printf("selftest: %d passed, %d failed, %d skipped\n", pass, fail, skip);
+    return fail ? 1 : 0;
+}
