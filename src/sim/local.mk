@@ -4,7 +4,7 @@
 # the top-level Makefile.am.  See src/sim/README.md.
 
 simlibdir = $(pkglibexecdir)/sim
-simlib_LTLIBRARIES = src/sim/libcuda.la
+simlib_LTLIBRARIES = src/sim/libcuda.la src/sim/libcudart.la src/sim/libcublas.la
 
 # Unsupported-call stubs and the driver's (name, version) table are
 # generated from the export lists of NVIDIA's libraries (taken once, kept
@@ -17,8 +17,19 @@ src/sim/cuda-stubs.c: $(top_srcdir)/src/sim/gen-stubs.awk \
 	$(SCSIM_GEN_STUBS) $(top_srcdir)/src/sim/libcuda.exports \
 		$(top_srcdir)/src/sim/libcuda-procs.txt > $@-t && mv -f $@-t $@
 
-BUILT_SOURCES += src/sim/cuda-stubs.c
-CLEANFILES += src/sim/cuda-stubs.c
+src/sim/cudart-stubs.c: $(top_srcdir)/src/sim/gen-stubs.awk \
+		$(top_srcdir)/src/sim/libcudart.exports
+	$(AM_V_GEN)$(MKDIR_P) src/sim && \
+	$(SCSIM_GEN_STUBS) $(top_srcdir)/src/sim/libcudart.exports > $@-t && mv -f $@-t $@
+
+src/sim/cublas-stubs.c: $(top_srcdir)/src/sim/gen-stubs.awk \
+		$(top_srcdir)/src/sim/libcublas.exports
+	$(AM_V_GEN)$(MKDIR_P) src/sim && \
+	$(SCSIM_GEN_STUBS) $(top_srcdir)/src/sim/libcublas.exports > $@-t && mv -f $@-t $@
+
+SCSIM_GENERATED_STUBS = src/sim/cuda-stubs.c src/sim/cudart-stubs.c src/sim/cublas-stubs.c
+BUILT_SOURCES += $(SCSIM_GENERATED_STUBS)
+CLEANFILES += $(SCSIM_GENERATED_STUBS)
 
 EXTRA_DIST += \
 	src/sim/README.md \
@@ -27,7 +38,9 @@ EXTRA_DIST += \
 	src/sim/libcuda-procs.txt \
 	src/sim/libcudart.exports \
 	src/sim/libcublas.exports \
-	src/sim/libcuda.map
+	src/sim/libcuda.map \
+	src/sim/libcudart.map \
+	src/sim/libcublas.map
 
 # ---------------------------------------------------------- libcuda.so.1 ---
 src_sim_libcuda_la_SOURCES = \
@@ -56,3 +69,37 @@ src_sim_libcuda_la_LIBADD = kernels/libsctwins.la
 src_sim_libcuda_la_LDFLAGS = $(AM_LDFLAGS) -version-info 1:0:0 -no-undefined \
 	-Wl,--version-script=$(top_srcdir)/src/sim/libcuda.map
 EXTRA_src_sim_libcuda_la_DEPENDENCIES = $(top_srcdir)/src/sim/libcuda.map
+
+# ------------------------------------------------------- libcudart.so.13 ---
+# Reaches the driver only through dlopen + cuGetProcAddress (drvbind.c),
+# like NVIDIA's runtime: it does not link libcuda.
+src_sim_libcudart_la_SOURCES = \
+	src/sim/cudaerr.def \
+	src/sim/drvbind.c \
+	src/sim/drvbind.h \
+	src/sim/rt.h \
+	src/sim/rt_core.c \
+	src/sim/rt_drv.def \
+	src/sim/rt_mem.c \
+	src/sim/rt_register.c \
+	src/sim/rt_stream.c \
+	src/sim/stubs.h \
+	src/sim/util.c \
+	src/sim/util.h
+nodist_src_sim_libcudart_la_SOURCES = src/sim/cudart-stubs.c
+src_sim_libcudart_la_LDFLAGS = $(AM_LDFLAGS) -version-info 13:0:0 -no-undefined \
+	-Wl,--version-script=$(top_srcdir)/src/sim/libcudart.map
+EXTRA_src_sim_libcudart_la_DEPENDENCIES = $(top_srcdir)/src/sim/libcudart.map
+
+# ------------------------------------------------------- libcublas.so.13 ---
+src_sim_libcublas_la_SOURCES = \
+	src/sim/cublas.c \
+	src/sim/drvbind.c \
+	src/sim/drvbind.h \
+	src/sim/stubs.h \
+	src/sim/util.c \
+	src/sim/util.h
+nodist_src_sim_libcublas_la_SOURCES = src/sim/cublas-stubs.c
+src_sim_libcublas_la_LDFLAGS = $(AM_LDFLAGS) -version-info 13:0:0 -no-undefined \
+	-Wl,--version-script=$(top_srcdir)/src/sim/libcublas.map
+EXTRA_src_sim_libcublas_la_DEPENDENCIES = $(top_srcdir)/src/sim/libcublas.map
