@@ -1,0 +1,61 @@
+/* src/sim/rt.h: internals of the simulated libcudart.so.13. */
+#ifndef SC_SIM_RT_H
+#define SC_SIM_RT_H
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime_api.h>
+#include <stdbool.h>
+
+#include "sim/drvbind.h"
+#include "sim/util.h"
+
+/* The driver entry points (rt_drv.def), legacy and per-thread. */
+typedef struct scrt_driver {
+#define SC_RT_DRV(name, ver) PFN_##name##_v##ver p_##name;
+#define SC_RT_DRV_PT(name, ver, ptver, suffix)                                \
+    PFN_##name##_v##ver p_##name;                                             \
+    PFN_##name##_v##ptver##suffix pt_##name;
+#include "sim/rt_drv.def"
+#undef SC_RT_DRV
+#undef SC_RT_DRV_PT
+} scrt_driver;
+
+extern scrt_driver scrt_drv;
+
+/* DRV(cuX) is the legacy entry point; DRVPT(pt, cuX) the per-thread one
+ * when pt (a _ptsz/_ptds runtime entry point), else the legacy one. */
+#define DRV(name) (scrt_drv.p_##name)
+#define DRVPT(pt, name) ((pt) ? scrt_drv.pt_##name : scrt_drv.p_##name)
+
+/* Lazy, thread-safe initialization on the first runtime call of a
+ * thread: bind the driver, cuInit, retain the primary context, make it
+ * current.  Returns the (sticky) initialization error. */
+cudaError_t scrt_init(void);
+CUcontext scrt_primary(void);
+
+/* Records e as the thread's last error (cudaErrorNotReady is a status,
+ * not an error) and returns it. */
+cudaError_t scrt_ret(cudaError_t e);
+/* The runtime error for a driver result. */
+cudaError_t scrt_err(CUresult r);
+/* Both: scrt_ret(scrt_err(r)). */
+cudaError_t scrt_drv_ret(CUresult r);
+
+/* Begins every runtime entry point that needs the driver. */
+#define SCRT_INIT()                                                           \
+    do {                                                                      \
+        cudaError_t e_ = scrt_init();                                         \
+        if (e_ != cudaSuccess)                                                \
+            return scrt_ret(e_);                                              \
+    } while (0)
+
+/* The kernel a host stub address stands for (kernel registration). */
+cudaError_t scrt_kernel_of(const void *hostFun, CUkernel *out);
+
+/* Declares name_ptsz/_ptds with the type of name, so each per-thread
+ * entry point is checked against NVIDIA's prototype of its base. */
+#define SCRT_PT_DECL(name, suffix)                                            \
+    extern __typeof__(name) name##suffix SCSIM_EXPORT;
+
+#endif /* SC_SIM_RT_H */

@@ -1,0 +1,444 @@
+/* src/sim/rt_core.c: runtime initialization, errors, device management. */
+#include "config.h"
+
+#include "sim/rt.h"
+#include "sim/stubs.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+scrt_driver scrt_drv;
+
+static const scsim_bind binds[] = {
+#define SC_RT_DRV(name, ver) {#name, ver, 0, &scrt_drv.p_##name, NULL},
+#define SC_RT_DRV_PT(name, ver, ptver, suffix)                                \
+    {#name, ver, ptver, &scrt_drv.p_##name, &scrt_drv.pt_##name},
+#include "sim/rt_drv.def"
+#undef SC_RT_DRV
+#undef SC_RT_DRV_PT
+};
+
+/* ------------------------------------------------------------- errors --- */
+
+/* "cudaGetLastError: Returns the last error that has been produced by
+ * any of the runtime calls in the same instance of the CUDA Runtime
+ * library in the host thread and resets it to cudaSuccess." */
+static __thread cudaError_t tls_last;
+
+cudaError_t scrt_ret(cudaError_t e)
+{
+    if (e != cudaSuccess && e != cudaErrorNotReady)
+        tls_last = e;
+    return e;
+}
+
+cudaError_t scrt_err(CUresult r)
+{
+    switch (r) {
+    case CUDA_SUCCESS: return cudaSuccess;
+    case CUDA_ERROR_INVALID_VALUE: return cudaErrorInvalidValue;
+    case CUDA_ERROR_OUT_OF_MEMORY: return cudaErrorMemoryAllocation;
+    case CUDA_ERROR_NOT_INITIALIZED: return cudaErrorInitializationError;
+    case CUDA_ERROR_DEINITIALIZED: return cudaErrorCudartUnloading;
+    case CUDA_ERROR_NO_DEVICE: return cudaErrorNoDevice;
+    case CUDA_ERROR_INVALID_DEVICE: return cudaErrorInvalidDevice;
+    case CUDA_ERROR_INVALID_IMAGE: return cudaErrorInvalidKernelImage;
+    case CUDA_ERROR_INVALID_CONTEXT: return cudaErrorDeviceUninitialized;
+    case CUDA_ERROR_INVALID_HANDLE: return cudaErrorInvalidResourceHandle;
+    case CUDA_ERROR_NOT_FOUND: return cudaErrorSymbolNotFound;
+    case CUDA_ERROR_NOT_READY: return cudaErrorNotReady;
+    case CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED:
+        return cudaErrorHostMemoryAlreadyRegistered;
+    case CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED:
+        return cudaErrorHostMemoryNotRegistered;
+    case CUDA_ERROR_NOT_SUPPORTED: return cudaErrorNotSupported;
+    case CUDA_ERROR_ILLEGAL_STATE: return cudaErrorIllegalState;
+    case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED:
+        return cudaErrorStreamCaptureUnsupported;
+    case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED:
+        return cudaErrorStreamCaptureInvalidated;
+    case CUDA_ERROR_STREAM_CAPTURE_MERGE: return cudaErrorStreamCaptureMerge;
+    case CUDA_ERROR_STREAM_CAPTURE_UNMATCHED:
+        return cudaErrorStreamCaptureUnmatched;
+    case CUDA_ERROR_STREAM_CAPTURE_UNJOINED:
+        return cudaErrorStreamCaptureUnjoined;
+    case CUDA_ERROR_STREAM_CAPTURE_ISOLATION:
+        return cudaErrorStreamCaptureIsolation;
+    case CUDA_ERROR_STREAM_CAPTURE_IMPLICIT:
+        return cudaErrorStreamCaptureImplicit;
+    case CUDA_ERROR_CAPTURED_EVENT: return cudaErrorCapturedEvent;
+    case CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD:
+        return cudaErrorStreamCaptureWrongThread;
+    default:
+        /* The remaining codes share their numbers. */
+        return (cudaError_t)r;
+    }
+}
+
+cudaError_t scrt_drv_ret(CUresult r)
+{
+    return scrt_ret(scrt_err(r));
+}
+
+int scsim_stub_called(atomic_int *once, const char *name)
+{
+    scsim_report_unsupported(once, name);
+    return scrt_ret(cudaErrorNotSupported);
+}
+
+SCSIM_EXPORT cudaError_t cudaGetLastError(void)
+{
+    cudaError_t e = tls_last;
+    tls_last = cudaSuccess;
+    return e;
+}
+
+SCSIM_EXPORT cudaError_t cudaPeekAtLastError(void)
+{
+    return tls_last;
+}
+
+SCSIM_EXPORT const char *cudaGetErrorName(cudaError_t error)
+{
+    switch ((int)error) {
+#define SC_CUDAERR(name, value, desc)                                         \
+    case value:                                                               \
+        return #name;
+#include "sim/cudaerr.def"
+#undef SC_CUDAERR
+    default:
+        return "unrecognized error code";
+    }
+}
+
+SCSIM_EXPORT const char *cudaGetErrorString(cudaError_t error)
+{
+    switch ((int)error) {
+#define SC_CUDAERR(name, value, desc)                                         \
+    case value:                                                               \
+        return desc;
+#include "sim/cudaerr.def"
+#undef SC_CUDAERR
+    default:
+        return "unrecognized error code";
+    }
+}
+
+/* --------------------------------------------------------------- init --- */
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static cudaError_t init_error;
+static CUcontext primary;
+static __thread bool tls_ready;
+
+static void init_process(void)
+{
+    const char *missing = NULL;
+    switch (scsim_drvbind(binds, sizeof binds / sizeof binds[0], &missing)) {
+    case SCSIM_BIND_OK:
+        break;
+    case SCSIM_BIND_NO_DRIVER:
+        init_error = cudaErrorInsufficientDriver;
+        return;
+    case SCSIM_BIND_MISSING:
+        scsim_msg("the CUDA driver does not provide %s", missing);
+        init_error = cudaErrorInsufficientDriver;
+        return;
+    }
+    CUresult r = DRV(cuInit)(0);
+    if (r == CUDA_SUCCESS)
+        r = DRV(cuDevicePrimaryCtxRetain)(&primary, 0);
+    init_error = scrt_err(r);
+}
+
+cudaError_t scrt_init(void)
+{
+    if (tls_ready)
+        return cudaSuccess;
+    pthread_once(&init_once, init_process);
+    if (init_error != cudaSuccess)
+        return init_error;
+    /* Like the real runtime, use the thread's current context if the
+     * program set one through the driver API, else the primary one. */
+    CUcontext cur = NULL;
+    CUresult r = DRV(cuCtxGetCurrent)(&cur);
+    if (r == CUDA_SUCCESS && !cur)
+        r = DRV(cuCtxSetCurrent)(primary);
+    if (r != CUDA_SUCCESS)
+        return scrt_err(r);
+    tls_ready = true;
+    return cudaSuccess;
+}
+
+CUcontext scrt_primary(void)
+{
+    return primary;
+}
+
+/* ------------------------------------------------------------ devices --- */
+
+SCSIM_EXPORT cudaError_t cudaGetDeviceCount(int *count)
+{
+    if (!count)
+        return scrt_ret(cudaErrorInvalidValue);
+    *count = 0;
+    cudaError_t e = scrt_init();
+    if (e != cudaSuccess)
+        return scrt_ret(e);
+    return scrt_drv_ret(DRV(cuDeviceGetCount)(count));
+}
+
+SCSIM_EXPORT cudaError_t cudaGetDevice(int *device)
+{
+    SCRT_INIT();
+    if (!device)
+        return scrt_ret(cudaErrorInvalidValue);
+    *device = 0;
+    return cudaSuccess;
+}
+
+SCSIM_EXPORT cudaError_t cudaSetDevice(int device)
+{
+    SCRT_INIT();
+    int n = 0;
+    CUresult r = DRV(cuDeviceGetCount)(&n);
+    if (r != CUDA_SUCCESS)
+        return scrt_drv_ret(r);
+    if (device < 0 || device >= n)
+        return scrt_ret(cudaErrorInvalidDevice);
+    return scrt_drv_ret(DRV(cuCtxSetCurrent)(primary));
+}
+
+static int attr(CUdevice_attribute a)
+{
+    int v = 0;
+    DRV(cuDeviceGetAttribute)(&v, a, 0);
+    return v;
+}
+
+SCSIM_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop,
+                                                 int device)
+{
+    SCRT_INIT();
+    if (!prop)
+        return scrt_ret(cudaErrorInvalidValue);
+    if (device != 0)
+        return scrt_ret(cudaErrorInvalidDevice);
+    memset(prop, 0, sizeof *prop);
+    CUresult r = DRV(cuDeviceGetName)(prop->name, sizeof prop->name, 0);
+    if (r == CUDA_SUCCESS)
+        r = DRV(cuDeviceTotalMem)(&prop->totalGlobalMem, 0);
+    if (r == CUDA_SUCCESS) {
+        CUuuid u;
+        r = DRV(cuDeviceGetUuid)(&u, 0);
+        memcpy(prop->uuid.bytes, u.bytes, sizeof prop->uuid.bytes);
+    }
+    if (r != CUDA_SUCCESS)
+        return scrt_drv_ret(r);
+    prop->sharedMemPerBlock =
+        (size_t)attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+    prop->regsPerBlock = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+    prop->warpSize = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+    prop->memPitch = (size_t)attr(CU_DEVICE_ATTRIBUTE_MAX_PITCH);
+    prop->maxThreadsPerBlock = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    prop->maxThreadsDim[0] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+    prop->maxThreadsDim[1] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+    prop->maxThreadsDim[2] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+    prop->maxGridSize[0] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+    prop->maxGridSize[1] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+    prop->maxGridSize[2] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+    prop->totalConstMem = (size_t)attr(CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
+    prop->major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    prop->minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    prop->textureAlignment = (size_t)attr(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT);
+    prop->texturePitchAlignment =
+        (size_t)attr(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT);
+    prop->multiProcessorCount = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    prop->integrated = attr(CU_DEVICE_ATTRIBUTE_INTEGRATED);
+    prop->canMapHostMemory = attr(CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY);
+    prop->surfaceAlignment = (size_t)attr(CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT);
+    prop->concurrentKernels = attr(CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS);
+    prop->ECCEnabled = attr(CU_DEVICE_ATTRIBUTE_ECC_ENABLED);
+    prop->pciBusID = attr(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
+    prop->pciDeviceID = attr(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID);
+    prop->pciDomainID = attr(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID);
+    prop->tccDriver = attr(CU_DEVICE_ATTRIBUTE_TCC_DRIVER);
+    prop->asyncEngineCount = attr(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT);
+    prop->unifiedAddressing = attr(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING);
+    prop->memoryBusWidth = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+    prop->l2CacheSize = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+    prop->persistingL2CacheMaxSize =
+        attr(CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE);
+    prop->maxThreadsPerMultiProcessor =
+        attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+    prop->streamPrioritiesSupported =
+        attr(CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED);
+    prop->globalL1CacheSupported =
+        attr(CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED);
+    prop->localL1CacheSupported =
+        attr(CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED);
+    prop->sharedMemPerMultiprocessor =
+        (size_t)attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+    prop->regsPerMultiprocessor =
+        attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+    prop->managedMemory = attr(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY);
+    prop->isMultiGpuBoard = attr(CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD);
+    prop->concurrentManagedAccess =
+        attr(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS);
+    prop->computePreemptionSupported =
+        attr(CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED);
+    prop->canUseHostPointerForRegisteredMem =
+        attr(CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM);
+    prop->cooperativeLaunch = attr(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH);
+    prop->sharedMemPerBlockOptin =
+        (size_t)attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    prop->maxBlocksPerMultiProcessor =
+        attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+    prop->accessPolicyMaxWindowSize =
+        attr(CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE);
+    prop->reservedSharedMemPerBlock =
+        (size_t)attr(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+    prop->hostRegisterSupported = attr(CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED);
+    prop->hostRegisterReadOnlySupported =
+        attr(CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED);
+    prop->memoryPoolsSupported = attr(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED);
+    prop->clusterLaunch = attr(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH);
+    prop->hostNumaId = attr(CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID);
+    return cudaSuccess;
+}
+
+/* cudaDeviceAttr values are the driver's CUdevice_attribute values. */
+SCSIM_EXPORT cudaError_t cudaDeviceGetAttribute(int *value,
+                                                enum cudaDeviceAttr attr_,
+                                                int device)
+{
+    SCRT_INIT();
+    return scrt_drv_ret(
+        DRV(cuDeviceGetAttribute)(value, (CUdevice_attribute)attr_, device));
+}
+
+SCSIM_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
+                                                          int *greatestPriority)
+{
+    SCRT_INIT();
+    return scrt_drv_ret(
+        DRV(cuCtxGetStreamPriorityRange)(leastPriority, greatestPriority));
+}
+
+SCSIM_EXPORT cudaError_t cudaDeviceSynchronize(void)
+{
+    SCRT_INIT();
+    return scrt_drv_ret(DRV(cuCtxSynchronize)());
+}
+
+SCSIM_EXPORT cudaError_t cudaDeviceReset(void)
+{
+    SCRT_INIT();
+    return scrt_drv_ret(DRV(cuDevicePrimaryCtxReset)(0));
+}
+
+/* enum cudaFuncCache and cudaSharedMemConfig use the driver's values. */
+SCSIM_EXPORT cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
+{
+    SCRT_INIT();
+    return scrt_drv_ret(DRV(cuCtxSetCacheConfig)((CUfunc_cache)cacheConfig));
+}
+
+SCSIM_EXPORT cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
+{
+    SCRT_INIT();
+    if (!pCacheConfig)
+        return scrt_ret(cudaErrorInvalidValue);
+    CUfunc_cache c;
+    CUresult r = DRV(cuCtxGetCacheConfig)(&c);
+    if (r == CUDA_SUCCESS)
+        *pCacheConfig = (enum cudaFuncCache)c;
+    return scrt_drv_ret(r);
+}
+
+SCSIM_EXPORT cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
+{
+    SCRT_INIT();
+    return scrt_drv_ret(DRV(cuCtxSetSharedMemConfig)((CUsharedconfig)config));
+}
+
+SCSIM_EXPORT cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)
+{
+    SCRT_INIT();
+    if (!pConfig)
+        return scrt_ret(cudaErrorInvalidValue);
+    CUsharedconfig c;
+    CUresult r = DRV(cuCtxGetSharedMemConfig)(&c);
+    if (r == CUDA_SUCCESS)
+        *pConfig = (enum cudaSharedMemConfig)c;
+    return scrt_drv_ret(r);
+}
+
+SCSIM_EXPORT cudaError_t cudaFuncSetCacheConfig(const void *func,
+                                                enum cudaFuncCache cacheConfig)
+{
+    SCRT_INIT();
+    CUkernel k;
+    cudaError_t e = scrt_kernel_of(func, &k);
+    if (e != cudaSuccess)
+        return scrt_ret(e);
+    CUfunction f;
+    CUresult r = DRV(cuKernelGetFunction)(&f, k);
+    if (r == CUDA_SUCCESS)
+        r = DRV(cuFuncSetCacheConfig)(f, (CUfunc_cache)cacheConfig);
+    return scrt_drv_ret(r);
+}
+
+/* "cudaDriverGetVersion: If no driver is installed, then 0 is returned
+ * as the driver version." */
+SCSIM_EXPORT cudaError_t cudaDriverGetVersion(int *driverVersion)
+{
+    if (!driverVersion)
+        return scrt_ret(cudaErrorInvalidValue);
+    pthread_once(&init_once, init_process);
+    *driverVersion = 0;
+    if (!DRV(cuDriverGetVersion))
+        return cudaSuccess;
+    return scrt_drv_ret(DRV(cuDriverGetVersion)(driverVersion));
+}
+
+SCSIM_EXPORT cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
+{
+    if (!runtimeVersion)
+        return scrt_ret(cudaErrorInvalidValue);
+    *runtimeVersion = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+/* --------------------------------------------------- driver entry points --- */
+
+static cudaError_t entry_point(const char *symbol, void **funcPtr,
+                               unsigned int version, unsigned long long flags,
+                               enum cudaDriverEntryPointQueryResult *status)
+{
+    SCRT_INIT();
+    PFN_cuGetProcAddress_v12000 gpa;
+    void *p = scsim_drvbind_getproc();
+    memcpy(&gpa, &p, sizeof gpa);
+    CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    CUresult r = gpa(symbol, funcPtr, (int)version, flags, &st);
+    if (status)
+        *status = (enum cudaDriverEntryPointQueryResult)st;
+    return scrt_drv_ret(r);
+}
+
+SCSIM_EXPORT cudaError_t
+cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
+                        unsigned long long flags,
+                        enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return entry_point(symbol, funcPtr, CUDART_VERSION, flags, driverStatus);
+}
+
+SCSIM_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(
+    const char *symbol, void **funcPtr, unsigned int cudaVersion,
+    unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return entry_point(symbol, funcPtr, cudaVersion, flags, driverStatus);
+}
