@@ -98,19 +98,22 @@ uint64_t sc_callsite_capture(sc_thread *t, int with_python)
     (void)t;
     void *pcs[MAX_PCS];
     int n = unw_backtrace(pcs, MAX_PCS);
-    int i = 0;
-    while (i < n && is_self((uintptr_t)pcs[i]))
-        i++;
-    int first = i;
+    /* Skip our own frames and CUDA's libraries, in any order: a runtime
+       call goes wrapper (ours) -> libcudart -> driver wrapper (ours). */
+    int i = 0, first = -1;
     while (i < n) {
-        uintptr_t base;
-        unsigned idx = sc_module_find((uintptr_t)pcs[i] - 1, &base);
-        if (idx == SC_MOD_UNKNOWN || !sc_module_is_cuda_lib(idx))
-            break;
+        uintptr_t pc = (uintptr_t)pcs[i] - 1, base;
+        if (!is_self(pc)) {
+            if (first < 0)
+                first = i;
+            unsigned idx = sc_module_find(pc, &base);
+            if (idx == SC_MOD_UNKNOWN || !sc_module_is_cuda_lib(idx))
+                break;
+        }
         i++;
     }
     if (i == n)
-        i = first;   /* nothing but CUDA libraries: keep them */
+        i = first < 0 ? 0 : first;   /* nothing but CUDA libraries: keep them */
 
     sc_frame_ref fr[64];
     unsigned nf = 0, depth = (unsigned)sc_opt.stack_depth;

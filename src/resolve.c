@@ -423,14 +423,18 @@ void sc_drv_resolve(void)
         /* Legacy flags: these are our own queries, never per-thread. */
         if (real_lookup(want[i].name, &p, want[i].ver, CU_GET_PROC_ADDRESS_LEGACY_STREAM) != CUDA_SUCCESS)
             p = NULL;
-        if (!p) {
+        if (!p || is_ours(p)) {
+            /* A driver whose lookup hands out its exported (interposable)
+               symbols gives us our own wrapper: ask the library itself. */
             void *h = sc_libcuda_handle();
             p = h ? real_dlsym(h, want[i].name) : NULL;
         }
-        if (p && !is_ours(p))
+        if (p && !is_ours(p)) {
             __atomic_store_n(want[i].slot, p, __ATOMIC_RELEASE);
-        else
+        } else {
             all = 0;
+            sc_debug("cannot resolve %s for our own use yet", want[i].name);
+        }
     }
     if (all)
         atomic_store(&done, 1);

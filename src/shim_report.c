@@ -285,15 +285,26 @@ static void fill_callsites(build *b)
         site_id(b->sites[i], c->id);
         if (!s)
             continue;
-        c->frames = calloc(s->nframes ? s->nframes : 1, sizeof *c->frames);
+        /* Inlined calls unfold into frames of their own (same module and
+           offset): the <<<>>> stub nvcc inlines into the caller would
+           otherwise hide the caller's line. */
+        enum { MAX_INLINE = 8 };
+        c->frames = calloc(s->nframes ? s->nframes * MAX_INLINE : 1, sizeof *c->frames);
         c->py = calloc(s->npy ? s->npy : 1, sizeof *c->py);
         if (!c->frames || !c->py)
             continue;
         for (unsigned k = 0; k < s->nframes; k++) {
-            sc_frame *f = &c->frames[c->nframes++];
-            f->module = xstrdup(sc_module_path(s->frames[k].mod));
-            f->offset = s->frames[k].off;
-            sc_symbolize(s->frames[k].pc, &f->function, &f->file, &f->line);
+            sc_symframe sf[MAX_INLINE];
+            memset(sf, 0, sizeof sf);
+            unsigned n = sc_symbolize_inline(s->frames[k].pc, sf, MAX_INLINE);
+            for (unsigned j = 0; j < n; j++) {
+                sc_frame *f = &c->frames[c->nframes++];
+                f->module = xstrdup(sc_module_path(s->frames[k].mod));
+                f->offset = s->frames[k].off;
+                f->function = sf[j].function;
+                f->file = sf[j].file;
+                f->line = sf[j].line;
+            }
         }
         for (unsigned k = 0; k < s->npy; k++) {
             sc_pyframe *p = &c->py[c->npy++];

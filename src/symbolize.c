@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,16 @@ static struct {
     Dwfl_Line *(*getsrc)(Dwfl_Module *, Dwarf_Addr);
     const char *(*lineinfo)(Dwfl_Line *, Dwarf_Addr *, int *, int *, Dwarf_Word *, Dwarf_Word *);
     void (*end)(Dwfl *);
+    /* Inline expansion (optional: without them, one frame per pc). */
+    Dwarf_Die *(*addrdie)(Dwfl_Module *, Dwarf_Addr, Dwarf_Addr *);
+    int (*getscopes)(Dwarf_Die *, Dwarf_Addr, Dwarf_Die **);
+    int (*tag)(Dwarf_Die *);
+    Dwarf_Attribute *(*attr_integrate)(Dwarf_Die *, unsigned, Dwarf_Attribute *);
+    Dwarf_Attribute *(*attr)(Dwarf_Die *, unsigned, Dwarf_Attribute *);
+    const char *(*formstring)(Dwarf_Attribute *);
+    int (*formudata)(Dwarf_Attribute *, Dwarf_Word *);
+    int (*getsrcfiles)(Dwarf_Die *, Dwarf_Files **, size_t *);
+    const char *(*filesrc)(Dwarf_Files *, size_t, Dwarf_Word *, Dwarf_Word *);
     Dwfl_Callbacks cb;
     char *debuginfo_path;
     Dwfl *dwfl;
@@ -50,6 +61,15 @@ int sc_symbolize_begin(void)
     GET(getsrc, "dwfl_module_getsrc");
     GET(lineinfo, "dwfl_lineinfo");
     GET(end, "dwfl_end");
+    GET(addrdie, "dwfl_module_addrdie");
+    GET(getscopes, "dwarf_getscopes");
+    GET(tag, "dwarf_tag");
+    GET(attr_integrate, "dwarf_attr_integrate");
+    GET(attr, "dwarf_attr");
+    GET(formstring, "dwarf_formstring");
+    GET(formudata, "dwarf_formudata");
+    GET(getsrcfiles, "dwarf_getsrcfiles");
+    GET(filesrc, "dwarf_filesrc");
     GET(cb.find_elf, "dwfl_linux_proc_find_elf");
     GET(cb.find_debuginfo, "dwfl_standard_find_debuginfo");
 #undef GET
@@ -114,4 +134,78 @@ void sc_symbolize(uintptr_t pc, char **function, char **file, unsigned *line)
         if (dladdr((void *)pc, &info) && info.dli_sname)
             *function = pretty(info.dli_sname);
     }
+}
+
+/* The name a scope (subprogram or inlined subroutine) was declared with:
+   the linkage name when there is one (C++), through its abstract origin. */
+static const char *scope_name(Dwarf_Die *d)
+{
+    Dwarf_Attribute a;
+    const char *n = NULL;
+    if (dw.attr_integrate(d, DW_AT_linkage_name, &a))
+        n = dw.formstring(&a);
+    if (!n && dw.attr_integrate(d, DW_AT_MIPS_linkage_name, &a))
+        n = dw.formstring(&a);
+    if (!n && dw.attr_integrate(d, DW_AT_name, &a))
+        n = dw.formstring(&a);
+    return n;
+}
+
+unsigned sc_symbolize_inline(uintptr_t pc, sc_symframe *out, unsigned max)
+{
+    if (!max)
+        return 0;
+    sc_symbolize(pc, &out[0].function, &out[0].file, &out[0].line);
+    if (!dw.dwfl || !dw.addrdie || !dw.getscopes || !dw.tag || !dw.attr_integrate || !dw.attr ||
+        !dw.formstring || !dw.formudata || !dw.getsrcfiles || !dw.filesrc)
+        return 1;
+    Dwfl_Module *m = dw.addrmodule(dw.dwfl, pc);
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = m ? dw.addrdie(m, pc, &bias) : NULL;
+    Dwarf_Die *scopes = NULL;
+    int ns = cu ? dw.getscopes(cu, pc - bias, &scopes) : 0;
+    Dwarf_Files *files = NULL;
+    size_t nfiles = 0;
+    if (ns <= 0 || dw.getsrcfiles(cu, &files, &nfiles) != 0) {
+        free(scopes);
+        return 1;
+    }
+    /* scopes[0] is innermost.  Each inlined subroutine names the function
+       the instruction belongs to, and its call_file/call_line say where the
+       next outer function called it. */
+    unsigned n = 0;
+    for (int i = 0; i < ns && n < max; i++) {
+        int t = dw.tag(&scopes[i]);
+        if (t != DW_TAG_inlined_subroutine && t != DW_TAG_subprogram)
+            continue;
+        const char *name = scope_name(&scopes[i]);
+        if (n == 0) {
+            if (name) {             /* the innermost function, at the instruction's line */
+                free(out[0].function);
+                out[0].function = pretty(name);
+            }
+        } else {
+            out[n].function = name ? pretty(name) : NULL;
+        }
+        if (t == DW_TAG_subprogram)
+            break;
+        /* Where the caller (the next scope out) made this inlined call. */
+        Dwarf_Attribute a;
+        Dwarf_Word fidx = 0, line = 0;
+        if (n + 1 >= max || !dw.attr(&scopes[i], DW_AT_call_file, &a) || dw.formudata(&a, &fidx) ||
+            !dw.attr(&scopes[i], DW_AT_call_line, &a) || dw.formudata(&a, &line))
+            break;
+        const char *f = fidx < nfiles ? dw.filesrc(files, fidx, NULL, NULL) : NULL;
+        n++;
+        out[n].function = NULL;
+        out[n].file = f ? strdup(f) : NULL;
+        out[n].line = (unsigned)line;
+    }
+    free(scopes);
+    /* The outermost frame is the function the instruction lies in, which
+       the symbol table names even where the scope chain stops at the
+       compile unit (seen with nvcc's host code). */
+    if (n > 0 && !out[n].function)
+        out[n].function = pretty(dw.addrname(m, pc));
+    return n + 1;
 }

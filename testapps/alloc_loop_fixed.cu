@@ -14,6 +14,9 @@ int main(void)
     CHECK(cudaMalloc(&tmp, N * sizeof(float)));
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     CHECK(cudaMemsetAsync(acc, 0, N * sizeof(float), s));
+    sc_spin<<<1, 1, 0, s>>>(HOLD);
+    LAUNCHED();
+    CHECK(cudaStreamSynchronize(s));   /* nothing in flight when the loop starts */
     for (int i = 0; i < ITERS; i++) {
         sc_fill<<<64, 256, 0, s>>>(tmp, N, (float)i);
         sc_saxpy<<<64, 256, 0, s>>>(N, 0.5f, tmp, acc);

@@ -26,6 +26,8 @@ int main(void)
     LAUNCHED();
     CHECK(cudaMemcpyAsync(h, d, N * sizeof(float), cudaMemcpyDeviceToHost, s));
     CHECK(cudaFree(tmp)); // expect: SC301 x1
+    sc_spin<<<1, 1, 0, s>>>(HOLD);   /* the free may have drained s (it does on the simulator) */
+    LAUNCHED();
     CHECK(cudaStreamSynchronize(s));
     printf("alloc_sync: checksum %.6f\n", checksum(h, N));
 

@@ -1,5 +1,6 @@
 // cublas_default_stream_fixed: the handle of cublas_default_stream.cu is
-// bound to the program's stream.
+// bound to the program's stream.  cublasDestroy still synchronizes the
+// device (cuBLAS Library, cublasDestroy): that note stays.
 #include <cublas_v2.h>
 
 #include "common.h"
@@ -35,7 +36,7 @@ int main(void)
     CHECK(cudaStreamSynchronize(s));
     printf("cublas_default_stream: checksum %.6f\n", checksum(h, M * M));
 
-    cublasDestroy(handle);
+    cublasDestroy(handle); // expect: SC402 x1
     CHECK(cudaStreamDestroy(s));
     CHECK(cudaFree(a));
     CHECK(cudaFree(b));

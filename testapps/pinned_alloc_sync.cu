@@ -29,11 +29,15 @@ int main(void)
     LAUNCHED();
     CHECK(cudaMemcpyAsync(h, d, N * sizeof(float), cudaMemcpyDeviceToHost, s));
     CHECK(cudaHostUnregister(p)); // expect: SC302 x1
+    sc_spin<<<1, 1, 0, s>>>(HOLD);
+    LAUNCHED();
     CHECK(cudaStreamSynchronize(s));
     printf("pinned_alloc_sync: checksum %.6f\n", checksum(h, N));
     sc_spin<<<1, 1, 0, s>>>(HOLD);
     LAUNCHED();
     CHECK(cudaFreeHost(h)); // expect: SC302 x1
+    sc_spin<<<1, 1, 0, s>>>(HOLD);
+    LAUNCHED();
     CHECK(cudaStreamSynchronize(s));
 
     CHECK(cudaStreamDestroy(s));
