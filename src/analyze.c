@@ -62,12 +62,24 @@ static sc_ctx *ctx_get(CUcontext c)
     return r;
 }
 
+int sc_module_slot_is_cublas(unsigned slot);
+
 static CUcontext current_ctx(void)
 {
     CUcontext c = NULL;
     if (sc_d.CtxGetCurrent)
         sc_d.CtxGetCurrent(&c);
     return c;
+}
+
+/* The current context, asked of the driver at most once per call. */
+static CUcontext op_ctx(sc_op *op)
+{
+    if (!op->has_ctx) {
+        op->ctx = current_ctx();
+        op->has_ctx = 1;
+    }
+    return op->ctx;
 }
 
 static uint64_t new_token(sc_thread *t)
@@ -209,7 +221,7 @@ static _Atomic uint64_t *lane_mark(sc_thread *t, sc_op *op)
     if (op->lane == SC_LANE_PTDS)
         return &t->ptds_active;
     if (op->lane == SC_LANE_LEGACY)
-        return &ctx_get(current_ctx())->legacy_active;
+        return &ctx_get(op_ctx(op))->legacy_active;
     return NULL;
 }
 
@@ -327,7 +339,7 @@ static void redirect(sc_thread *t, sc_op *op, struct count_q *cq)
         op->redirected = SC_RD_CAPTURE;
         return;
     }
-    struct count_q local = {current_ctx(), 0, 0};
+    struct count_q local = {op_ctx(op), 0, 0};
     if (!cq) {
         sc_streams_foreach(count_stream, &local);
         cq = &local;
@@ -373,8 +385,8 @@ static void mark_lane(sc_thread *t, sc_op *op)
     _Atomic uint64_t *m = lane_mark(t, op);
     if (!m)
         return;
-    uint64_t old = atomic_load(m);
-    atomic_store(m, new_token(t));
+    uint64_t old = atomic_load_explicit(m, memory_order_relaxed);
+    atomic_store_explicit(m, new_token(t), memory_order_relaxed);
     if (!old) {
         unsigned n = atomic_fetch_add(&sc_g.n_active, 1) + 1;
         if (n > sc_g.max_conn)
@@ -408,9 +420,15 @@ static void legacy_common(sc_thread *t, sc_op *op, struct count_q *cq)
 
 static void legacy_submission(sc_thread *t, sc_op *op, int is_cublas)
 {
-    CUcontext ctx = current_ctx();
-    struct count_q cq = {ctx, 0, 0};
-    sc_streams_foreach(count_stream, &cq);
+    /* The common case of a one-stream program (every launch of a default
+       PyTorch program): no context lookup, no stream walk. */
+    CUcontext ctx = NULL;
+    struct count_q cq = {NULL, 0, 0};
+    if (atomic_load_explicit(&sc_g.n_live, memory_order_relaxed)) {
+        ctx = op_ctx(op);
+        cq.ctx = ctx;
+        sc_streams_foreach(count_stream, &cq);
+    }
     int others = cq.all > 0 || atomic_load(&sc_g.ptds_used);
 
     /* Memsets report SC202 and waits are not work; the rest is SC101, or
@@ -429,7 +447,7 @@ static void legacy_submission(sc_thread *t, sc_op *op, int is_cublas)
     legacy_common(t, op, &cq);
 }
 
-struct sc102_q { sc_op *op; CUcontext ctx; };
+struct sc102_q { sc_thread *t; sc_op *op; CUcontext ctx; };
 static void sc102_stream(sc_stream *r, void *arg)
 {
     struct sc102_q *q = arg;
@@ -437,7 +455,7 @@ static void sc102_stream(sc_stream *r, void *arg)
         return;
     int busy = atomic_load(&sc_g.n_capturing) == 0 && !atomic_load(&r->capturing) &&
                query(&r->active, r->handle);
-    sc_finding_add(SC_RULE_SC102, SC_SEV_WARNING, q->op->id, sc_tls_rt, r->create_site, 0, busy, 0);
+    sc_finding_add(q->t, SC_RULE_SC102, SC_SEV_WARNING, q->op->id, sc_tls_rt, r->create_site, 0, busy, 0, 1);
 }
 
 /* Work submitted to a stream: launches, async copies and memsets, host
@@ -447,21 +465,66 @@ static void submission(sc_thread *t, sc_op *op)
     resolve_lane(t, op);
     if (lane_capturing(t, op))
         return;     /* recorded into a graph: its cost comes with the graph launch */
-    if (op->lane == SC_LANE_LEGACY) {
-        uintptr_t base;
-        unsigned mod = sc_module_find((uintptr_t)op->ra, &base);
-        legacy_submission(t, op, mod != SC_MOD_UNKNOWN && sc_module_is_cublas(mod));
-    }
+    if (op->lane == SC_LANE_LEGACY)
+        legacy_submission(t, op, sc_module_slot_is_cublas(sc_module_of(t, (uintptr_t)op->ra)));
     if (op->kind != SC_K_WAIT_EVENT)
         mark_lane(t, op);
 }
 
 /* --------------------------------------------------------------- pre --- */
+/* Calls that can keep the host waiting: only these are timed (a clock read
+   costs as much as the rest of a note's slow path). */
+static int can_block(unsigned kind)
+{
+    switch (kind) {
+    case SC_K_COPY: case SC_K_COPY_U: case SC_K_COPY2D: case SC_K_COPY3D:
+    case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D: case SC_K_SMEMSET:
+    case SC_K_ALLOC_DEV: case SC_K_ALLOC_MANAGED: case SC_K_FREE_DEV:
+    case SC_K_ALLOC_HOST: case SC_K_FREE_HOST: case SC_K_REGISTER: case SC_K_UNREGISTER:
+    case SC_K_STREAM_SYNC: case SC_K_EVENT_SYNC: case SC_K_CTX_SYNC: case SC_K_CACHE_CONFIG:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* SC101 notes: exact call sites for the first of a thread, then sampled. */
+#define SC_NOTES_EXACT 256
+#define SC_NOTE_SAMPLE 64
+
+/* Our own time is sampled too: one slow call in SC_SLOW_SAMPLE is timed. */
+#define SC_SLOW_SAMPLE 64
+
+int sc_fast_timed(sc_thread *t, sc_op *op)
+{
+    t->nfast = 0;
+    uint64_t t0 = sc_now_ns();
+    int slow = sc_fast(t, op);
+    atomic_fetch_add_explicit(&t->shim_ns, (sc_now_ns() - t0) * SC_FAST_SAMPLE, memory_order_relaxed);
+    return slow;
+}
+
 void sc_pre(sc_thread *t, sc_op *op)
 {
-    t->busy = 1;
+    /* Announce ourselves before looking at the mode: the report (at exit)
+       turns the mode off, then waits for every thread to leave its slow
+       path.  One of the two always sees the other's store: with membarrier
+       the report pays for the fence (threads.c), otherwise this store does. */
+    op->nev = op->redirected = op->pageable = op->timed = op->bypass = op->has_ctx = 0;
+    op->call = NULL;
+    op->t0 = op->tin = 0;
+    op->ctx = NULL;
+    sc_busy_enter(t);
+    if (atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE) {
+        op->bypass = 1;
+        return;
+    }
     op->saved_errno = errno;
-    op->tin = sc_now_ns();
+    if (++t->nslow == SC_SLOW_SAMPLE) {
+        t->nslow = 0;
+        op->tin = sc_now_ns();
+    }
+    op->timed = (uint8_t)can_block(op->kind);
     sc_drv_resolve();
 
     switch ((sc_kind)op->kind) {
@@ -475,7 +538,7 @@ void sc_pre(sc_thread *t, sc_op *op)
            stream is a barrier between the streams' commands. */
         resolve_lane(t, op);
         if (op->lane == SC_LANE_LEGACY) {
-            struct count_q cq = {current_ctx(), 0, 0};
+            struct count_q cq = {op_ctx(op), 0, 0};
             sc_streams_foreach(count_stream, &cq);
             if ((cq.all || atomic_load(&sc_g.ptds_used)) && classify(op->p1, op->bytes) != MEM_PINNED) {
                 busy_q q = {.ctx = cq.ctx, .skip_legacy = 1};
@@ -519,7 +582,7 @@ void sc_pre(sc_thread *t, sc_op *op)
         classify_copy(op);
         int pageable = op->pageable;
         resolve_lane(t, op);
-        CUcontext ctx = current_ctx();
+        CUcontext ctx = op_ctx(op);
         struct count_q cq = {ctx, 0, 0};
         sc_streams_foreach(count_stream, &cq);
         int others = cq.all || atomic_load(&sc_g.ptds_used);
@@ -545,7 +608,7 @@ void sc_pre(sc_thread *t, sc_op *op)
 
     case SC_K_SMEMSET: {
         resolve_lane(t, op);
-        CUcontext ctx = current_ctx();
+        CUcontext ctx = op_ctx(op);
         struct count_q cq = {ctx, 0, 0};
         sc_streams_foreach(count_stream, &cq);
         if (op->lane == SC_LANE_LEGACY && (cq.all || atomic_load(&sc_g.ptds_used)) &&
@@ -611,7 +674,7 @@ void sc_pre(sc_thread *t, sc_op *op)
         break;
 
     case SC_K_CTX_SYNC: {
-        busy_q q = {.ctx = current_ctx()};
+        busy_q q = {.ctx = op_ctx(op)};
         unsigned busy = busy_others(t, &q);
         if (atomic_load(&sc_g.n_capturing) > 0)
             break;
@@ -638,9 +701,11 @@ void sc_pre(sc_thread *t, sc_op *op)
     if (op->marks & SC_M_CHECK701)
         check_queues(t, op);
     if (op->marks & SC_M_SC102) {
-        struct sc102_q q = {op, current_ctx()};
+        struct sc102_q q = {t, op, op_ctx(op)};
         sc_streams_foreach(sc102_stream, &q);
     }
+    if (op->tin)
+        op->tin = sc_now_ns() - op->tin;   /* now: time spent in here */
     errno = op->saved_errno;
 }
 
@@ -687,9 +752,13 @@ void sc_on_init_done(void) { on_init_done(); }
 
 void sc_post(sc_thread *t, sc_op *op, CUresult r)
 {
-    uint64_t t1 = sc_now_ns();
+    if (op->bypass) {
+        atomic_store(&t->busy, 0);
+        return;
+    }
+    uint64_t t1 = op->timed || op->tin ? sc_now_ns() : 0;
     int err = errno;
-    uint64_t blocked = t1 - op->t0;
+    uint64_t blocked = op->timed ? t1 - op->t0 : 0;
 
     switch ((sc_kind)op->kind) {
     case SC_K_INIT:
@@ -700,7 +769,7 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         if (r == CUDA_SUCCESS && op->p1) {
             CUstream h = *(CUstream const *)op->p1;
             uint64_t site = sc_callsite_capture(t, 1);
-            sc_stream_add(h, current_ctx(), op->flags, op->prio, site);
+            sc_stream_add(h, op_ctx(op), op->flags, op->prio, site);
         }
         break;
     case SC_K_STREAM_DESTROY:
@@ -719,7 +788,7 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         if (r == CUDA_SUCCESS) {
             /* Every stream of the context has drained, other threads'
                per-thread streams included. */
-            struct clear_q c = {current_ctx()};
+            struct clear_q c = {op_ctx(op)};
             sc_streams_foreach(clear_stream, &c);
             sc_threads_foreach(clear_thread, NULL);
             _Atomic uint64_t *m = &ctx_get(c.ctx)->legacy_active;
@@ -784,9 +853,29 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         op->nev = 0;
         op->marks &= (uint8_t)~(SC_M_ALLOCSITE | SC_M_LEGACY);
     }
+    /* The SC101 note of a one-stream program comes with every launch (every
+       default PyTorch launch): the first SC_NOTES_EXACT of a thread get
+       their call site exactly, after that one in SC_NOTE_SAMPLE is walked
+       and counted for SC_NOTE_SAMPLE (the report says so).  Everything
+       else is exact. */
+    unsigned weight = 1;
     if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || op->redirected) {
-        /* Python frames cost microseconds: skip them when all we have is
-           the SC101 note that every launch of a one-stream program earns. */
+        int note_only = !(op->marks & SC_M_ALLOCSITE) && !op->redirected;
+        for (unsigned i = 0; i < op->nev; i++)
+            if (!(op->ev[i].rule == SC_RULE_SC101 && op->ev[i].sev == SC_SEV_NOTE))
+                note_only = 0;
+        if (note_only && ++t->nnotes > SC_NOTES_EXACT) {
+            if ((t->nnotes - SC_NOTES_EXACT) % SC_NOTE_SAMPLE) {
+                op->nev = 0;
+                op->marks &= (uint8_t)~SC_M_LEGACY;
+            } else {
+                weight = SC_NOTE_SAMPLE;
+            }
+        }
+    }
+    if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || op->redirected) {
+        /* Python frames cost microseconds: skip them when all we have is a
+           note. */
         int with_py = 0;
         for (unsigned i = 0; i < op->nev; i++)
             if (!(op->ev[i].rule == SC_RULE_SC101 && op->ev[i].sev == SC_SEV_NOTE))
@@ -796,19 +885,20 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         uint64_t site = sc_callsite_capture(t, with_py);
         unsigned rt = sc_tls_rt;
         for (unsigned i = 0; i < op->nev; i++)
-            sc_finding_add(op->ev[i].rule, op->ev[i].sev, op->id, rt,
+            sc_finding_add(t, op->ev[i].rule, op->ev[i].sev, op->id, rt,
                            op->ev[i].own_site ? op->ev[i].site : site, blocked, op->ev[i].pending,
-                           op->bytes);
+                           op->bytes, weight);
         if (op->marks & SC_M_ALLOCSITE)
-            sc_alloc_site_add(op->id, rt, site, op->bytes);
+            sc_alloc_site_add(t, op->id, rt, site, op->bytes);
         if (op->marks & SC_M_LEGACY)
-            sc_legacy_site_add(op->id, rt, site);
+            sc_legacy_site_add(t, op->id, rt, site, weight);
         if (op->redirected)
-            sc_redirect_add(op->id, rt, site, op->redirected);
+            sc_redirect_add(t, op->id, rt, site, op->redirected);
     }
 
-    uint64_t t2 = sc_now_ns();
-    atomic_fetch_add_explicit(&t->shim_ns, (op->t0 - op->tin) + (t2 - t1), memory_order_relaxed);
-    t->busy = 0;
+    if (op->tin)   /* a sampled call: count our time in pre and post */
+        atomic_fetch_add_explicit(&t->shim_ns, (op->tin + (sc_now_ns() - t1)) * SC_SLOW_SAMPLE,
+                                  memory_order_relaxed);
+    atomic_store_explicit(&t->busy, 0, memory_order_release);
     errno = err;
 }

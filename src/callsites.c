@@ -93,11 +93,33 @@ static int is_self(uintptr_t pc)
     return pc >= sc_g.self_lo && pc < sc_g.self_hi;
 }
 
+/* Module of a frame's pc, through the thread's cache (a hazard in a loop
+   walks the same frames again and again). */
+static unsigned frame_module(sc_thread *t, uintptr_t pc, uintptr_t *base)
+{
+    unsigned i = (unsigned)(pc >> 3) & (SC_RACACHE - 1);
+    if (t && t->pccache[i].pc == pc) {
+        *base = t->pccache[i].base;
+        return t->pccache[i].idx;
+    }
+    *base = 0;
+    unsigned idx = sc_module_find(pc, base);
+    if (t) {
+        t->pccache[i].pc = pc;
+        t->pccache[i].base = *base;
+        t->pccache[i].idx = idx;
+    }
+    return idx;
+}
+
 uint64_t sc_callsite_capture(sc_thread *t, int with_python)
 {
-    (void)t;
+    /* Enough frames for our own, CUDA's libraries and the depth asked for;
+       walking a deep stack (PyTorch's) to its end costs more than all the
+       rest of a slow call. */
     void *pcs[MAX_PCS];
-    int n = unw_backtrace(pcs, MAX_PCS);
+    int want = sc_opt.stack_depth + 32;
+    int n = unw_backtrace(pcs, want < MAX_PCS ? want : MAX_PCS);
     /* Skip our own frames and CUDA's libraries, in any order: a runtime
        call goes wrapper (ours) -> libcudart -> driver wrapper (ours). */
     int i = 0, first = -1;
@@ -106,7 +128,7 @@ uint64_t sc_callsite_capture(sc_thread *t, int with_python)
         if (!is_self(pc)) {
             if (first < 0)
                 first = i;
-            unsigned idx = sc_module_find(pc, &base);
+            unsigned idx = frame_module(t, pc, &base);
             if (idx == SC_MOD_UNKNOWN || !sc_module_is_cuda_lib(idx))
                 break;
         }
@@ -122,13 +144,12 @@ uint64_t sc_callsite_capture(sc_thread *t, int with_python)
     uint64_t h = SC_HASH_INIT;
     for (; i < n && nf < depth; i++) {
         uintptr_t pc = (uintptr_t)pcs[i] - 1, base = 0;
-        unsigned idx = sc_module_find(pc, &base);
+        unsigned idx = frame_module(t, pc, &base);
         fr[nf].mod = idx;
         fr[nf].off = idx == SC_MOD_UNKNOWN ? pc : pc - base;
         fr[nf].pc = pc;
-        uint64_t mh = idx == SC_MOD_UNKNOWN ? 0 : sc_module_hash(idx);
-        h = sc_hash_bytes(h, &mh, sizeof mh);
-        h = sc_hash_bytes(h, &fr[nf].off, sizeof fr[nf].off);
+        h = sc_mix(h, idx == SC_MOD_UNKNOWN ? 0 : sc_module_hash(idx));
+        h = sc_mix(h, fr[nf].off);
         nf++;
     }
 
@@ -137,9 +158,9 @@ uint64_t sc_callsite_capture(sc_thread *t, int with_python)
     if (with_python && sc_opt.python_depth > 0) {
         np = (unsigned)sc_py_capture(py, sc_opt.python_depth < 32 ? sc_opt.python_depth : 32);
         for (unsigned k = 0; k < np; k++) {
-            h = sc_hash_bytes(h, py[k].file, strlen(py[k].file));
-            h = sc_hash_bytes(h, &py[k].line, sizeof py[k].line);
-            h = sc_hash_bytes(h, py[k].func, strlen(py[k].func));
+            h = sc_mix(h, sc_hash_bytes(SC_HASH_INIT, py[k].file, strlen(py[k].file)));
+            h = sc_mix(h, py[k].line);
+            h = sc_mix(h, sc_hash_bytes(SC_HASH_INIT, py[k].func, strlen(py[k].func)));
         }
     }
     if (!h)

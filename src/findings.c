@@ -1,6 +1,12 @@
-/* findings.c: aggregation of findings, allocations and redirects per call
- * site.  Only the slow path adds here, under one lock; entries are keyed by
- * (table, rule, severity, driver API, runtime API, call site). */
+/* findings.c: aggregation of findings, allocations, legacy-stream work and
+ * redirects per call site.
+ *
+ * Each thread aggregates into its own table, so the slow path takes no
+ * lock: in a one-stream program every launch is an SC101 note, and a
+ * shared table would make threads queue for it.  Tables are merged when
+ * the report is built, after the shim has stopped judging calls and every
+ * thread has left its slow path (threads.c, sc_quiesce).
+ */
 #include "config.h"
 
 #include <pthread.h>
@@ -25,13 +31,16 @@ typedef struct ent {
     int used;
 } ent;
 
-static ent *tab;
-static size_t cap, used;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+typedef struct sc_aggtab {
+    ent *v;
+    size_t cap, n;
+} sc_aggtab;
 
 static uint64_t key_hash(const sc_agg_key *k)
 {
-    return sc_hash_bytes(SC_HASH_INIT, k, sizeof *k);
+    uint64_t h = sc_mix(SC_HASH_INIT, k->site);
+    return sc_mix(h, (uint64_t)k->api << 32 | (uint64_t)k->rt << 16 | (uint64_t)k->rule << 8 |
+                         (uint64_t)k->sev << 4 | k->table);
 }
 
 static ent *slot(ent *t, size_t c, const sc_agg_key *k)
@@ -42,87 +51,114 @@ static ent *slot(ent *t, size_t c, const sc_agg_key *k)
     return &t[i];
 }
 
-static int grow(void)
+static int grow(sc_aggtab *tab)
 {
-    size_t nc = cap ? cap * 2 : 1024;
+    size_t nc = tab->cap ? tab->cap * 2 : 256;
     ent *nt = calloc(nc, sizeof *nt);
     if (!nt)
         return -1;
-    for (size_t i = 0; i < cap; i++)
-        if (tab[i].used)
-            *slot(nt, nc, &tab[i].k) = tab[i];
-    free(tab);
-    tab = nt;
-    cap = nc;
+    for (size_t i = 0; i < tab->cap; i++)
+        if (tab->v[i].used)
+            *slot(nt, nc, &tab->v[i].k) = tab->v[i];
+    free(tab->v);
+    tab->v = nt;
+    tab->cap = nc;
     return 0;
 }
 
-static void add(const sc_agg_key *k, uint64_t blocked, int pending, uint64_t bytes)
+static void tab_add(sc_aggtab *tab, const sc_agg_key *k, const sc_agg_val *add)
 {
-    pthread_mutex_lock(&lock);
-    if ((used + 1) * 2 > cap && grow()) {
-        pthread_mutex_unlock(&lock);
+    if ((tab->n + 1) * 2 > tab->cap && grow(tab))
         return;
-    }
-    ent *e = slot(tab, cap, k);
+    ent *e = slot(tab->v, tab->cap, k);
     if (!e->used) {
         e->used = 1;
         e->k = *k;
-        used++;
+        tab->n++;
     }
-    e->v.count++;
-    e->v.blocked_ns += blocked;
-    e->v.bytes += bytes;
-    if (pending) {
-        e->v.pending++;
-        e->v.lost_ns += blocked;
-    }
-    pthread_mutex_unlock(&lock);
+    e->v.count += add->count;
+    e->v.blocked_ns += add->blocked_ns;
+    e->v.pending += add->pending;
+    e->v.bytes += add->bytes;
+    e->v.lost_ns += add->lost_ns;
+    e->v.sampled += add->sampled;
 }
 
-void sc_finding_add(unsigned rule, unsigned sev, unsigned api, unsigned rt, uint64_t site,
-                    uint64_t blocked_ns, int pending, uint64_t bytes)
+/* weight > 1: a sampled event standing for that many (see analyze.c). */
+static void add(sc_thread *t, const sc_agg_key *k, uint64_t blocked, int pending, uint64_t bytes,
+                unsigned weight)
+{
+    if (!t->agg && !(t->agg = calloc(1, sizeof *t->agg)))
+        return;
+    sc_agg_val v = {weight, blocked, pending ? weight : 0, bytes * weight, pending ? blocked : 0,
+                    weight > 1 ? weight : 0};
+    tab_add(t->agg, k, &v);
+}
+
+void sc_finding_add(sc_thread *t, unsigned rule, unsigned sev, unsigned api, unsigned rt, uint64_t site,
+                    uint64_t blocked_ns, int pending, uint64_t bytes, unsigned weight)
 {
     sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .rule = (uint8_t)rule,
                     .sev = (uint8_t)sev, .table = SC_AGG_FINDING};
-    add(&k, blocked_ns, pending, bytes);
+    add(t, &k, blocked_ns, pending, bytes, weight);
 }
 
-void sc_alloc_site_add(unsigned api, unsigned rt, uint64_t site, uint64_t bytes)
+void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes)
 {
     sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .table = SC_AGG_ALLOC};
-    add(&k, 0, 0, bytes);
+    add(t, &k, 0, 0, bytes, 1);
 }
 
-void sc_redirect_add(unsigned api, unsigned rt, uint64_t site, unsigned outcome)
+void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight)
+{
+    sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .table = SC_AGG_LEGACY};
+    add(t, &k, 0, 0, 0, weight);
+}
+
+void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome)
 {
     sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .rule = (uint8_t)outcome,
                     .table = SC_AGG_REDIRECT};
-    add(&k, 0, 0, 0);
+    add(t, &k, 0, 0, 0, 1);
 }
 
-void sc_legacy_site_add(unsigned api, unsigned rt, uint64_t site)
+/* ------------------------------------------------------ merged view --- */
+static pthread_mutex_t merge_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void merge_thread(sc_thread *t, void *arg)
 {
-    sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .table = SC_AGG_LEGACY};
-    add(&k, 0, 0, 0);
+    sc_aggtab *all = arg;
+    if (!t->agg)
+        return;
+    for (size_t i = 0; i < t->agg->cap; i++)
+        if (t->agg->v[i].used)
+            tab_add(all, &t->agg->v[i].k, &t->agg->v[i].v);
 }
 
+/* Calls fn for every aggregate of `table`, summed over threads.  The
+   threads' tables must be quiet: at report time (after sc_quiesce), or in
+   a test with no thread in the shim. */
 void sc_aggs_foreach(int table, void (*fn)(const sc_agg_key *, const sc_agg_val *, void *), void *arg)
 {
-    pthread_mutex_lock(&lock);
-    for (size_t i = 0; i < cap; i++)
-        if (tab[i].used && tab[i].k.table == table)
-            fn(&tab[i].k, &tab[i].v, arg);
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_lock(&merge_lock);
+    sc_aggtab all = {0};
+    sc_threads_foreach(merge_thread, &all);
+    for (size_t i = 0; i < all.cap; i++)
+        if (all.v[i].used && all.v[i].k.table == table)
+            fn(&all.v[i].k, &all.v[i].v, arg);
+    free(all.v);
+    pthread_mutex_unlock(&merge_lock);
 }
 
-void sc_findings_lock(void) { pthread_mutex_lock(&lock); }
-void sc_findings_unlock(void) { pthread_mutex_unlock(&lock); }
-
-void sc_findings_reset(void)
+/* In a forked child: nothing the parent saw is the child's. */
+void sc_findings_reset_thread(sc_thread *t)
 {
-    pthread_mutex_init(&lock, NULL);
-    if (tab)
-        memset(tab, 0, cap * sizeof *tab);
-    used = 0;
+    if (t->agg) {
+        memset(t->agg->v, 0, t->agg->cap * sizeof *t->agg->v);
+        t->agg->n = 0;
+    }
 }
+
+void sc_findings_lock(void) { pthread_mutex_lock(&merge_lock); }
+void sc_findings_unlock(void) { pthread_mutex_unlock(&merge_lock); }
+void sc_findings_reset(void) { pthread_mutex_init(&merge_lock, NULL); }

@@ -16,6 +16,7 @@ typedef struct sc_agg_key {
 
 typedef struct sc_agg_val {
     uint64_t count, blocked_ns, pending, bytes, lost_ns;
+    uint64_t sampled;   /* events counted by sampling (weight > 1) */
 } sc_agg_val;
 
 enum { SC_AGG_FINDING = 1, SC_AGG_ALLOC = 2, SC_AGG_REDIRECT = 3, SC_AGG_LEGACY = 4 };

@@ -118,14 +118,19 @@ static cublasStatus_t b_unresolved(unsigned id)
 static sc_thread *begin(void)
 {
     sc_thread *t = sc_enter();
-    if (t)
-        t->busy = 1;
+    if (!t)
+        return NULL;
+    sc_busy_enter(t);              /* the same handshake as sc_pre */
+    if (atomic_load(&sc_g.mode) != SC_MODE_ACTIVE) {
+        atomic_store(&t->busy, 0);
+        return NULL;
+    }
     return t;
 }
 static void end(sc_thread *t)
 {
     if (t)
-        t->busy = 0;
+        atomic_store(&t->busy, 0);
 }
 
 SC_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)

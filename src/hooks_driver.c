@@ -73,14 +73,16 @@
         sc_thread *t_ = sc_enter();                                                \
         if (SC_UNLIKELY(!t_))                                                      \
             return real_ A;                                                        \
-        sc_op op_ = {.id = ID, .pt = PT, .ra = __builtin_return_address(0)};       \
+        sc_op op_;                                                                 \
+        SC_OP_INIT(op_, ID, PT, __builtin_return_address(0));                      \
         CLS;                                                                       \
-        if (SC_LIKELY(!sc_fast(t_, &op_)))                                         \
+        if (SC_LIKELY(!sc_fast_sampled(t_, &op_)))                                 \
             return real_ A;                                                        \
         sc_pre(t_, &op_);                                                          \
         if (op_.call)                                                              \
             real_ = (PFN)op_.call;                                                 \
-        op_.t0 = sc_now_ns();                                                      \
+        if (op_.timed)                                                             \
+            op_.t0 = sc_now_ns();                                                  \
         CUresult r_ = real_ A;                                                     \
         sc_post(t_, &op_, r_);                                                     \
         return r_;                                                                 \

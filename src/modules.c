@@ -222,6 +222,14 @@ unsigned sc_module_slot_index(unsigned s)
     return s < atomic_load(&nslots) ? slot_idx[s] : SC_MOD_UNKNOWN;
 }
 
+/* Whether count slot s (sc_module_of) is cuBLAS or cuBLASLt. */
+int sc_module_slot_is_cublas(unsigned s);
+int sc_module_slot_is_cublas(unsigned s)
+{
+    unsigned idx = sc_module_slot_index(s);
+    return idx != SC_MOD_UNKNOWN && sc_module_is_cublas(idx);
+}
+
 const char *sc_module_path(unsigned idx) { return idx < atomic_load(&nnames) ? names[idx].path : NULL; }
 const char *sc_module_base(unsigned idx) { return idx < atomic_load(&nnames) ? names[idx].base : NULL; }
 uint64_t sc_module_hash(unsigned idx) { return idx < atomic_load(&nnames) ? names[idx].hash : 0; }

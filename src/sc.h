@@ -47,4 +47,13 @@ static inline uint64_t sc_hash_bytes(uint64_t h, const void *p, size_t n)
 }
 #define SC_HASH_INIT 0xcbf29ce484222325ull
 
+/* Mixes one 64-bit word into h: a word at a time, several times faster than
+   FNV over bytes, and as stable across runs (no addresses go in). */
+static inline uint64_t sc_mix(uint64_t h, uint64_t x)
+{
+    h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 33);
+}
+
 #endif /* SC_SC_H */

@@ -120,6 +120,8 @@ typedef struct sc_op {
     uint8_t redirected;   /* redirect outcome index, 0 = not considered */
     uint8_t pageable;     /* copies: the host side is pageable */
     uint8_t marks;        /* SC_M_*: work the slow path still owes this call */
+    uint8_t timed;        /* the call can block the host: measure it */
+    uint8_t bypass;       /* the shim stopped judging (exit): pass through */
     CUstream stream;      /* as passed; NULL for implicit-stream calls */
     CUstream *streamp;    /* the wrapper's own stream parameter (redirect by handle) */
     const void *host;     /* host side of a copy */
@@ -134,8 +136,20 @@ typedef struct sc_op {
     uint64_t t0;          /* slow path: start of the real call */
     uint64_t tin;         /* slow path: entry into sc_pre */
     int saved_errno;
+    CUcontext ctx;        /* slow path: the current context, once looked up */
+    uint8_t has_ctx;
     sc_event ev[SC_MAX_EVENTS];
 } sc_op;
+
+/* What the fast path reads is set here; sc_pre clears the rest, so the
+   common call does not zero the whole record. */
+#define SC_OP_INIT(op, ID, PT, RA)                                               \
+    do {                                                                         \
+        (op).id = (ID); (op).pt = (PT); (op).kind = 0; (op).dir = 0;             \
+        (op).lane = 0; (op).marks = 0; (op).stream = NULL; (op).streamp = NULL;  \
+        (op).host = NULL; (op).p1 = NULL; (op).p2 = NULL; (op).bytes = 0;        \
+        (op).flags = 0; (op).prio = 0; (op).ra = (RA); (op).srec = NULL;         \
+    } while (0)
 
 /* ------------------------------------------------------------ streams --- */
 typedef struct sc_stream {
@@ -155,8 +169,10 @@ typedef struct sc_stream {
 #define SC_MAX_MODS 32        /* calling libraries counted separately; the last is "other" */
 #define SC_RACACHE 64
 
+struct sc_aggtab;
+
 typedef struct sc_thread {
-    uint8_t busy;              /* inside our own slow path: pass calls through */
+    _Atomic uint8_t busy;      /* inside our own slow path: pass calls through */
     uint8_t used_legacy;       /* has submitted to the legacy stream (SC103) */
     uint8_t capturing_ptds;    /* its per-thread stream is being captured */
     _Atomic uint64_t ptds_active; /* token: its per-thread stream has work */
@@ -165,9 +181,12 @@ typedef struct sc_thread {
     uint64_t seq;              /* token source */
     CUstream last_handle;      /* one-entry cache for stream lookups */
     struct sc_stream *last_rec;
-    uint32_t ncalls_sample;    /* fast-path timing sample counter */
-    _Atomic uint64_t shim_ns;  /* time in our own code (slow path measured, fast path sampled) */
+    uint32_t nfast, nslow;     /* sampling counters for our own timing */
+    uint64_t nnotes;           /* SC101 notes seen (their call sites are sampled) */
+    _Atomic uint64_t shim_ns;  /* time in our own code, estimated from samples */
+    struct sc_aggtab *agg;     /* this thread's findings (findings.c) */
     struct { uintptr_t ra; unsigned mod; } racache[SC_RACACHE];
+    struct { uintptr_t pc, base; unsigned idx; } pccache[SC_RACACHE];   /* frames -> module */
     _Atomic uint64_t counts[SC_MAX_MODS][SC_NAPI];
     struct sc_thread *next;    /* global list; never unlinked, recycled */
     _Atomic int in_use;
@@ -190,6 +209,7 @@ typedef struct sc_globals {
     _Atomic unsigned n_blocking; /* of which blocking */
     _Atomic int legacy_threads;  /* threads that submitted to the legacy stream */
     pid_t pid;
+    int asym_fence;            /* membarrier(PRIVATE_EXPEDITED) is registered */
     uintptr_t self_lo, self_hi; /* our own text, to skip our frames */
 } sc_globals;
 extern sc_globals sc_g;
@@ -240,9 +260,20 @@ static inline sc_thread *sc_enter(void)
     sc_thread *t = sc_tls_self;
     if (SC_UNLIKELY(!t))
         t = sc_thread_new();
-    return (t && !t->busy) ? t : NULL;
+    return (t && !atomic_load_explicit(&t->busy, memory_order_relaxed)) ? t : NULL;
 }
 void sc_threads_foreach(void (*fn)(sc_thread *, void *), void *arg);
+void sc_quiesce(void);   /* after the mode is off: waits for slow paths to end */
+/* The thread's half of the exit handshake (sc_quiesce is the other). */
+static inline void sc_busy_enter(sc_thread *t)
+{
+    if (SC_LIKELY(sc_g.asym_fence)) {
+        atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
+        atomic_signal_fence(memory_order_seq_cst);   /* the reporter's membarrier does the rest */
+    } else {
+        atomic_store(&t->busy, 1);                   /* a full fence, every slow call */
+    }
+}
 
 /* ---------------------------------------------------------- modules.c --- */
 unsigned sc_module_of_slow(sc_thread *t, uintptr_t ra);
@@ -323,7 +354,7 @@ static inline int sc_mark(sc_thread *t, _Atomic uint64_t *active)
 
 /* The fast path: counts the call and decides whether it needs the slow
    path.  Returns nonzero for the slow path. */
-static inline int sc_fast(sc_thread *t, sc_op *op)
+static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op)
 {
     unsigned mod = sc_module_of(t, (uintptr_t)op->ra);
     _Atomic uint64_t *c = &t->counts[mod][op->id];
@@ -386,17 +417,29 @@ ptds:
     return 1;
 }
 
+/* The fast path, timed once every SC_FAST_SAMPLE calls of a thread so the
+   report can say what the shim cost without reading a clock per call. */
+#define SC_FAST_SAMPLE 4096
+int sc_fast_timed(sc_thread *t, sc_op *op);
+static inline int sc_fast_sampled(sc_thread *t, sc_op *op)
+{
+    if (SC_UNLIKELY(++t->nfast == SC_FAST_SAMPLE))
+        return sc_fast_timed(t, op);
+    return sc_fast(t, op);
+}
+
 /* ------------------------------------------------------- callsites.c --- */
 uint64_t sc_callsite_capture(sc_thread *t, int with_python);
 void sc_callsites_reset(void);
 
 /* -------------------------------------------------------- findings.c --- */
-void sc_finding_add(unsigned rule, unsigned sev, unsigned api, unsigned rt, uint64_t site,
-                    uint64_t blocked_ns, int pending, uint64_t bytes);
-void sc_alloc_site_add(unsigned api, unsigned rt, uint64_t site, uint64_t bytes);
-void sc_redirect_add(unsigned api, unsigned rt, uint64_t site, unsigned outcome);
-void sc_legacy_site_add(unsigned api, unsigned rt, uint64_t site);
+void sc_finding_add(sc_thread *t, unsigned rule, unsigned sev, unsigned api, unsigned rt, uint64_t site,
+                    uint64_t blocked_ns, int pending, uint64_t bytes, unsigned weight);
+void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes);
+void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome);
+void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight);
 void sc_findings_reset(void);
+void sc_findings_reset_thread(sc_thread *t);
 
 /* ----------------------------------------------------------- report.c --- */
 void sc_shim_report(void);   /* at exit */

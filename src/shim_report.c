@@ -194,7 +194,9 @@ static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     case SC_RULE_SC101:
         if (sev == SC_SEV_NOTE)
             snprintf(d, sizeof d, "no other stream existed yet: harmless now, a device-wide barrier "
-                     "once the program creates a stream");
+                     "once the program creates a stream%s",
+                     v->sampled ? "; call sites sampled (1 in 64 after a thread's first 256), "
+                                  "count estimated" : "");
         break;
     case SC_RULE_SC102:
         snprintf(d, sizeof d, "stream created here without cudaStreamNonBlocking; %llu legacy-stream "

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "options.h"
@@ -140,6 +142,8 @@ static void zero_thread(sc_thread *t, void *arg)
     sc_thread *self = arg;
     memset((void *)t->counts, 0, sizeof t->counts);
     atomic_store(&t->shim_ns, 0);
+    atomic_store(&t->busy, 0);
+    sc_findings_reset_thread(t);
     atomic_store(&t->ptds_active, 0);
     t->used_legacy = 0;
     t->capturing_ptds = 0;
@@ -176,6 +180,7 @@ void sc_shim_reset_times(void)
 
 /* ------------------------------------------------------------- init --- */
 static void sc_finish(void);
+void sc_quiesce(void);
 
 static void init_once(void)
 {
@@ -201,6 +206,8 @@ static void init_once(void)
     sc_g.redirect = sc_opt.redirect;
     sc_g.redirect_handle = sc_opt.redirect_handle;
 
+    /* Lets the slow path skip a full fence (sc_busy_enter); Linux 4.14+. */
+    sc_g.asym_fence = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
     if (pthread_key_create(&thread_key, thread_exit))
         sc_warn("pthread_key_create failed; per-thread state of exiting threads is not recycled");
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
@@ -246,8 +253,32 @@ static void sc_finish(void)
         return;
     int saved = errno;
     atomic_store(&sc_g.mode, SC_MODE_DISABLED);
+    sc_quiesce();
     sc_shim_report();
     errno = saved;
+}
+
+/* Waits (a little) for threads still inside a slow path to leave it, so
+   the report reads their tables at rest.  A thread that does not leave in
+   a second is left alone: the report goes without its last call. */
+static void wait_thread(sc_thread *t, void *arg)
+{
+    (void)arg;
+    if (t == sc_tls_self)
+        return;
+    for (int i = 0; i < 1000 && atomic_load(&t->busy); i++) {
+        struct timespec ts = {0, 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+void sc_quiesce(void)
+{
+    /* Make every thread's busy flag visible before we read it (the threads
+       skipped their fence; see sc_busy_enter). */
+    if (sc_g.asym_fence && syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+        atomic_thread_fence(memory_order_seq_cst);   /* cannot happen once registered */
+    sc_threads_foreach(wait_thread, NULL);
 }
 
 __attribute__((destructor)) static void sc_fini(void)
