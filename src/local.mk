@@ -28,8 +28,11 @@ src_libscshim_la_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS)
 # our exports pointing at us; nodelete keeps it mapped if anyone dlcloses it.
 lib_LTLIBRARIES += src/libstreamcheck.la
 src_libstreamcheck_la_SOURCES =
+# $ORIGIN: a libunwind.so.8 or libdw.so.1 copied next to the installed shim
+# is found there (clusters that lack them).
 src_libstreamcheck_la_LDFLAGS = -module -avoid-version -no-undefined -shared \
-	-Wl,-Bsymbolic-functions -Wl,-z,nodelete
+	-Wl,-Bsymbolic-functions -Wl,-z,nodelete -Wl,-rpath,'$$ORIGIN'
+
 src_libstreamcheck_la_LIBADD = src/libscshim.la src/libscreport.la src/libsccommon.la \
 	$(LIBUNWIND_LIBS) -ldl -lpthread
 # Automake wants a linker for an object-less library: the C one.

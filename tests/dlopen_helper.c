@@ -17,7 +17,7 @@ static void CUDART_CB hold(void *arg)
 }
 
 int sc_dlopen_work(void);
-int sc_dlopen_work(void)
+__attribute__((visibility("default"))) int sc_dlopen_work(void)
 {
     cudaStream_t s;
     if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess)
@@ -32,3 +32,5 @@ int sc_dlopen_work(void)
     bad |= cudaStreamDestroy(s) != cudaSuccess;
     return bad ? -1 : 5;
 }
+// expect-api: cuLaunchHostFunc 5
+// expect-api: cuStreamCreate 1

@@ -7,3 +7,22 @@ tests_unit_test_rules_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_rules_LDADD = src/libscshim.la src/libscreport.la src/libsccommon.la \
 	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 TESTS += tests/unit/test_rules
+
+# A CUDA-using library loaded late, with dlopen, by a program that does not
+# link the runtime (tests/interception.sh; also run on a GPU).
+check_LTLIBRARIES = tests/libscdlopen.la
+tests_libscdlopen_la_SOURCES = tests/dlopen_helper.c
+tests_libscdlopen_la_CFLAGS = $(AM_CFLAGS) -g -O0
+tests_libscdlopen_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_libscdlopen_la_LIBADD = -L$(CUDA_LIBDIR) -lcudart
+check_PROGRAMS += tests/late_dlopen
+tests_late_dlopen_SOURCES = tests/late_dlopen.c
+tests_late_dlopen_LDADD = -ldl
+check_DATA = tests/dlopen_helper.expect
+tests/dlopen_helper.expect: $(srcdir)/tests/dlopen_helper.c $(srcdir)/testapps/expect.awk
+	$(AM_V_GEN)$(AWK) -f $(srcdir)/testapps/expect.awk $(srcdir)/tests/dlopen_helper.c > $@
+CLEANFILES += tests/dlopen_helper.expect
+
+# End to end, on the simulator.
+dist_check_SCRIPTS += tests/selftest-sim.sh tests/interception.sh
+TESTS += tests/selftest-sim.sh tests/interception.sh
