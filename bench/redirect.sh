@@ -50,6 +50,12 @@ for conn in default 32; do
         for v in entry handle recompiled; do cmp -s "$tmp/plain.out" "$tmp/$v.out" || { same=DIFFERENT; status=1; }; done
         printf '%-5s %-6s %12s %12s %12s %12s %8.3f %8.3f %s\n' "$conn" "$t" "$p" "$e" "$h" "$c" \
             "$(echo "$c $e" | awk '{print $1 / $2}')" "$(echo "$c $h" | awk '{print $1 / $2}')" "$same"
+        echo "  conn=$conn T=$t" >>"$tmp/raw"
+        for v in plain entry handle recompiled; do
+            printf '      %-10s %s\n' "$v" "$(tr '\n' ' ' <"$tmp/$v.t")" >>"$tmp/raw"
+        done
     done
 done
+echo "runs, in ms, in the order above:"
+cat "$tmp/raw"
 exit $status

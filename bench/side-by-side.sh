@@ -30,3 +30,6 @@ b=$(awk '$1 == "shim" {print $2}' "$out/all" | median)
 [ -n "$a" ] && [ -n "$b" ] || { echo "$label: the command printed no $metric=" >&2; exit 1; }
 printf '%-28s %-18s native %14s  streamcheck %14s  ratio %.4f  (median of %s)\n' \
     "$label" "$metric" "$a" "$b" "$(echo "$b $a" | awk '{print $1 / $2}')" "$reps"
+# Every run, in order, so the spread is visible next to the medians.
+printf '  runs: native %s\n        streamcheck %s\n' \
+    "$(awk '$1 == "native" {printf "%s ", $2}' "$out/all")" "$(awk '$1 == "shim" {printf "%s ", $2}' "$out/all")"

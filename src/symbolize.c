@@ -49,6 +49,15 @@ static char *(*demangle)(const char *, char *, size_t *, int *);
 int sc_symbolize_begin(void)
 {
     demangle = (char *(*)(const char *, char *, size_t *, int *))sc_dlsym_default("__cxa_demangle");
+    if (!demangle) {
+        /* Python loads PyTorch, and with it libstdc++, RTLD_LOCAL: look in
+           the library itself (loading it here is harmless at exit). */
+        void *cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+        if (!cxx)
+            cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        if (cxx)
+            demangle = (char *(*)(const char *, char *, size_t *, int *))sc_dlsym_real(cxx, "__cxa_demangle");
+    }
     void *h = dlopen("libdw.so.1", RTLD_LAZY | RTLD_LOCAL);
     if (!h)
         return 0;
