@@ -16,6 +16,7 @@ typedef struct exp_line {
     unsigned line;
     char *api;
     uint64_t count;
+    int at_least;      /* COUNT+: at least count (the number is a library's choice) */
     unsigned lineno;
 } exp_line;
 
@@ -75,6 +76,21 @@ static int parse_u64(const char *s, uint64_t *out)
     }
     *out = v;
     return 0;
+}
+
+/* COUNT or COUNT+ (at least COUNT). */
+static int parse_count(const char *s, uint64_t *out, int *at_least)
+{
+    char buf[32];
+    size_t n = strlen(s);
+    *at_least = n > 1 && s[n - 1] == '+';
+    if (!*at_least)
+        return parse_u64(s, out);
+    if (n > sizeof buf)
+        return -1;
+    memcpy(buf, s, n - 1);
+    buf[n - 1] = 0;
+    return parse_u64(buf, out);
 }
 
 #define MAXTOK 5
@@ -143,7 +159,7 @@ sc_expect *sc_expect_parse(const char *text, size_t len, const char *name, char 
                 if (!(x.file = strdup(base)))
                     return fail(e, err, errlen, where, "out of memory");
             }
-            if (parse_u64(tok[3], &x.count) < 0) {
+            if (parse_count(tok[3], &x.count, &x.at_least) < 0) {
                 free(x.file);
                 return fail(e, err, errlen, where, "count '%s' is not a non-negative integer", tok[3]);
             }
@@ -151,7 +167,7 @@ sc_expect *sc_expect_parse(const char *text, size_t len, const char *name, char 
             x.is_api = 1;
             if (nt != 3)
                 return fail(e, err, errlen, where, "expected 'api NAME COUNT'");
-            if (parse_u64(tok[2], &x.count) < 0)
+            if (parse_count(tok[2], &x.count, &x.at_least) < 0)
                 return fail(e, err, errlen, where, "count '%s' is not a non-negative integer", tok[2]);
             if (!(x.api = strdup(tok[1])))
                 return fail(e, err, errlen, where, "out of memory");
@@ -259,10 +275,11 @@ int sc_expect_check(const sc_expect *e, const sc_report *r, FILE *out)
             for (size_t j = 0; j < r->ncounts; j++)
                 if (!strcmp(r->counts[j].api, x->api))
                     sum += r->counts[j].calls;
-            if (sum != x->count) {
+            if (x->at_least ? sum < x->count : sum != x->count) {
                 head(out, e->name, &differ);
                 if (out)
-                    fprintf(out, "- api %s %" PRIu64 "\n+ api %s %" PRIu64 "\n", x->api, x->count, x->api, sum);
+                    fprintf(out, "- api %s %" PRIu64 "%s\n+ api %s %" PRIu64 "\n", x->api, x->count,
+                            x->at_least ? "+" : "", x->api, sum);
             }
             continue;
         }
@@ -274,11 +291,12 @@ int sc_expect_check(const sc_expect *e, const sc_report *r, FILE *out)
                 claimed[j] = 1;
             }
         }
-        if (sum != x->count) {
+        if (x->at_least ? sum < x->count : sum != x->count) {
             head(out, e->name, &differ);
             where_exp(x, w, sizeof w);
             if (out) {
-                fprintf(out, "- finding %s %s %" PRIu64 "\n", sc_rules[x->rule].id, w, x->count);
+                fprintf(out, "- finding %s %s %" PRIu64 "%s\n", sc_rules[x->rule].id, w, x->count,
+                        x->at_least ? "+" : "");
                 if (sum)
                     fprintf(out, "+ finding %s %s %" PRIu64 "\n", sc_rules[x->rule].id, w, sum);
             }

@@ -10,6 +10,9 @@
  *     api NAME COUNT                 NAME was called COUNT times in all
  *                                    (api_counts, summed over libraries)
  *
+ * COUNT may be written N+ for "at least N": for counts a library decides
+ * (cuBLAS synchronizes as often as it likes in cublasDestroy) or that depend
+ * on scheduling.
  * RULE is an id or a name; '#' starts a comment line; blank lines are
  * ignored.  The check is exact both ways: each expected finding must be
  * there with exactly that count (summed over every aggregate that matches),
