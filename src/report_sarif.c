@@ -160,10 +160,10 @@ static int write_rules(sc_jw *w)
 static void utc(double t, char *buf, size_t len)
 {
     struct tm tm;
-    time_t s = (time_t)t;
+    time_t s = (time_t)(t > 0 && t < 1e12 ? t : 0);
     int64_t ms = sc_seconds_to_micro(t) / 1000 % 1000;
     buf[0] = '\0';
-    if (t > 0 && gmtime_r(&s, &tm)) {
+    if (s > 0 && gmtime_r(&s, &tm)) {
         size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
         snprintf(buf + n, len - n, ".%03dZ", (int)ms);
     }
