@@ -306,8 +306,11 @@ static int write_result(sc_jw *w, const sc_report *r, const sc_finding *f, const
     if (r->nprocs > 1 && f->process < r->nprocs)
         snprintf(proc, sizeof proc, " Process #%u, pid %ld on %s.", f->process, r->procs[f->process].pid,
                  r->procs[f->process].host ? r->procs[f->process].host : "unknown host");
-    if (asprintf(&msg, "%s at %s. %s.%s%s%s", ri->summary, where, line, f->detail ? " " : "",
-                 f->detail ? f->detail : "", proc) < 0)
+    /* Sentences: the rule, where, the numbers, the detail, the process. */
+    size_t dl = f->detail ? strlen(f->detail) : 0;
+    int stop = dl && f->detail[dl - 1] != '.';
+    if (asprintf(&msg, "%s at %s. %s.%s%s%s%s", ri->summary, where, line, dl ? " " : "",
+                 dl ? f->detail : "", stop ? "." : "", proc) < 0)
         return -1;
 
     sc_jw_begin_object(w);
