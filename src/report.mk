@@ -107,3 +107,57 @@ dist_check_SCRIPTS += tests/golden/junit.sh
 TESTS += tests/golden/junit.sh
 dist_check_SCRIPTS += tests/golden/man-page.sh
 TESTS += tests/golden/man-page.sh
+
+# ----------------------------------------------------------------- fuzz ---
+# Fuzz targets for the JSON reader and the suppression/expectation parsers
+# (tests/fuzz/fuzz-*.c).  'make check' replays their seed corpora through
+# the same entry points with the ordinary compiler (replay.c); 'make fuzz'
+# builds them with clang's libFuzzer and runs each for FUZZ_TIME seconds
+# (needs clang and libclang-rt-14-dev, or another clang with its runtime).
+# New inputs land in tests/fuzz/work-TARGET; crashes in tests/fuzz/crash-*;
+# FUZZ_ARGS passes more libFuzzer flags (e.g. FUZZ_ARGS='-fork=2').
+SC_FUZZ_TARGETS = json suppress
+SC_FUZZ_LIBSRC = src/report.c src/report_text.c src/report_json.c src/report_read.c \
+	src/report_sarif.c src/report_junit.c src/json.c src/suppress.c src/expect.c \
+	src/cli_report.c src/rules.c tests/golden/fixture.c
+FUZZ_CC = clang
+FUZZ_TIME = 60
+FUZZ_ARGS =
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+
+check_PROGRAMS += tests/fuzz/replay-json tests/fuzz/replay-suppress
+tests_fuzz_replay_json_SOURCES = tests/fuzz/fuzz-json.c tests/fuzz/replay.c
+tests_fuzz_replay_json_LDADD = $(SC_REPORT_LIBS)
+tests_fuzz_replay_suppress_SOURCES = tests/fuzz/fuzz-suppress.c tests/fuzz/replay.c \
+	tests/golden/fixture.c tests/golden/fixture.h
+tests_fuzz_replay_suppress_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/golden
+tests_fuzz_replay_suppress_LDADD = $(SC_REPORT_LIBS)
+dist_check_SCRIPTS += tests/fuzz/replay.sh
+TESTS += tests/fuzz/replay.sh
+EXTRA_DIST += tests/fuzz/corpus tests/fuzz/json.dict tests/fuzz/suppress.dict
+
+fuzz:
+	$(AM_V_at)$(MKDIR_P) tests/fuzz
+	$(AM_V_at)srcs=; for f in $(SC_FUZZ_LIBSRC); do srcs="$$srcs $(srcdir)/$$f"; done; \
+	for t in $(SC_FUZZ_TARGETS); do \
+	  echo "  FUZZCC   tests/fuzz/fuzz-$$t"; \
+	  $(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -D_GNU_SOURCE -I$(top_builddir) -I$(top_srcdir)/src \
+	    -I$(top_srcdir)/tests/golden -o tests/fuzz/fuzz-$$t $(srcdir)/tests/fuzz/fuzz-$$t.c $$srcs || exit 1; \
+	done; \
+	for t in $(SC_FUZZ_TARGETS); do \
+	  echo "  FUZZ     tests/fuzz/fuzz-$$t for $(FUZZ_TIME) s"; \
+	  $(MKDIR_P) tests/fuzz/work-$$t && \
+	  (cd tests/fuzz && ./fuzz-$$t -max_total_time=$(FUZZ_TIME) $(FUZZ_ARGS) \
+	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -dict=$(abs_srcdir)/tests/fuzz/$$t.dict \
+	    -artifact_prefix=crash-$$t- work-$$t $(abs_srcdir)/tests/fuzz/corpus/$$t) || exit 1; \
+	done
+# Adds to the committed corpora the inputs the fuzzers found that reach
+# code the corpora do not (edges only, so the corpora stay small).
+fuzz-merge:
+	$(AM_V_at)for t in $(SC_FUZZ_TARGETS); do \
+	  tests/fuzz/fuzz-$$t -merge=1 -use_counters=0 -use_cmp=0 \
+	    $(srcdir)/tests/fuzz/corpus/$$t tests/fuzz/work-$$t || exit 1; \
+	done
+fuzz-clean:
+	rm -rf tests/fuzz/work-* tests/fuzz/crash-* tests/fuzz/fuzz-json tests/fuzz/fuzz-suppress tests/fuzz/fuzz-*.log
+.PHONY: fuzz fuzz-merge fuzz-clean

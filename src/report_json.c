@@ -16,6 +16,8 @@
 int64_t sc_seconds_to_micro(double t)
 {
     double us = t * 1e6;
+    if (us != us) /* NaN */
+        return 0;
     if (us >= 9.2e18)
         return INT64_MAX;
     if (us <= -9.2e18)

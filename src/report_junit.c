@@ -126,8 +126,8 @@ int sc_render_junit_opts(const sc_report *r, FILE *out, const sc_render_opts *o)
         seconds((uint64_t)us * 1000, t, sizeof t);
         attr(out, "time", t);
         struct tm tm;
-        time_t s = (time_t)start;
-        if (start > 0 && gmtime_r(&s, &tm)) {
+        time_t s = (time_t)(start > 0 && start < 1e12 ? start : 0);
+        if (s > 0 && gmtime_r(&s, &tm)) {
             strftime(t, sizeof t, "%Y-%m-%dT%H:%M:%S", &tm);
             attr(out, "timestamp", t);
         }

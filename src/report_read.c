@@ -238,6 +238,12 @@ static int read_process(ctx *c, const sc_json *v, const char *path, sc_process *
             path_of(pp, sizeof pp, path, times[k]);
             return bad(c, pp, "expected seconds as a decimal number, found %s", found(t, fb, sizeof fb));
         }
+        /* Beyond 2^53 microseconds (the year 2255) a double no longer holds
+           every microsecond, and the report would not read back the same. */
+        if (us < 0 || us >= (int64_t)1 << 53) {
+            path_of(pp, sizeof pp, path, times[k]);
+            return bad(c, pp, "%s is not a time in seconds since the epoch", t->s);
+        }
         *(k ? &p->end_time : &p->start_time) = (double)us / 1e6;
     }
     if (get_u64(c, v, path, "calls", &p->calls) < 0 || get_u64(c, v, path, "shim_ns", &p->shim_ns) < 0 ||

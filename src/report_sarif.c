@@ -160,10 +160,10 @@ static int write_rules(sc_jw *w)
 static void utc(double t, char *buf, size_t len)
 {
     struct tm tm;
-    time_t s = (time_t)t;
+    time_t s = (time_t)(t > 0 && t < 1e12 ? t : 0);
     int64_t ms = sc_seconds_to_micro(t) / 1000 % 1000;
     buf[0] = '\0';
-    if (t > 0 && gmtime_r(&s, &tm)) {
+    if (s > 0 && gmtime_r(&s, &tm)) {
         size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
         snprintf(buf + n, len - n, ".%03dZ", (int)ms);
     }
@@ -306,8 +306,11 @@ static int write_result(sc_jw *w, const sc_report *r, const sc_finding *f, const
     if (r->nprocs > 1 && f->process < r->nprocs)
         snprintf(proc, sizeof proc, " Process #%u, pid %ld on %s.", f->process, r->procs[f->process].pid,
                  r->procs[f->process].host ? r->procs[f->process].host : "unknown host");
-    if (asprintf(&msg, "%s at %s. %s.%s%s%s", ri->summary, where, line, f->detail ? " " : "",
-                 f->detail ? f->detail : "", proc) < 0)
+    /* Sentences: the rule, where, the numbers, the detail, the process. */
+    size_t dl = f->detail ? strlen(f->detail) : 0;
+    int stop = dl && f->detail[dl - 1] != '.';
+    if (asprintf(&msg, "%s at %s. %s.%s%s%s%s", ri->summary, where, line, dl ? " " : "",
+                 dl ? f->detail : "", stop ? "." : "", proc) < 0)
         return -1;
 
     sc_jw_begin_object(w);

@@ -169,8 +169,8 @@ static void header(FILE *out, const char *key, const char *fmt, ...)
 static void format_time(double t, char *buf, size_t len)
 {
     struct tm tm;
-    time_t s = (time_t)t;
-    if (t <= 0 || !gmtime_r(&s, &tm)) {
+    time_t s = (time_t)(t > 0 && t < 1e12 ? t : 0);
+    if (s <= 0 || !gmtime_r(&s, &tm)) {
         snprintf(buf, len, "unknown");
         return;
     }
@@ -208,17 +208,22 @@ static const char *sev_color(sc_severity s)
     return "";
 }
 
-/* Up to max distinct values of a per-process string, comma-separated. */
-static void distinct(const sc_report *r, size_t field_off, char *buf, size_t len)
+static const char *proc_exe(const sc_process *p) { return p->exe; }
+static const char *proc_host(const sc_process *p) { return p->host; }
+static const char *proc_device(const sc_process *p) { return p->device; }
+static const char *proc_mode(const sc_process *p) { return p->mode; }
+
+/* The distinct values of a per-process string, comma-separated, the first
+   four of them. */
+static void distinct(const sc_report *r, const char *(*get)(const sc_process *), char *buf, size_t len)
 {
     size_t used = 0, shown = 0, total = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < r->nprocs; i++) {
-        const char *v = *(char *const *)((const char *)&r->procs[i] + field_off);
-        v = or_unknown(v);
+        const char *v = or_unknown(get(&r->procs[i]));
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = !strcmp(or_unknown(*(char *const *)((const char *)&r->procs[j] + field_off)), v);
+            seen = !strcmp(or_unknown(get(&r->procs[j])), v);
         if (seen)
             continue;
         total++;
@@ -265,13 +270,13 @@ static void render_header(const sc_report *r, FILE *out)
     header(out, "Processes", "%zu", r->nprocs);
     if (!r->nprocs)
         return;
-    distinct(r, offsetof(sc_process, exe), b, sizeof b);
+    distinct(r, proc_exe, b, sizeof b);
     header(out, "Programs", "%s", b);
-    distinct(r, offsetof(sc_process, host), b, sizeof b);
+    distinct(r, proc_host, b, sizeof b);
     header(out, "Hosts", "%s", b);
-    distinct(r, offsetof(sc_process, device), b, sizeof b);
+    distinct(r, proc_device, b, sizeof b);
     header(out, "Devices", "%s", b);
-    distinct(r, offsetof(sc_process, mode), b, sizeof b);
+    distinct(r, proc_mode, b, sizeof b);
     header(out, "Mode", "%s", b);
     size_t sim = 0;
     double start = 0, end = 0;
