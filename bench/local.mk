@@ -1,1 +1,45 @@
-# bench: build fragment, included from the top-level Makefile.am.
+# bench/local.mk: benchmarks.  Not tests: `make bench` runs them, prints
+# what they measure, and never fails on a number.
+#
+#   bench/shim_cost          the shim's own cost per call, against a fake
+#                            driver (no GPU needed)
+#   bench/launch_overhead    launches per second, natively and under the shim
+#   bench/torch_step.py      a launch-bound PyTorch training step, likewise
+#   bench/redirect.sh        redirect vs the per-thread recompile (make bench-redirect)
+#   bench/queue_mapping      how streams land on hardware queues
+# The GPU ones run side by side in one run (bench/side-by-side.sh) and only
+# where `nvidia-smi -L` finds a GPU.
+
+noinst_PROGRAMS += bench/shim_cost
+bench_shim_cost_SOURCES = bench/shim_cost.c tests/unit/fake_driver.c tests/unit/fake_driver.h
+bench_shim_cost_LDADD = src/libscshim.la src/libscreport.la src/libsccommon.la \
+	$(LIBUNWIND_LIBS) -ldl -lpthread
+
+SC_BENCH_CU = bench/launch_overhead bench/queue_mapping
+all_local_targets += $(SC_BENCH_CU)
+CLEANFILES += $(SC_BENCH_CU)
+EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/torch_step.py \
+	bench/side-by-side.sh bench/redirect.sh
+$(SC_BENCH_CU): bench/%: $(srcdir)/bench/%.cu $(srcdir)/kernels/sc_kernels.cuh
+	@$(MKDIR_P) bench
+	$(NVCCAPP_V)$(NVCC) $(NVCCFLAGS) -cudart shared -o $@ $<
+
+SC_HAVE_GPU = nvidia-smi -L >/dev/null 2>&1
+bench: bench/shim_cost$(EXEEXT) $(SC_BENCH_CU) src/streamcheck$(EXEEXT) src/libstreamcheck.la
+	@echo "== the shim's own cost per call (fake driver)"
+	@bench/shim_cost$(EXEEXT)
+	@if $(SC_HAVE_GPU); then \
+	  . tests/env.sh; export STREAMCHECK="$$SC_CLI"; \
+	  echo "== launch overhead, native vs streamcheck"; \
+	  for m in stream legacy; do \
+	    $(SHELL) $(srcdir)/bench/side-by-side.sh "launch_overhead $$m" launches_per_sec 11 -- bench/launch_overhead $$m 500000; \
+	  done; \
+	  echo "== PyTorch MLP step, native vs streamcheck"; \
+	  $(SHELL) $(srcdir)/bench/side-by-side.sh "torch MLP step" steps_per_sec 7 -- python3 $(srcdir)/bench/torch_step.py 2000 || true; \
+	else echo "== no GPU here: the GPU benchmarks are skipped"; fi
+
+bench-redirect: $(SC_APP_BINS) src/streamcheck$(EXEEXT) src/libstreamcheck.la
+	@if $(SC_HAVE_GPU); then \
+	  . tests/env.sh; STREAMCHECK="$$SC_CLI" TESTAPPS="$$SC_APPS" $(SHELL) $(srcdir)/bench/redirect.sh 5 5 10 4 8 16; \
+	else echo "bench-redirect: needs a GPU (nvidia-smi -L finds none)"; fi
+.PHONY: bench bench-redirect
