@@ -334,11 +334,12 @@ void sc_py_forget(void)
 }
 
 /* ------------------------------------------------------------ reading --- */
-/* A str object's text, interned.  1: read; 0: a str we cannot read without
-   the interpreter's help (non-compact, or not ASCII and no UTF-8 cached:
+/* A str object's text, in place (the str outlives the call: the code
+   object holds it).  1: read; 0: a str we cannot read without the
+   interpreter's help (non-compact, or not ASCII and no UTF-8 cached:
    PyUnicode_AsUTF8 would allocate), *out is "?"; -1: not a str at all, so
    the layout is not what we think: stop. */
-static int str_of(const pylayout *L, const char *o, const char **out)
+static int str_at(const pylayout *L, const char *o, const char **out)
 {
     *out = "?";
     if (!aligned(o) || rd_ptr(o, OB_TYPE) != py.unicode_type)
@@ -359,76 +360,75 @@ static int str_of(const pylayout *L, const char *o, const char **out)
     }
     if (len < 0 || len > MAX_STR || s[len] != '\0')
         return 0;
-    *out = sc_intern(s);
+    *out = s;
     return 1;
 }
 
-/* The current frame of thread state ts, innermost first, into all[]. */
-static int walk(const pylayout *L, const char *ts, sc_pyref *all, int cap)
+/* A frame found valid, not yet turned into names and a line. */
+typedef struct rawframe {
+    const char *code;
+    intptr_t off;          /* byte offset of the instruction in the bytecode */
+    const char *file, *func;
+} rawframe;
+
+/* The next frame of the chain worth reporting, from *f on; 0 at the end of
+   the chain or at the first thing that is not what we expect. */
+static int next_frame(const pylayout *L, const char **f, int *steps, rawframe *rf)
 {
-    const char *f;
-    if (L->ts_cframe >= 0) {
-        const char *cf = rd_ptr(ts, L->ts_cframe);
-        if (!aligned(cf))
+    for (; *f && *steps < MAX_WALK; ++*steps) {
+        const char *fr = *f;
+        if (!aligned(fr))
             return 0;
-        f = rd_ptr(cf, L->cur_frame);
-    } else {
-        f = rd_ptr(ts, L->cur_frame);
-    }
-    int n = 0;
-    for (int steps = 0; f && steps < MAX_WALK && n < cap; steps++) {
-        if (!aligned(f))
-            break;
-        int owner = (signed char)f[L->fr_owner];
+        int owner = (signed char)fr[L->fr_owner];
         if (owner < 0 || owner > L->owner_max)
-            break;
-        const char *prev = rd_ptr(f, L->fr_previous);
-        if (owner == L->owned_by_cstack) {   /* entry frame of a C -> Python call */
-            f = prev;
+            return 0;
+        *f = rd_ptr(fr, L->fr_previous);
+        if (owner == L->owned_by_cstack)   /* entry frame of a C -> Python call */
             continue;
-        }
-        const char *code = rd_ptr(f, L->fr_code);
+        const char *code = rd_ptr(fr, L->fr_code);
         if (!aligned(code))
-            break;
+            return 0;
         if (rd_ptr(code, OB_TYPE) != py.code_type) {
             /* 3.13: f_executable is "code object or None" (pycore_frame.h) */
-            if (code == py.none) {
-                f = prev;
+            if (code == py.none)
                 continue;
-            }
-            break;
+            return 0;
         }
-        /* Byte offset of the instruction, as _PyInterpreterFrame_LASTI()
-           * sizeof(_Py_CODEUNIT) feeds PyCode_Addr2Line in CPython's own
-           _PyInterpreterFrame_GetLine.  A fresh 3.11/3.12 frame has
-           prev_instr one unit before the code. */
-        intptr_t off = (intptr_t)((uintptr_t)rd_ptr(f, L->fr_instr) - (uintptr_t)(code + L->co_code));
+        /* Byte offset of the instruction: _PyInterpreterFrame_LASTI() *
+           sizeof(_Py_CODEUNIT), what CPython's own _PyInterpreterFrame_GetLine
+           gives PyCode_Addr2Line.  A fresh 3.11/3.12 frame has prev_instr
+           one unit before the code. */
+        intptr_t off = (intptr_t)((uintptr_t)rd_ptr(fr, L->fr_instr) - (uintptr_t)(code + L->co_code));
         intptr_t nbytes = rd_ssize(code, OB_SIZE) * CODEUNIT;
         if (off < -CODEUNIT || off >= nbytes || off > INT32_MAX)
-            break;
+            return 0;
         /* Incomplete frames (pushed, not yet at their first traceable
-           instruction; also the shim frames CPython runs before __init__)
-           are skipped the way _PyFrame_GetFirstComplete skips them. */
-        if (owner != OWNED_BY_GENERATOR && off < (intptr_t)rd_int(code, L->co_firsttraceable) * CODEUNIT) {
-            f = prev;
+           instruction; also the shim frame 3.13 runs __init__ behind) are
+           skipped, as _PyFrame_GetFirstComplete skips them. */
+        if (owner != OWNED_BY_GENERATOR && off < (intptr_t)rd_int(code, L->co_firsttraceable) * CODEUNIT)
             continue;
-        }
-        const char *file, *func;
-        if (str_of(L, rd_ptr(code, L->co_filename), &file) < 0)
-            break;
-        int r = str_of(L, rd_ptr(code, L->co_qualname), &func);
-        if (r < 0)
-            break;
-        if (r == 0 && str_of(L, rd_ptr(code, L->co_name), &func) < 0)
-            break;
-        int line = py.Addr2Line(code, (int)off);
-        all[n].file = file;
-        all[n].func = func;
-        all[n].line = line > 0 ? (unsigned)line : 0;
-        n++;
-        f = prev;
+        if (str_at(L, rd_ptr(code, L->co_filename), &rf->file) < 0)
+            return 0;
+        int r = str_at(L, rd_ptr(code, L->co_qualname), &rf->func);
+        if (r < 0 || (r == 0 && str_at(L, rd_ptr(code, L->co_name), &rf->func) < 0))
+            return 0;
+        rf->code = code;
+        rf->off = off;
+        ++*steps;
+        return 1;
     }
-    return n;
+    return 0;
+}
+
+/* Names interned (sc_intern copies), line from the code's line table. */
+static sc_pyref materialize(const rawframe *rf)
+{
+    int line = py.Addr2Line(rf->code, (int)rf->off);
+    return (sc_pyref){
+        .file = sc_intern(rf->file),
+        .func = sc_intern(rf->func),
+        .line = line > 0 ? (unsigned)line : 0,
+    };
 }
 
 static int library_frame(const char *file)
@@ -442,23 +442,36 @@ int sc_py_capture(sc_pyref *out, int max)
     if (max <= 0)
         return 0;
     int saved = errno;
-    sc_pyref all[32];
-    int n = 0;
+    int k = 0;
     if (resolve() && py.IsInitialized()) {
         /* This thread's own state, whether or not it holds the GIL. */
         const char *ts = py.GetThisThreadState();
-        if (aligned(ts))
-            n = walk(py.layout, ts, all, (int)SC_ARRAY_LEN(all));
+        const pylayout *L = py.layout;
+        const char *f = NULL;
+        if (aligned(ts)) {
+            if (L->ts_cframe < 0)
+                f = rd_ptr(ts, L->cur_frame);
+            else if (aligned(rd_ptr(ts, L->ts_cframe)))
+                f = rd_ptr(rd_ptr(ts, L->ts_cframe), L->cur_frame);
+        }
+        /* Library frames are passed over until the program's first; if there
+           is none, the innermost library frames are reported after all.
+           Only the frames reported pay for interning and line lookup. */
+        rawframe lib[32], rf;
+        int nlib = 0, steps = 0, user = 0;
+        while (k < max && next_frame(L, &f, &steps, &rf)) {
+            if (!user && library_frame(rf.file)) {
+                if (nlib < max && nlib < (int)SC_ARRAY_LEN(lib))
+                    lib[nlib++] = rf;
+                continue;
+            }
+            user = 1;
+            out[k++] = materialize(&rf);
+        }
+        if (!user)
+            for (int i = 0; i < nlib; i++)
+                out[k++] = materialize(&lib[i]);
     }
     errno = saved;
-
-    int first = 0;
-    while (first < n && library_frame(all[first].file))
-        first++;
-    if (first == n)
-        first = 0;
-    int k = 0;
-    for (int i = first; i < n && k < max; i++)
-        out[k++] = all[i];
     return k;
 }
