@@ -128,6 +128,14 @@ def call_nonascii(fn):
     return ƒunc(fn)  # @call_nonascii
 
 
+def short(cost):
+    return cost(100000, 1)
+
+
+def cost_deep(cost, k):
+    return cost(100000, 4) if k == 0 else cost_deep(cost, k - 1)
+
+
 def deep(fn, k):
     if k == 0:
         buf = newbuf()
@@ -221,6 +229,22 @@ def main():
     results.append(ok)
     print("%s non-ASCII file name: %s" % ("PASS" if ok else "FAIL", fr[:2]))
 
+    # Frames of installed packages are passed over until the program's own;
+    # when there is none, the innermost are kept after all.
+    lib = {}
+    exec(compile(src, "/opt/x/site-packages/fake.py", "exec"), lib)
+    buf = newbuf()
+    n, fr = parse(lib["f"](nogil, buf, BUF), buf)  # @call_lib
+    check("a library frame innermost: passed over", fr, [("call_lib", "main"), ("main_call", "<module>")], n)
+    buf = newbuf()
+    t = threading.Thread(target=lib["f"], args=(nogil, buf, BUF))
+    t.start()
+    t.join()
+    fr = parse(0, buf)[1]
+    ok = len(fr) >= 2 and fr[0] == ("/opt/x/site-packages/fake.py", 2, "f") and fr[1][2] == "Thread.run"
+    results.append(ok)
+    print("%s only library frames: the innermost kept: %s" % ("PASS" if ok else "FAIL", fr[:2]))
+
     n, fr = deep(nogil, 200)
     check("200 frames deep: the innermost", fr, [("deep", "deep"), ("deep_rec", "deep")], n)
     if n > 32:
@@ -249,10 +273,15 @@ def main():
     print("%s 8 threads x 2000 calls, GIL released: own frames every time%s" % (
         "PASS" if not errors else "FAIL", "" if not errors else ": %r" % (errors[0],)))
 
+    cost = cdll.sc_probe_cost
+    cost.argtypes, cost.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_double
+    print("# cost of a sc_py_capture(): %.0f ns for 1 frame of a short function, "
+          "%.0f ns for 4 frames (the default depth) 4 calls deep" % (short(cost), cost_deep(cost, 3)))
+
     passed = sum(results)
     print("%d passed, %d failed" % (passed, len(results) - passed))
     return 0 if passed == len(results) else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main())  # @main_call

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <time.h>
 
 #include "callsites.h"
 #include "sc.h"
@@ -33,4 +34,22 @@ SC_EXPORT int sc_probe(char *buf, int len)
         used += (size_t)w;
     }
     return n;
+}
+
+/* Nanoseconds one sc_py_capture(, depth) takes here, the mean of iters
+   calls (its cost on a hazard path; probe.py prints it). */
+SC_EXPORT double sc_probe_cost(int iters, int depth);
+SC_EXPORT double sc_probe_cost(int iters, int depth)
+{
+    sc_pyref fr[32];
+    if (depth < 1 || depth > (int)SC_ARRAY_LEN(fr))
+        return -1.0;
+    struct timespec a, b;
+    int n = 0;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int i = 0; i < iters; i++)
+        n += sc_py_capture(fr, depth);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+    return n > 0 && iters > 0 ? ns / iters : -1.0;
 }
