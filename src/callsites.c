@@ -112,7 +112,7 @@ static unsigned frame_module(sc_thread *t, uintptr_t pc, uintptr_t *base)
     return idx;
 }
 
-uint64_t sc_callsite_capture(sc_thread *t, int with_python)
+uint64_t sc_callsite_capture(sc_thread *t)
 {
     /* Enough frames for our own, CUDA's libraries and the depth asked for;
        walking a deep stack (PyTorch's) to its end costs more than all the
@@ -155,7 +155,7 @@ uint64_t sc_callsite_capture(sc_thread *t, int with_python)
 
     sc_pyref py[32];
     unsigned np = 0;
-    if (with_python && sc_opt.python_depth > 0) {
+    if (sc_opt.python_depth > 0) {
         np = (unsigned)sc_py_capture(py, sc_opt.python_depth < 32 ? sc_opt.python_depth : 32);
         for (unsigned k = 0; k < np; k++) {
             h = sc_mix(h, sc_hash_bytes(SC_HASH_INIT, py[k].file, strlen(py[k].file)));

@@ -28,8 +28,9 @@ const sc_site *sc_site_get(uint64_t hash);
 void sc_sites_foreach(void (*fn)(const sc_site *, void *), void *arg);
 const char *sc_intern(const char *s);
 
-/* Innermost Python frames of this thread, if the process runs CPython and
-   this thread holds the GIL; returns how many were written (0 otherwise). */
+/* Innermost Python frames of this thread if the process runs CPython
+   3.11-3.13, read without the GIL (pyframes.c); returns how many were
+   written (0 otherwise). */
 int sc_py_capture(sc_pyref *out, int max);
 void sc_py_forget(void);   /* re-resolve the CPython API (after new modules load) */
 

@@ -142,7 +142,7 @@ SC_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
     int saved = errno;
     sc_thread *t = begin();
     if (t && r == CUBLAS_STATUS_SUCCESS && handle)
-        bind(*handle, NULL, 1, sc_callsite_capture(t, 1));   /* a new handle uses stream 0 */
+        bind(*handle, NULL, 1, sc_callsite_capture(t));   /* a new handle uses stream 0 */
     end(t);
     errno = saved;
     return r;

@@ -429,7 +429,7 @@ static inline int sc_fast_sampled(sc_thread *t, sc_op *op)
 }
 
 /* ------------------------------------------------------- callsites.c --- */
-uint64_t sc_callsite_capture(sc_thread *t, int with_python);
+uint64_t sc_callsite_capture(sc_thread *t);
 void sc_callsites_reset(void);
 
 /* -------------------------------------------------------- findings.c --- */
