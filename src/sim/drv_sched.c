@@ -431,25 +431,26 @@ CUresult scsim_submit(struct CUstream_st *s, const scsim_work *w,
         }
     }
     /* Move the dependencies into the operation. */
-    if (d.n <= sizeof op->inline_deps / sizeof op->inline_deps[0]) {
-        memcpy(op->inline_deps, d.v, d.n * sizeof *d.v);
+    unsigned ndeps = d.n;
+    if (ndeps <= sizeof op->inline_deps / sizeof op->inline_deps[0]) {
+        memcpy(op->inline_deps, d.v, ndeps * sizeof *d.v);
         op->deps = op->inline_deps;
         scsim_deps_free(&d);
     } else if (d.v != d.inline_v) {
-        op->deps = d.v;
+        op->deps = d.v; /* the operation owns the heap array now */
     } else {
-        op->deps = malloc(d.n * sizeof *d.v);
+        op->deps = malloc(ndeps * sizeof *d.v);
         if (op->deps) {
-            memcpy(op->deps, d.v, d.n * sizeof *d.v);
+            memcpy(op->deps, d.v, ndeps * sizeof *d.v);
         } else {
-            /* Keep the order by waiting now; d is still ours. */
-            for (unsigned i = 0; i < d.n; i++)
+            /* Keep the order by waiting now. */
+            for (unsigned i = 0; i < ndeps; i++)
                 scsim_wait(d.v[i]);
             op->deps = op->inline_deps;
-            d.n = 0;
+            ndeps = 0;
         }
     }
-    op->ndeps = d.n;
+    op->ndeps = ndeps;
 
     seq = atomic_load(&s->submitted) + 1;
     op->seq = seq;

@@ -1,0 +1,30 @@
+# tests/sim: tests of the CPU CUDA simulator (src/sim, kernels).
+# Included from src/sim/local.mk.
+
+# Check programs against the simulated driver (linked directly).
+SCSIM_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/sim -I$(top_srcdir)/kernels
+SCSIM_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+SCSIM_TEST_HELPERS = tests/sim/simtest.c tests/sim/simtest.h
+SCSIM_TEST_LDADD = src/sim/libcuda.la $(CHECK_LIBS) -lpthread -ldl
+
+check_PROGRAMS += tests/sim/check_getproc
+tests_sim_check_getproc_SOURCES = tests/sim/check_getproc.c $(SCSIM_TEST_HELPERS)
+tests_sim_check_getproc_CPPFLAGS = $(SCSIM_TEST_CPPFLAGS)
+tests_sim_check_getproc_CFLAGS = $(SCSIM_TEST_CFLAGS)
+tests_sim_check_getproc_LDADD = $(SCSIM_TEST_LDADD)
+
+TESTS += tests/sim/check_getproc
+
+check_PROGRAMS += tests/sim/check_streams
+tests_sim_check_streams_SOURCES = tests/sim/check_streams.c $(SCSIM_TEST_HELPERS)
+tests_sim_check_streams_CPPFLAGS = $(SCSIM_TEST_CPPFLAGS)
+tests_sim_check_streams_CFLAGS = $(SCSIM_TEST_CFLAGS)
+tests_sim_check_streams_LDADD = $(SCSIM_TEST_LDADD)
+TESTS += tests/sim/check_streams
+
+check_PROGRAMS += tests/sim/check_memory
+tests_sim_check_memory_SOURCES = tests/sim/check_memory.c $(SCSIM_TEST_HELPERS)
+tests_sim_check_memory_CPPFLAGS = $(SCSIM_TEST_CPPFLAGS)
+tests_sim_check_memory_CFLAGS = $(SCSIM_TEST_CFLAGS)
+tests_sim_check_memory_LDADD = $(SCSIM_TEST_LDADD)
+TESTS += tests/sim/check_memory
