@@ -28,3 +28,18 @@ tests_sim_check_memory_CPPFLAGS = $(SCSIM_TEST_CPPFLAGS)
 tests_sim_check_memory_CFLAGS = $(SCSIM_TEST_CFLAGS)
 tests_sim_check_memory_LDADD = $(SCSIM_TEST_LDADD)
 TESTS += tests/sim/check_memory
+
+check_PROGRAMS += tests/sim/check_capture
+tests_sim_check_capture_SOURCES = tests/sim/check_capture.c $(SCSIM_TEST_HELPERS)
+tests_sim_check_capture_CPPFLAGS = $(SCSIM_TEST_CPPFLAGS)
+tests_sim_check_capture_CFLAGS = $(SCSIM_TEST_CFLAGS)
+tests_sim_check_capture_LDADD = $(SCSIM_TEST_LDADD)
+TESTS += tests/sim/check_capture
+
+# Also looks at the twin table itself (hidden inside libcuda.so.1).
+check_PROGRAMS += tests/sim/check_kernels
+tests_sim_check_kernels_SOURCES = tests/sim/check_kernels.c $(SCSIM_TEST_HELPERS)
+tests_sim_check_kernels_CPPFLAGS = $(SCSIM_TEST_CPPFLAGS)
+tests_sim_check_kernels_CFLAGS = $(SCSIM_TEST_CFLAGS)
+tests_sim_check_kernels_LDADD = kernels/libsctwins.la $(SCSIM_TEST_LDADD)
+TESTS += tests/sim/check_kernels
