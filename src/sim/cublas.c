@@ -25,7 +25,7 @@
 #include "sim/stubs.h"
 #include "sim/util.h"
 
-/* Mangled name of sc_sim_sgemm (checked by tests/sim/twin-names.test). */
+/* Mangled name of sc_sim_sgemm (checked by tests/sim/twin-names.sh). */
 #define SGEMM_KERNEL "_Z12sc_sim_sgemmiiiiifPKfiS0_ifPfi"
 /* Image handed to cuModuleLoadData: PTX text naming the kernel. */
 static const char sgemm_image[] =

@@ -67,3 +67,31 @@ tests_sim_check_cublas_CFLAGS = $(SCSIM_TEST_CFLAGS)
 tests_sim_check_cublas_LDFLAGS = $(SCSIM_INTERPOSE_LDOPTS)
 tests_sim_check_cublas_LDADD = src/sim/libcublas.la $(SCSIM_TEST_LDADD) -lm
 TESTS += tests/sim/check_cublas
+
+# twin-names.sh compares this list with the kernels nvcc emits.
+check_PROGRAMS += tests/sim/twin-list
+tests_sim_twin_list_SOURCES = tests/sim/twin-list.c
+tests_sim_twin_list_CPPFLAGS = $(SCSIM_TEST_CPPFLAGS)
+tests_sim_twin_list_LDADD = kernels/libsctwins.la
+
+# nvcc-built programs for e2e.sh: compiled by the .cu.o suffix rule
+# (-cudart shared) and linked by nvcc, like any CUDA application.
+SCSIM_NVCC_LINK = $(NVCCLD_V)$(NVCC) $(NVCC_ARCHFLAGS) -cudart shared -o $@
+check_PROGRAMS += tests/sim/sim_app tests/sim/sim_app_pt tests/sim/sim_cublas
+tests_sim_sim_app_SOURCES = tests/sim/sim_app.cu
+tests_sim_sim_app_LINK = $(SCSIM_NVCC_LINK)
+tests_sim_sim_cublas_SOURCES = tests/sim/sim_cublas.cu
+tests_sim_sim_cublas_LINK = $(SCSIM_NVCC_LINK)
+tests_sim_sim_cublas_LDADD = -lcublas
+# The same program with --default-stream per-thread.
+tests_sim_sim_app_pt_SOURCES =
+tests_sim_sim_app_pt_LDADD = tests/sim/sim_app_pt.$(OBJEXT)
+tests_sim_sim_app_pt_LINK = $(SCSIM_NVCC_LINK)
+tests/sim/sim_app_pt.$(OBJEXT): tests/sim/sim_app.cu $(top_srcdir)/kernels/sc_kernels.cuh
+	$(NVCC_V)$(MKDIR_P) tests/sim && $(NVCC) $(NVCCFLAGS) $(AM_NVCCFLAGS) \
+		--default-stream per-thread -cudart shared -c -o $@ $(srcdir)/tests/sim/sim_app.cu
+tests/sim/sim_app.$(OBJEXT): $(top_srcdir)/kernels/sc_kernels.cuh
+CLEANFILES += tests/sim/sim_app.err
+
+dist_check_SCRIPTS += tests/sim/e2e.sh tests/sim/twin-names.sh tests/sim/exports.sh
+TESTS += tests/sim/exports.sh tests/sim/twin-names.sh tests/sim/e2e.sh
