@@ -29,6 +29,33 @@
 
 static __thread CUstreamCaptureMode tls_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
 
+/* Graphs and executable graphs the program has not destroyed. */
+static pthread_mutex_t graphs_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct CUgraph_st *graphs;
+static struct CUgraphExec_st *execs;
+
+#define LIST_PUSH(head, x)                                                    \
+    do {                                                                      \
+        pthread_mutex_lock(&graphs_mu);                                       \
+        (x)->prev = NULL;                                                     \
+        (x)->next = (head);                                                   \
+        if (head)                                                             \
+            (head)->prev = (x);                                               \
+        (head) = (x);                                                         \
+        pthread_mutex_unlock(&graphs_mu);                                     \
+    } while (0)
+#define LIST_REMOVE(head, x)                                                  \
+    do {                                                                      \
+        pthread_mutex_lock(&graphs_mu);                                       \
+        if ((x)->prev)                                                        \
+            (x)->prev->next = (x)->next;                                      \
+        else                                                                  \
+            (head) = (x)->next;                                               \
+        if ((x)->next)                                                        \
+            (x)->next->prev = (x)->prev;                                      \
+        pthread_mutex_unlock(&graphs_mu);                                     \
+    } while (0)
+
 static bool stream_blocking(const struct CUstream_st *s)
 {
     return s->kind != SCSIM_STREAM_LEGACY &&
@@ -321,6 +348,7 @@ static CUresult end_capture(CUstream hs, CUgraph *phGraph, bool pt)
     free(c);
     g->magic = SCSIM_MAGIC_GRAPH;
     g->body = b;
+    LIST_PUSH(graphs, g);
     *phGraph = g;
     return CUDA_SUCCESS;
 }
@@ -386,6 +414,7 @@ CUresult scsim_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 
 /* ------------------------------------------------------------- graphs --- */
 
+
 void scsim_body_unref(scsim_body *b)
 {
     if (atomic_fetch_sub(&b->refs, 1) != 1)
@@ -429,6 +458,7 @@ CUresult scsim_cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec,
     atomic_fetch_add(&g->body->refs, 1);
     e->body = g->body;
     e->magic = SCSIM_MAGIC_EXEC;
+    LIST_PUSH(execs, e);
     *phGraphExec = e;
     return CUDA_SUCCESS;
 }
@@ -484,6 +514,7 @@ CUresult scsim_cuGraphExecDestroy(CUgraphExec hGraphExec)
     if (!e)
         return CUDA_ERROR_INVALID_VALUE;
     e->magic = 0;
+    LIST_REMOVE(execs, e);
     scsim_body_unref(e->body);
     pthread_mutex_destroy(&e->mu);
     free(e);
@@ -499,6 +530,7 @@ CUresult scsim_cuGraphDestroy(CUgraph hGraph)
     if (!g)
         return CUDA_ERROR_INVALID_VALUE;
     g->magic = 0;
+    LIST_REMOVE(graphs, g);
     scsim_body_unref(g->body);
     free(g);
     return CUDA_SUCCESS;

@@ -280,8 +280,10 @@ CUresult scsim_cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
 
 /* ------------------------------------------------------------- events --- */
 
+/* Event objects are recycled, never freed; all_events keeps every one
+ * reachable, as a context owns the events the program did not destroy. */
 static pthread_mutex_t event_pool_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct CUevent_st *free_events;
+static struct CUevent_st *free_events, *all_events;
 
 void scsim_event_unref(struct CUevent_st *e)
 {
@@ -320,6 +322,10 @@ CUresult scsim_cuEventCreate(CUevent *phEvent, unsigned int Flags)
         if (!e)
             return CUDA_ERROR_OUT_OF_MEMORY;
         pthread_mutex_init(&e->mu, NULL);
+        pthread_mutex_lock(&event_pool_mu);
+        e->all_next = all_events;
+        all_events = e;
+        pthread_mutex_unlock(&event_pool_mu);
     }
     e->flags = Flags;
     e->s = NULL;

@@ -166,6 +166,7 @@ struct CUevent_st {
     uint64_t t_gen;  /* which record t_ns belongs to */
     atomic_uint refs; /* the handle + queued record operations */
     struct CUevent_st *pool_next;
+    struct CUevent_st *all_next; /* every event object, for the context */
 };
 
 struct CUfunc_st {
@@ -184,11 +185,15 @@ struct CUfunc_st {
 struct CUmod_st {
     uint32_t magic;
     bool is_library;
+    struct CUmod_st *all_next; /* every module object, for the context */
 };
 
+/* Graphs and executable graphs live in lists of the context until they
+ * are destroyed (the context owns what the program did not release). */
 struct CUgraph_st {
     uint32_t magic;
     scsim_body *body;
+    struct CUgraph_st *prev, *next;
 };
 
 struct CUgraphExec_st {
@@ -196,6 +201,7 @@ struct CUgraphExec_st {
     scsim_body *body;
     pthread_mutex_t mu;
     scsim_dep last; /* latest launch; a graph never overlaps itself */
+    struct CUgraphExec_st *prev, *next;
 };
 
 /* A captured graph: works in capture order, shared by the graph, its

@@ -408,5 +408,9 @@ static Suite *suite(void)
 
 int main(void)
 {
+    if (ip_install() < 1) {
+        fprintf(stderr, "cannot redirect the library's dlsym\n");
+        return EXIT_FAILURE;
+    }
     return st_run(suite());
 }

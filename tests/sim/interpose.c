@@ -6,6 +6,9 @@
 #include <cudaTypedefs.h>
 #include <dlfcn.h>
 #include <link.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -162,46 +165,88 @@ static CUresult lookup(const char *symbol, void **pfn, int version,
 
 /* ------------------------------------------------------------- dlsym --- */
 
-/* The real dlsym resolves RTLD_NEXT relative to its caller, which would
- * be this file, not the library that asked (the sanitizer runtimes look
- * up their real functions that way).  So RTLD_NEXT is resolved here:
- * the first object after the caller in the link map that defines the
- * symbol.  (A glibc link_map is also a dlopen handle.) */
-static void *(*real_dlsym)(void *, const char *);
-
-static void *next_after(const void *caller, const char *name)
+/* Only the simulated runtime's and cuBLAS's own calls of dlsym are
+ * redirected, by rewriting their GOT entries for dlsym: defining dlsym in
+ * the program would also catch the sanitizer runtimes, which look up
+ * their real functions with dlsym(RTLD_NEXT) before they are initialized
+ * and need that lookup relative to themselves. */
+static void *ip_dlsym(void *handle, const char *name)
 {
-    Dl_info info;
-    struct link_map *self = NULL;
-    if (!dladdr1(caller, &info, (void **)&self, RTLD_DL_LINKMAP) || !self)
-        return real_dlsym(RTLD_DEFAULT, name);
-    for (struct link_map *l = self->l_next; l; l = l->l_next) {
-        void *p = real_dlsym(l, name);
-        struct link_map *owner = NULL;
-        if (p && dladdr1(p, &info, (void **)&owner, RTLD_DL_LINKMAP) &&
-            owner == l)
-            return p;
-    }
-    return NULL;
-}
-
-__attribute__((visibility("default"))) void *dlsym(void *handle, const char *name);
-
-void *dlsym(void *handle, const char *name)
-{
-    if (!real_dlsym) {
-        void *p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-        if (!p)
-            p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-        memcpy(&real_dlsym, &p, sizeof p);
-    }
-    if (handle == RTLD_NEXT)
-        return next_after(__builtin_return_address(0), name);
-    void *p = real_dlsym(handle, name);
+    void *p = dlsym(handle, name);
     if (p && strcmp(name, "cuGetProcAddress_v2") == 0) {
         atomic_fetch_add(&ip_dlsym_count, 1);
         memcpy(&real_gpa, &p, sizeof p);
         return (void *)gpa_dlsym;
     }
     return p;
+}
+
+/* A d_ptr of the dynamic section, relocated if the loader did not. */
+static uintptr_t dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) v)
+{
+    return v < info->dlpi_addr ? info->dlpi_addr + v : v;
+}
+
+static void patch_relocs(const struct dl_phdr_info *info, const ElfW(Rela) *r,
+                         size_t size, const ElfW(Sym) *symtab,
+                         const char *strtab, int *patched)
+{
+    for (size_t i = 0; i < size / sizeof *r; i++) {
+        const ElfW(Sym) *sym = &symtab[ELF64_R_SYM(r[i].r_info)];
+        if (strcmp(strtab + sym->st_name, "dlsym") != 0)
+            continue;
+        void **slot = (void **)(info->dlpi_addr + r[i].r_offset);
+        long page = sysconf(_SC_PAGESIZE);
+        void *start = (void *)((uintptr_t)slot & ~((uintptr_t)page - 1));
+        /* The GOT may be read-only after relocation (RELRO). */
+        if (mprotect(start, (size_t)page, PROT_READ | PROT_WRITE) == 0) {
+            void *w = (void *)ip_dlsym;
+            memcpy(slot, &w, sizeof w);
+            (*patched)++;
+        }
+    }
+}
+
+static int patch_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    const char *name = info->dlpi_name;
+    if (!strstr(name, "/libcudart.so") && !strstr(name, "/libcublas.so"))
+        return 0;
+    const ElfW(Dyn) *dyn = NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(info->dlpi_addr +
+                                      info->dlpi_phdr[i].p_vaddr);
+    if (!dyn)
+        return 0;
+    const ElfW(Sym) *symtab = NULL;
+    const char *strtab = NULL;
+    const ElfW(Rela) *jmprel = NULL, *rela = NULL;
+    size_t jmprelsz = 0, relasz = 0;
+    for (; dyn->d_tag != DT_NULL; dyn++) {
+        switch (dyn->d_tag) {
+        case DT_SYMTAB: symtab = (const void *)dyn_ptr(info, dyn->d_un.d_ptr); break;
+        case DT_STRTAB: strtab = (const void *)dyn_ptr(info, dyn->d_un.d_ptr); break;
+        case DT_JMPREL: jmprel = (const void *)dyn_ptr(info, dyn->d_un.d_ptr); break;
+        case DT_PLTRELSZ: jmprelsz = dyn->d_un.d_val; break;
+        case DT_RELA: rela = (const void *)dyn_ptr(info, dyn->d_un.d_ptr); break;
+        case DT_RELASZ: relasz = dyn->d_un.d_val; break;
+        default: break;
+        }
+    }
+    if (!symtab || !strtab)
+        return 0;
+    if (jmprel)
+        patch_relocs(info, jmprel, jmprelsz, symtab, strtab, data);
+    if (rela)
+        patch_relocs(info, rela, relasz, symtab, strtab, data);
+    return 0;
+}
+
+int ip_install(void)
+{
+    int patched = 0;
+    dl_iterate_phdr(patch_object, &patched);
+    return patched;
 }

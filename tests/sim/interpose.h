@@ -1,11 +1,12 @@
 /* tests/sim/interpose.h: a miniature of what streamcheck does to reach
  * the driver, for testing how the simulated runtime and cuBLAS reach it.
  *
- * The test program defines dlsym: dlsym(h, "cuGetProcAddress_v2") returns
- * a recording wrapper; asked for "cuGetProcAddress" itself, the wrapper
- * returns a second recording wrapper, and for a few entry points it
- * returns wrappers that record each call (the name of the ABI symbol
- * reached and the stream argument). */
+ * ip_install() redirects the dlsym calls of the loaded libcudart.so.13 and
+ * libcublas.so.13: dlsym(h, "cuGetProcAddress_v2") returns a recording
+ * wrapper; asked for "cuGetProcAddress" itself, the wrapper returns a
+ * second recording wrapper, and for a few entry points it returns
+ * wrappers that record each call (the name of the ABI symbol reached and
+ * the stream argument). */
 #ifndef SC_INTERPOSE_H
 #define SC_INTERPOSE_H
 
@@ -32,6 +33,9 @@ typedef struct ip_call {
 #define IP_MAX_CALLS 256
 extern ip_call ip_calls[IP_MAX_CALLS];
 extern atomic_int ip_ncalls;
+
+/* Redirects the libraries' dlsym; returns how many GOT slots it changed. */
+int ip_install(void);
 
 void ip_reset_calls(void);
 /* Index of the lookup (name, version, flags), or -1. */

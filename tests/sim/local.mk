@@ -44,18 +44,15 @@ tests_sim_check_kernels_CFLAGS = $(SCSIM_TEST_CFLAGS)
 tests_sim_check_kernels_LDADD = kernels/libsctwins.la $(SCSIM_TEST_LDADD)
 TESTS += tests/sim/check_kernels
 
-# These two define dlsym (interpose.c), like streamcheck, to watch how the
+# These two redirect the libraries' dlsym (interpose.c) to watch how the
 # simulated runtime and cuBLAS reach the driver.
 SCSIM_INTERPOSE = tests/sim/interpose.c tests/sim/interpose.h
-# An executable's definition interposes only if it is in .dynsym.
-SCSIM_INTERPOSE_LDOPTS = $(AM_LDFLAGS) -Wl,--export-dynamic-symbol=dlsym
 
 check_PROGRAMS += tests/sim/check_runtime
 tests_sim_check_runtime_SOURCES = tests/sim/check_runtime.c $(SCSIM_INTERPOSE) \
 	$(SCSIM_TEST_HELPERS)
 tests_sim_check_runtime_CPPFLAGS = $(SCSIM_TEST_CPPFLAGS)
 tests_sim_check_runtime_CFLAGS = $(SCSIM_TEST_CFLAGS)
-tests_sim_check_runtime_LDFLAGS = $(SCSIM_INTERPOSE_LDOPTS)
 tests_sim_check_runtime_LDADD = src/sim/libcudart.la $(SCSIM_TEST_LDADD)
 TESTS += tests/sim/check_runtime
 
@@ -64,7 +61,6 @@ tests_sim_check_cublas_SOURCES = tests/sim/check_cublas.c $(SCSIM_INTERPOSE) \
 	$(SCSIM_TEST_HELPERS)
 tests_sim_check_cublas_CPPFLAGS = $(SCSIM_TEST_CPPFLAGS)
 tests_sim_check_cublas_CFLAGS = $(SCSIM_TEST_CFLAGS)
-tests_sim_check_cublas_LDFLAGS = $(SCSIM_INTERPOSE_LDOPTS)
 tests_sim_check_cublas_LDADD = src/sim/libcublas.la $(SCSIM_TEST_LDADD) -lm
 TESTS += tests/sim/check_cublas
 
