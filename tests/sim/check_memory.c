@@ -97,6 +97,9 @@ typedef struct bufs {
     char *dev, *dev2, *pinned, *pageable;
 } bufs;
 
+/* Ordinary (pageable) host memory. */
+static char pageable_storage[N];
+
 static void alloc_bufs(bufs *b)
 {
     CUdeviceptr d, d2;
@@ -105,7 +108,7 @@ static void alloc_bufs(bufs *b)
     b->dev = (char *)(uintptr_t)d;
     b->dev2 = (char *)(uintptr_t)d2;
     ST_OK(cuMemHostAlloc((void **)&b->pinned, N, 0));
-    b->pageable = malloc(N);
+    b->pageable = pageable_storage;
     memset(b->pageable, 1, N);
     memset(b->pinned, 2, N);
     memset(b->dev, 3, N);
