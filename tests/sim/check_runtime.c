@@ -121,6 +121,8 @@ START_TEST(runtime_to_driver_mapping)
                       want[i].what, c->symbol);
         ck_assert_msg(c->stream == want[i].stream, "%s: stream %p", want[i].what,
                       (void *)c->stream);
+        /* The copies target the same buffers from different streams. */
+        RT_OK(cudaDeviceSynchronize());
     }
     RT_OK(cudaDeviceSynchronize());
 }
@@ -187,6 +189,7 @@ START_TEST(nvcc_launch_sequence)
     ip_reset_calls();
     RT_OK(__cudaLaunchKernel_ptsz(k, gg, bb, args, sh, NULL));
     ck_assert_str_eq(ip_last_call()->symbol, "cuLaunchKernel_ptsz");
+    RT_OK(cudaStreamSynchronize(cudaStreamPerThread)); /* s does not wait */
     ip_reset_calls();
     RT_OK(cudaLaunchKernel((const void *)fake_stub, g, b, args, 0, s));
     ck_assert_str_eq(ip_last_call()->symbol, "cuLaunchKernel");
