@@ -56,6 +56,16 @@ static bool ctx_valid(CUcontext c)
 /* --------------------------------------------------------------- init --- */
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static atomic_int forked;
+
+/* A child of fork() has none of the parent's stream workers; like CUDA,
+ * the simulator is then unusable in the child (calls fail with
+ * CUDA_ERROR_NOT_INITIALIZED) instead of waiting forever. */
+static void child_after_fork(void)
+{
+    atomic_store(&forked, 1);
+    atomic_store(&scsim_g.initialized, 0);
+}
 
 static void init_global(void)
 {
@@ -67,6 +77,7 @@ static void init_global(void)
     scsim_g.ctx.legacy = scsim_stream_new(SCSIM_STREAM_LEGACY, 0, 0);
     if (!scsim_g.ctx.legacy)
         return;
+    pthread_atfork(NULL, NULL, child_after_fork);
     atomic_store_explicit(&scsim_g.initialized, 1, memory_order_release);
     SCSIM_TRACE("initialized: async engines %d, allocation sync %s",
                 scsim_g.async_engines, scsim_g.alloc_sync ? "on" : "off");
@@ -77,6 +88,8 @@ CUresult scsim_cuInit(unsigned int flags)
     if (flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
     pthread_once(&init_once, init_global);
+    if (atomic_load(&forked))
+        return CUDA_ERROR_NOT_INITIALIZED;
     return scsim_check_init() == CUDA_SUCCESS ? CUDA_SUCCESS
                                               : CUDA_ERROR_OUT_OF_MEMORY;
 }

@@ -236,10 +236,9 @@ static void serve(struct CUstream_st *s, bool until_empty)
         if (s->waiters)
             pthread_cond_broadcast(&s->done_cv);
     }
-    bool recycle = s->dying && !until_empty;
+    /* Drained; a destroyed stream goes back to the pool. */
+    bool recycle = s->dying;
     s->has_worker = false;
-    if (s->dying && until_empty)
-        recycle = true;
     pthread_mutex_unlock(&s->mu);
     if (recycle)
         stream_recycle(s);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void *sym(const char *name)
@@ -224,6 +225,27 @@ START_TEST(not_initialized_and_no_context)
 }
 END_TEST
 
+/* After fork the child has no stream workers: calls fail instead of
+ * hanging. */
+START_TEST(unusable_after_fork)
+{
+    st_init();
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        CUdeviceptr d;
+        int ok = cuInit(0) == CUDA_ERROR_NOT_INITIALIZED &&
+                 cuMemAlloc(&d, 16) == CUDA_ERROR_NOT_INITIALIZED &&
+                 cuStreamSynchronize(NULL) == CUDA_ERROR_NOT_INITIALIZED;
+        _exit(ok ? 0 : 1);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ST_OK(cuStreamSynchronize(NULL)); /* the parent is unaffected */
+}
+END_TEST
+
 START_TEST(context_stack)
 {
     CUcontext c = st_init(), cur, popped;
@@ -334,6 +356,7 @@ static Suite *suite(void)
     suite_add_tcase(s, t);
     t = tcase_create("init");
     tcase_add_test(t, not_initialized_and_no_context);
+    tcase_add_test(t, unusable_after_fork);
     tcase_add_test(t, context_stack);
     tcase_add_test(t, device_properties);
     tcase_add_test(t, async_engines_from_environment);
