@@ -227,7 +227,9 @@ START_TEST(synchronizing_capturing_stream)
 }
 END_TEST
 
-/* Operations that must block the host cannot be captured. */
+/* A copy from pageable memory does not block the host during capture:
+ * it is captured (as the driver does) and reads the memory when the graph
+ * runs. */
 START_TEST(pageable_copy_during_capture)
 {
     st_init();
@@ -235,12 +237,83 @@ START_TEST(pageable_copy_during_capture)
     ST_OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
     CUdeviceptr d;
     ST_OK(cuMemAlloc(&d, 64));
-    char host[64] = {0};
+    char *dev = (char *)(uintptr_t)d;
+    memset(dev, 0, 64);
+    static char host[64];
+    memset(host, 1, sizeof host);
+    st_gate g;
+    st_gate_init(&g);
+    st_gate_on(&g, s); /* would block a pageable copy outside capture */
+    ST_OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    ST_OK(cuMemcpyHtoDAsync(d, host, sizeof host, s));
+    CUgraph graph;
+    ST_OK(cuStreamEndCapture(s, &graph));
+    st_gate_open(&g);
+    ST_OK(cuStreamSynchronize(s));
+    ck_assert_int_eq(dev[0], 0);
+    memset(host, 7, sizeof host);
+    CUgraphExec e;
+    ST_OK(cuGraphInstantiateWithFlags(&e, graph, 0));
+    ST_OK(cuGraphLaunch(e, s));
+    ST_OK(cuStreamSynchronize(s));
+    ck_assert_int_eq(dev[63], 7);
+}
+END_TEST
+
+static void CUDA_CB noop_callback(CUstream h, CUresult st, void *p)
+{
+    (void)h;
+    (void)st;
+    (void)p;
+}
+
+START_TEST(callback_during_capture)
+{
+    st_init();
+    CUstream s;
+    ST_OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    CUgraph graph;
     ST_OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
     ST_EXPECT(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-              cuMemcpyHtoDAsync(d, host, sizeof host, s));
+              cuStreamAddCallback(s, noop_callback, NULL, 0));
+    ST_EXPECT(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cuStreamEndCapture(s, &graph));
+}
+END_TEST
+
+/* An event recorded in a capture names a point of the graph: querying or
+ * synchronizing it fails and invalidates the capture; once the capture is
+ * invalidated or over, the event is invalid until recorded again. */
+START_TEST(captured_event_rules)
+{
+    st_init();
+    CUstream s, t;
+    ST_OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    ST_OK(cuStreamCreate(&t, CU_STREAM_NON_BLOCKING));
+    CUevent e;
+    ST_OK(cuEventCreate(&e, 0));
     CUgraph g;
+    ST_OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    ST_OK(cuEventRecord(e, s));
+    ST_EXPECT(CUDA_ERROR_CAPTURED_EVENT, cuEventQuery(e));
+    ST_EXPECT(CUDA_ERROR_INVALID_VALUE, cuEventSynchronize(e));
     ST_EXPECT(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cuStreamEndCapture(s, &g));
+    ST_EXPECT(CUDA_ERROR_INVALID_VALUE, cuEventQuery(e));
+
+    ST_OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    ST_OK(cuEventRecord(e, s));
+    ST_EXPECT(CUDA_ERROR_CAPTURED_EVENT, cuEventSynchronize(e));
+    ST_EXPECT(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cuStreamEndCapture(s, &g));
+
+    ST_OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    ST_OK(cuEventRecord(e, s));
+    ST_OK(cuStreamEndCapture(s, &g));
+    ST_EXPECT(CUDA_ERROR_INVALID_VALUE, cuEventQuery(e));
+    ST_EXPECT(CUDA_ERROR_INVALID_VALUE, cuEventSynchronize(e));
+    ST_EXPECT(CUDA_ERROR_INVALID_VALUE, cuStreamWaitEvent(t, e, 0));
+    /* Recorded again outside a capture, it is an ordinary event. */
+    ST_OK(cuEventRecord(e, t));
+    ST_OK(cuEventSynchronize(e));
+    ST_OK(cuEventQuery(e));
 }
 END_TEST
 
@@ -267,11 +340,15 @@ START_TEST(capture_misuse)
     ST_OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
     ST_EXPECT(CUDA_ERROR_ILLEGAL_STATE,
               cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    /* Ending from another thread fails, but ends the capture. */
     st_call c;
     st_call_start(&c, end_capture_elsewhere, s);
     ck_assert(st_call_done_within(&c, ST_RETURN_MS));
     st_call_join(&c);
-    ST_OK(cuStreamEndCapture(s, &g));
+    CUstreamCaptureStatus cs;
+    ST_OK(cuStreamIsCapturing(s, &cs));
+    ck_assert_int_eq(cs, CU_STREAM_CAPTURE_STATUS_NONE);
+    ST_EXPECT(CUDA_ERROR_ILLEGAL_STATE, cuStreamEndCapture(s, &g));
     /* The per-thread stream can be captured. */
     ST_OK(cuStreamBeginCapture(CU_STREAM_PER_THREAD, CU_STREAM_CAPTURE_MODE_GLOBAL));
     ST_OK(cuStreamEndCapture(CU_STREAM_PER_THREAD, &g));
@@ -294,8 +371,6 @@ START_TEST(fork_join)
     ST_OK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_GLOBAL));
     ST_OK(cuLaunchHostFunc(s1, count_fn, &count));
     ST_OK(cuEventRecord(fork, s1));
-    /* Querying an event recorded in a capture is invalid. */
-    ST_EXPECT(CUDA_ERROR_CAPTURED_EVENT, cuEventQuery(fork));
     ST_OK(cuStreamWaitEvent(s2, fork, 0));
     CUstreamCaptureStatus st;
     ST_OK(cuStreamIsCapturing(s2, &st));
@@ -361,6 +436,8 @@ static Suite *suite(void)
     tcase_add_test(t, relaxed_mode_allows_unsafe_calls);
     tcase_add_test(t, synchronizing_capturing_stream);
     tcase_add_test(t, pageable_copy_during_capture);
+    tcase_add_test(t, callback_during_capture);
+    tcase_add_test(t, captured_event_rules);
     tcase_add_test(t, capture_misuse);
     tcase_add_test(t, fork_join);
     tcase_add_test(t, wait_on_uncaptured_event);

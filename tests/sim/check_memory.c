@@ -448,7 +448,7 @@ static void do_alloc(void *p)
 /* Allocation and release of device and page-locked memory wait until
  * every stream of the context is idle, non-blocking streams included;
  * the stream-ordered allocator does not. */
-static void check_allocation_sync(bool expect_sync)
+static void check_allocation_sync(bool alloc_syncs, bool release_syncs)
 {
     st_init();
     CUstream s;
@@ -467,7 +467,7 @@ static void check_allocation_sync(bool expect_sync)
         st_call c;
         st_call_start(&c, do_alloc, seq[i]);
         bool returned = st_call_done_within(&c, ST_BLOCK_MS);
-        ck_assert_msg(returned != expect_sync, "allocation %d: %s", seq[i]->op,
+        ck_assert_msg(returned != alloc_syncs, "allocation %d: %s", seq[i]->op,
                       returned ? "did not synchronize" : "synchronized");
         st_gate_open(&g);
         ck_assert(st_call_done_within(&c, ST_RETURN_MS));
@@ -485,7 +485,7 @@ static void check_allocation_sync(bool expect_sync)
         st_call c;
         st_call_start(&c, do_alloc, rel[i]);
         bool returned = st_call_done_within(&c, ST_BLOCK_MS);
-        ck_assert_msg(returned != expect_sync, "release %d: %s", rel[i]->op,
+        ck_assert_msg(returned != release_syncs, "release %d: %s", rel[i]->op,
                       returned ? "did not synchronize" : "synchronized");
         st_gate_open(&g);
         ck_assert(st_call_done_within(&c, ST_RETURN_MS));
@@ -517,14 +517,50 @@ static void check_allocation_sync(bool expect_sync)
 
 START_TEST(allocation_synchronizes_device)
 {
-    check_allocation_sync(true);
+    check_allocation_sync(true, true);
 }
 END_TEST
 
 START_TEST(allocation_sync_can_be_disabled)
 {
     setenv("STREAMCHECK_SIM_ALLOC_SYNC", "0", 1);
-    check_allocation_sync(false);
+    check_allocation_sync(false, false);
+}
+END_TEST
+
+/* What an H100 with driver 580 does: only releases synchronize. */
+START_TEST(allocation_sync_on_release_only)
+{
+    setenv("STREAMCHECK_SIM_ALLOC_SYNC", "free", 1);
+    check_allocation_sync(false, true);
+}
+END_TEST
+
+/* STREAMCHECK_SIM_PAGEABLE_STAGE_MAX: small pageable host-to-device async
+ * copies are staged without waiting for the stream, larger ones wait. */
+START_TEST(pageable_staging_threshold)
+{
+    setenv("STREAMCHECK_SIM_PAGEABLE_STAGE_MAX", "1024", 1);
+    st_init();
+    bufs b;
+    alloc_bufs(&b);
+    CUstream s;
+    ST_OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    copy_arg small = {b.dev, b.pageable, 1024, s, HTOD_ASYNC};
+    st_gate g;
+    st_gate_init(&g);
+    st_gate_on(&g, s);
+    ck_assert(st_gate_reached(&g, ST_RETURN_MS));
+    st_call c;
+    st_call_start(&c, do_copy, &small);
+    ck_assert(st_call_done_within(&c, ST_RETURN_MS));
+    st_call_join(&c);
+    memset(b.pageable, 0x55, 1024); /* staged: the copy keeps the old bytes */
+    st_gate_open(&g);
+    ST_OK(cuStreamSynchronize(s));
+    ck_assert_int_eq(b.dev[0], 1);
+    copy_arg large = {b.dev, b.pageable, 1025, s, HTOD_ASYNC};
+    ck_assert(!returns_while_held(s, &large));
 }
 END_TEST
 
@@ -580,6 +616,14 @@ START_TEST(pointer_attributes)
     unsigned flags;
     ST_OK(cuMemHostGetFlags(&flags, pinned));
     ck_assert_uint_eq(flags, CU_MEMHOSTALLOC_DEVICEMAP);
+    /* All page-locked memory is mapped under unified addressing. */
+    ST_OK(cuMemHostGetFlags(&flags, reg));
+    ck_assert_uint_eq(flags, CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP);
+    void *plain;
+    ST_OK(cuMemAllocHost(&plain, 16));
+    ST_OK(cuMemHostGetFlags(&flags, plain));
+    ck_assert_uint_eq(flags, CU_MEMHOSTALLOC_DEVICEMAP);
+    ST_OK(cuMemFreeHost(plain));
     ST_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemHostGetFlags(&flags, pageable));
     ST_EXPECT(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
               cuMemHostRegister(reg + 4096, 4096, 0));
@@ -589,6 +633,7 @@ START_TEST(pointer_attributes)
               cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
                                     (CUdeviceptr)(uintptr_t)reg));
     ST_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemFree(d + 8));
+    ST_OK(cuMemFree(0));
     ST_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemFreeHost(pageable));
     ST_OK(cuMemFree(d));
     ST_OK(cuMemFreeHost(pinned));
@@ -630,6 +675,8 @@ static Suite *suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, allocation_synchronizes_device);
     tcase_add_test(t, allocation_sync_can_be_disabled);
+    tcase_add_test(t, allocation_sync_on_release_only);
+    tcase_add_test(t, pageable_staging_threshold);
     tcase_add_test(t, pointer_attributes);
     tcase_add_test(t, memory_info);
     suite_add_tcase(s, t);

@@ -319,6 +319,9 @@ START_TEST(pointer_attributes)
     ck_assert_ptr_eq(a.hostPointer, h);
     RT_OK(cudaPointerGetAttributes(&a, pageable));
     ck_assert_int_eq(a.type, cudaMemoryTypeUnregistered);
+    ck_assert_int_eq(a.device, -2);
+    ck_assert_ptr_null(a.devicePointer);
+    ck_assert_ptr_eq(a.hostPointer, pageable);
     void *dp;
     RT_OK(cudaHostGetDevicePointer(&dp, h, 0));
     ck_assert_ptr_eq(dp, h);

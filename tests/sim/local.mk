@@ -91,3 +91,7 @@ CLEANFILES += tests/sim/sim_app.err
 
 dist_check_SCRIPTS += tests/sim/e2e.sh tests/sim/twin-names.sh tests/sim/exports.sh
 TESTS += tests/sim/exports.sh tests/sim/twin-names.sh tests/sim/e2e.sh
+
+# Not built: run by hand on a GPU host to compare the driver with the
+# simulator (see the comment at its top); its H100 output is kept.
+EXTRA_DIST += tests/sim/gpu_probe.cu tests/sim/gpu_probe-h100.txt
