@@ -7,10 +7,10 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <stdint.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 ip_lookup ip_lookups[IP_MAX_LOOKUPS];
 atomic_int ip_nlookups;
