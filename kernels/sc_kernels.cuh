@@ -4,7 +4,7 @@
 // C++ linkage, so their mangled names are what the CUDA runtime registers
 // and what the simulator uses to find each kernel's CPU twin
 // (kernels/twins.def).  Renaming a kernel or changing its parameter list
-// changes its mangled name; tests/sim/twin-names.test then fails until the
+// changes its mangled name; tests/sim/twin-names.sh then fails until the
 // twin table is updated.
 #ifndef SC_KERNELS_CUH
 #define SC_KERNELS_CUH

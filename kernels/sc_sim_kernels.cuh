@@ -2,7 +2,7 @@
 // libraries launch (the simulated cuBLAS launches sc_sim_sgemm).
 //
 // No program runs these on a GPU; they exist so that the mangled names the
-// simulator uses are the names nvcc really emits (tests/sim/twin-names.test
+// simulator uses are the names nvcc really emits (tests/sim/twin-names.sh
 // compiles this header and compares its kernels with the twin table).
 #ifndef SC_SIM_KERNELS_CUH
 #define SC_SIM_KERNELS_CUH

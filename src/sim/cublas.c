@@ -25,7 +25,7 @@
 #include "sim/stubs.h"
 #include "sim/util.h"
 
-/* Mangled name of sc_sim_sgemm (checked by tests/sim/twin-names.test). */
+/* Mangled name of sc_sim_sgemm (checked by tests/sim/twin-names.sh). */
 #define SGEMM_KERNEL "_Z12sc_sim_sgemmiiiiifPKfiS0_ifPfi"
 /* Image handed to cuModuleLoadData: PTX text naming the kernel. */
 static const char sgemm_image[] =
@@ -41,7 +41,15 @@ struct cublasContext {
     CUstream stream;
     cublasMath_t math;
     CUdeviceptr workspace;
+    struct cublasContext *pool_next;
+    struct cublasContext *all_next;
 };
+
+/* Handles are recycled, never freed, so a destroyed handle is recognised
+ * (CUBLAS_STATUS_NOT_INITIALIZED) instead of read after free; all_handles
+ * keeps the ones a program never destroys reachable. */
+static pthread_mutex_t handles_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct cublasContext *free_handles, *all_handles;
 
 static struct {
     PFN_cuInit_v2000 cuInit;
@@ -135,11 +143,25 @@ SCSIM_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
     cublasStatus_t st = ready();
     if (st != CUBLAS_STATUS_SUCCESS)
         return st;
-    struct cublasContext *h = calloc(1, sizeof *h);
-    if (!h)
-        return CUBLAS_STATUS_ALLOC_FAILED;
+    pthread_mutex_lock(&handles_mu);
+    struct cublasContext *h = free_handles;
+    if (h)
+        free_handles = h->pool_next;
+    pthread_mutex_unlock(&handles_mu);
+    if (!h) {
+        h = calloc(1, sizeof *h);
+        if (!h)
+            return CUBLAS_STATUS_ALLOC_FAILED;
+        pthread_mutex_lock(&handles_mu);
+        h->all_next = all_handles;
+        all_handles = h;
+        pthread_mutex_unlock(&handles_mu);
+    }
     if (drv.cuMemAlloc(&h->workspace, WORKSPACE_BYTES) != CUDA_SUCCESS) {
-        free(h);
+        pthread_mutex_lock(&handles_mu);
+        h->pool_next = free_handles;
+        free_handles = h;
+        pthread_mutex_unlock(&handles_mu);
         return CUBLAS_STATUS_ALLOC_FAILED;
     }
     h->stream = NULL;
@@ -160,7 +182,10 @@ SCSIM_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
     h->magic = 0;
     drv.cuCtxSynchronize();
     drv.cuMemFree(h->workspace);
-    free(h);
+    pthread_mutex_lock(&handles_mu);
+    h->pool_next = free_handles;
+    free_handles = h;
+    pthread_mutex_unlock(&handles_mu);
     return CUBLAS_STATUS_SUCCESS;
 }
 

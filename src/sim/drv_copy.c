@@ -19,7 +19,17 @@
  *  3. everything else (pinned host, device -> device): fully asynchronous.
  * Memsets: "asynchronous with respect to the host except when the target
  * is pinned host memory" (the synchronous forms); the Async forms are
- * asynchronous. */
+ * asynchronous.
+ *
+ * Measured on an H100 (driver 580): pageable host->device cudaMemcpyAsync
+ * of up to 1 MiB returns at once (the driver stages it without waiting
+ * for the stream); 16 MiB waits.  STREAMCHECK_SIM_PAGEABLE_STAGE_MAX=N
+ * stages async pageable host->device copies of up to N bytes that way;
+ * the default, 0, always waits as documented.
+ *
+ * During stream capture nothing runs, so nothing blocks the host: copies
+ * and memsets, pageable ones included (the driver captures those too),
+ * are recorded into the graph. */
 #include "config.h"
 
 #include "sim/drv_api.h"
@@ -32,10 +42,12 @@ enum host_wait {
     WAIT_NONE,   /* enqueue and return */
     WAIT_DONE,   /* return when the copy has completed */
     WAIT_STAGED, /* stream sync, stage, enqueue, return */
+    STAGE_ONLY,  /* stage, enqueue, return */
 };
 
-/* How a copy blocks the host, from the memory kinds of its ends. */
-static enum host_wait copy_policy(int dst, int src, bool async)
+/* How a copy of n bytes blocks the host, from the memory kinds of its
+ * ends. */
+static enum host_wait copy_policy(int dst, int src, bool async, size_t n)
 {
     bool dh = scsim_mem_is_host(dst), sh = scsim_mem_is_host(src);
     if (dh && sh)
@@ -43,8 +55,11 @@ static enum host_wait copy_policy(int dst, int src, bool async)
     if (!dh && !sh)
         return WAIT_NONE; /* device -> device */
     if (!dh) {            /* host -> device */
-        if (src == SCSIM_MEM_PAGEABLE)
-            return async ? WAIT_DONE : WAIT_STAGED;
+        if (src == SCSIM_MEM_PAGEABLE) {
+            if (!async)
+                return WAIT_STAGED;
+            return n <= scsim_g.pageable_stage_max ? STAGE_ONLY : WAIT_DONE;
+        }
         return async ? WAIT_NONE : WAIT_DONE;
     }
     /* device -> host */
@@ -53,16 +68,28 @@ static enum host_wait copy_policy(int dst, int src, bool async)
     return WAIT_DONE;
 }
 
+/* Whether s is capturing: then nothing blocks, everything is recorded. */
+static bool capturing(struct CUstream_st *s)
+{
+    return atomic_load(&scsim_g.ncaptures) > 0 && scsim_capture_id_of(s) != 0;
+}
+
 /* Queues w on s and blocks the host as the policy says.  For WAIT_STAGED
- * the source is copied to a staging buffer (w->u.copy.src, n bytes). */
+ * and STAGE_ONLY the source is copied to a staging buffer
+ * (w->u.copy.src, n bytes). */
 static CUresult copy_submit(struct CUstream_st *s, scsim_work *w,
                             enum host_wait how)
 {
     CUresult r;
-    if (how == WAIT_STAGED) {
-        r = scsim_stream_sync(s);
-        if (r != CUDA_SUCCESS)
-            return r;
+    if (how != WAIT_NONE && capturing(s))
+        how = WAIT_NONE;
+    bool staged = how == WAIT_STAGED || how == STAGE_ONLY;
+    if (staged) {
+        if (how == WAIT_STAGED) {
+            r = scsim_stream_sync(s);
+            if (r != CUDA_SUCCESS)
+                return r;
+        }
         void *stage = malloc(w->u.copy.n ? w->u.copy.n : 1);
         if (!stage)
             return CUDA_ERROR_OUT_OF_MEMORY;
@@ -75,7 +102,7 @@ static CUresult copy_submit(struct CUstream_st *s, scsim_work *w,
     /* An operation that blocks the host cannot be captured. */
     r = scsim_submit(s, w, NULL, 0, how == WAIT_NONE, &seq, &captured);
     if (r != CUDA_SUCCESS) {
-        if (how == WAIT_STAGED) {
+        if (staged) {
             free(w->u.copy.owned);
             w->u.copy.owned = NULL;
         }
@@ -118,7 +145,7 @@ static CUresult copy1d(void *dst, const void *src, size_t n, CUstream h,
     w.u.copy.dst = dst;
     w.u.copy.src = src;
     w.u.copy.n = n;
-    return copy_submit(s, &w, copy_policy(dk, sk, async));
+    return copy_submit(s, &w, copy_policy(dk, sk, async, n));
 }
 
 #define DPTR(p) ((void *)(uintptr_t)(p))
@@ -322,13 +349,18 @@ static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream h, bool pt, bool async)
               p->srcY, p->srcPitch, p->WidthInBytes, p->Height, &src, &sk);
     if (r != CUDA_SUCCESS)
         return r;
-    enum host_wait how = copy_policy(dk, sk, async);
+    enum host_wait how =
+        copy_policy(dk, sk, async, p->WidthInBytes * p->Height);
+    if (how != WAIT_NONE && capturing(s))
+        how = WAIT_NONE;
     scsim_work w;
-    if (how == WAIT_STAGED) {
-        /* Stage the rows densely, then copy them as a 1D source. */
-        r = scsim_stream_sync(s);
-        if (r != CUDA_SUCCESS)
-            return r;
+    if (how == WAIT_STAGED || how == STAGE_ONLY) {
+        /* Stage the rows densely. */
+        if (how == WAIT_STAGED) {
+            r = scsim_stream_sync(s);
+            if (r != CUDA_SUCCESS)
+                return r;
+        }
         size_t total = p->WidthInBytes * p->Height;
         char *stage = malloc(total);
         if (!stage)
@@ -423,7 +455,7 @@ static CUresult memset_any(CUdeviceptr dst, size_t pitch, uint32_t value,
     w.u.memset.height = height;
     w.u.memset.elem = elem;
     w.u.memset.value = value;
-    bool block = !async && scsim_mem_is_pinned_host(kind);
+    bool block = !async && scsim_mem_is_pinned_host(kind) && !capturing(s);
     uint64_t seq;
     bool captured;
     r = scsim_submit(s, &w, NULL, 0, !block, &seq, &captured);

@@ -8,7 +8,14 @@
  * real driver has (scsim_procs[], generated from libcuda-procs.txt), so a
  * request never gets an implementation of a different ABI: if the chosen
  * version is one the simulator implements (drv_api.def), the request gets
- * it, otherwise the stub of that exact exported symbol. */
+ * it, otherwise the stub of that exact exported symbol.
+ *
+ * A name the driver does not have, or a version below its first one, is
+ * not an error: "The API will return CUDA_SUCCESS and set the returned pfn
+ * to NULL if ... no ABI compatible driver function exists for the
+ * specified cudaVersion or if the driver symbol is invalid", with
+ * symbolStatus CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND or _VERSION_NOT_
+ * SUFFICIENT; the CUDA 13.0 driver (580) on an H100 answers exactly so. */
 #include "config.h"
 
 #include "sim/drv_api.h"
@@ -105,7 +112,7 @@ static CUresult getproc(const char *symbol, void **pfn, int cudaVersion,
     while (hi < scsim_nprocs && strcmp(scsim_procs[hi].base, symbol) == 0)
         hi++;
     if (lo == hi) {
-        r = CUDA_ERROR_NOT_FOUND;
+        r = CUDA_SUCCESS;
         goto out;
     }
     /* Entries are sorted by version: the last one <= the request wins. */
@@ -124,7 +131,7 @@ static CUresult getproc(const char *symbol, void **pfn, int cudaVersion,
         pick = pt;
     if (pick < 0) {
         status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
-        r = CUDA_ERROR_NOT_FOUND;
+        r = CUDA_SUCCESS;
         goto out;
     }
     const scsim_proc *p = &scsim_procs[pick];

@@ -16,7 +16,12 @@
  *    CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED under the thread's capture
  *    interaction mode;
  *  - a violation invalidates the capture; cuStreamEndCapture then returns
- *    CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and no graph.
+ *    CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and no graph;
+ *  - an event recorded in a capture is a point of the graph: querying or
+ *    synchronizing it fails with CUDA_ERROR_CAPTURED_EVENT and invalidates
+ *    the capture, and once the capture is invalidated or over such an
+ *    event is CUDA_ERROR_INVALID_VALUE until recorded again (the last two
+ *    as measured on the CUDA 13.0 driver).
  * Not modelled: unjoined-fork detection, capture into an existing graph,
  * graph node APIs. */
 #include "config.h"
@@ -28,6 +33,33 @@
 #include <string.h>
 
 static __thread CUstreamCaptureMode tls_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+
+/* Graphs and executable graphs the program has not destroyed. */
+static pthread_mutex_t graphs_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct CUgraph_st *graphs;
+static struct CUgraphExec_st *execs;
+
+#define LIST_PUSH(head, x)                                                    \
+    do {                                                                      \
+        pthread_mutex_lock(&graphs_mu);                                       \
+        (x)->prev = NULL;                                                     \
+        (x)->next = (head);                                                   \
+        if (head)                                                             \
+            (head)->prev = (x);                                               \
+        (head) = (x);                                                         \
+        pthread_mutex_unlock(&graphs_mu);                                     \
+    } while (0)
+#define LIST_REMOVE(head, x)                                                  \
+    do {                                                                      \
+        pthread_mutex_lock(&graphs_mu);                                       \
+        if ((x)->prev)                                                        \
+            (x)->prev->next = (x)->next;                                      \
+        else                                                                  \
+            (head) = (x)->next;                                               \
+        if ((x)->next)                                                        \
+            (x)->next->prev = (x)->prev;                                      \
+        pthread_mutex_unlock(&graphs_mu);                                     \
+    } while (0)
 
 static bool stream_blocking(const struct CUstream_st *s)
 {
@@ -62,16 +94,26 @@ uint64_t scsim_capture_id_of(struct CUstream_st *s)
     return id;
 }
 
-bool scsim_capture_active(uint64_t id)
+int scsim_capture_state(uint64_t id)
 {
-    if (atomic_load(&scsim_g.ncaptures) == 0)
-        return false;
+    if (!id || atomic_load(&scsim_g.ncaptures) == 0)
+        return 0;
+    int st = 0;
     pthread_mutex_lock(&scsim_g.cap_mu);
-    bool found = false;
-    for (scsim_capture *c = scsim_g.captures; c && !found; c = c->next)
-        found = c->id == id;
+    for (scsim_capture *c = scsim_g.captures; c; c = c->next)
+        if (c->id == id)
+            st = c->invalidated ? 2 : 1;
     pthread_mutex_unlock(&scsim_g.cap_mu);
-    return found;
+    return st;
+}
+
+void scsim_capture_invalidate_id(uint64_t id)
+{
+    pthread_mutex_lock(&scsim_g.cap_mu);
+    for (scsim_capture *c = scsim_g.captures; c; c = c->next)
+        if (c->id == id)
+            c->invalidated = true;
+    pthread_mutex_unlock(&scsim_g.cap_mu);
 }
 
 void scsim_capture_invalidate_stream(struct CUstream_st *s)
@@ -277,11 +319,11 @@ static CUresult end_capture(CUstream hs, CUgraph *phGraph, bool pt)
         pthread_mutex_unlock(&scsim_g.cap_mu);
         return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     }
-    if (c->mode != CU_STREAM_CAPTURE_MODE_RELAXED &&
-        !pthread_equal(c->thread, pthread_self())) {
-        pthread_mutex_unlock(&scsim_g.cap_mu);
-        return CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
-    }
+    /* From another thread, a non-relaxed capture still ends (the stream
+     * is no longer capturing afterwards; measured on the driver), but
+     * fails with CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD and no graph. */
+    bool wrong_thread = c->mode != CU_STREAM_CAPTURE_MODE_RELAXED &&
+                        !pthread_equal(c->thread, pthread_self());
     for (size_t i = 0; i < c->nmembers; i++) {
         if (stream_blocking(c->members[i]))
             atomic_fetch_sub(&scsim_g.blocking_capturing, 1);
@@ -299,10 +341,11 @@ static CUresult end_capture(CUstream hs, CUgraph *phGraph, bool pt)
                 (unsigned long long)c->id, c->n,
                 c->invalidated ? ", invalidated" : "");
 
-    if (c->invalidated) {
+    if (wrong_thread || c->invalidated) {
         release_works(c->works, c->n);
         free(c);
-        return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+        return wrong_thread ? CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD
+                            : CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     }
     struct CUgraph_st *g = malloc(sizeof *g);
     scsim_body *b = malloc(sizeof *b + c->n * sizeof(scsim_work));
@@ -321,6 +364,7 @@ static CUresult end_capture(CUstream hs, CUgraph *phGraph, bool pt)
     free(c);
     g->magic = SCSIM_MAGIC_GRAPH;
     g->body = b;
+    LIST_PUSH(graphs, g);
     *phGraph = g;
     return CUDA_SUCCESS;
 }
@@ -386,6 +430,7 @@ CUresult scsim_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 
 /* ------------------------------------------------------------- graphs --- */
 
+
 void scsim_body_unref(scsim_body *b)
 {
     if (atomic_fetch_sub(&b->refs, 1) != 1)
@@ -429,6 +474,7 @@ CUresult scsim_cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec,
     atomic_fetch_add(&g->body->refs, 1);
     e->body = g->body;
     e->magic = SCSIM_MAGIC_EXEC;
+    LIST_PUSH(execs, e);
     *phGraphExec = e;
     return CUDA_SUCCESS;
 }
@@ -484,6 +530,7 @@ CUresult scsim_cuGraphExecDestroy(CUgraphExec hGraphExec)
     if (!e)
         return CUDA_ERROR_INVALID_VALUE;
     e->magic = 0;
+    LIST_REMOVE(execs, e);
     scsim_body_unref(e->body);
     pthread_mutex_destroy(&e->mu);
     free(e);
@@ -499,6 +546,7 @@ CUresult scsim_cuGraphDestroy(CUgraph hGraph)
     if (!g)
         return CUDA_ERROR_INVALID_VALUE;
     g->magic = 0;
+    LIST_REMOVE(graphs, g);
     scsim_body_unref(g->body);
     free(g);
     return CUDA_SUCCESS;

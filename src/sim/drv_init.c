@@ -56,20 +56,39 @@ static bool ctx_valid(CUcontext c)
 /* --------------------------------------------------------------- init --- */
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static atomic_int forked;
+
+/* A child of fork() has none of the parent's stream workers; like CUDA,
+ * the simulator is then unusable in the child (calls fail with
+ * CUDA_ERROR_NOT_INITIALIZED) instead of waiting forever. */
+static void child_after_fork(void)
+{
+    atomic_store(&forked, 1);
+    atomic_store(&scsim_g.initialized, 0);
+}
 
 static void init_global(void)
 {
     long engines = scsim_env_long("STREAMCHECK_SIM_ASYNC_ENGINES", 2);
     scsim_g.async_engines = engines < 0 ? 0 : engines > 64 ? 64 : (int)engines;
-    scsim_g.alloc_sync = scsim_env_long("STREAMCHECK_SIM_ALLOC_SYNC", 1) != 0;
+    const char *as = getenv("STREAMCHECK_SIM_ALLOC_SYNC");
+    scsim_g.alloc_sync = !as || !*as             ? SCSIM_ALLOC_SYNC_ALL
+                         : strcmp(as, "0") == 0    ? SCSIM_ALLOC_SYNC_NONE
+                         : strcmp(as, "free") == 0 ? SCSIM_ALLOC_SYNC_FREE
+                                                   : SCSIM_ALLOC_SYNC_ALL;
+    long stage = scsim_env_long("STREAMCHECK_SIM_PAGEABLE_STAGE_MAX", 0);
+    scsim_g.pageable_stage_max = stage > 0 ? (size_t)stage : 0;
     scsim_g.total_mem = SCSIM_TOTAL_MEM;
     scsim_g.ctx.magic = SCSIM_MAGIC_CTX;
     scsim_g.ctx.legacy = scsim_stream_new(SCSIM_STREAM_LEGACY, 0, 0);
     if (!scsim_g.ctx.legacy)
         return;
+    pthread_atfork(NULL, NULL, child_after_fork);
     atomic_store_explicit(&scsim_g.initialized, 1, memory_order_release);
-    SCSIM_TRACE("initialized: async engines %d, allocation sync %s",
-                scsim_g.async_engines, scsim_g.alloc_sync ? "on" : "off");
+    SCSIM_TRACE("initialized: async engines %d, allocation sync %d, "
+                "pageable staging up to %zu bytes",
+                scsim_g.async_engines, scsim_g.alloc_sync,
+                scsim_g.pageable_stage_max);
 }
 
 CUresult scsim_cuInit(unsigned int flags)
@@ -77,6 +96,8 @@ CUresult scsim_cuInit(unsigned int flags)
     if (flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
     pthread_once(&init_once, init_global);
+    if (atomic_load(&forked))
+        return CUDA_ERROR_NOT_INITIALIZED;
     return scsim_check_init() == CUDA_SUCCESS ? CUDA_SUCCESS
                                               : CUDA_ERROR_OUT_OF_MEMORY;
 }
@@ -216,7 +237,8 @@ CUresult scsim_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
     CUresult r = check_dev(dev);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!pi)
+    /* Outside the enum: CUDA_ERROR_INVALID_VALUE, as the driver answers. */
+    if (!pi || (int)attrib < 1 || attrib >= CU_DEVICE_ATTRIBUTE_MAX)
         return CUDA_ERROR_INVALID_VALUE;
     /* Attributes the table does not know read as 0 (and succeed), so a
      * program asking about features of newer GPUs sees "unsupported". */

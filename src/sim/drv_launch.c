@@ -41,6 +41,11 @@ static bool image_ok(const void *image)
     return true;
 }
 
+/* Module objects are never freed (unloading only kills the handle);
+ * the context keeps them all. */
+static pthread_mutex_t module_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct CUmod_st *all_modules;
+
 static CUresult module_new(const void *image, bool library,
                            struct CUmod_st **out)
 {
@@ -51,6 +56,10 @@ static CUresult module_new(const void *image, bool library,
         return CUDA_ERROR_OUT_OF_MEMORY;
     m->magic = SCSIM_MAGIC_MODULE;
     m->is_library = library;
+    pthread_mutex_lock(&module_mu);
+    m->all_next = all_modules;
+    all_modules = m;
+    pthread_mutex_unlock(&module_mu);
     *out = m;
     return CUDA_SUCCESS;
 }

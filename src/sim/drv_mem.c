@@ -67,9 +67,10 @@ static void reclaim_deferred(void)
     pthread_mutex_unlock(&deferred_mu);
 }
 
-static void release(void *p)
+/* synced: the caller synchronized the device first. */
+static void release(void *p, bool synced)
 {
-    if (scsim_g.alloc_sync) {
+    if (synced) {
         free(p);
         return;
     }
@@ -121,13 +122,16 @@ void scsim_mem_free_device(void *p)
         return;
     atomic_fetch_sub(&scsim_g.used_mem, iv.size);
     SCSIM_TRACE("free device %p", p);
-    release(p);
+    /* Stream-ordered: everything before the free on its stream is done,
+     * but other streams may still use the memory. */
+    release(p, false);
 }
 
 /* The checks every synchronous (de)allocation makes: context, capture
  * rules (cuThreadExchangeStreamCaptureMode: allocation is a potentially
- * unsafe call), then the allocation-time device synchronization. */
-static CUresult alloc_prologue(void)
+ * unsafe call), then the allocation-time device synchronization;
+ * *synced says whether it synchronized. */
+static CUresult alloc_prologue(bool release_call, bool *synced)
 {
     CUresult r = scsim_check_ctx();
     if (r != CUDA_SUCCESS)
@@ -137,7 +141,9 @@ static CUresult alloc_prologue(void)
         if (r != CUDA_SUCCESS)
             return r;
     }
-    scsim_alloc_sync();
+    bool s = scsim_alloc_sync(release_call);
+    if (synced)
+        *synced = s;
     return CUDA_SUCCESS;
 }
 
@@ -148,7 +154,7 @@ CUresult scsim_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
         return r;
     if (!dptr || bytesize == 0)
         return CUDA_ERROR_INVALID_VALUE;
-    r = alloc_prologue();
+    r = alloc_prologue(false, NULL);
     if (r != CUDA_SUCCESS)
         return r;
     return alloc_device(dptr, bytesize);
@@ -168,7 +174,7 @@ CUresult scsim_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch,
     size_t pitch = (WidthInBytes + 511) / 512 * 512;
     if (pitch < WidthInBytes || Height > SIZE_MAX / pitch)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    r = alloc_prologue();
+    r = alloc_prologue(false, NULL);
     if (r != CUDA_SUCCESS)
         return r;
     r = alloc_device(dptr, pitch * Height);
@@ -179,7 +185,11 @@ CUresult scsim_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch,
 
 CUresult scsim_cuMemFree_v2(CUdeviceptr dptr)
 {
-    CUresult r = alloc_prologue();
+    /* Freeing 0 does nothing and succeeds (measured on the driver). */
+    if (dptr == 0)
+        return scsim_check_ctx();
+    bool synced;
+    CUresult r = alloc_prologue(true, &synced);
     if (r != CUDA_SUCCESS)
         return r;
     scsim_interval iv;
@@ -188,7 +198,7 @@ CUresult scsim_cuMemFree_v2(CUdeviceptr dptr)
         return CUDA_ERROR_INVALID_VALUE;
     atomic_fetch_sub(&scsim_g.used_mem, iv.size);
     SCSIM_TRACE("free device %p", p);
-    release(p);
+    release(p, synced);
     return CUDA_SUCCESS;
 }
 
@@ -304,7 +314,7 @@ static CUresult host_alloc(void **pp, size_t bytesize, unsigned flags)
                             CU_MEMHOSTALLOC_DEVICEMAP |
                             CU_MEMHOSTALLOC_WRITECOMBINED))
         return CUDA_ERROR_INVALID_VALUE;
-    r = alloc_prologue();
+    r = alloc_prologue(false, NULL);
     if (r != CUDA_SUCCESS)
         return r;
     reclaim_deferred();
@@ -333,13 +343,14 @@ CUresult scsim_cuMemAllocHost_v2(void **pp, size_t bytesize)
 
 CUresult scsim_cuMemFreeHost(void *p)
 {
-    CUresult r = alloc_prologue();
+    bool synced;
+    CUresult r = alloc_prologue(true, &synced);
     if (r != CUDA_SUCCESS)
         return r;
     if (!scsim_imap_remove((uintptr_t)p, KIND_BIT(SCSIM_MEM_PINNED), NULL))
         return CUDA_ERROR_INVALID_VALUE;
     SCSIM_TRACE("free pinned %p", p);
-    release(p);
+    release(p, synced);
     return CUDA_SUCCESS;
 }
 
@@ -356,7 +367,7 @@ CUresult scsim_cuMemHostRegister_v2(void *p, size_t bytesize,
                             CU_MEMHOSTREGISTER_IOMEMORY |
                             CU_MEMHOSTREGISTER_READ_ONLY))
         return CUDA_ERROR_INVALID_VALUE;
-    r = alloc_prologue();
+    r = alloc_prologue(false, NULL);
     if (r != CUDA_SUCCESS)
         return r;
     scsim_interval iv = {(uintptr_t)p, bytesize, SCSIM_MEM_REGISTERED, Flags};
@@ -368,7 +379,7 @@ CUresult scsim_cuMemHostRegister_v2(void *p, size_t bytesize,
 
 CUresult scsim_cuMemHostUnregister(void *p)
 {
-    CUresult r = alloc_prologue();
+    CUresult r = alloc_prologue(true, NULL);
     if (r != CUDA_SUCCESS)
         return r;
     if (!scsim_imap_remove((uintptr_t)p, KIND_BIT(SCSIM_MEM_REGISTERED), NULL))
@@ -402,7 +413,10 @@ CUresult scsim_cuMemHostGetFlags(unsigned int *pFlags, void *p)
     scsim_interval iv;
     if (!pFlags || !scsim_mem_is_pinned_host(scsim_mem_classify(p, 1, &iv)))
         return CUDA_ERROR_INVALID_VALUE;
-    *pFlags = iv.flags;
+    /* With unified addressing all page-locked memory is mapped: the driver
+     * reports DEVICEMAP (measured on H100: also for cudaMallocHost and
+     * cudaHostRegister memory allocated without it). */
+    *pFlags = iv.flags | CU_MEMHOSTALLOC_DEVICEMAP;
     return CUDA_SUCCESS;
 }
 

@@ -159,13 +159,19 @@ void scsim_device_sync(void)
     scsim_deps_free(&d);
 }
 
-void scsim_alloc_sync(void)
+bool scsim_alloc_sync(bool release)
 {
     /* CUDA Runtime API, "Stream Ordered Memory Allocator" and Driver API
      * "API synchronization behavior": allocation and release of device
-     * and page-locked memory synchronize the device. */
-    if (scsim_g.alloc_sync)
+     * and page-locked memory synchronize the device.  (Measured on an
+     * H100 with driver 580, only the releases do; STREAMCHECK_SIM_ALLOC_
+     * SYNC=free models that.) */
+    if (scsim_g.alloc_sync == SCSIM_ALLOC_SYNC_ALL ||
+        (scsim_g.alloc_sync == SCSIM_ALLOC_SYNC_FREE && release)) {
         scsim_device_sync();
+        return true;
+    }
+    return false;
 }
 
 /* ------------------------------------------------------------ workers --- */
@@ -236,10 +242,9 @@ static void serve(struct CUstream_st *s, bool until_empty)
         if (s->waiters)
             pthread_cond_broadcast(&s->done_cv);
     }
-    bool recycle = s->dying && !until_empty;
+    /* Drained; a destroyed stream goes back to the pool. */
+    bool recycle = s->dying;
     s->has_worker = false;
-    if (s->dying && until_empty)
-        recycle = true;
     pthread_mutex_unlock(&s->mu);
     if (recycle)
         stream_recycle(s);
@@ -431,25 +436,26 @@ CUresult scsim_submit(struct CUstream_st *s, const scsim_work *w,
         }
     }
     /* Move the dependencies into the operation. */
-    if (d.n <= sizeof op->inline_deps / sizeof op->inline_deps[0]) {
-        memcpy(op->inline_deps, d.v, d.n * sizeof *d.v);
+    unsigned ndeps = d.n;
+    if (ndeps <= sizeof op->inline_deps / sizeof op->inline_deps[0]) {
+        memcpy(op->inline_deps, d.v, ndeps * sizeof *d.v);
         op->deps = op->inline_deps;
         scsim_deps_free(&d);
     } else if (d.v != d.inline_v) {
-        op->deps = d.v;
+        op->deps = d.v; /* the operation owns the heap array now */
     } else {
-        op->deps = malloc(d.n * sizeof *d.v);
+        op->deps = malloc(ndeps * sizeof *d.v);
         if (op->deps) {
-            memcpy(op->deps, d.v, d.n * sizeof *d.v);
+            memcpy(op->deps, d.v, ndeps * sizeof *d.v);
         } else {
-            /* Keep the order by waiting now; d is still ours. */
-            for (unsigned i = 0; i < d.n; i++)
+            /* Keep the order by waiting now. */
+            for (unsigned i = 0; i < ndeps; i++)
                 scsim_wait(d.v[i]);
             op->deps = op->inline_deps;
-            d.n = 0;
+            ndeps = 0;
         }
     }
-    op->ndeps = d.n;
+    op->ndeps = ndeps;
 
     seq = atomic_load(&s->submitted) + 1;
     op->seq = seq;

@@ -280,8 +280,10 @@ CUresult scsim_cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
 
 /* ------------------------------------------------------------- events --- */
 
+/* Event objects are recycled, never freed; all_events keeps every one
+ * reachable, as a context owns the events the program did not destroy. */
 static pthread_mutex_t event_pool_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct CUevent_st *free_events;
+static struct CUevent_st *free_events, *all_events;
 
 void scsim_event_unref(struct CUevent_st *e)
 {
@@ -320,6 +322,10 @@ CUresult scsim_cuEventCreate(CUevent *phEvent, unsigned int Flags)
         if (!e)
             return CUDA_ERROR_OUT_OF_MEMORY;
         pthread_mutex_init(&e->mu, NULL);
+        pthread_mutex_lock(&event_pool_mu);
+        e->all_next = all_events;
+        all_events = e;
+        pthread_mutex_unlock(&event_pool_mu);
     }
     e->flags = Flags;
     e->s = NULL;
@@ -414,17 +420,24 @@ CUresult scsim_cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream,
     return event_record(hEvent, hStream, flags, true);
 }
 
-/* The event's latest record; 1 if it is a point of an active capture. */
-static int event_latest(struct CUevent_st *e, scsim_dep *d, uint64_t *cap)
+/* The event's latest record.  If that record was made in a capture, the
+ * event names a point of a graph, not work: CUDA_ERROR_CAPTURED_EVENT
+ * (and the capture is invalidated) while the capture is active,
+ * CUDA_ERROR_INVALID_VALUE once it is invalidated or over. */
+static CUresult event_latest(struct CUevent_st *e, scsim_dep *d)
 {
     pthread_mutex_lock(&e->mu);
     d->s = e->s;
     d->seq = e->seq;
     uint64_t id = e->cap_id;
     pthread_mutex_unlock(&e->mu);
-    if (cap)
-        *cap = id;
-    return id && scsim_capture_active(id);
+    if (!id)
+        return CUDA_SUCCESS;
+    if (scsim_capture_state(id) == 1) {
+        scsim_capture_invalidate_id(id);
+        return CUDA_ERROR_CAPTURED_EVENT;
+    }
+    return CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult scsim_cuEventQuery(CUevent hEvent)
@@ -439,8 +452,9 @@ CUresult scsim_cuEventQuery(CUevent hEvent)
     /* "the thread is still prohibited from API calls which necessarily
      * conflict with stream capture, for example, attempting cuEventQuery
      * on an event that was last recorded inside a capture sequence" */
-    if (event_latest(e, &d, NULL))
-        return CUDA_ERROR_CAPTURED_EVENT;
+    r = event_latest(e, &d);
+    if (r != CUDA_SUCCESS)
+        return r;
     /* Never recorded: CUDA_SUCCESS. */
     if (!d.s || scsim_done(d))
         return CUDA_SUCCESS;
@@ -456,8 +470,9 @@ CUresult scsim_cuEventSynchronize(CUevent hEvent)
     if (!e)
         return CUDA_ERROR_INVALID_HANDLE;
     scsim_dep d;
-    if (event_latest(e, &d, NULL))
-        return CUDA_ERROR_CAPTURED_EVENT;
+    r = event_latest(e, &d);
+    if (r != CUDA_SUCCESS)
+        return r;
     if (d.s)
         scsim_wait(d);
     return CUDA_SUCCESS;
@@ -480,8 +495,11 @@ static CUresult elapsed(float *ms, CUevent a, CUevent b)
     if ((s->flags | t->flags) & CU_EVENT_DISABLE_TIMING)
         return CUDA_ERROR_INVALID_HANDLE;
     scsim_dep ds, dt;
-    if (event_latest(s, &ds, NULL) || event_latest(t, &dt, NULL))
-        return CUDA_ERROR_CAPTURED_EVENT;
+    r = event_latest(s, &ds);
+    if (r == CUDA_SUCCESS)
+        r = event_latest(t, &dt);
+    if (r != CUDA_SUCCESS)
+        return r;
     if (!ds.s || !dt.s)
         return CUDA_ERROR_INVALID_HANDLE;
     if (!scsim_done(ds) || !scsim_done(dt))
@@ -546,9 +564,15 @@ static CUresult stream_wait_event(CUstream hs, CUevent he, unsigned flags,
     r = scsim_stream_resolve(hs, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    scsim_dep d;
-    uint64_t cap = 0;
-    event_latest(e, &d, &cap);
+    pthread_mutex_lock(&e->mu);
+    scsim_dep d = {e->s, e->seq};
+    uint64_t cap = e->cap_id;
+    pthread_mutex_unlock(&e->mu);
+    /* Recorded in a capture that is over: no work to wait for, and no
+     * capture to join (inferred from the driver's answers for query and
+     * synchronize). */
+    if (cap && scsim_capture_state(cap) == 0)
+        return CUDA_ERROR_INVALID_VALUE;
     if (atomic_load(&scsim_g.ncaptures) > 0) {
         if (s->kind == SCSIM_STREAM_LEGACY) {
             r = scsim_capture_check_legacy(true);

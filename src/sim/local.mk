@@ -103,3 +103,5 @@ nodist_src_sim_libcublas_la_SOURCES = src/sim/cublas-stubs.c
 src_sim_libcublas_la_LDFLAGS = $(AM_LDFLAGS) -version-info 13:0:0 -no-undefined \
 	-Wl,--version-script=$(top_srcdir)/src/sim/libcublas.map
 EXTRA_src_sim_libcublas_la_DEPENDENCIES = $(top_srcdir)/src/sim/libcublas.map
+
+include $(top_srcdir)/tests/sim/local.mk

@@ -171,7 +171,8 @@ SCSIM_EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 }
 
 /* Since CUDA 11, memory the driver does not know is reported as
- * cudaMemoryTypeUnregistered with success. */
+ * cudaMemoryTypeUnregistered with success (device -2, hostPointer the
+ * pointer itself, as the CUDA 13.0 runtime answers on an H100). */
 SCSIM_EXPORT cudaError_t
 cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
                          const void *ptr)
@@ -203,6 +204,7 @@ cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
         break;
     default:
         attributes->type = cudaMemoryTypeUnregistered;
+        hptr = (void *)ptr;
         break;
     }
     attributes->device = ordinal;

@@ -166,6 +166,7 @@ struct CUevent_st {
     uint64_t t_gen;  /* which record t_ns belongs to */
     atomic_uint refs; /* the handle + queued record operations */
     struct CUevent_st *pool_next;
+    struct CUevent_st *all_next; /* every event object, for the context */
 };
 
 struct CUfunc_st {
@@ -184,11 +185,15 @@ struct CUfunc_st {
 struct CUmod_st {
     uint32_t magic;
     bool is_library;
+    struct CUmod_st *all_next; /* every module object, for the context */
 };
 
+/* Graphs and executable graphs live in lists of the context until they
+ * are destroyed (the context owns what the program did not release). */
 struct CUgraph_st {
     uint32_t magic;
     scsim_body *body;
+    struct CUgraph_st *prev, *next;
 };
 
 struct CUgraphExec_st {
@@ -196,6 +201,7 @@ struct CUgraphExec_st {
     scsim_body *body;
     pthread_mutex_t mu;
     scsim_dep last; /* latest launch; a graph never overlaps itself */
+    struct CUgraphExec_st *prev, *next;
 };
 
 /* A captured graph: works in capture order, shared by the graph, its
@@ -230,12 +236,20 @@ struct CUctx_st {
     int shmem_config;
 };
 
+/* STREAMCHECK_SIM_ALLOC_SYNC: which allocation calls synchronize. */
+enum {
+    SCSIM_ALLOC_SYNC_NONE, /* "0": none */
+    SCSIM_ALLOC_SYNC_FREE, /* "free": releases only, as measured on H100 */
+    SCSIM_ALLOC_SYNC_ALL,  /* default: allocation and release (CUDA docs) */
+};
+
 /* Process-wide simulator state. */
 typedef struct scsim_global {
     atomic_int initialized;
     struct CUctx_st ctx;
     int async_engines;
-    bool alloc_sync;
+    int alloc_sync;           /* SCSIM_ALLOC_SYNC_* */
+    size_t pageable_stage_max; /* see drv_copy.c */
     uint64_t total_mem;
     atomic_ullong used_mem;
     atomic_ullong next_stream_id;
@@ -311,8 +325,9 @@ void scsim_device_sync(void);
 
 /* Allocation-time device synchronization (CUDA Runtime API, "Stream
  * Ordered Memory Allocator": cudaMalloc/cudaFree synchronize the
- * device), unless STREAMCHECK_SIM_ALLOC_SYNC=0. */
-void scsim_alloc_sync(void);
+ * device), as STREAMCHECK_SIM_ALLOC_SYNC says; release says whether the
+ * call releases memory.  Returns whether it synchronized. */
+bool scsim_alloc_sync(bool release);
 
 /* Releases a work record's resources (staging buffer, arguments, refs). */
 void scsim_work_release(scsim_work *w);
@@ -334,6 +349,10 @@ CUresult scsim_capture_check_legacy(bool invalidate);
 /* Any capture active: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, and every
  * capture is invalidated (device-wide synchronization). */
 CUresult scsim_capture_check_any(void);
+/* State of a capture sequence by id: 0 over (or unknown), 1 active,
+ * 2 active but invalidated. */
+int scsim_capture_state(uint64_t id);
+void scsim_capture_invalidate_id(uint64_t id);
 /* The stream's capture id (0 if not capturing); with the capture lock. */
 uint64_t scsim_capture_id_of(struct CUstream_st *s);
 /* Invalidates the capture s takes part in. */
@@ -344,7 +363,6 @@ int scsim_capture_record(struct CUstream_st *s, const scsim_work *w,
 /* cuStreamWaitEvent/cuEventRecord interplay with capture. */
 CUresult scsim_capture_wait_event(struct CUstream_st *s, uint64_t ev_cap_id,
                                   bool *handled);
-bool scsim_capture_active(uint64_t id);
 
 /* ------------------------------------------------------------- memory --- */
 
