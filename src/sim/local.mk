@@ -65,8 +65,11 @@ nodist_src_sim_libcuda_la_SOURCES = src/sim/cuda-stubs.c
 src_sim_libcuda_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/kernels
 src_sim_libcuda_la_LIBADD = kernels/libsctwins.la
 # The real libcuda.so.1 exports unversioned symbols; the map only hides
-# whatever is not a CUDA name.
-src_sim_libcuda_la_LDFLAGS = $(AM_LDFLAGS) -version-info 1:0:0 -no-undefined \
+# whatever is not a CUDA name.  Like NVIDIA's libraries, the simulated ones
+# bind their own functions at link time (-Bsymbolic-functions): the
+# pointers cuGetProcAddress hands out, and calls from one entry point to
+# another, never land in an interposer such as libstreamcheck.so.
+src_sim_libcuda_la_LDFLAGS = $(AM_LDFLAGS) -version-info 1:0:0 -no-undefined -Wl,-Bsymbolic-functions \
 	-Wl,--version-script=$(top_srcdir)/src/sim/libcuda.map
 EXTRA_src_sim_libcuda_la_DEPENDENCIES = $(top_srcdir)/src/sim/libcuda.map
 
@@ -87,7 +90,7 @@ src_sim_libcudart_la_SOURCES = \
 	src/sim/util.c \
 	src/sim/util.h
 nodist_src_sim_libcudart_la_SOURCES = src/sim/cudart-stubs.c
-src_sim_libcudart_la_LDFLAGS = $(AM_LDFLAGS) -version-info 13:0:0 -no-undefined \
+src_sim_libcudart_la_LDFLAGS = $(AM_LDFLAGS) -version-info 13:0:0 -no-undefined -Wl,-Bsymbolic-functions \
 	-Wl,--version-script=$(top_srcdir)/src/sim/libcudart.map
 EXTRA_src_sim_libcudart_la_DEPENDENCIES = $(top_srcdir)/src/sim/libcudart.map
 
@@ -100,7 +103,7 @@ src_sim_libcublas_la_SOURCES = \
 	src/sim/util.c \
 	src/sim/util.h
 nodist_src_sim_libcublas_la_SOURCES = src/sim/cublas-stubs.c
-src_sim_libcublas_la_LDFLAGS = $(AM_LDFLAGS) -version-info 13:0:0 -no-undefined \
+src_sim_libcublas_la_LDFLAGS = $(AM_LDFLAGS) -version-info 13:0:0 -no-undefined -Wl,-Bsymbolic-functions \
 	-Wl,--version-script=$(top_srcdir)/src/sim/libcublas.map
 EXTRA_src_sim_libcublas_la_DEPENDENCIES = $(top_srcdir)/src/sim/libcublas.map
 
