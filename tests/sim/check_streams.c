@@ -128,6 +128,11 @@ static void *gate_own_per_thread_stream(void *p)
     while (!a->hold.open)
         pthread_cond_wait(&a->hold.cv, &a->hold.mu);
     pthread_mutex_unlock(&a->hold.mu);
+    /* The gate lives on the test's stack: let the host function that waits
+       on it finish before the test can return. */
+    PFN_cuStreamSynchronize_v7000_ptsz sync =
+        (PFN_cuStreamSynchronize_v7000_ptsz)st_proc("cuStreamSynchronize", 7000, 2);
+    ST_OK(sync(NULL));
     return NULL;
 }
 
