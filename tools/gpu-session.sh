@@ -10,7 +10,8 @@
 #
 #   tools/gpu-session.sh [STEP...]     steps: env selftest apps stress python
 #                                      dlopen redirect-out bench-launch
-#                                      bench-torch bench-redirect (default: all)
+#                                      bench-torch bench-redirect queue
+#                                      (default: all)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 stage=${STAGE:-$root/.stage}
@@ -20,7 +21,7 @@ mkdir -p "$out"
 export PATH=$stage/bin:$PATH PYTHONUNBUFFERED=1
 apps=$stage/libexec/streamcheck/testapps
 dev=$stage/dev
-steps=${*:-env selftest apps stress python dlopen redirect-out bench-launch bench-torch bench-redirect}
+steps=${*:-env selftest apps stress python dlopen redirect-out bench-launch bench-torch bench-redirect queue}
 t0=$(date +%s)
 step() { echo; echo "=== $* ($(( $(date +%s) - t0 )) s)"; }
 
@@ -100,6 +101,43 @@ bench-torch)
 bench-redirect)
     step "redirect vs recompile"
     TESTAPPS=$apps "$dev/redirect.sh" 5 5 10 4 8 16 ;;
+queue)
+    step "hardware queues: 16 threads on 8 connections"
+    # Where do 16 busy streams land on the default 8 queues, by how they
+    # are made, and does the shim's presence alone (no redirect) change it?
+    for m in ptds lazy upfront pool; do
+        printf '%-8s' "$m"; for r in 1 2 3; do printf ' %s' "$("$dev/queue_mapping" $m 16 5 10 | sed -n 's/^elapsed_ms=\([0-9.]*\).*/\1/p')"; done; echo
+    done
+    ms() { sed -n 's/^elapsed_ms=//p' "$1"; }
+    for v in pt-native pt-shim redirect-entry redirect-handle plain-shim; do
+        printf '%-16s' "$v"
+        for r in 1 2 3 4 5; do
+            case $v in
+            pt-native) "$apps/multithread_default_stream_pt" 16 5 10 >/dev/null 2>"$res/q.err" ;;
+            pt-shim) streamcheck --format=json --output="$res" --log-level=quiet -- "$apps/multithread_default_stream_pt" 16 5 10 >/dev/null 2>"$res/q.err" ;;
+            redirect-entry) streamcheck --redirect=per-thread --format=json --output="$res" --log-level=quiet -- "$apps/multithread_default_stream" 16 5 10 >/dev/null 2>"$res/q.err" ;;
+            redirect-handle) streamcheck --redirect=per-thread --redirect-method=handle --format=json --output="$res" --log-level=quiet -- "$apps/multithread_default_stream" 16 5 10 >/dev/null 2>"$res/q.err" ;;
+            plain-shim) STREAMCHECK_DISABLE=1 streamcheck --format=json --output="$res" --log-level=quiet -- "$apps/multithread_default_stream_pt" 16 5 10 >/dev/null 2>"$res/q.err" ;;
+            esac
+            printf ' %s' "$(ms "$res/q.err")"
+        done; echo
+    done ;;
+pyline)
+    step "Python lines in a PyTorch report (GIL released)"
+    mkdir -p "$res/pyline"
+    streamcheck --format=json,text --output="$res/pyline" -- python3 "$dev/python/seed004_pipeline.py" --pageable >/dev/null 2>"$res/pyline/seed004.err"
+    grep -n -A4 -E '^\[(warning|note)\] SC(203|101)' "$res/pyline/seed004.err" | head -40
+    python3 - "$res/pyline" <<'PYEOF'
+import glob, json, sys
+for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
+    d = json.load(open(f))
+    sites = {c["id"]: c for c in d.get("callsites", [])}
+    for fd in d.get("findings", []):
+        py = sites.get(fd.get("callsite"), {}).get("python") or []
+        where = "%s:%s in %s" % (py[0]["file"].rsplit("/", 1)[-1], py[0]["line"], py[0]["function"]) if py else "NONE"
+        print("%s %-8s %-22s x%-6s python: %s" % (fd["rule"], fd["severity"], fd.get("api"), fd.get("count"), where))
+PYEOF
+    ;;
 *) echo "unknown step $s" ;;
 esac; done
 step done
