@@ -92,8 +92,10 @@ redirect-out)
     done ;;
 bench-launch)
     step "launch overhead (empty kernel), native vs streamcheck"
+    # Both variants on the same two cores, so the scheduler moves neither.
+    pin=; command -v taskset >/dev/null && pin="taskset -c 2,3"
     for m in stream legacy; do
-        STREAMCHECK=streamcheck "$dev/side-by-side.sh" "launch_overhead $m" launches_per_sec 7 -- "$dev/launch_overhead" $m 200000
+        STREAMCHECK=streamcheck $pin "$dev/side-by-side.sh" "launch_overhead $m" launches_per_sec 7 -- "$dev/launch_overhead" $m 300000 15
     done ;;
 bench-torch)
     step "PyTorch MLP step, native vs streamcheck"
