@@ -102,7 +102,8 @@ bench-torch)
     "$dev/side-by-side.sh" "torch MLP step" steps_per_sec 5 -- python3 "$dev/torch_step.py" 2000 ;;
 bench-redirect)
     step "redirect vs recompile"
-    TESTAPPS=$apps "$dev/redirect.sh" 5 5 10 4 8 16 ;;
+    # shellcheck disable=SC2086
+    TESTAPPS=$apps "$dev/redirect.sh" ${REDIRECT_ARGS:-5 5 10 4 8 16} ;;
 queue)
     step "hardware queues: 16 threads on 8 connections"
     # Where do 16 busy streams land on the default 8 queues, by how they
