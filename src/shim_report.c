@@ -195,7 +195,7 @@ static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
         if (sev == SC_SEV_NOTE)
             snprintf(d, sizeof d, "no other stream existed yet: harmless now, a device-wide barrier "
                      "once the program creates a stream%s",
-                     v->sampled ? "; call sites sampled (1 in 64 after a thread's first 256), "
+                     v->sampled ? "; call sites sampled (1 in 64 after a thread's first 256, 1 in 1024 after 16640), "
                                   "count estimated" : "");
         break;
     case SC_RULE_SC102:

@@ -107,6 +107,27 @@ START_TEST(sc101_note_when_alone)
 }
 END_TEST
 
+static void add_sampled(const sc_agg_key *k, const sc_agg_val *v, void *arg)
+{
+    if (k->rule == SC_RULE_SC101 && k->sev == SC_SEV_NOTE)
+        *(uint64_t *)arg += v->sampled;
+}
+
+/* A one-stream program's notes: exact for a thread's first 256, then one
+   in 64 counted for 64, and past 256 + 256 * 64 = 16640 one in 1024
+   counted for 1024 (analyze.c).  20000 launches: 16640 + 3 * 1024. */
+START_TEST(sc101_note_sites_sampled)
+{
+    cuInit(0);
+    for (int i = 0; i < 20000; i++)
+        launch(NULL);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_NOTE), 16640 + 3 * 1024);
+    uint64_t sampled = 0;
+    sc_aggs_foreach(SC_AGG_FINDING, add_sampled, &sampled);
+    ck_assert_uint_eq(sampled, 256 * 64 + 3 * 1024);
+}
+END_TEST
+
 START_TEST(sc101_warning_with_another_stream)
 {
     cuInit(0);
@@ -580,6 +601,7 @@ static Suite *rules_suite(void)
     TCase *tc = tcase_create("rules");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, sc101_note_when_alone);
+    tcase_add_test(tc, sc101_note_sites_sampled);
     tcase_add_test(tc, sc101_warning_with_another_stream);
     tcase_add_test(tc, rejected_call_is_no_finding);
     tcase_add_test(tc, sc102_blocking_stream_counts_legacy_commands);
