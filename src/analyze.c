@@ -115,6 +115,21 @@ static int query(_Atomic uint64_t *mark, CUstream h)
     return 0;
 }
 
+/* The calling thread's per-thread lane: its per-thread stream and, with
+   --redirect-method=stream, the streams its legacy work went to. */
+static int query_ptds(sc_thread *t)
+{
+    uint64_t tok = atomic_load(&t->ptds_active);
+    if (!tok)
+        return 0;
+    unsigned gen = atomic_load(&sc_g.ctx_gen);
+    for (unsigned i = 0; i < SC_OWN_MAX && t->own[i].stream; i++)
+        if (t->own[i].gen == gen && sc_d.StreamQuery &&
+            sc_d.StreamQuery(t->own[i].stream) == CUDA_ERROR_NOT_READY)
+            return 1;
+    return query(&t->ptds_active, CU_STREAM_PER_THREAD);
+}
+
 /* ---------------------------------------------------- busy streams --- */
 typedef struct busy_q {
     CUcontext ctx;           /* only this context; NULL: all */
@@ -150,7 +165,7 @@ static void q_thread(sc_thread *t, void *arg)
     if (t == q->self) {
         if (q->skip_ptds || t->capturing_ptds)
             return;
-        if (query(&t->ptds_active, CU_STREAM_PER_THREAD)) {
+        if (query_ptds(t)) {
             q->busy++;
             q->marked++;
         }
@@ -324,9 +339,42 @@ static void classify_copy(sc_op *op)
 }
 
 /* --------------------------------------------------------- redirect --- */
+/* --redirect-method=stream: the thread's own blocking stream in ctx, and
+   the event that orders it with the per-thread stream, made on first use.
+   NULL when none can be had (the caller then uses the per-thread entry
+   point).  Driver API, cuStreamCreate: CU_STREAM_DEFAULT makes a stream
+   that synchronizes with the legacy stream both ways, as the per-thread
+   default stream does (Driver API, 3. Stream synchronization behavior). */
+static sc_own *own_stream(sc_thread *t, CUcontext ctx)
+{
+    unsigned gen = atomic_load(&sc_g.ctx_gen);
+    sc_own *free_slot = NULL;
+    for (unsigned i = 0; i < SC_OWN_MAX; i++) {
+        sc_own *o = &t->own[i];
+        if (o->stream && o->gen != gen)
+            *o = (sc_own){0};   /* went with its context: nothing to destroy */
+        if (o->stream && o->ctx == ctx)
+            return o;
+        if (!o->stream && !free_slot)
+            free_slot = o;
+    }
+    if (!free_slot || !ctx || !sc_d.StreamCreate || !sc_d.StreamDestroy || !sc_d.EventCreate ||
+        !sc_d.EventRecord || !sc_d.StreamWaitEvent)
+        return NULL;
+    CUstream s = NULL;
+    CUevent e = NULL;
+    if (sc_d.StreamCreate(&s, CU_STREAM_DEFAULT) != CUDA_SUCCESS)
+        return NULL;
+    if (sc_d.EventCreate(&e, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
+        sc_d.StreamDestroy(s);
+        return NULL;
+    }
+    *free_slot = (sc_own){s, e, ctx, gen};
+    return free_slot;
+}
+
 static void redirect(sc_thread *t, sc_op *op, struct count_q *cq)
 {
-    (void)t;
     if (!sc_g.redirect || op->lane != SC_LANE_LEGACY)
         return;
     if (op->stream == CU_STREAM_LEGACY) {
@@ -351,7 +399,14 @@ static void redirect(sc_thread *t, sc_op *op, struct count_q *cq)
         op->redirected = SC_RD_BLOCKING;
         return;
     }
-    if (sc_g.redirect_handle && op->streamp) {
+    sc_own *own = sc_g.redirect_method == SC_RDM_STREAM ? own_stream(t, op_ctx(op)) : NULL;
+    if (own && op->streamp) {
+        *op->streamp = own->stream;
+    } else if (own && op->cfgp && *op->cfgp) {
+        op->cfg = **op->cfgp;
+        op->cfg.hStream = own->stream;
+        *op->cfgp = &op->cfg;
+    } else if (sc_g.redirect_method == SC_RDM_HANDLE && op->streamp) {
         *op->streamp = CU_STREAM_PER_THREAD;
     } else {
         unsigned twin = sc_apis[op->id].twin;
@@ -359,6 +414,19 @@ static void redirect(sc_thread *t, sc_op *op, struct count_q *cq)
         if (!fn) {
             op->redirected = SC_RD_NO_ENTRY;
             return;
+        }
+        if (own) {
+            /* A synchronous copy or memset (no stream parameter) goes to
+               the per-thread stream: after the own stream's work, and
+               before its next (sc_post).  If that cannot be arranged it
+               stays on the legacy stream, which orders it with the own
+               stream (blocking) anyway. */
+            if (sc_d.EventRecord(own->event, own->stream) != CUDA_SUCCESS ||
+                sc_d.StreamWaitEvent(CU_STREAM_PER_THREAD, own->event, 0) != CUDA_SUCCESS) {
+                op->redirected = SC_RD_NO_ORDER;
+                return;
+            }
+            op->rd_chain = own;
         }
         op->call = fn;
     }
@@ -516,6 +584,7 @@ void sc_pre(sc_thread *t, sc_op *op)
        the report pays for the fence (threads.c), otherwise this store does. */
     op->nev = op->redirected = op->pageable = op->timed = op->bypass = op->has_ctx = 0;
     op->call = NULL;
+    op->rd_chain = NULL;
     op->t0 = op->tin = 0;
     op->ctx = NULL;
     sc_busy_enter(t);
@@ -642,7 +711,7 @@ void sc_pre(sc_thread *t, sc_op *op)
         break;
     }
 
-    case SC_K_STREAM_CREATE: case SC_K_STREAM_DESTROY: case SC_K_CAPTURE_END:
+    case SC_K_STREAM_CREATE: case SC_K_STREAM_DESTROY: case SC_K_CAPTURE_END: case SC_K_CTX_GONE:
     case SC_K_INIT:
         break;
 
@@ -663,9 +732,10 @@ void sc_pre(sc_thread *t, sc_op *op)
         _Atomic uint64_t *m = lane_mark(t, op);
         int busy = 0;
         if (m && atomic_load(&sc_g.n_capturing) == 0 && !lane_capturing(t, op)) {
-            CUstream h = op->lane == SC_LANE_CREATED ? op->stream
-                       : op->lane == SC_LANE_PTDS ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
-            busy = query(m, h);
+            if (op->lane == SC_LANE_PTDS)
+                busy = query_ptds(t);
+            else
+                busy = query(m, op->lane == SC_LANE_CREATED ? op->stream : CU_STREAM_LEGACY);
             if (!busy)
                 event(op, SC_RULE_SC402, SC_SEV_NOTE, 0);
         }
@@ -764,10 +834,24 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
     int err = errno;
     uint64_t blocked = op->timed ? t1 - op->t0 : 0;
 
+    if (op->rd_chain) {
+        /* --redirect-method=stream sent a synchronous copy or memset to the
+           per-thread stream: the thread's own stream continues after it. */
+        sc_own *o = op->rd_chain;
+        if (sc_d.EventRecord(o->event, CU_STREAM_PER_THREAD) == CUDA_SUCCESS)
+            sc_d.StreamWaitEvent(o->stream, o->event, 0);
+    }
+
     switch ((sc_kind)op->kind) {
     case SC_K_INIT:
         if (r == CUDA_SUCCESS)
             on_init_done();
+        break;
+    case SC_K_CTX_GONE:
+        /* The streams --redirect-method=stream made may be gone with it:
+           threads make new ones (own_stream). */
+        if (r == CUDA_SUCCESS)
+            atomic_fetch_add(&sc_g.ctx_gen, 1);
         break;
     case SC_K_STREAM_CREATE:
         if (r == CUDA_SUCCESS && op->p1) {

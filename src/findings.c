@@ -23,6 +23,7 @@ const char *const sc_redirect_outcomes[SC_RD_NOUTCOMES] = {
                        "with this work",
     [SC_RD_EXPLICIT_LEGACY] = "not redirected: the program named cudaStreamLegacy explicitly",
     [SC_RD_NO_ENTRY] = "not redirected: the driver has no per-thread entry point for it",
+    [SC_RD_NO_ORDER] = "not redirected: it could not be ordered after the thread's redirect stream",
 };
 
 typedef struct ent {

@@ -28,6 +28,7 @@ enum {
     SC_RD_BLOCKING,         /* blocking streams exist: the legacy stream orders them */
     SC_RD_EXPLICIT_LEGACY,  /* the program asked for cudaStreamLegacy by name */
     SC_RD_NO_ENTRY,         /* no per-thread entry point to call */
+    SC_RD_NO_ORDER,         /* could not order it after the thread's own stream */
     SC_RD_NOUTCOMES
 };
 extern const char *const sc_redirect_outcomes[SC_RD_NOUTCOMES];

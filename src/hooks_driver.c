@@ -18,6 +18,9 @@
    4.0, are passed through.) */
 #undef cuMemcpyBatchAsync
 #undef cuMemcpy3DBatchAsync
+#undef cuCtxDestroy
+#undef cuDevicePrimaryCtxReset
+#undef cuDevicePrimaryCtxRelease
 
 /* Deprecated entry points (cuCtxSetSharedMemConfig, ...) are still called
    by old programs and still synchronize; we wrap them like the rest. */
@@ -30,7 +33,7 @@
 #define SC_PTR(x) ((const void *)(uintptr_t)(x))
 #define SC_C_SUBMIT(K, s) (op_.kind = (K), op_.stream = (s), op_.streamp = &(s))
 #define SC_C_LAUNCH_EX(cfg) \
-    (op_.kind = SC_K_LAUNCH, op_.stream = (cfg) ? (cfg)->hStream : NULL, op_.p1 = (cfg))
+    (op_.kind = SC_K_LAUNCH, op_.stream = (cfg) ? (cfg)->hStream : NULL, op_.p1 = (cfg), op_.cfgp = &(cfg))
 #define SC_C_COPY(d, s, n, h) \
     (op_.kind = SC_K_COPY, op_.dir = (d), op_.stream = (s), op_.streamp = &(s), op_.bytes = (n), op_.host = (h))
 #define SC_C_COPY_U(s, n, dst, src)                                                          \

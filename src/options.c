@@ -45,7 +45,7 @@ static const char *const *enum_values(sc_opt_id id)
 {
     static const char *const log_levels[] = {"quiet", "warning", "info", "debug", NULL};
     static const char *const redirects[] = {"off", "per-thread", NULL};
-    static const char *const methods[] = {"entry", "handle", NULL};
+    static const char *const methods[] = {"entry", "handle", "stream", NULL};
     switch (id) {
     case SC_OPT_LOG_LEVEL: return log_levels;
     case SC_OPT_REDIRECT: return redirects;
@@ -226,7 +226,7 @@ static int apply(sc_options *o, sc_opt_id id, const char *v, char *err, size_t e
     case SC_OPT_LOG_LEVEL: o->log_level = (int)l; break;   /* same order as SC_LOG_* */
     case SC_OPT_DUMP_CONFIG: o->dump_config = b; break;
     case SC_OPT_REDIRECT: o->redirect = (int)l; break;
-    case SC_OPT_REDIRECT_METHOD: o->redirect_handle = (int)l; break;
+    case SC_OPT_REDIRECT_METHOD: o->redirect_method = (int)l; break;
     case SC_OPT_RULES: o->rules = bits; break;
     case SC_OPT_IGNORE: o->ignore = bits; break;
     case SC_OPT_SUPPRESSIONS: snprintf(o->suppressions, sizeof o->suppressions, "%s", v); break;
@@ -342,7 +342,7 @@ void sc_options_dump(const sc_options *o, FILE *out)
         case SC_OPT_LOG_LEVEL: snprintf(val, sizeof val, "%s", levels[o->log_level & 3]); break;
         case SC_OPT_DUMP_CONFIG: snprintf(val, sizeof val, "%d", o->dump_config); break;
         case SC_OPT_REDIRECT: snprintf(val, sizeof val, "%s", o->redirect ? "per-thread" : "off"); break;
-        case SC_OPT_REDIRECT_METHOD: snprintf(val, sizeof val, "%s", o->redirect_handle ? "handle" : "entry"); break;
+        case SC_OPT_REDIRECT_METHOD: snprintf(val, sizeof val, "%s", enum_values(SC_OPT_REDIRECT_METHOD)[o->redirect_method]); break;
         case SC_OPT_RULES:
         case SC_OPT_IGNORE: {
             unsigned long long bits = i == SC_OPT_RULES ? o->rules : o->ignore;

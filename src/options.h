@@ -22,7 +22,10 @@ typedef struct sc_options {
     int log_level;             /* SC_LOG_* (sc.h) */
     int dump_config;
     int redirect;              /* 0 off, 1 per-thread */
-    int redirect_handle;       /* 0 entry, 1 handle */
+#define SC_RDM_ENTRY 0         /* call the per-thread (_ptsz/_ptds) entry point */
+#define SC_RDM_HANDLE 1        /* pass CU_STREAM_PER_THREAD */
+#define SC_RDM_STREAM 2        /* pass a blocking stream the shim made for the thread */
+    int redirect_method;       /* SC_RDM_ENTRY, SC_RDM_HANDLE or SC_RDM_STREAM */
     unsigned long long rules;  /* bit per rule; 0 = all */
     unsigned long long ignore; /* bit per rule */
     char suppressions[4096];

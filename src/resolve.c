@@ -414,6 +414,11 @@ void sc_drv_resolve(void)
         {"cuDeviceGetName", 2000, (void **)&sc_d.DeviceGetName},
         {"cuDeviceGetAttribute", 2000, (void **)&sc_d.DeviceGetAttribute},
         {"cuStreamIsCapturing", 10000, (void **)&sc_d.StreamIsCapturing},
+        {"cuStreamCreate", 2000, (void **)&sc_d.StreamCreate},
+        {"cuStreamDestroy", 4000, (void **)&sc_d.StreamDestroy},
+        {"cuEventCreate", 2000, (void **)&sc_d.EventCreate},
+        {"cuEventRecord", 2000, (void **)&sc_d.EventRecord},
+        {"cuStreamWaitEvent", 3020, (void **)&sc_d.StreamWaitEvent},
     };
     int all = 1;
     for (size_t i = 0; i < SC_ARRAY_LEN(want); i++) {

@@ -25,6 +25,13 @@
 #include "rules.h"
 #include "sc.h"
 
+/* cudaTypedefs.h declares the CUDA 7.0 ABIs of these only for the driver's
+   own build (__CUDA_API_VERSION_INTERNAL), yet CUDA 13's runtime asks for
+   them (cudart13-driver-lookups.log).  Their parameters are those of the
+   CUDA 11.0 successors. */
+typedef PFN_cuDevicePrimaryCtxReset_v11000 PFN_cuDevicePrimaryCtxReset_v7000;
+typedef PFN_cuDevicePrimaryCtxRelease_v11000 PFN_cuDevicePrimaryCtxRelease_v7000;
+
 /* ---------------------------------------------------------------- ids --- */
 typedef enum sc_api_id {
 #define SC_DRV(base, abi, ver, P, A, C) SC_API_##abi,
@@ -75,6 +82,7 @@ typedef enum sc_kind {
     SC_K_STREAM_CREATE, SC_K_STREAM_DESTROY, SC_K_STREAM_QUERY, SC_K_STREAM_SYNC,
     SC_K_CAPTURE_BEGIN, SC_K_CAPTURE_END,
     SC_K_EVENT_SYNC, SC_K_CTX_SYNC, SC_K_CACHE_CONFIG, SC_K_INIT,
+    SC_K_CTX_GONE,  /* a context destroyed or reset: its streams are gone */
 } sc_kind;
 
 typedef enum sc_dir {
@@ -122,8 +130,12 @@ typedef struct sc_op {
     uint8_t marks;        /* SC_M_*: work the slow path still owes this call */
     uint8_t timed;        /* the call can block the host: measure it */
     uint8_t bypass;       /* the shim stopped judging (exit): pass through */
+    struct sc_own *rd_chain; /* redirected to the per-thread stream beside this
+                             own stream: order the two after the call (sc_post) */
     CUstream stream;      /* as passed; NULL for implicit-stream calls */
     CUstream *streamp;    /* the wrapper's own stream parameter (redirect by handle) */
+    const CUlaunchConfig **cfgp; /* cuLaunchKernelEx's config parameter (redirect to a stream) */
+    CUlaunchConfig cfg;   /* the copy *cfgp points to once redirected */
     const void *host;     /* host side of a copy */
     const void *p1;       /* other pointer: destination, out-pointer, struct, event */
     const void *p2;       /* source of unified copies */
@@ -147,6 +159,7 @@ typedef struct sc_op {
     do {                                                                         \
         (op).id = (ID); (op).pt = (PT); (op).kind = 0; (op).dir = 0;             \
         (op).lane = 0; (op).marks = 0; (op).stream = NULL; (op).streamp = NULL;  \
+        (op).cfgp = NULL;                                                        \
         (op).host = NULL; (op).p1 = NULL; (op).p2 = NULL; (op).bytes = 0;        \
         (op).flags = 0; (op).prio = 0; (op).ra = (RA); (op).srec = NULL;         \
     } while (0)
@@ -171,6 +184,14 @@ typedef struct sc_stream {
 
 struct sc_aggtab;
 
+#define SC_OWN_MAX 4
+typedef struct sc_own {
+    CUstream stream;           /* blocking (CU_STREAM_DEFAULT), made by the shim */
+    CUevent event;             /* orders it and the per-thread stream */
+    CUcontext ctx;             /* the context both belong to */
+    unsigned gen;              /* sc_g.ctx_gen when they were made */
+} sc_own;
+
 typedef struct sc_thread {
     _Atomic uint8_t busy;      /* inside our own slow path: pass calls through */
     uint8_t used_legacy;       /* has submitted to the legacy stream (SC103) */
@@ -188,6 +209,10 @@ typedef struct sc_thread {
     struct { uintptr_t ra; unsigned mod; } racache[SC_RACACHE];
     struct { uintptr_t pc, base; unsigned idx; } pccache[SC_RACACHE];   /* frames -> module */
     _Atomic uint64_t counts[SC_MAX_MODS][SC_NAPI];
+    /* --redirect-method=stream: the blocking streams this thread's legacy
+       work goes to, one per context, made on first use and kept with the
+       block when the thread exits (the next thread to take it reuses them). */
+    sc_own own[SC_OWN_MAX];
     struct sc_thread *next;    /* global list; never unlinked, recycled */
     _Atomic int in_use;
 } sc_thread;
@@ -198,7 +223,8 @@ enum { SC_MODE_UNINIT = 0, SC_MODE_ACTIVE = 1, SC_MODE_DISABLED = 2 };
 typedef struct sc_globals {
     _Atomic int mode;
     int redirect;              /* 0 off, 1 per-thread */
-    int redirect_handle;       /* 1: pass CU_STREAM_PER_THREAD; 0: call the per-thread entry point */
+    int redirect_method;       /* SC_RDM_* (options.h) */
+    _Atomic unsigned ctx_gen;  /* bumped when a context is destroyed or reset */
     unsigned max_conn;         /* CUDA_DEVICE_MAX_CONNECTIONS in effect */
     _Atomic int async_engines; /* -1 unknown */
     _Atomic int slow_copies;   /* send async copies to the slow path (SC702 possible) */
@@ -242,6 +268,11 @@ typedef struct sc_drv {
     PFN_cuDeviceGetName_v2000 DeviceGetName;
     PFN_cuDeviceGetAttribute_v2000 DeviceGetAttribute;
     PFN_cuStreamIsCapturing_v10000 StreamIsCapturing;
+    PFN_cuStreamCreate_v2000 StreamCreate;         /* --redirect-method=stream */
+    PFN_cuStreamDestroy_v4000 StreamDestroy;
+    PFN_cuEventCreate_v2000 EventCreate;
+    PFN_cuEventRecord_v2000 EventRecord;
+    PFN_cuStreamWaitEvent_v3020 StreamWaitEvent;
 } sc_drv;
 extern sc_drv sc_d;
 void sc_drv_resolve(void);   /* fills sc_d once libcuda is loaded */

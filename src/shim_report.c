@@ -83,7 +83,11 @@ static void fill_process(sc_process *p, uint64_t calls, uint64_t shim_ns)
     p->driver_version = sc_driver_version;
     p->async_engines = atomic_load(&sc_g.async_engines);
     p->max_connections = (int)sc_g.max_conn;
-    p->mode = strdup(sc_g.redirect ? "redirect=per-thread" : "detect");
+    static const char *const modes[] = {"redirect=per-thread", "redirect=per-thread (handle)",
+                                        "redirect=per-thread (stream)"};
+    p->mode = strdup(!sc_g.redirect ? "detect"
+                     : sc_g.redirect_method >= 0 && sc_g.redirect_method < 3 ? modes[sc_g.redirect_method]
+                                                                           : modes[0]);
     const char *sim = getenv("STREAMCHECK_SIMULATED");
     p->simulated = sim && *sim == '1';
     p->start_time = sc_start_time;

@@ -149,6 +149,7 @@ static void zero_thread(sc_thread *t, void *arg)
     t->capturing_ptds = 0;
     t->last_handle = NULL;
     t->last_rec = NULL;
+    memset(t->own, 0, sizeof t->own);   /* the parent's streams are not the child's */
     if (t != self)
         atomic_store(&t->in_use, 0);   /* that thread does not exist in the child */
 }
@@ -204,7 +205,7 @@ static void init_once(void)
     long conn = mc ? strtol(mc, NULL, 10) : 8;
     sc_g.max_conn = conn >= 1 && conn <= 32 ? (unsigned)conn : 8;
     sc_g.redirect = sc_opt.redirect;
-    sc_g.redirect_handle = sc_opt.redirect_handle;
+    sc_g.redirect_method = sc_opt.redirect_method;
 
     /* Lets the slow path skip a full fence (sc_busy_enter); Linux 4.14+. */
     sc_g.asym_fence = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;

@@ -50,6 +50,12 @@ static CUresult f_stream_create_prio(CUstream *ph, unsigned flags, int prio)
 }
 static CUresult f_stream_destroy(CUstream h) { return stream_index(h) >= 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
 
+static void log_op(char op, CUstream s, CUevent e)
+{
+    if (fake.nlog < (int)(sizeof fake.log / sizeof fake.log[0]))
+        fake.log[fake.nlog++] = (__typeof__(fake.log[0])){op, s, e};
+}
+
 static CUresult f_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                          unsigned bz, unsigned shmem, CUstream s, void **params, void **extra)
 {
@@ -75,7 +81,20 @@ static CUresult f_copy_d2h_async(void *dst, CUdeviceptr src, size_t n, CUstream 
     return CUDA_SUCCESS;
 }
 static CUresult f_copy_h2d(CUdeviceptr dst, const void *src, size_t n) { (void)dst; (void)src; (void)n; return CUDA_SUCCESS; }
-static CUresult f_copy_h2d_pt(CUdeviceptr dst, const void *src, size_t n) { fake.sync_pt++; return f_copy_h2d(dst, src, n); }
+static CUresult f_copy_h2d_pt(CUdeviceptr dst, const void *src, size_t n)
+{
+    fake.sync_pt++;
+    log_op('c', CU_STREAM_PER_THREAD, NULL);
+    return f_copy_h2d(dst, src, n);
+}
+static CUresult f_launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)
+{
+    (void)f; (void)params; (void)extra;
+    fake.last_launch_stream = cfg->hStream;
+    fake.launches++;
+    return CUDA_SUCCESS;
+}
+static CUresult f_ctx_reset(CUdevice d) { (void)d; return CUDA_SUCCESS; }
 static CUresult f_copy_d2h(void *dst, CUdeviceptr src, size_t n) { (void)dst; (void)src; (void)n; return CUDA_SUCCESS; }
 static CUresult f_copy_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n) { (void)dst; (void)src; (void)n; return CUDA_SUCCESS; }
 static CUresult f_memset(CUdeviceptr d, unsigned char v, size_t n) { (void)d; (void)v; (void)n; return CUDA_SUCCESS; }
@@ -159,6 +178,22 @@ static CUresult q_attr(int *v, CUdevice_attribute a, CUdevice d)
     return CUDA_SUCCESS;
 }
 static CUresult q_capturing(CUstream s, CUstreamCaptureStatus *st) { (void)s; *st = CU_STREAM_CAPTURE_STATUS_NONE; return CUDA_SUCCESS; }
+static CUresult o_stream_create(CUstream *ph, unsigned flags)
+{
+    CUresult r = f_stream_create(ph, flags);
+    if (r == CUDA_SUCCESS)
+        fake.own_streams++;
+    return r;
+}
+static CUresult o_event_create(CUevent *pe, unsigned flags)
+{
+    (void)flags;
+    static uintptr_t next = 0xe0000;
+    *pe = (CUevent)(next += 0x10);
+    return CUDA_SUCCESS;
+}
+static CUresult o_event_record(CUevent e, CUstream s) { log_op('r', s, e); return CUDA_SUCCESS; }
+static CUresult o_wait_event(CUstream s, CUevent e, unsigned flags) { (void)flags; log_op('w', s, e); return CUDA_SUCCESS; }
 
 void fake_install(void)
 {
@@ -198,6 +233,9 @@ void fake_install(void)
     SET(SC_API_cuStreamBeginCapture_v2, f_capture_begin);
     SET(SC_API_cuStreamEndCapture, f_capture_end);
     SET(SC_API_cuGraphLaunch, f_graph_launch);
+    SET(SC_API_cuLaunchKernelEx, f_launch_ex);
+    SET(SC_API_cuLaunchKernelEx_ptsz, f_launch_ex);
+    SET(SC_API_cuDevicePrimaryCtxReset_v2, f_ctx_reset);
 #undef SET
     sc_d.CtxGetCurrent = q_ctx;
     sc_d.StreamQuery = q_stream;
@@ -211,4 +249,9 @@ void fake_install(void)
     sc_d.DeviceGetName = q_name;
     sc_d.DeviceGetAttribute = q_attr;
     sc_d.StreamIsCapturing = q_capturing;
+    sc_d.StreamCreate = o_stream_create;
+    sc_d.StreamDestroy = f_stream_destroy;
+    sc_d.EventCreate = o_event_create;
+    sc_d.EventRecord = o_event_record;
+    sc_d.StreamWaitEvent = o_wait_event;
 }

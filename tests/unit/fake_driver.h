@@ -21,6 +21,12 @@ typedef struct fake_state {
     int fail_next;                /* the next launch fails */
     CUstream last_launch_stream, last_sync_stream;
     int launches, launches_pt, sync_pt, queries;
+    int own_streams;              /* streams the shim made for itself */
+    /* The ordering calls the shim makes itself, in order:
+       'r' cuEventRecord(event, stream), 'w' cuStreamWaitEvent(stream, event),
+       and 'c' for a synchronous copy through a per-thread entry point. */
+    struct { char op; CUstream stream; CUevent event; } log[32];
+    int nlog;
 } fake_state;
 
 extern fake_state fake;

@@ -523,6 +523,77 @@ START_TEST(redirect_by_handle)
 }
 END_TEST
 
+/* --redirect-method=stream: a blocking stream of the thread's own, made
+   once; handles and cuLaunchKernelEx's config rewritten (the caller's copy
+   untouched); synchronous copies through the per-thread entry point,
+   ordered after the own stream and before its next work by an event. */
+static void *launch_twice(void *arg)
+{
+    CUstream *seen_here = arg;
+    launch(NULL);
+    seen_here[0] = fake.last_launch_stream;
+    launch(NULL);
+    seen_here[1] = fake.last_launch_stream;
+    return NULL;
+}
+
+START_TEST(redirect_to_own_stream)
+{
+    setenv("STREAMCHECK_REDIRECT", "per-thread", 1);
+    setenv("STREAMCHECK_REDIRECT_METHOD", "stream", 1);
+    cuInit(0);
+    launch(NULL);
+    ck_assert_int_eq(fake.own_streams, 1);
+    CUstream own = fake.last_launch_stream;
+    ck_assert_ptr_eq(own, fake_stream(0));
+    ck_assert_uint_eq(fake.flags[0], CU_STREAM_DEFAULT);       /* blocking, like the per-thread stream */
+    launch(NULL);                                               /* the same one, and still redirected: */
+    ck_assert_ptr_eq(fake.last_launch_stream, own);             /* our stream is not the program's */
+    ck_assert_int_eq(fake.own_streams, 1);
+    ck_assert_int_eq(fake.launches_pt, 0);
+
+    CUlaunchConfig cfg = {.gridDimX = 1, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 1,
+                          .blockDimY = 1, .blockDimZ = 1, .hStream = NULL};
+    ck_assert_int_eq(cuLaunchKernelEx(&cfg, NULL, NULL, NULL), CUDA_SUCCESS);
+    ck_assert_ptr_eq(fake.last_launch_stream, own);
+    ck_assert_ptr_null(cfg.hStream);
+
+    cuStreamSynchronize(NULL);
+    ck_assert_ptr_eq(fake.last_sync_stream, own);
+
+    fake.nlog = 0;
+    cuMemcpyHtoD(0x1000, "x", 1);
+    ck_assert_int_eq(fake.sync_pt, 1);
+    ck_assert_int_eq(fake.nlog, 5);
+    CUevent e = fake.log[0].event;
+    ck_assert(fake.log[0].op == 'r' && fake.log[0].stream == own);
+    ck_assert(fake.log[1].op == 'w' && fake.log[1].stream == CU_STREAM_PER_THREAD && fake.log[1].event == e);
+    ck_assert(fake.log[2].op == 'c');
+    ck_assert(fake.log[3].op == 'r' && fake.log[3].stream == CU_STREAM_PER_THREAD && fake.log[3].event == e);
+    ck_assert(fake.log[4].op == 'w' && fake.log[4].stream == own && fake.log[4].event == e);
+
+    /* Another thread gets a stream of its own; a thread that takes its
+       place after it exits reuses that one. */
+    CUstream a[2], b[2];
+    pthread_t th;
+    pthread_create(&th, NULL, launch_twice, a);
+    pthread_join(th, NULL);
+    ck_assert_ptr_eq(a[0], a[1]);
+    ck_assert_ptr_ne(a[0], own);
+    ck_assert_int_eq(fake.own_streams, 2);
+    pthread_create(&th, NULL, launch_twice, b);
+    pthread_join(th, NULL);
+    ck_assert_ptr_eq(b[0], a[0]);
+    ck_assert_int_eq(fake.own_streams, 2);
+
+    /* A reset destroys the context's streams: a new one is made. */
+    ck_assert_int_eq(cuDevicePrimaryCtxReset_v2(0), CUDA_SUCCESS);
+    launch(NULL);
+    ck_assert_int_eq(fake.own_streams, 3);
+    ck_assert_ptr_eq(fake.last_launch_stream, fake_stream(2));
+}
+END_TEST
+
 START_TEST(redirect_refuses_with_blocking_streams_or_capture)
 {
     setenv("STREAMCHECK_REDIRECT", "per-thread", 1);
@@ -624,6 +695,7 @@ static Suite *rules_suite(void)
     tcase_add_test(tc, sc702_not_with_two_engines);
     tcase_add_test(tc, redirect_calls_the_per_thread_entry_point);
     tcase_add_test(tc, redirect_by_handle);
+    tcase_add_test(tc, redirect_to_own_stream);
     tcase_add_test(tc, redirect_refuses_with_blocking_streams_or_capture);
     tcase_add_test(tc, disable_is_a_pure_pass_through);
     tcase_add_test(tc, errno_is_preserved);
