@@ -15,17 +15,23 @@ checked against the app's declared expectations where it has them.
 
 The results file is rewritten after every comparison, so a run cut short
 still leaves what it measured; comparisons that would not fit in
---budget-s are listed as not measured.  On a host without a GPU it says so
-and exits 0.
+--budget-s (default 540 s: everything takes about 500 s on an H100, and a
+lent GPU may allow 600 s per command) are listed as not measured, and a
+later run with --only SECTION --merge measures them and keeps the rest.  On
+a host without a GPU it says so and exits 0.
 
     python3 bench/seeds.py [--stage DIR] [--reps N] [--only SECTIONS]
-                           [--results FILE] [--raw FILE] [--budget-s S]
+                           [--results FILE] [--merge] [--budget-s S]
+    python3 bench/seeds.py --smoke ...      (small sizes: try the script)
     python3 bench/seeds.py --placeholder FILE
 
 --stage DIR is an installed tree (./configure --prefix=DIR && make install):
 streamcheck in DIR/bin, apps and mps-farm.sh in DIR/libexec/streamcheck/
-testapps, the PyTorch scripts in its python/ folder.  Or name them with
---streamcheck, --apps, --python-dir and --mps-farm (make bench-seeds does).
+testapps, the PyTorch scripts in its python/ folder; the source tree's
+.stage is the default.  Or name them with --streamcheck, --apps,
+--python-dir and --mps-farm (make bench-seeds does).  The results go to
+--results, default $OUT/RESULTS.md when OUT is set, else docs/RESULTS.md;
+every run, as JSON, beside it (--raw).
 Sections: seeds (the C seed apps), apps (the hazard apps), mps, python.
 """
 import argparse
@@ -84,6 +90,10 @@ def parse_args():
     p.add_argument("--budget-s", type=float, default=540.0,
                    help="stop starting comparisons after this long (default 540 s)")
     p.add_argument("--timeout-s", type=float, default=120.0, help="limit for one run (default 120 s)")
+    p.add_argument("--smoke", action="store_true",
+                   help="the apps' small default sizes: a quick try of the script, not a measurement")
+    p.add_argument("--merge", action="store_true",
+                   help="keep the comparisons of the previous run (--raw) that --only leaves out")
     p.add_argument("--placeholder", metavar="FILE", help="write the not-yet-measured placeholder and exit")
     a = p.parse_args()
     if a.reps < 5:
@@ -98,6 +108,7 @@ class Runner:
         self.args = args
         self.tmp = tempfile.mkdtemp(prefix="seeds-bench.")
         self.raw = []
+        self.by_cmd = {}      # (cmd, env) -> [(rc, stdout, metrics)], for same-process metrics
 
     def run(self, cmd, env=None):
         """One run: (exit status, stdout, stderr, metrics from both streams)."""
@@ -118,6 +129,7 @@ class Runner:
                 metrics[m.group(1)] = float(m.group(2))
         self.raw.append({"cmd": cmd, "env": env or {}, "rc": rc, "metrics": metrics,
                          "stdout": out[-2000:], "stderr_tail": err[-2000:]})
+        self.by_cmd.setdefault(key(cmd, env), []).append((rc, out, err, metrics))
         return rc, out, err, metrics
 
     def findings(self, cmd, env, expect):
@@ -147,6 +159,10 @@ class Runner:
         return summary, "as declared" if r.returncode == 0 else "**differs** from %s" % os.path.basename(expect)
 
 
+def key(cmd, env):
+    return (tuple(str(x) for x in cmd), tuple(sorted((env or {}).items())))
+
+
 def median(v):
     return statistics.median(v) if v else float("nan")
 
@@ -164,8 +180,9 @@ class Comparison:
     two must print the same result."""
 
     def __init__(self, section, key, title, slow, fast, metric, unit="ms", better="lower",
-                 same_output=True, note="", once=False):
+                 same_output=True, note="", once=False, hazard=True, hurts_note=""):
         self.section, self.key, self.title = section, key, title
+        self.hazard, self.hurts_note = hazard, hurts_note
         self.slow, self.fast, self.metric, self.unit, self.better = slow, fast, metric, unit, better
         self.same_output, self.note, self.once = same_output, note, once
         self.values = {"slow": [], "fast": []}
@@ -174,40 +191,54 @@ class Comparison:
         self.status = "not measured"
 
     def measure(self, runner, reps):
-        # once: both numbers come from the same process (two metrics of one run).
+        """REPS runs of each way, alternated.  once: both numbers come from
+        the same process (two metrics of one run); runs of the same command
+        made for an earlier comparison are used instead of new ones."""
         outputs = {}
+        cached = runner.by_cmd.get(key(self.slow.cmd, self.slow.env), []) if self.once else []
         for r in range(reps):
             order = ("slow", "fast") if r % 2 == 0 else ("fast", "slow")
             if self.once:
                 order = ("slow",)
             for which in order:
                 v = getattr(self, which)
-                rc, out, err, m = runner.run(v.cmd, v.env)
+                if self.once and r < len(cached):
+                    rc, out, err, m = cached[r]
+                else:
+                    rc, out, err, m = runner.run(v.cmd, v.env)
                 if rc != 0:
-                    self.problems.append("%s exited %d: %s" % (v.label, rc, err.strip().splitlines()[-1:]))
+                    last = (err.strip().splitlines() or [""])[-1]
+                    self.problems.append("%s exited %d: %s" % (v.label, rc, last))
                     continue
-                if self.once:
-                    for w in ("slow", "fast"):
-                        name = getattr(self, w).metric or self.metric
-                        if name in m:
-                            self.values[w].append(m[name])
-                    outputs.setdefault(which, out)
-                    continue
-                name = v.metric or self.metric
-                if name not in m:
-                    self.problems.append("%s printed no %s=" % (v.label, name))
-                    continue
-                self.values[which].append(m[name])
-                if which in outputs and outputs[which] != out:
+                names = [("slow", self.slow.metric or self.metric), ("fast", self.fast.metric or self.metric)] \
+                    if self.once else [(which, v.metric or self.metric)]
+                for w, name in names:
+                    if name in m:
+                        self.values[w].append(m[name])
+                    else:
+                        self.problems.append("%s printed no %s=" % (v.label, name))
+                if self.same_output and which in outputs and outputs[which] != out:
                     self.problems.append("%s printed different results in different runs" % v.label)
                 outputs.setdefault(which, out)
         if self.same_output and not self.once and len(outputs) == 2 and outputs["slow"] != outputs["fast"]:
             self.problems.append("the two ways printed different results")
+        self.problems = sorted(set(self.problems), key=self.problems.index)
         for which in ("slow", "fast") if not self.once else ("slow",):
             v = getattr(self, which)
             if v.expect is not False:
                 self.findings[which] = runner.findings(v.cmd, v.env, v.expect)
         self.status = "measured" if self.values["slow"] and self.values["fast"] else "failed"
+
+    def to_json(self):
+        return {"values": self.values, "findings": self.findings, "problems": self.problems,
+                "status": self.status, "note": self.note}
+
+    def from_json(self, d, note):
+        self.values = d.get("values", self.values)
+        self.findings = {k: tuple(v) for k, v in d.get("findings", {}).items()}
+        self.problems = d.get("problems", [])
+        self.status = d.get("status", "not measured")
+        self.note = note
 
     def ratio(self):
         s, f = median(self.values["slow"]), median(self.values["fast"])
@@ -216,18 +247,21 @@ class Comparison:
         return s / f if self.better == "lower" else f / s
 
     def verdict(self):
-        """Whether the fix measurably helps: ratio at least 1.05 and the runs
-        of the two ways do not overlap."""
-        s, f = self.values["slow"], self.values["fast"]
+        """Whether the fix measurably helps: the medians at least 5% apart
+        and the middle halves of the two ways' runs apart (the quartiles do
+        not overlap), so one disturbed run does not decide."""
+        s, f = sorted(self.values["slow"]), sorted(self.values["fast"])
         if not s or not f:
             return "none"
         r = self.ratio()
+        if self.once:    # two metrics of the same runs: the ratio alone
+            return "helps" if r >= 1.05 else "hurts" if r <= 1 / 1.05 else "noise"
+        q1 = lambda v: v[(len(v) - 1) // 4]             # noqa: E731
+        q3 = lambda v: v[len(v) - 1 - (len(v) - 1) // 4]  # noqa: E731
         if self.better == "lower":
-            apart_helps, apart_hurts = min(s) > max(f), max(s) < min(f)
+            apart_helps, apart_hurts = q1(s) > q3(f), q3(s) < q1(f)
         else:
-            apart_helps, apart_hurts = max(s) < min(f), min(s) > max(f)
-        if self.once:    # two metrics of the same runs: no spread to compare across
-            apart_helps, apart_hurts = r >= 1.05, r <= 1 / 1.05
+            apart_helps, apart_hurts = q3(s) < q1(f), q1(s) > q3(f)
         if r >= 1.05 and apart_helps:
             return "helps"
         if r <= 1 / 1.05 and apart_hurts:
@@ -237,59 +271,67 @@ class Comparison:
 
 def build(args):
     apps = args.apps
-    A = lambda name, *rest: [os.path.join(apps, name)] + [str(x) for x in rest]   # noqa: E731
+    def A(name, *rest):
+        # --smoke: the apps' own small defaults (mode words kept), to try the
+        # script quickly, on the simulator too; the numbers mean nothing then.
+        rest = [str(x) for x in rest if not (args.smoke and str(x).isdigit())]
+        return [os.path.join(apps, name)] + rest
     X = lambda name: os.path.join(apps, name + ".expect")                          # noqa: E731
     C = []
-    # -- the C seed apps: sizes where a GPU shows the effect ---------------
-    C.append(Comparison("seeds", "seed000-hazard", "seed 000 Ex.1–2: four products, one cuBLAS handle on stream 0 vs one handle per stream (4 streams)",
-                        Variant("one handle on stream 0", A("seed000_matmul", 4, 512, 25), expect=X("seed000_matmul")),
-                        Variant("handle per stream", A("seed000_matmul_fixed", 4, 512, 25), expect=X("seed000_matmul_fixed")),
+    # -- the C seed apps, at sizes where an H100 shows the effect.  Loop counts
+    # stay at the apps' defaults where their declared counts depend on them,
+    # so the findings can be checked against the declarations.
+    mm = lambda name, s: A(name, s, 1024, 10)    # noqa: E731
+    C.append(Comparison("seeds", "seed000-hazard", "seed 000 Ex.1–2: four 1024² products ×10, one cuBLAS handle on stream 0 vs a handle per stream (4 streams)",
+                        Variant("one handle on stream 0", mm("seed000_matmul", 4), expect=X("seed000_matmul")),
+                        Variant("handle per stream", mm("seed000_matmul_fixed", 4), expect=X("seed000_matmul_fixed")),
                         "elapsed_ms"))
     C.append(Comparison("seeds", "seed000-streams2", "seed 000 Ex.1: 1 stream vs 2 streams (handle per stream)",
-                        Variant("1 stream", A("seed000_matmul_fixed", 1, 512, 25), expect=X("seed000_matmul_fixed")),
-                        Variant("2 streams", A("seed000_matmul_fixed", 2, 512, 25), expect=X("seed000_matmul_fixed")),
-                        "elapsed_ms"))
+                        Variant("1 stream", mm("seed000_matmul_fixed", 1), expect=X("seed000_matmul_fixed")),
+                        Variant("2 streams", mm("seed000_matmul_fixed", 2), expect=X("seed000_matmul_fixed")),
+                        "elapsed_ms", hazard=False))
     C.append(Comparison("seeds", "seed000-streams4", "seed 000 Ex.2: 1 stream vs 4 streams (handle per stream)",
-                        Variant("1 stream", A("seed000_matmul_fixed", 1, 512, 25), expect=False),
-                        Variant("4 streams", A("seed000_matmul_fixed", 4, 512, 25), expect=False),
+                        Variant("1 stream", mm("seed000_matmul_fixed", 1), expect=False),
+                        Variant("4 streams", mm("seed000_matmul_fixed", 4), expect=False),
+                        "elapsed_ms", hazard=False))
+    C.append(Comparison("seeds", "seed000-big", "seed 000 with 2048² products, which fill the GPU: 1 stream vs 4 streams",
+                        Variant("1 stream", A("seed000_matmul_fixed", 1, 2048, 4), expect=False),
+                        Variant("4 streams", A("seed000_matmul_fixed", 4, 2048, 4), expect=False),
+                        "elapsed_ms", hazard=False))
+    C.append(Comparison("seeds", "seed001-copies", "seed 001: 1024² products on s1, 8 MiB D2H copies on s2 and H2D on s3 — pageable vs pinned host memory",
+                        Variant("pageable", A("seed001_copies", 8, 1024, 1 << 21), expect=X("seed001_copies")),
+                        Variant("pinned", A("seed001_copies_fixed", 8, 1024, 1 << 21), expect=X("seed001_copies_fixed")),
                         "elapsed_ms"))
-    C.append(Comparison("seeds", "seed000-big", "seed 000 with products that fill the GPU (4096): 1 stream vs 4 streams",
-                        Variant("1 stream", A("seed000_matmul_fixed", 1, 4096, 2), expect=False),
-                        Variant("4 streams", A("seed000_matmul_fixed", 4, 4096, 2), expect=False),
-                        "elapsed_ms"))
-    C.append(Comparison("seeds", "seed001-copies", "seed 001: products on s1, D2H on s2, H2D on s3 — pageable vs pinned host memory",
-                        Variant("pageable", A("seed001_copies", 16, 1024, 1 << 22), expect=X("seed001_copies")),
-                        Variant("pinned", A("seed001_copies_fixed", 16, 1024, 1 << 22), expect=X("seed001_copies_fixed")),
-                        "elapsed_ms"))
-    C.append(Comparison("seeds", "seed001-tensor", "seed 001: TF32 matmul (tensor cores) and pow (CUDA cores) — one stream vs two",
+    C.append(Comparison("seeds", "seed001-tensor", "seed 001: 32 TF32 products (tensor cores) and pow (CUDA cores), 1024² — one stream vs two",
                         Variant("one stream", A("seed001_tensor_pow", "serial", 32, 1024), expect=X("seed001_tensor_pow")),
                         Variant("two streams", A("seed001_tensor_pow", "concurrent", 32, 1024), expect=X("seed001_tensor_pow")),
-                        "elapsed_ms"))
-    C.append(Comparison("seeds", "seed001-priority", "seed 001: a chain of short kernels behind a low-priority backlog — equal vs high priority",
+                        "elapsed_ms", hazard=False))
+    C.append(Comparison("seeds", "seed001-priority", "seed 001: 20 short kernels behind a low-priority backlog — equal vs high priority",
                         Variant("equal priority", A("seed001_priority", "equal", 20, 8, 200), expect=X("seed001_priority")),
                         Variant("high priority", A("seed001_priority", "priority", 20, 8, 200), expect=X("seed001_priority")),
-                        "elapsed_ms"))
-    C.append(Comparison("seeds", "seed003-hostsync", "seed 003: nested sine, 3 streams — host synchronizations (the seed's code) vs events",
-                        Variant("host syncs", A("seed003_nested_sin", "hostsync", 16, 1 << 20), expect=False),
-                        Variant("events", A("seed003_nested_sin", "events", 16, 1 << 20), expect=X("seed003_nested_sin")),
+                        "elapsed_ms", hazard=False))
+    sin = lambda mode: A("seed003_nested_sin", mode, 16, 1 << 20)    # noqa: E731
+    C.append(Comparison("seeds", "seed003-hostsync", "seed 003: nested sine on 16 chunks of 4 MiB, 3 streams — host synchronizations (the seed's code) vs events",
+                        Variant("host syncs", sin("hostsync"), expect=False),
+                        Variant("events", sin("events"), expect=X("seed003_nested_sin")),
                         "elapsed_ms"))
     C.append(Comparison("seeds", "seed003-one", "seed 003: nested sine — one stream vs upload/compute/download streams with events",
-                        Variant("one stream", A("seed003_nested_sin", "one", 16, 1 << 20), expect=X("seed003_nested_sin")),
-                        Variant("3 streams", A("seed003_nested_sin", "events", 16, 1 << 20), expect=False),
-                        "elapsed_ms"))
-    C.append(Comparison("seeds", "seed003-warmup", "seed 003: warm-up — first chunk vs the median later chunk (one stream, same process)",
-                        Variant("first", A("seed003_nested_sin", "one", 16, 1 << 20), expect=False, metric="first_ms"),
-                        Variant("later", A("seed003_nested_sin", "one", 16, 1 << 20), expect=False, metric="later_ms"),
-                        "first_ms", once=True))
-    C.append(Comparison("seeds", "seed004-seq", "seed 004: pinned pipeline — sequential vs streamed (8 inputs, one stream each)",
+                        Variant("one stream", sin("one"), expect=X("seed003_nested_sin")),
+                        Variant("3 streams", sin("events"), expect=False),
+                        "elapsed_ms", hazard=False))
+    C.append(Comparison("seeds", "seed003-warmup", "seed 003: warm-up — first chunk vs the median later chunk (one stream; the runs above)",
+                        Variant("first", sin("one"), expect=False, metric="first_ms"),
+                        Variant("later", sin("one"), expect=False, metric="later_ms"),
+                        "first_ms", once=True, hazard=False))
+    C.append(Comparison("seeds", "seed004-seq", "seed 004: pinned pipeline, 8 inputs of 2048² — sequential vs streamed (one stream each)",
                         Variant("sequential", A("seed004_pipeline_fixed", "sequential", 8, 2048), expect=X("seed004_pipeline_fixed")),
                         Variant("streamed", A("seed004_pipeline_fixed", "streamed", 8, 2048), expect=X("seed004_pipeline_fixed")),
-                        "elapsed_ms"))
+                        "elapsed_ms", hazard=False))
     C.append(Comparison("seeds", "seed004-pageable", "seed 004: streamed pipeline — pageable vs pinned host memory",
                         Variant("pageable", A("seed004_pipeline", "streamed", 8, 2048), expect=X("seed004_pipeline")),
                         Variant("pinned", A("seed004_pipeline_fixed", "streamed", 8, 2048), expect=False),
                         "elapsed_ms"))
-    C.append(Comparison("seeds", "seed004-peak", "seed 004: host-RAM peak of a 512 MiB pinned buffer — pinned later vs at allocation",
+    C.append(Comparison("seeds", "seed004-peak", "seed 004: host-RAM peak for a 512 MiB pinned buffer — pinned later vs at allocation",
                         Variant("pin later", A("seed004_pin_peak", "later", 512), expect=X("seed004_pin_peak")),
                         Variant("pin at allocation", A("seed004_pin_peak", "alloc", 512), expect=X("seed004_pin_peak")),
                         "delta_mib", unit="MiB"))
@@ -301,62 +343,56 @@ def build(args):
         C.append(Comparison("apps", name, name,
                             Variant(name, A(name), timer, expect=X(name)),
                             Variant(name + "_fixed", A(name + "_fixed"), timer, expect=X(name + "_fixed")),
-                            "main_ms"))
+                            "main_ms", hurts_note="the original twins are written for exact findings, not speed: "
+                            "a fixed twin that waits on its own 60 ms settling spin (HOLD) where the hazard "
+                            "app's blocking call had already waited carries that spin in main_ms"))
     C.append(Comparison("apps", "multithread_default_stream",
                         "multithread_default_stream: 4 threads on the legacy stream vs built with --default-stream per-thread",
                         Variant("legacy stream", A("multithread_default_stream", 4, 5, 10), expect=X("multithread_default_stream")),
                         Variant("per-thread", A("multithread_default_stream_pt", 4, 5, 10), expect=None),
                         "elapsed_ms", same_output=False))
-    # -- the MPS farm ----------------------------------------------------------
+    # -- the MPS farm ------------------------------------------------------------
     if args.mps_farm:
-        farm = ["sh", args.mps_farm, "-n", "4", "--", os.path.join(apps, "seed002_farm"), 400, 192, 4]
-        farm = [str(x) for x in farm]
+        farm = [str(x) for x in ["sh", args.mps_farm, "-n", 4, "--", os.path.join(apps, "seed002_farm")]
+                + ([] if args.smoke else [20000, 192, 4])]
         env = {"STREAMCHECK": args.streamcheck, "TESTAPPS": apps}
-        C.append(Comparison("mps", "seed002-farm", "seed 002: 4 instances of seed002_farm at once — without vs with the MPS daemon (instances/s)",
+        C.append(Comparison("mps", "seed002-farm", "seed 002: 4 instances of seed002_farm (20000 items of four 192² products) at once — without vs with the MPS daemon",
                             Variant("no MPS", farm, env, expect=False, metric="farm_no-mps_instances_per_s"),
                             Variant("MPS", farm, env, expect=False, metric="farm_mps_instances_per_s"),
-                            "farm_no-mps_instances_per_s", unit="inst/s", better="higher", once=True))
-    # -- PyTorch -----------------------------------------------------------------
+                            "farm_no-mps_instances_per_s", unit="inst/s", better="higher", once=True,
+                            same_output=False, hazard=False))
+    # -- PyTorch: a run costs seconds of interpreter and CUDA start-up, so
+    # fewer comparisons, no extra runs under streamcheck (tests/seeds-python.sh
+    # checks them), and same-process metrics taken from the runs of a pair.
     if args.python_dir:
         P = lambda script, *rest: [args.python, os.path.join(args.python_dir, script)] + [str(x) for x in rest]   # noqa: E731
-        C.append(Comparison("python", "py-seed000", "seed 000 (PyTorch): products on the default stream vs 4 streams",
-                            Variant("default stream", P("seed000_matmul_streams.py", "--default-stream", "--size", 1024, "--reps", 10), expect=None),
-                            Variant("4 streams", P("seed000_matmul_streams.py", "--streams", 4, "--size", 1024, "--reps", 10), expect=None),
-                            "elapsed_ms", same_output=False))
-        C.append(Comparison("python", "py-seed001-copies", "seed 001 (PyTorch): copies beside matmuls — pageable vs pinned",
-                            Variant("pageable", P("seed001_swimming.py", "copies", "--pageable"), expect=None),
-                            Variant("pinned", P("seed001_swimming.py", "copies"), expect=None),
+        # seed 000 in PyTorch is left to tests/seeds-python.sh: the C apps
+        # measure the same lesson, and a PyTorch run costs seconds of start-up.
+        C.append(Comparison("python", "py-seed001-copies", "seed 001 (PyTorch): 16 products, 16 MiB copies each way — pageable vs pinned",
+                            Variant("pageable", P("seed001_swimming.py", "copies", "--pageable"), expect=False),
+                            Variant("pinned", P("seed001_swimming.py", "copies"), expect=False),
                             "elapsed_ms"))
-        C.append(Comparison("python", "py-seed001-tensor", "seed 001 (PyTorch): TF32 matmul and pow — one stream vs two",
-                            Variant("one stream", P("seed001_swimming.py", "tensorcores", "--serial"), expect=None),
-                            Variant("two streams", P("seed001_swimming.py", "tensorcores"), expect=None),
-                            "elapsed_ms"))
-        C.append(Comparison("python", "py-seed001-priority", "seed 001 (PyTorch): short chain behind big matmuls — equal vs high priority",
-                            Variant("equal", P("seed001_swimming.py", "priority", "--equal"), expect=None),
-                            Variant("high", P("seed001_swimming.py", "priority"), expect=None),
-                            "elapsed_ms"))
-        C.append(Comparison("python", "py-seed003", "seed 003 (PyTorch): nested sine — the seed's streams with host syncs vs events and pinned memory (median later call)",
-                            Variant("host syncs", P("seed003_nested_sin.py", "--mode", "streams"), expect=None),
-                            Variant("events", P("seed003_nested_sin.py", "--mode", "events"), expect=None),
+        C.append(Comparison("python", "py-seed004", "seed 004 (PyTorch): streamed pipeline, 8 inputs of 2048² — pageable vs pinned",
+                            Variant("pageable", P("seed004_pipeline.py", "--pageable"), expect=False),
+                            Variant("pinned", P("seed004_pipeline.py"), expect=False),
+                            "streamed_ms"))
+        C.append(Comparison("python", "py-seed004-seq", "seed 004 (PyTorch): pinned — sequential vs streamed (same process; the runs above)",
+                            Variant("sequential", P("seed004_pipeline.py"), expect=False, metric="sequential_ms"),
+                            Variant("streamed", P("seed004_pipeline.py"), expect=False, metric="streamed_ms"),
+                            "sequential_ms", once=True, hazard=False))
+        C.append(Comparison("python", "py-seed003", "seed 003 (PyTorch): nested sine of 4M floats — the seed's streams with host syncs vs events and pinned memory (median later call)",
+                            Variant("host syncs", P("seed003_nested_sin.py", "--mode", "streams"), expect=False),
+                            Variant("events", P("seed003_nested_sin.py", "--mode", "events"), expect=False),
                             "later_ms"))
-        C.append(Comparison("python", "py-seed003-warmup", "seed 003 (PyTorch): warm-up — first call vs median later call (nested_sin_gpu)",
-                            Variant("first", P("seed003_nested_sin.py", "--mode", "gpu"), expect=None, metric="first_ms"),
-                            Variant("later", P("seed003_nested_sin.py", "--mode", "gpu"), expect=None, metric="later_ms"),
-                            "first_ms", once=True))
-        C.append(Comparison("python", "py-seed004", "seed 004 (PyTorch): streamed pipeline — pageable vs pinned inputs",
-                            Variant("pageable", P("seed004_pipeline.py", "--pageable"), expect=None),
-                            Variant("pinned", P("seed004_pipeline.py"), expect=None),
-                            "streamed_ms", same_output=True))
-        C.append(Comparison("python", "py-seed004-seq", "seed 004 (PyTorch): pinned inputs — sequential vs streamed (same process)",
-                            Variant("sequential", P("seed004_pipeline.py"), expect=None, metric="sequential_ms"),
-                            Variant("streamed", P("seed004_pipeline.py"), expect=None, metric="streamed_ms"),
-                            "sequential_ms", once=True))
-        C.append(Comparison("python", "py-seed004-peak", "seed 004 (PyTorch): host-RAM peak of 512 MiB — .pin_memory() later vs pin_memory=True",
-                            Variant("pin later", P("seed004_pin_peak.py", "--mode", "later"), expect=None),
-                            Variant("pin at allocation", P("seed004_pin_peak.py", "--mode", "alloc"), expect=None),
+        C.append(Comparison("python", "py-seed003-warmup", "seed 003 (PyTorch): warm-up — first call vs median later call (the seed's streams; the runs above)",
+                            Variant("first", P("seed003_nested_sin.py", "--mode", "streams"), expect=False, metric="first_ms"),
+                            Variant("later", P("seed003_nested_sin.py", "--mode", "streams"), expect=False, metric="later_ms"),
+                            "first_ms", once=True, hazard=False))
+        C.append(Comparison("python", "py-seed004-peak", "seed 004 (PyTorch): host-RAM peak for 512 MiB — .pin_memory() later vs pin_memory=True",
+                            Variant("pin later", P("seed004_pin_peak.py", "--mode", "later"), expect=False),
+                            Variant("pin at allocation", P("seed004_pin_peak.py", "--mode", "alloc"), expect=False),
                             "delta_mib", unit="MiB"))
-    only = set(args.only.split(","))
-    return [c for c in C if c.section in only]
+    return C
 
 
 # -------------------------------------------------------------- report ---
@@ -419,7 +455,7 @@ def write_results(path, args, comps, meta, started, finished):
       "`testapps/common.h`'s timer, from after CUDA's initialization to exit (so their fixed "
       "spins are in it). *slow / fast* is the factor the fix gains (for throughput, fast / slow): "
       "above 1, the fix helps. A difference counts as measured when the factor is at least 1.05 and the "
-      "runs of the two ways do not overlap; otherwise the row says so. *Findings* are those of one run "
+      "middle halves (quartiles) of the two ways' runs do not overlap; otherwise a note says so. *Findings* are those of one run "
       "of each way under `streamcheck` (rule × count), checked against the app's declared "
       "expectations (`// expect:` comments) where it has them.")
     for sec, title in SECTIONS:
@@ -432,27 +468,39 @@ def write_results(path, args, comps, meta, started, finished):
         w("| comparison | slow way | fast way | slow | fast | slow / fast | findings (slow; fast) |")
         w("|---|---|---|---:|---:|---:|---|")
         notes = []
+        carried = {}
         for c in rows:
             if c.status == "not measured":
                 w("| %s | %s | %s | – | – | – | not measured%s |" % (c.title, c.slow.label, c.fast.label,
                                                                     ": " + c.note if c.note else ""))
                 continue
             s, f = median(c.values["slow"]), median(c.values["fast"])
-            fs = c.findings.get("slow", ("-", "-"))
-            ff = c.findings.get("fast", ("-", "-"))
-            fcell = "%s (%s); %s (%s)" % (fs[0], fs[1], ff[0], ff[1]) if not c.once else "%s (%s)" % fs
+            cell = lambda f: "–" if not f else f[0] if f[1] == "-" else "%s (%s)" % f   # noqa: E731
+            fcell = cell(c.findings.get("slow")) if c.once else \
+                "%s; %s" % (cell(c.findings.get("slow")), cell(c.findings.get("fast")))
             w("| %s | %s | %s | %s %s | %s %s | %s | %s |" % (c.title, c.slow.label, c.fast.label, fmt(s), c.unit,
                                                           fmt(f), c.unit, fmt(c.ratio()), fcell))
+            if c.note.startswith("from the run of"):
+                carried.setdefault(c.note, []).append(c.key)
+            elif c.note:
+                notes.append("**%s**: %s." % (c.key, c.note))
             v = c.verdict()
+            rng = "slow %s–%s, fast %s–%s %s" % (fmt(min(c.values["slow"])), fmt(max(c.values["slow"])),
+                                                   fmt(min(c.values["fast"])), fmt(max(c.values["fast"])), c.unit) \
+                if c.values["slow"] and c.values["fast"] else ""
             if v == "noise":
-                notes.append("**%s**: no measurable difference on this GPU (%s %s against %s %s; the runs overlap "
-                              "or differ by less than 5%%). The hazard is real in the API's semantics "
-                              "but costs nothing here at these sizes." % (c.key, fmt(s), c.unit, fmt(f), c.unit))
+                why = "less than 5% apart" if 1 / 1.05 < c.ratio() < 1.05 else "the middle runs overlap: %s" % rng
+                notes.append("**%s**: no measurable difference on this GPU (%s)%s" % (
+                    c.key, why, ": the hazard costs nothing here at these sizes, though streamcheck still "
+                    "reports it, since it serializes by the CUDA semantics and may cost elsewhere."
+                    if c.hazard else "."))
             elif v == "hurts":
-                notes.append("**%s**: the fast way is *slower* here (%s %s against %s %s)." %
-                             (c.key, fmt(s), c.unit, fmt(f), c.unit))
+                notes.append("**%s**: the fast way is *slower* here (%s)%s" % (
+                    c.key, rng, "; " + c.hurts_note if c.hurts_note else "."))
             for p in c.problems[:3]:
                 notes.append("**%s**: %s" % (c.key, p))
+        for note, keys in carried.items():
+            notes.insert(0, "**%s**: %s (kept by --merge)." % (", ".join(keys), note))
         if notes:
             w("")
             for n in notes:
@@ -460,16 +508,15 @@ def write_results(path, args, comps, meta, started, finished):
     w("")
     w("## Every run")
     w("")
-    w("In the order they ran, for the spread. Commands (apps relative to the test-app directory):")
+    w("Each way's values in the order they ran, for the spread (programs and scripts by their base name):")
     w("")
     for c in comps:
         if c.status == "not measured":
             continue
+        short = lambda cmd: sh([os.path.basename(x) if os.path.isabs(x) else x for x in map(str, cmd)])  # noqa: E731
         w("- %s: slow `%s` → %s; fast `%s` → %s" % (
-            c.key, sh([os.path.basename(str(c.slow.cmd[0]))] + c.slow.cmd[1:]),
-            ", ".join(fmt(x) for x in c.values["slow"]),
-            sh([os.path.basename(str(c.fast.cmd[0]))] + c.fast.cmd[1:]),
-            ", ".join(fmt(x) for x in c.values["fast"])))
+            c.key, short(c.slow.cmd), ", ".join(fmt(x) for x in c.values["slow"]),
+            short(c.fast.cmd), ", ".join(fmt(x) for x in c.values["fast"])))
     tmp = path + ".tmp"
     with open(tmp, "w") as fh:
         fh.write("\n".join(lines) + "\n")
@@ -494,6 +541,8 @@ def main():
         with open(args.placeholder, "w") as fh:
             fh.write(PLACEHOLDER)
         return 0
+    if not args.stage and not args.streamcheck and os.path.isdir(os.path.join(src, ".stage")):
+        args.stage = os.path.join(src, ".stage")
     if args.stage:
         st = os.path.abspath(args.stage)
         args.streamcheck = args.streamcheck or os.path.join(st, "bin", "streamcheck")
@@ -509,6 +558,11 @@ def main():
         args.results = os.path.join(os.environ["OUT"], "RESULTS.md") if os.environ.get("OUT") \
             else os.path.join(src, "docs", "RESULTS.md")
     args.raw = args.raw or os.path.splitext(args.results)[0] + "-runs.json"
+    only = set(args.only.split(","))
+    unknown = only - set(k for k, _ in SECTIONS)
+    if unknown:
+        print("bench-seeds: unknown section(s) %s" % ", ".join(sorted(unknown)), file=sys.stderr)
+        return 2
     if not have_gpu():
         print("bench-seeds: needs a GPU (nvidia-smi -L finds none); nothing measured")
         return 0
@@ -527,17 +581,39 @@ def main():
         pass
     if "torch" not in meta and args.python_dir:
         args.python_dir = None        # the scripts would all exit 77
-    comps = build(args)
+    everything = build(args)
+    comps = [c for c in everything if c.section in only]
+    if args.merge and os.path.exists(args.raw):
+        with open(args.raw) as fh:
+            prev = json.load(fh)
+        when = prev.get("meta", {}).get("started", "an earlier run")
+        kept = prev.get("comparisons", {})
+        for c in everything:
+            if c.section not in only and c.key in kept:
+                c.from_json(kept[c.key], "from the run of %s" % when)
+                comps.append(c)
+        order = {c.key: i for i, c in enumerate(everything)}
+        comps.sort(key=lambda c: order[c.key])
     started = datetime.datetime.now(datetime.timezone.utc)
+    meta["started"] = started.strftime("%Y-%m-%d %H:%M UTC")
     runner = Runner(args)
     t0 = time.monotonic()
     os.makedirs(os.path.dirname(os.path.abspath(args.results)), exist_ok=True)
     per_run = []                      # seconds per run so far, to keep to the budget
+
+    def save():
+        with open(args.raw, "w") as fh:
+            json.dump({"meta": meta, "comparisons": {c.key: c.to_json() for c in comps if c.status != "not measured"},
+                       "runs": runner.raw}, fh, indent=1)
+
     for c in comps:
-        runs = (1 if c.once else 2) * args.reps + (0 if c.once else 2)
+        if c.section not in only:
+            continue
+        cached = len(runner.by_cmd.get(key(c.slow.cmd, c.slow.env), [])) if c.once else 0
+        runs = max(0, args.reps - cached) if c.once else 2 * args.reps + 2
         guess = runs * (median(per_run) if per_run else 1.0)
         if time.monotonic() - t0 + guess > args.budget_s:
-            c.note = "over the time budget (--budget-s %g)" % args.budget_s
+            c.note = "over the time budget (--budget-s %g); measure with --only %s --merge" % (args.budget_s, c.section)
             print("%-22s skipped: over the time budget" % c.key, flush=True)
             continue
         n0, c0 = len(runner.raw), time.monotonic()
@@ -549,9 +625,9 @@ def main():
                                                        "  (" + "; ".join(c.problems[:2]) + ")" if c.problems else ""),
               flush=True)
         write_results(args.results, args, comps, meta, started, False)
-        with open(args.raw, "w") as fh:
-            json.dump(runner.raw, fh, indent=1)
+        save()
     write_results(args.results, args, comps, meta, started, True)
+    save()
     print("bench-seeds: %s written in %.0f s" % (args.results, time.monotonic() - t0))
     shutil.rmtree(runner.tmp, ignore_errors=True)
     return 0

@@ -63,8 +63,15 @@ int main(int argc, char **argv)
     // Handles, memory and streams first, while nothing runs: cublasCreate
     // allocates its workspace, and an allocation while streams are busy would
     // be SC301 (PG, Implicit Synchronization).
-    for (int k = 0; k < nstreams; k++)
-        CHECK_BLAS(cublasCreate(&h[k]));
+    // One statement per handle rather than a loop: cuBLAS allocates several
+    // times in each cublasCreate and cublasDestroy (3 with CUDA 13.0 on an
+    // H100), and ten or more allocations from one call site are SC303.  All
+    // four handles and streams exist whatever STREAMS is; STREAMS says how
+    // many of them get products.
+    CHECK_BLAS(cublasCreate(&h[0]));
+    CHECK_BLAS(cublasCreate(&h[1]));
+    CHECK_BLAS(cublasCreate(&h[2]));
+    CHECK_BLAS(cublasCreate(&h[3]));
     float *host, *dev;
     CHECK(cudaMallocHost(&host, 3 * PAIRS * nn * sizeof(float)));
     CHECK(cudaMalloc(&dev, 3 * PAIRS * nn * sizeof(float)));
@@ -73,7 +80,7 @@ int main(int argc, char **argv)
         dB[j] = dev + (3 * j + 1) * nn;
         dC[j] = dev + (3 * j + 2) * nn;
     }
-    for (int k = 0; k < nstreams; k++) {
+    for (int k = 0; k < PAIRS; k++) {
         CHECK(cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking));
         CHECK_BLAS(cublasSetStream(h[k], s[k]));
     }
@@ -103,11 +110,13 @@ int main(int argc, char **argv)
     fprintf(stderr, "seed000_matmul_fixed: %d stream(s), %d reps\nelapsed_ms=%.3f\n", nstreams,
             reps, ms);
 
-    for (int k = 0; k < nstreams; k++)
-        cublasDestroy(h[k]); // expect: SC402 x1+
+    cublasDestroy(h[0]); // expect: SC402 x1+
+    cublasDestroy(h[1]); // expect: SC402 x1+
+    cublasDestroy(h[2]); // expect: SC402 x1+
+    cublasDestroy(h[3]); // expect: SC402 x1+
     seed_timer_free(&t);
     CHECK(cudaEventDestroy(ev));
-    for (int k = 0; k < nstreams; k++)
+    for (int k = 0; k < PAIRS; k++)
         CHECK(cudaStreamDestroy(s[k]));
     CHECK(cudaFree(dev));
     CHECK(cudaFreeHost(host));
