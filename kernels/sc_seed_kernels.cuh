@@ -4,7 +4,8 @@
 // Include once per program, after sc_kernels.cuh (testapps/seed_common.h
 // does both).  As for sc_kernels.cuh, each kernel's mangled name keys its
 // CPU twin in kernels/twins.def, so renaming a kernel or changing its
-// parameters needs the table updated (tests/seeds.sh checks the names).
+// parameters needs the table updated (tests/sim/twin-names.sh checks the
+// names).
 #ifndef SC_SEED_KERNELS_CUH
 #define SC_SEED_KERNELS_CUH
 
