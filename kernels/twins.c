@@ -116,3 +116,59 @@ void sc_twin_sim_sgemm(const sc_twin_launch *l)
         }
     }
 }
+
+/* ---- the seed-exercise kernels (kernels/sc_seed_kernels.cuh) ---- */
+
+/* sc_sin(n, x, y): glibc's sinf, which may differ from the GPU's in the last
+ * bit; the apps compare outputs of one platform only (plain and under the
+ * shim), never the simulator with a GPU. */
+void sc_twin_sin(const sc_twin_launch *l)
+{
+    int n = SC_TWIN_ARG(l, 0, int);
+    const float *x = SC_TWIN_ARG(l, 1, const float *);
+    float *y = SC_TWIN_ARG(l, 2, float *);
+    for (int i = 0; i < n; i++)
+        y[i] = sinf(x[i]);
+}
+
+/* sc_pow(n, x, y, e). */
+void sc_twin_pow(const sc_twin_launch *l)
+{
+    int n = SC_TWIN_ARG(l, 0, int);
+    const float *x = SC_TWIN_ARG(l, 1, const float *);
+    float *y = SC_TWIN_ARG(l, 2, float *);
+    float e = SC_TWIN_ARG(l, 3, float);
+    for (int i = 0; i < n; i++)
+        y[i] = powf(x[i], e);
+}
+
+/* sc_matmul(n, a, b, c): row-major c = a * b.  The kernel sums each
+ * output's products in increasing k with fused multiply-adds; so does
+ * this, for the same bits.  The loop order (i, k, j) keeps the rows of b
+ * and c in cache; every c[i][j] still sees its k in increasing order. */
+void sc_twin_matmul(const sc_twin_launch *l)
+{
+    int n = SC_TWIN_ARG(l, 0, int);
+    const float *a = SC_TWIN_ARG(l, 1, const float *);
+    const float *b = SC_TWIN_ARG(l, 2, const float *);
+    float *c = SC_TWIN_ARG(l, 3, float *);
+    size_t nn = (size_t)(n > 0 ? n : 0);
+    for (size_t i = 0; i < nn; i++) {
+        float *ci = c + i * nn;
+        for (size_t j = 0; j < nn; j++)
+            ci[j] = 0.0f;
+        for (size_t k = 0; k < nn; k++) {
+            float aik = a[i * nn + k];
+            const float *bk = b + k * nn;
+            for (size_t j = 0; j < nn; j++)
+                ci[j] = fmaf(aik, bk[j], ci[j]);
+        }
+    }
+}
+
+/* sc_spin_blocks(ns): on a GPU each wave of blocks holds the SMs for ns;
+ * the simulator has no SMs, so the twin is one wave (sc_spin's sleep). */
+void sc_twin_spin_blocks(const sc_twin_launch *l)
+{
+    sc_twin_spin(l);
+}

@@ -9,7 +9,9 @@ asynchronous at all (streamcheck: SC203, at the .to() line below).
     python3 seed004_pipeline.py [--pageable] [--iters N] [--size N]
 
 Prints a checksum of the results on stdout (identical with and without
-streamcheck) and the times on stderr.  Exits 77 without torch or a GPU.
+streamcheck) and the times on stderr, also as sequential_ms= and streamed_ms=
+lines for bench/seeds.py.  seed004_pin_peak.py is the seed's other experiment
+(the host-RAM peak of pinning).  Exits 77 without torch or a GPU.
 """
 import argparse
 import sys
@@ -70,6 +72,7 @@ def main():
         sums.append(sum(float(x.double().sum()) for x in inputs))
         print(f"seed004_pipeline: {name:10s} {dt * 1e3:8.2f} ms "
               f"({'pageable' if args.pageable else 'pinned'})", file=sys.stderr)
+        print(f"{name}_ms={dt * 1e3:.3f}", file=sys.stderr)   # for bench/seeds.py
     print(f"seed004_pipeline: checksum sequential {sums[0]:.6e} streamed {sums[1]:.6e}")
 
 

@@ -1,13 +1,14 @@
 #!/bin/sh
 # tests/sim/twin-names.sh: every kernel nvcc emits for
-# kernels/sc_kernels.cuh and kernels/sc_sim_kernels.cuh has a CPU twin
+# kernels/sc_kernels.cuh, kernels/sc_sim_kernels.cuh and
+# kernels/sc_seed_kernels.cuh has a CPU twin
 # under its mangled name, and every twin names such a kernel, so renaming
 # a kernel cannot silently lose its twin.
 . "${top_builddir:?}/tests/env.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-twins.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
-printf '#include "sc_kernels.cuh"\n#include "sc_sim_kernels.cuh"\n' > "$tmp/names.cu"
+printf '#include "sc_kernels.cuh"\n#include "sc_sim_kernels.cuh"\n#include "sc_seed_kernels.cuh"\n' > "$tmp/names.cu"
 if ! "$NVCC" -cubin -arch=sm_90 -I"$abs_top_srcdir/kernels" -o "$tmp/names.cubin" \
         "$tmp/names.cu" >"$tmp/nvcc.log" 2>&1; then
     echo "1..1"
