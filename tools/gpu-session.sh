@@ -80,14 +80,18 @@ dlopen)
         grep -c '"api": "cudaLaunchHostFunc"' "$res/dlopen-$m"/*.json
     done ;;
 redirect-out)
-    step "identical outputs with redirect: PyTorch seed 004, cuBLAS, graph capture"
+    step "identical outputs with redirect (entry, stream): PyTorch seed 004, cuBLAS, graph capture"
     python3 "$dev/python/seed004_pipeline.py" >"$res/p.out" 2>/dev/null
-    streamcheck --redirect=per-thread --format=json --output="$res" -- python3 "$dev/python/seed004_pipeline.py" >"$res/r.out" 2>"$res/r.err"
-    cmp "$res/p.out" "$res/r.out" && echo "seed004: identical ($(cat "$res/p.out"))"
+    for m in entry stream; do
+        streamcheck --redirect=per-thread --redirect-method=$m --format=json --output="$res" -- python3 "$dev/python/seed004_pipeline.py" >"$res/r.out" 2>"$res/r.err"
+        cmp "$res/p.out" "$res/r.out" && echo "seed004 ($m): identical ($(cat "$res/p.out"))"
+    done
     for a in cublas_default_stream graph_capture multithread_default_stream; do
         "$apps/$a" >"$res/p.out" 2>/dev/null
-        streamcheck --redirect=per-thread --format=json --output="$res" -- "$apps/$a" >"$res/r.out" 2>"$res/r.err"
-        cmp "$res/p.out" "$res/r.out" && echo "$a: identical ($(head -n 1 "$res/p.out"))"
+        for m in entry stream; do
+            streamcheck --redirect=per-thread --redirect-method=$m --format=json --output="$res" -- "$apps/$a" >"$res/r.out" 2>"$res/r.err"
+            cmp "$res/p.out" "$res/r.out" && echo "$a ($m): identical ($(head -n 1 "$res/p.out"))"
+        done
         grep -A3 "Redirect" "$res/r.err" | head -8
     done ;;
 bench-launch)
