@@ -34,7 +34,7 @@ all_local_targets += $(SC_SEED_BINS) $(SC_SEED_EXPECTS)
 CLEANFILES += $(SC_SEED_BINS) $(SC_SEED_EXPECTS)
 EXTRA_DIST += testapps/seeds.mk testapps/seed_common.h kernels/sc_seed_kernels.cuh \
 	$(addprefix testapps/,$(addsuffix .cu,$(SC_SEED_APPS))) \
-	bench/seeds.py docs/RESULTS.md
+	bench/seeds.py docs/RESULTS.md docs/RESULTS-runs.json
 
 $(addprefix testapps/,$(SC_SEED_APPS_SHARED)): testapps/%: $(srcdir)/testapps/%.cu $(SC_SEED_DEPS)
 	@$(MKDIR_P) testapps
