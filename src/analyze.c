@@ -370,7 +370,32 @@ static sc_own *own_stream(sc_thread *t, CUcontext ctx)
         return NULL;
     }
     *free_slot = (sc_own){s, e, ctx, gen};
+    t->has_own = 1;
     return free_slot;
+}
+
+/* A thread with a redirect stream also sends work to its per-thread stream
+   itself (code built with --default-stream per-thread, or naming
+   cudaStreamPerThread).  The per-thread stream would have kept that work
+   in order with the thread's legacy work, and the recompile would too:
+   order it after the redirect stream's work here, and the redirect
+   stream's next work after it in sc_post.  Not during a capture, where
+   nothing is redirected and a wait would pull outside work into a graph. */
+static void order_with_own(sc_thread *t, sc_op *op)
+{
+    if (atomic_load(&sc_g.n_capturing) > 0)
+        return;
+    CUcontext ctx = op_ctx(op);
+    unsigned gen = atomic_load(&sc_g.ctx_gen);
+    for (unsigned i = 0; i < SC_OWN_MAX; i++) {
+        sc_own *o = &t->own[i];
+        if (o->stream && o->gen == gen && o->ctx == ctx) {
+            if (sc_d.EventRecord(o->event, o->stream) == CUDA_SUCCESS &&
+                sc_d.StreamWaitEvent(CU_STREAM_PER_THREAD, o->event, 0) == CUDA_SUCCESS)
+                op->rd_chain = o;
+            return;
+        }
+    }
 }
 
 static void redirect(sc_thread *t, sc_op *op, struct count_q *cq)
@@ -772,6 +797,8 @@ void sc_pre(sc_thread *t, sc_op *op)
         break;
     }
 
+    if (t->has_own && op->lane == SC_LANE_PTDS && !op->redirected && !op->rd_chain)
+        order_with_own(t, op);
     if (op->marks & SC_M_CHECK701)
         check_queues(t, op);
     if (op->marks & SC_M_SC102) {

@@ -94,7 +94,7 @@ typedef struct sc_process {
     int driver_version; /* cuDriverGetVersion, e.g. 13000; 0 if unknown */
     int async_engines;  /* CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT; -1 if unknown */
     int max_connections;/* CUDA_DEVICE_MAX_CONNECTIONS in effect */
-    char *mode;         /* "detect" or "redirect=per-thread" */
+    char *mode;         /* "detect" or "redirect=per-thread (METHOD)" */
     int simulated;      /* ran on the streamcheck CPU simulator */
     double start_time;  /* seconds since the epoch */
     double end_time;

@@ -213,6 +213,7 @@ typedef struct sc_thread {
        work goes to, one per context, made on first use and kept with the
        block when the thread exits (the next thread to take it reuses them). */
     sc_own own[SC_OWN_MAX];
+    uint8_t has_own;           /* made one: its per-thread-stream work is ordered with it */
     struct sc_thread *next;    /* global list; never unlinked, recycled */
     _Atomic int in_use;
 } sc_thread;
@@ -440,6 +441,8 @@ ptds:
     op->lane = SC_LANE_PTDS;
     if (SC_UNLIKELY(!atomic_load_explicit(&sc_g.ptds_used, memory_order_relaxed)))
         atomic_store_explicit(&sc_g.ptds_used, 1, memory_order_relaxed);
+    if (SC_UNLIKELY(t->has_own))
+        return 1;                   /* ordered with its redirect stream (analyze.c) */
     if (t->capturing_ptds)
         return 0;
     if (SC_LIKELY(!sc_mark(t, &t->ptds_active)))

@@ -83,8 +83,9 @@ static void fill_process(sc_process *p, uint64_t calls, uint64_t shim_ns)
     p->driver_version = sc_driver_version;
     p->async_engines = atomic_load(&sc_g.async_engines);
     p->max_connections = (int)sc_g.max_conn;
-    static const char *const modes[] = {"redirect=per-thread", "redirect=per-thread (handle)",
-                                        "redirect=per-thread (stream)"};
+    static const char *const modes[] = {[SC_RDM_ENTRY] = "redirect=per-thread (entry)",
+                                        [SC_RDM_HANDLE] = "redirect=per-thread (handle)",
+                                        [SC_RDM_STREAM] = "redirect=per-thread (stream)"};
     p->mode = strdup(!sc_g.redirect ? "detect"
                      : sc_g.redirect_method >= 0 && sc_g.redirect_method < 3 ? modes[sc_g.redirect_method]
                                                                            : modes[0]);

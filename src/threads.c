@@ -150,6 +150,7 @@ static void zero_thread(sc_thread *t, void *arg)
     t->last_handle = NULL;
     t->last_rec = NULL;
     memset(t->own, 0, sizeof t->own);   /* the parent's streams are not the child's */
+    t->has_own = 0;
     if (t != self)
         atomic_store(&t->in_use, 0);   /* that thread does not exist in the child */
 }

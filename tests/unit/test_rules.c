@@ -497,6 +497,7 @@ END_TEST
 START_TEST(redirect_calls_the_per_thread_entry_point)
 {
     setenv("STREAMCHECK_REDIRECT", "per-thread", 1);
+    setenv("STREAMCHECK_REDIRECT_METHOD", "entry", 1);
     cuInit(0);
     make_stream(CU_STREAM_NON_BLOCKING);
     launch(NULL);
@@ -539,8 +540,7 @@ static void *launch_twice(void *arg)
 
 START_TEST(redirect_to_own_stream)
 {
-    setenv("STREAMCHECK_REDIRECT", "per-thread", 1);
-    setenv("STREAMCHECK_REDIRECT_METHOD", "stream", 1);
+    setenv("STREAMCHECK_REDIRECT", "per-thread", 1);   /* the default method: stream */
     cuInit(0);
     launch(NULL);
     ck_assert_int_eq(fake.own_streams, 1);
@@ -586,6 +586,17 @@ START_TEST(redirect_to_own_stream)
     ck_assert_ptr_eq(b[0], a[0]);
     ck_assert_int_eq(fake.own_streams, 2);
 
+    /* Work the thread sends to its per-thread stream itself stays in order
+       with the redirected work, both ways. */
+    fake.nlog = 0;
+    launch_pt(NULL);
+    ck_assert_int_eq(fake.launches_pt, 1);
+    ck_assert_int_eq(fake.nlog, 4);
+    ck_assert(fake.log[0].op == 'r' && fake.log[0].stream == own);
+    ck_assert(fake.log[1].op == 'w' && fake.log[1].stream == CU_STREAM_PER_THREAD);
+    ck_assert(fake.log[2].op == 'r' && fake.log[2].stream == CU_STREAM_PER_THREAD);
+    ck_assert(fake.log[3].op == 'w' && fake.log[3].stream == own);
+
     /* A reset destroys the context's streams: a new one is made. */
     ck_assert_int_eq(cuDevicePrimaryCtxReset_v2(0), CUDA_SUCCESS);
     launch(NULL);
@@ -597,6 +608,7 @@ END_TEST
 START_TEST(redirect_refuses_with_blocking_streams_or_capture)
 {
     setenv("STREAMCHECK_REDIRECT", "per-thread", 1);
+    setenv("STREAMCHECK_REDIRECT_METHOD", "entry", 1);
     cuInit(0);
     CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
     ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
