@@ -42,23 +42,12 @@ void sc_expect_free(sc_expect *e)
 __attribute__((format(printf, 5, 6)))
 static sc_expect *fail(sc_expect *e, char *err, size_t errlen, const char *where, const char *fmt, ...)
 {
-    if (err && errlen) {
-        int n = snprintf(err, errlen, "%s: ", where);
-        if (n >= 0 && (size_t)n < errlen) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-            va_end(ap);
-        }
-        sc_one_line(err);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    sc_parse_error(err, errlen, where, fmt, ap);
+    va_end(ap);
     sc_expect_free(e);
     return NULL;
-}
-
-static int blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -125,14 +114,14 @@ sc_expect *sc_expect_parse(const char *text, size_t len, const char *name, char 
         char *tok[MAXTOK + 1];
         int nt = 0;
         for (char *p = buf; *p;) {
-            while (*p && blank(*p))
+            while (*p && sc_blank(*p))
                 p++;
             if (!*p)
                 break;
             if (nt == MAXTOK)
                 return fail(e, err, errlen, where, "too many fields");
             tok[nt++] = p;
-            while (*p && !blank(*p))
+            while (*p && !sc_blank(*p))
                 p++;
             if (*p)
                 *p++ = '\0';

@@ -755,6 +755,16 @@ void sc_one_line(char *s)
             *s = '?';
 }
 
+void sc_parse_error(char *err, size_t errlen, const char *where, const char *fmt, va_list ap)
+{
+    if (!err || !errlen)
+        return;
+    int n = snprintf(err, errlen, "%s: ", where);
+    if (n >= 0 && (size_t)n < errlen)
+        vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+    sc_one_line(err);
+}
+
 const char *sc_basename(const char *path)
 {
     const char *s = strrchr(path, '/');

@@ -11,6 +11,7 @@
 #ifndef SC_REPORT_H
 #define SC_REPORT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -271,6 +272,15 @@ int sc_read_file(const char *path, size_t max, char **buf, size_t *len, char *er
 /* Replaces control characters with '?', so that an error message quoting
    input stays one printable line. */
 void sc_one_line(char *s);
+/* "WHERE: message" into err (when there is room), made one line: the
+   parse errors of the expectation and suppression files. */
+void sc_parse_error(char *err, size_t errlen, const char *where, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+/* Space or tab, or another blank that may end a line (\r, \v, \f). */
+static inline int sc_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 /* The last path component (the string itself when it has no '/'). */
 const char *sc_basename(const char *path);
 

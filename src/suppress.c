@@ -41,23 +41,12 @@ __attribute__((format(printf, 5, 6)))
 static sc_suppressions *fail(sc_suppressions *s, char *err, size_t errlen, const char *where,
                              const char *fmt, ...)
 {
-    if (err && errlen) {
-        int n = snprintf(err, errlen, "%s: ", where);
-        if (n >= 0 && (size_t)n < errlen) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-            va_end(ap);
-        }
-        sc_one_line(err);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    sc_parse_error(err, errlen, where, fmt, ap);
+    va_end(ap);
     sc_suppress_free(s);
     return NULL;
-}
-
-static int blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
 sc_suppressions *sc_suppress_parse(const char *text, size_t len, const char *name, char *err,
@@ -85,19 +74,19 @@ sc_suppressions *sc_suppress_parse(const char *text, size_t len, const char *nam
         if (memchr(line, '\0', n))
             return fail(s, err, errlen, where, "NUL byte in line (not a text file?)");
         /* Trim, then split RULE from the rest. */
-        while (n && blank(*line)) {
+        while (n && sc_blank(*line)) {
             line++;
             n--;
         }
-        while (n && blank(line[n - 1]))
+        while (n && sc_blank(line[n - 1]))
             n--;
         if (!n || *line == '#')
             continue;
         size_t rl = 0;
-        while (rl < n && !blank(line[rl]))
+        while (rl < n && !sc_blank(line[rl]))
             rl++;
         size_t ps = rl;
-        while (ps < n && blank(line[ps]))
+        while (ps < n && sc_blank(line[ps]))
             ps++;
         char rule[128];
         if (rl >= sizeof rule)
@@ -196,9 +185,9 @@ int sc_rule_list_parse(const char *list, const char *what, unsigned char sel[SC_
     for (;;) {
         size_t n = strcspn(p, ",");
         const char *a = p, *b = p + n;
-        while (a < b && blank(*a))
+        while (a < b && sc_blank(*a))
             a++;
-        while (b > a && blank(b[-1]))
+        while (b > a && sc_blank(b[-1]))
             b--;
         char name[128];
         if (a == b) {
