@@ -123,8 +123,8 @@ static int query_ptds(sc_thread *t)
     if (!tok)
         return 0;
     unsigned gen = atomic_load(&sc_g.ctx_gen);
-    for (unsigned i = 0; i < SC_OWN_MAX && t->own[i].stream; i++)
-        if (t->own[i].gen == gen && sc_d.StreamQuery &&
+    for (unsigned i = 0; i < SC_OWN_MAX; i++)
+        if (t->own[i].stream && t->own[i].gen == gen && sc_d.StreamQuery &&
             sc_d.StreamQuery(t->own[i].stream) == CUDA_ERROR_NOT_READY)
             return 1;
     return query(&t->ptds_active, CU_STREAM_PER_THREAD);
@@ -874,12 +874,18 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         if (r == CUDA_SUCCESS)
             on_init_done();
         break;
-    case SC_K_CTX_GONE:
+    case SC_K_CTX_GONE: {
         /* The streams --redirect-method=stream made may be gone with it:
-           threads make new ones (own_stream). */
-        if (r == CUDA_SUCCESS)
+           threads make new ones (own_stream).  A release (flags 1) ends the
+           primary context only when it was the last one. */
+        unsigned flags = 0;
+        int active = 0;
+        if (r == CUDA_SUCCESS &&
+            !(op->flags == 1 && sc_d.PrimaryCtxGetState &&
+              sc_d.PrimaryCtxGetState((CUdevice)op->prio, &flags, &active) == CUDA_SUCCESS && active))
             atomic_fetch_add(&sc_g.ctx_gen, 1);
         break;
+    }
     case SC_K_STREAM_CREATE:
         if (r == CUDA_SUCCESS && op->p1) {
             CUstream h = *(CUstream const *)op->p1;

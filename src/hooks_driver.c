@@ -62,6 +62,7 @@
 #define SC_C_EVENT(K, ev, s) (op_.kind = (K), op_.p1 = (ev), op_.stream = (s), op_.streamp = &(s))
 #define SC_C_EVENT_SYNC(ev) (op_.kind = SC_K_EVENT_SYNC, op_.p1 = (ev))
 #define SC_C_SIMPLE(K) (op_.kind = (K))
+#define SC_C_CTX_RELEASE(dev) (op_.kind = SC_K_CTX_GONE, op_.flags = 1, op_.prio = (int)(dev))
 
 /* ------------------------------------------------------- wrappers --- */
 /* The wrapper: count and classify on the fast path; hazards, redirects

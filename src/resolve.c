@@ -419,6 +419,7 @@ void sc_drv_resolve(void)
         {"cuEventCreate", 2000, (void **)&sc_d.EventCreate},
         {"cuEventRecord", 2000, (void **)&sc_d.EventRecord},
         {"cuStreamWaitEvent", 3020, (void **)&sc_d.StreamWaitEvent},
+        {"cuDevicePrimaryCtxGetState", 7000, (void **)&sc_d.PrimaryCtxGetState},
     };
     int all = 1;
     for (size_t i = 0; i < SC_ARRAY_LEN(want); i++) {

@@ -274,6 +274,7 @@ typedef struct sc_drv {
     PFN_cuEventCreate_v2000 EventCreate;
     PFN_cuEventRecord_v2000 EventRecord;
     PFN_cuStreamWaitEvent_v3020 StreamWaitEvent;
+    PFN_cuDevicePrimaryCtxGetState_v7000 PrimaryCtxGetState;
 } sc_drv;
 extern sc_drv sc_d;
 void sc_drv_resolve(void);   /* fills sc_d once libcuda is loaded */

@@ -86,9 +86,8 @@ static void fill_process(sc_process *p, uint64_t calls, uint64_t shim_ns)
     static const char *const modes[] = {[SC_RDM_ENTRY] = "redirect=per-thread (entry)",
                                         [SC_RDM_HANDLE] = "redirect=per-thread (handle)",
                                         [SC_RDM_STREAM] = "redirect=per-thread (stream)"};
-    p->mode = strdup(!sc_g.redirect ? "detect"
-                     : sc_g.redirect_method >= 0 && sc_g.redirect_method < 3 ? modes[sc_g.redirect_method]
-                                                                           : modes[0]);
+    int m = sc_g.redirect_method;
+    p->mode = strdup(!sc_g.redirect ? "detect" : modes[m >= 0 && m < (int)SC_ARRAY_LEN(modes) ? m : 0]);
     const char *sim = getenv("STREAMCHECK_SIMULATED");
     p->simulated = sim && *sim == '1';
     p->start_time = sc_start_time;

@@ -192,6 +192,13 @@ static CUresult o_event_create(CUevent *pe, unsigned flags)
     *pe = (CUevent)(next += 0x10);
     return CUDA_SUCCESS;
 }
+static CUresult q_primary(CUdevice d, unsigned *flags, int *active)
+{
+    (void)d;
+    *flags = 0;
+    *active = fake.primary_active;
+    return CUDA_SUCCESS;
+}
 static CUresult o_event_record(CUevent e, CUstream s) { log_op('r', s, e); return CUDA_SUCCESS; }
 static CUresult o_wait_event(CUstream s, CUevent e, unsigned flags) { (void)flags; log_op('w', s, e); return CUDA_SUCCESS; }
 
@@ -236,6 +243,7 @@ void fake_install(void)
     SET(SC_API_cuLaunchKernelEx, f_launch_ex);
     SET(SC_API_cuLaunchKernelEx_ptsz, f_launch_ex);
     SET(SC_API_cuDevicePrimaryCtxReset_v2, f_ctx_reset);
+    SET(SC_API_cuDevicePrimaryCtxRelease_v2, f_ctx_reset);
 #undef SET
     sc_d.CtxGetCurrent = q_ctx;
     sc_d.StreamQuery = q_stream;
@@ -254,4 +262,5 @@ void fake_install(void)
     sc_d.EventCreate = o_event_create;
     sc_d.EventRecord = o_event_record;
     sc_d.StreamWaitEvent = o_wait_event;
+    sc_d.PrimaryCtxGetState = q_primary;
 }

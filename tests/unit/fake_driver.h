@@ -22,6 +22,7 @@ typedef struct fake_state {
     CUstream last_launch_stream, last_sync_stream;
     int launches, launches_pt, sync_pt, queries;
     int own_streams;              /* streams the shim made for itself */
+    int primary_active;           /* cuDevicePrimaryCtxGetState: still retained */
     /* The ordering calls the shim makes itself, in order:
        'r' cuEventRecord(event, stream), 'w' cuStreamWaitEvent(stream, event),
        and 'c' for a synchronous copy through a per-thread entry point. */

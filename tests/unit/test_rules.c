@@ -602,6 +602,16 @@ START_TEST(redirect_to_own_stream)
     launch(NULL);
     ck_assert_int_eq(fake.own_streams, 3);
     ck_assert_ptr_eq(fake.last_launch_stream, fake_stream(2));
+    /* A release that leaves the primary context retained changes nothing;
+       the last one ends it. */
+    fake.primary_active = 1;
+    ck_assert_int_eq(cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);
+    launch(NULL);
+    ck_assert_int_eq(fake.own_streams, 3);
+    fake.primary_active = 0;
+    ck_assert_int_eq(cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);
+    launch(NULL);
+    ck_assert_int_eq(fake.own_streams, 4);
 }
 END_TEST
 
