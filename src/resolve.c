@@ -34,7 +34,7 @@ typedef void *(*dlsym_fn)(void *, const char *);
 SC_HIDDEN void *sc_real_dlsym;       /* read by dlsym_tramp.S */
 
 SC_HIDDEN void *sc_resolve_real_dlsym(void);
-SC_HIDDEN void *sc_resolve_real_dlsym(void)
+SC_HIDDEN SC_NO_SANITIZE void *sc_resolve_real_dlsym(void)
 {
     void *p = __atomic_load_n(&sc_real_dlsym, __ATOMIC_ACQUIRE);
     if (p)
@@ -48,7 +48,7 @@ SC_HIDDEN void *sc_resolve_real_dlsym(void)
     return p;
 }
 
-static void *real_dlsym(void *h, const char *name)
+SC_NO_SANITIZE static void *real_dlsym(void *h, const char *name)
 {
     dlsym_fn f = (dlsym_fn)sc_resolve_real_dlsym();
     return f ? f(h, name) : NULL;
@@ -341,8 +341,10 @@ SC_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int ver, cuu
 void *sc_runtime_dlsym_filter(void *handle, const char *name, void *p);
 void *sc_cublas_dlsym_filter(void *handle, const char *name, void *p);
 
+/* Not instrumented: a sanitizer runtime calls it (for names that are not
+   CUDA's) before its own start-up is done. */
 SC_HIDDEN void *sc_dlsym_impl(void *handle, const char *name);
-SC_HIDDEN void *sc_dlsym_impl(void *handle, const char *name)
+SC_HIDDEN SC_NO_SANITIZE void *sc_dlsym_impl(void *handle, const char *name)
 {
     void *p = real_dlsym(handle, name);
     if (!name || name[0] != 'c' || name[1] != 'u')

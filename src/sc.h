@@ -13,6 +13,10 @@
    and the access is one instruction.  Keep these few and small. */
 #define SC_TLS __thread __attribute__((tls_model("initial-exec")))
 #define SC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+/* For code that runs inside a sanitizer's own start-up (it resolves its
+   interceptors through our dlsym before its shadow memory exists): no
+   instrumentation, or the first checked access faults. */
+#define SC_NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
 
 static inline uint64_t sc_now_ns(void)
 {
