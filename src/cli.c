@@ -150,6 +150,17 @@ static int find_installed(const char *dir, const char *name, char *out, size_t l
     return access(out, F_OK);
 }
 
+/* Run from the build tree (src/streamcheck): the library built beside it,
+   never an older installed one. */
+static int find_built(const char *rel, char *out, size_t len)
+{
+    char self[PATH_MAX];
+    if (self_dir(self, sizeof self) < 0)
+        return -1;
+    snprintf(out, len, "%s/%s", self, rel);
+    return access(out, R_OK);
+}
+
 int sc_cli_find_lib(char *out, size_t len)
 {
     const char *e = getenv("STREAMCHECK_LIB");
@@ -157,6 +168,8 @@ int sc_cli_find_lib(char *out, size_t len)
         snprintf(out, len, "%s", e);
         return access(out, R_OK);
     }
+    if (find_built(".libs/libstreamcheck.so", out, len) == 0)
+        return 0;
     return find_installed(SC_LIBDIR, "libstreamcheck.so", out, len);
 }
 
@@ -166,6 +179,10 @@ int sc_cli_find_simdir(char *out, size_t len)
     if (e && *e) {
         snprintf(out, len, "%s", e);
         return access(out, R_OK);
+    }
+    if (find_built("sim/.libs/libcuda.so.1", out, len) == 0) {
+        out[strlen(out) - strlen("/libcuda.so.1")] = 0;
+        return 0;
     }
     return find_installed(SC_PKGLIBEXECDIR, "sim", out, len);
 }
