@@ -83,7 +83,7 @@ def parse_args():
     p.add_argument("--mps-farm", help="testapps/mps/mps-farm.sh")
     p.add_argument("--python", default=sys.executable or "python3", help="interpreter for the PyTorch scripts")
     p.add_argument("--reps", type=int, default=5, help="runs of each variant (at least 5; default 5)")
-    p.add_argument("--only", default="seeds,apps,mps,python", help="sections, comma-separated")
+    p.add_argument("--only", default="seeds,apps,mps,python", help="sections (seeds, apps, mps, python) or comparison keys (as in the --raw file), comma-separated")
     p.add_argument("--results", default=None, help="the Markdown file to write (default: docs/RESULTS.md "
                    "of the source tree, or $OUT/RESULTS.md when OUT is set)")
     p.add_argument("--raw", default=None, help="every run as JSON (default: next to --results)")
@@ -559,9 +559,10 @@ def main():
             else os.path.join(src, "docs", "RESULTS.md")
     args.raw = args.raw or os.path.splitext(args.results)[0] + "-runs.json"
     only = set(args.only.split(","))
-    unknown = only - set(k for k, _ in SECTIONS)
+    sections = set(k for k, _ in SECTIONS)
+    unknown = set(o for o in only - sections if not re.match(r"^[a-z0-9][a-z0-9_-]*$", o))
     if unknown:
-        print("bench-seeds: unknown section(s) %s" % ", ".join(sorted(unknown)), file=sys.stderr)
+        print("bench-seeds: unknown section(s) or comparison(s) %s" % ", ".join(sorted(unknown)), file=sys.stderr)
         return 2
     if not have_gpu():
         print("bench-seeds: needs a GPU (nvidia-smi -L finds none); nothing measured")
@@ -582,14 +583,22 @@ def main():
     if "torch" not in meta and args.python_dir:
         args.python_dir = None        # the scripts would all exit 77
     everything = build(args)
-    comps = [c for c in everything if c.section in only]
+    unknown = only - sections - set(c.key for c in everything)
+    if unknown:
+        print("bench-seeds: unknown comparison(s) %s (the PyTorch ones need torch); the keys are in %s"
+              % (", ".join(sorted(unknown)), os.path.basename(args.raw)), file=sys.stderr)
+        return 2
+    wanted = lambda c: c.section in only or c.key in only
+    comps = [c for c in everything if wanted(c)]
+    kept_runs = []                    # --merge: the previous run's runs, kept in --raw
     if args.merge and os.path.exists(args.raw):
         with open(args.raw) as fh:
             prev = json.load(fh)
         when = prev.get("meta", {}).get("started", "an earlier run")
         kept = prev.get("comparisons", {})
+        kept_runs = prev.get("runs", [])
         for c in everything:
-            if c.section not in only and c.key in kept:
+            if not wanted(c) and c.key in kept:
                 c.from_json(kept[c.key], "from the run of %s" % when)
                 comps.append(c)
         order = {c.key: i for i, c in enumerate(everything)}
@@ -604,16 +613,16 @@ def main():
     def save():
         with open(args.raw, "w") as fh:
             json.dump({"meta": meta, "comparisons": {c.key: c.to_json() for c in comps if c.status != "not measured"},
-                       "runs": runner.raw}, fh, indent=1)
+                       "runs": kept_runs + runner.raw}, fh, indent=1)
 
     for c in comps:
-        if c.section not in only:
+        if not wanted(c):
             continue
         cached = len(runner.by_cmd.get(key(c.slow.cmd, c.slow.env), [])) if c.once else 0
         runs = max(0, args.reps - cached) if c.once else 2 * args.reps + 2
         guess = runs * (median(per_run) if per_run else 1.0)
         if time.monotonic() - t0 + guess > args.budget_s:
-            c.note = "over the time budget (--budget-s %g); measure with --only %s --merge" % (args.budget_s, c.section)
+            c.note = "over the time budget (--budget-s %g); measure with --only %s --merge" % (args.budget_s, c.key)
             print("%-22s skipped: over the time budget" % c.key, flush=True)
             continue
         n0, c0 = len(runner.raw), time.monotonic()

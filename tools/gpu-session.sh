@@ -11,7 +11,8 @@
 #   tools/gpu-session.sh [STEP...]     steps: env selftest apps stress python
 #                                      dlopen redirect-out bench-launch
 #                                      bench-torch bench-redirect queue
-#                                      (default: all)
+#                                      pyline seeds-peak (default: all but
+#                                      the last two)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 stage=${STAGE:-$root/.stage}
@@ -80,27 +81,32 @@ dlopen)
         grep -c '"api": "cudaLaunchHostFunc"' "$res/dlopen-$m"/*.json
     done ;;
 redirect-out)
-    step "identical outputs with redirect (entry, stream): PyTorch seed 004, cuBLAS, graph capture"
+    step "identical outputs with redirect (default method, entry, handle): PyTorch seed 004, cuBLAS, graph capture, mixed streams"
     python3 "$dev/python/seed004_pipeline.py" >"$res/p.out" 2>/dev/null
-    for m in entry stream; do
-        streamcheck --redirect=per-thread --redirect-method=$m --format=json --output="$res" -- python3 "$dev/python/seed004_pipeline.py" >"$res/r.out" 2>"$res/r.err"
-        cmp "$res/p.out" "$res/r.out" && echo "seed004 ($m): identical ($(cat "$res/p.out"))"
+    for m in default entry handle; do
+        o=; [ $m = default ] || o=--redirect-method=$m
+        streamcheck --redirect=per-thread $o --format=json --output="$res" -- python3 "$dev/python/seed004_pipeline.py" >"$res/r.out" 2>"$res/r.err"
+        if cmp -s "$res/p.out" "$res/r.out"; then echo "seed004 ($m): identical ($(cat "$res/p.out"))"; else echo "seed004 ($m): DIFFERENT"; cat "$res/r.out"; fi
     done
-    for a in cublas_default_stream graph_capture multithread_default_stream; do
+    for a in cublas_default_stream graph_capture multithread_default_stream redirect_mixed; do
         "$apps/$a" >"$res/p.out" 2>/dev/null
-        for m in entry stream; do
-            streamcheck --redirect=per-thread --redirect-method=$m --format=json --output="$res" -- "$apps/$a" >"$res/r.out" 2>"$res/r.err"
-            cmp "$res/p.out" "$res/r.out" && echo "$a ($m): identical ($(head -n 1 "$res/p.out"))"
+        echo "$a plain: exit $?"
+        for m in default entry handle; do
+            o=; [ $m = default ] || o=--redirect-method=$m
+            streamcheck --redirect=per-thread $o --format=json,text --output="$res" -- "$apps/$a" >"$res/r.out" 2>"$res/r.err"
+            rc=$?
+            if cmp -s "$res/p.out" "$res/r.out"; then echo "$a ($m): exit $rc, identical ($(head -n 1 "$res/p.out"))"; else echo "$a ($m): exit $rc, DIFFERENT: $(head -n 1 "$res/r.out")"; grep lost "$res/r.err"; fi
         done
-        grep -A3 "Redirect" "$res/r.err" | head -8
+        grep -E "^@ Mode" "$res/r.err"; sed -n '/Redirects/,/^  Redirected/p' "$res/r.err" | head -12
     done ;;
 bench-launch)
-    step "launch overhead (empty kernel), native vs streamcheck"
+    step "launch overhead (empty kernel), native vs streamcheck, and vs streamcheck disabled (preloaded, pass-through)"
     # Both variants on the same two cores, so the scheduler moves neither.
     pin=; command -v taskset >/dev/null && pin="taskset -c 2,3"
     for m in stream legacy; do
-        STREAMCHECK=streamcheck $pin "$dev/side-by-side.sh" "launch_overhead $m" launches_per_sec 7 -- "$dev/launch_overhead" $m 300000 15
-    done ;;
+        STREAMCHECK=streamcheck $pin "$dev/side-by-side.sh" "launch_overhead $m" launches_per_sec ${LAUNCH_REPS:-11} -- "$dev/launch_overhead" $m 300000 15
+    done
+    STREAMCHECK_DISABLE=1 STREAMCHECK=streamcheck $pin "$dev/side-by-side.sh" "launch_overhead stream, disabled" launches_per_sec ${LAUNCH_REPS:-11} -- "$dev/launch_overhead" stream 300000 15 ;;
 bench-torch)
     step "PyTorch MLP step, native vs streamcheck"
     "$dev/side-by-side.sh" "torch MLP step" steps_per_sec 5 -- python3 "$dev/torch_step.py" 2000 ;;
@@ -145,6 +151,10 @@ for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
         print("%s %-8s %-22s x%-6s python: %s" % (fd["rule"], fd["severity"], fd.get("api"), fd.get("count"), where))
 PYEOF
     ;;
+seeds-peak)
+    step "bench-seeds: the PyTorch pin-peak pair, merged into the earlier run's RESULTS"
+    cp "$root/docs/RESULTS-runs.json" "$out/RESULTS-runs.json"
+    python3 "$root/bench/seeds.py" --stage "$stage" --only py-seed004-peak --merge --results "$out/RESULTS.md" ;;
 *) echo "unknown step $s" ;;
 esac; done
 step done
