@@ -858,6 +858,7 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         return;
     }
     uint64_t t1 = op->timed || op->tin ? sc_now_ns() : 0;
+    uint64_t walks0 = t->walk_ns;   /* counted in full by sc_callsite_capture */
     int err = errno;
     uint64_t blocked = op->timed ? t1 - op->t0 : 0;
 
@@ -1016,9 +1017,11 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
             sc_redirect_add(t, op->id, rt, site, op->redirected);
     }
 
-    if (op->tin)   /* a sampled call: count our time in pre and post */
-        atomic_fetch_add_explicit(&t->shim_ns, (op->tin + (sc_now_ns() - t1)) * SC_SLOW_SAMPLE,
+    if (op->tin) {   /* a sampled call: count our time in pre and post, less its walks */
+        uint64_t in = op->tin + (sc_now_ns() - t1), walks = t->walk_ns - walks0;
+        atomic_fetch_add_explicit(&t->shim_ns, (in > walks ? in - walks : 0) * SC_SLOW_SAMPLE,
                                   memory_order_relaxed);
+    }
     atomic_store_explicit(&t->busy, 0, memory_order_release);
     errno = err;
 }

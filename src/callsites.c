@@ -112,7 +112,7 @@ static unsigned frame_module(sc_thread *t, uintptr_t pc, uintptr_t *base)
     return idx;
 }
 
-uint64_t sc_callsite_capture(sc_thread *t)
+static uint64_t capture(sc_thread *t)
 {
     /* Enough frames for our own, CUDA's libraries and the depth asked for;
        walking a deep stack (PyTorch's) to its end costs more than all the
@@ -168,6 +168,20 @@ uint64_t sc_callsite_capture(sc_thread *t)
     if (!site_find(h))
         site_insert(h, fr, nf, py, np);
     return h;
+}
+
+/* Every walk is timed and counted in full: walks are few (notes are
+   sampled) and cost microseconds, so folding them into the sampled
+   estimate of the shim's time would multiply one walk by the sampling
+   period, or miss it (sc_post subtracts t->walk_ns from its sample). */
+uint64_t sc_callsite_capture(sc_thread *t)
+{
+    uint64_t t0 = sc_now_ns();
+    uint64_t id = capture(t);
+    uint64_t dt = sc_now_ns() - t0;
+    t->walk_ns += dt;
+    atomic_fetch_add_explicit(&t->shim_ns, dt, memory_order_relaxed);
+    return id;
 }
 
 /* ---------------------------------------------------------- interning --- */

@@ -516,15 +516,20 @@ static void render_overhead(const sc_report *r, FILE *out)
     }
     section(out, "Overhead%s", r->nprocs > 1 ? " (all processes)" : "");
     fprintf(out, "  %-20s: %" PRIu64 "\n", "Calls intercepted", calls);
-    sc_format_ns(shim, b, sizeof b);
-    fprintf(out, "  %-20s: %s (estimate", "Time in streamcheck", b);
-    if (run) {
-        /* hundredths of a percent, in integers */
-        unsigned __int128 bp = (unsigned __int128)shim * 10000 / run;
-        uint64_t v = bp > 100000000 ? 100000000 : (uint64_t)bp;
-        fprintf(out, "; %" PRIu64 ".%02u%% of run time", v / 100, (unsigned)(v % 100));
+    if (calls && !shim) {
+        /* One slow call in 64 and one fast call in 4096 are timed. */
+        fprintf(out, "  %-20s: too few calls to estimate\n", "Time in streamcheck");
+    } else {
+        sc_format_ns(shim, b, sizeof b);
+        fprintf(out, "  %-20s: %s (estimate", "Time in streamcheck", b);
+        if (run) {
+            /* hundredths of a percent, in integers */
+            unsigned __int128 bp = (unsigned __int128)shim * 10000 / run;
+            uint64_t v = bp > 100000000 ? 100000000 : (uint64_t)bp;
+            fprintf(out, "; %" PRIu64 ".%02u%% of run time", v / 100, (unsigned)(v % 100));
+        }
+        fprintf(out, ")\n");
     }
-    fprintf(out, ")\n");
     fprintf(out, "  %-20s: %" PRIu64 "\n", "Findings suppressed", supp);
 }
 

@@ -205,6 +205,7 @@ typedef struct sc_thread {
     uint32_t nfast, nslow;     /* sampling counters for our own timing */
     uint64_t nnotes;           /* SC101 notes seen (their call sites are sampled) */
     _Atomic uint64_t shim_ns;  /* time in our own code, estimated from samples */
+    uint64_t walk_ns;          /* time in call-site walks, all of them (callsites.c) */
     struct sc_aggtab *agg;     /* this thread's findings (findings.c) */
     struct { uintptr_t ra; unsigned mod; } racache[SC_RACACHE];
     struct { uintptr_t pc, base; unsigned idx; } pccache[SC_RACACHE];   /* frames -> module */
