@@ -78,6 +78,26 @@ START_TEST(summary_and_totals)
 }
 END_TEST
 
+/* The overhead line: an estimate, or a plain statement that no call was timed. */
+START_TEST(overhead_estimate)
+{
+    sc_report *r = fixture_process_a();
+    char *t = render(r, SC_FMT_TEXT);
+    ck_assert_ptr_nonnull(strstr(t, "Time in streamcheck : 1.235 ms (estimate; "));
+    free(t);
+    r->procs[0].shim_ns = 0;
+    t = render(r, SC_FMT_TEXT);
+    ck_assert_ptr_nonnull(strstr(t, "Time in streamcheck : too few calls to estimate\n"));
+    ck_assert_ptr_null(strstr(t, "(estimate"));
+    free(t);
+    r->procs[0].calls = 0;   /* nothing intercepted: 0 ns, as measured */
+    t = render(r, SC_FMT_TEXT);
+    ck_assert_ptr_nonnull(strstr(t, "Time in streamcheck : 0 ns (estimate"));
+    free(t);
+    sc_report_free(r);
+}
+END_TEST
+
 START_TEST(sort_order)
 {
     sc_report *r = sc_report_new();
@@ -531,6 +551,7 @@ int main(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, empty_report);
     tcase_add_test(tc, summary_and_totals);
+    tcase_add_test(tc, overhead_estimate);
     tcase_add_test(tc, sort_order);
     tcase_add_test(tc, building);
     tcase_add_test(tc, merge);
