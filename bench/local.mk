@@ -12,7 +12,8 @@
 
 noinst_PROGRAMS += bench/shim_cost
 bench_shim_cost_SOURCES = bench/shim_cost.c tests/unit/fake_driver.c tests/unit/fake_driver.h
-bench_shim_cost_LDADD = src/libscshim.la src/libscreport.la src/libsccommon.la \
+bench_shim_cost_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
+bench_shim_cost_LDADD = $(SC_SHIM_LIBS) \
 	$(LIBUNWIND_LIBS) -ldl -lpthread
 
 SC_BENCH_CU = bench/launch_overhead bench/queue_mapping

@@ -1,16 +1,16 @@
 #!/bin/sh
 # docs.sh: the manual matches the code.  Every STREAMCHECK_* setting of
-# src/options.def and every option of the launcher is in streamcheck(1), and
+# src/common/options.def and every option of the launcher is in streamcheck(1), and
 # every option is in --help.  TAP.
 . "${top_builddir:-.}/tests/env.sh"
 man="$abs_top_srcdir/man/streamcheck.1"
 echo "1..3"
 miss=
-for v in $(sed -n 's/^SC_OPT(\([A-Z_]*\),.*/\1/p' "$abs_top_srcdir/src/options.def"); do
+for v in $(sed -n 's/^SC_OPT(\([A-Z_]*\),.*/\1/p' "$abs_top_srcdir/src/common/options.def"); do
     grep -q "STREAMCHECK_$v" "$man" || miss="$miss STREAMCHECK_$v"
 done
 if [ -z "$miss" ]; then echo "ok 1 - every setting is in streamcheck(1)"; else echo "not ok 1 - not in streamcheck(1):$miss"; fi
-opts=$(sed -n 's/^ *{"\([a-z-]*\)", [a-z_]*_argument.*/\1/p' "$abs_top_srcdir/src/cli.c")
+opts=$(sed -n 's/^ *{"\([a-z-]*\)", [a-z_]*_argument.*/\1/p' "$abs_top_srcdir/src/cli/cli.c")
 miss=
 for o in $opts; do
     esc=$(echo "$o" | sed 's/-/\\\\-/g')

@@ -4,7 +4,8 @@
 check_PROGRAMS += tests/unit/test_rules
 tests_unit_test_rules_SOURCES = tests/unit/test_rules.c tests/unit/fake_driver.c tests/unit/fake_driver.h
 tests_unit_test_rules_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_test_rules_LDADD = src/libscshim.la src/libscreport.la src/libsccommon.la \
+tests_unit_test_rules_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
+tests_unit_test_rules_LDADD = $(SC_SHIM_LIBS) \
 	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 TESTS += tests/unit/test_rules
 

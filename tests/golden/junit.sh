@@ -12,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
     "$top_builddir/tests/unit/report-cli" --format junit --fail-on note --output "$tmp" --name cli \
         "$tmp/m.json" 2>/dev/null
 [ $? -eq 1 ] || { echo "Bail out! report-cli did not fail on notes"; exit 1; }
-nrules=$(grep -c '^SC_RULE(' "$top_srcdir/src/rules.def")
+nrules=$(grep -c '^SC_RULE(' "$top_srcdir/src/common/rules.def")
 "$PYTHON3" - "$nrules" "$top_srcdir/tests/golden/merged.xml:4" "$top_srcdir/tests/golden/merged-never.xml:0" \
     "$tmp/cli.streamcheck.xml:6" <<'PY'
 import sys

@@ -1,6 +1,6 @@
 #!/bin/sh
-# man-page.sh: man/libstreamcheck.7 is exactly what src/gen-man-rules makes
-# of the template and src/rules.def (so it cannot drift from the rules), it
+# man-page.sh: man/libstreamcheck.7 is exactly what tools/gen-man-rules makes
+# of the template and src/common/rules.def (so it cannot drift from the rules), it
 # documents every rule, and groff formats it without a warning.
 set -u
 : "${top_srcdir:?run through make check}" "${top_builddir:?run through make check}"
@@ -9,7 +9,7 @@ page=$top_srcdir/man/libstreamcheck.7
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-man.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-if "$top_builddir/src/gen-man-rules" "$top_srcdir/man/libstreamcheck.7.in" >"$tmp/page.7" &&
+if "$top_builddir/tools/gen-man-rules" "$top_srcdir/man/libstreamcheck.7.in" >"$tmp/page.7" &&
     cmp -s "$page" "$tmp/page.7"; then
     ok "man/libstreamcheck.7 is up to date"
 else
@@ -18,7 +18,7 @@ else
 fi
 
 missing=
-for id in $(sed -n 's/^SC_RULE(\(SC[0-9]*\),.*/\1/p' "$top_srcdir/src/rules.def"); do
+for id in $(sed -n 's/^SC_RULE(\(SC[0-9]*\),.*/\1/p' "$top_srcdir/src/common/rules.def"); do
     grep -q "^\.SS \"$id " "$page" || missing="$missing $id"
 done
 [ -z "$missing" ] && ok "every rule of rules.def has a section" || not_ok "rules without a section:$missing"

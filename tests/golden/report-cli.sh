@@ -166,7 +166,7 @@ grep -q '^Usage: streamcheck report \[OPTION\]... FILE.json...$' "$tmp/out" && o
     not_ok "--help prints the usage"
 cli --list-rules
 status_is 0 "--list-rules"
-[ "$(grep -c '^SC[0-9][0-9][0-9]  ' "$tmp/out")" -eq "$(grep -c '^SC_RULE(' "$top_srcdir/src/rules.def")" ] &&
+[ "$(grep -c '^SC[0-9][0-9][0-9]  ' "$tmp/out")" -eq "$(grep -c '^SC_RULE(' "$top_srcdir/src/common/rules.def")" ] &&
     ok "--list-rules lists every rule of rules.def" || not_ok "--list-rules lists every rule of rules.def"
 
 tap_done

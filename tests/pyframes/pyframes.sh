@@ -1,6 +1,6 @@
 #!/bin/sh
 # pyframes.sh: the shim reads the calling thread's Python frames without the
-# GIL (src/pyframes.c): tests/pyframes/probe.py calls sc_py_capture() through
+# GIL (src/shim/pyframes.c): tests/pyframes/probe.py calls sc_py_capture() through
 # ctypes from known lines, with the GIL released and held, from a second
 # thread, a generator, a coroutine, a C callback, a specialized __init__.
 # Runs the python3 on PATH (PYFRAMES_PYTHON overrides).  TAP; skipped

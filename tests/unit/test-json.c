@@ -1,4 +1,4 @@
-/* test-json: the strict JSON parser and the writer (src/json.c). */
+/* test-json: the strict JSON parser and the writer (src/common/json.c). */
 #include "config.h"
 
 #include <check.h>

@@ -11,7 +11,6 @@
 #include <strings.h>
 
 #include "options.h"
-#include "report.h"
 #include "rules.h"
 #include "sc.h"
 

@@ -16,17 +16,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "options.h"
 #include "rules.h"
 
 /* Bump when a field changes meaning or disappears; adding fields is free. */
 #define SC_SCHEMA_VERSION 1
-
-typedef enum sc_format {
-    SC_FMT_TEXT = 1 << 0,
-    SC_FMT_JSON = 1 << 1,
-    SC_FMT_SARIF = 1 << 2,
-    SC_FMT_JUNIT = 1 << 3,
-} sc_format;
 
 /* One native frame: pc - 1 as module + offset, symbolized when possible. */
 typedef struct sc_frame {

@@ -1,37 +1,19 @@
-# src/report.mk: the report model, renderers, reader and the report tool.
+# tests/report.mk: the report library's tests: golden files, unit tests,
+# SARIF schema, fuzz corpora.
 
-# Linked into the shim (a shared object, hence PIC: libtool builds
-# convenience libraries PIC) and into the launcher.  No CUDA here.
-noinst_LTLIBRARIES += src/libscreport.la
-src_libscreport_la_SOURCES = \
-	src/report.c src/report.h \
-	src/report_text.c src/report_json.c src/report_read.c \
-	src/report_sarif.c src/report_junit.c \
-	src/json.c src/json.h \
-	src/suppress.c src/suppress.h \
-	src/expect.c src/expect.h \
-	src/cli_report.c
+# What the report tests link: the report library and `streamcheck report`.
+SC_CLI_LIBS = src/cli/libsccli.la $(SC_REPORT_LIBS)
 
-# Link both: libscrules.la is not folded into libscreport.la, so that the
-# shim, which links both, does not get the catalogue twice.
-SC_REPORT_LIBS = src/libscreport.la src/libscrules.la
-
-# The man page generator (man/local.mk runs it).
-noinst_PROGRAMS += src/gen-man-rules
-src_gen_man_rules_SOURCES = src/gen-man-rules.c
-src_gen_man_rules_LDADD = src/libscrules.la
-
-# ---------------------------------------------------------------- tests ---
 check_PROGRAMS += tests/golden/golden-report
 tests_golden_golden_report_SOURCES = tests/golden/golden-report.c \
 	tests/golden/fixture.c tests/golden/fixture.h
-tests_golden_golden_report_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/golden
-tests_golden_golden_report_LDADD = $(SC_REPORT_LIBS)
+tests_golden_golden_report_CPPFLAGS = $(AM_CPPFLAGS) $(SC_CLI_CPPFLAGS) -I$(top_srcdir)/tests/golden
+tests_golden_golden_report_LDADD = $(SC_CLI_LIBS)
 
 # Check unit tests; they speak TAP through CK_TAP_LOG_FILE_NAME=-.
 SC_UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-SC_UNIT_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/golden
-SC_UNIT_LDADD = $(SC_REPORT_LIBS) $(CHECK_LIBS)
+SC_UNIT_CPPFLAGS = $(AM_CPPFLAGS) $(SC_CLI_CPPFLAGS) -I$(top_srcdir)/tests/golden
+SC_UNIT_LDADD = $(SC_CLI_LIBS) $(CHECK_LIBS)
 
 check_PROGRAMS += tests/unit/test-json
 tests_unit_test_json_SOURCES = tests/unit/test-json.c
@@ -86,7 +68,8 @@ update-golden: tests/golden/golden-report$(EXEEXT)
 # `streamcheck report` without the launcher (which is built elsewhere).
 check_PROGRAMS += tests/unit/report-cli
 tests_unit_report_cli_SOURCES = tests/unit/report-cli.c
-tests_unit_report_cli_LDADD = $(SC_REPORT_LIBS)
+tests_unit_report_cli_CPPFLAGS = $(AM_CPPFLAGS) $(SC_CLI_CPPFLAGS)
+tests_unit_report_cli_LDADD = $(SC_CLI_LIBS)
 dist_check_SCRIPTS += tests/golden/report-cli.sh
 TESTS += tests/golden/report-cli.sh
 
@@ -117,9 +100,10 @@ TESTS += tests/golden/man-page.sh
 # New inputs land in tests/fuzz/work-TARGET; crashes in tests/fuzz/crash-*;
 # FUZZ_ARGS passes more libFuzzer flags (e.g. FUZZ_ARGS='-fork=2').
 SC_FUZZ_TARGETS = json suppress
-SC_FUZZ_LIBSRC = src/report.c src/report_text.c src/report_json.c src/report_read.c \
-	src/report_sarif.c src/report_junit.c src/json.c src/suppress.c src/expect.c \
-	src/cli_report.c src/rules.c tests/golden/fixture.c
+SC_FUZZ_LIBSRC = src/report/report.c src/report/report_text.c src/report/report_json.c \
+	src/report/report_read.c src/report/report_sarif.c src/report/report_junit.c \
+	src/report/suppress.c src/report/filter.c src/common/json.c src/common/options.c src/common/rules.c \
+	src/cli/expect.c src/cli/cli_report.c tests/golden/fixture.c
 FUZZ_CC = clang
 FUZZ_TIME = 60
 FUZZ_ARGS =
@@ -127,11 +111,12 @@ FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=al
 
 check_PROGRAMS += tests/fuzz/replay-json tests/fuzz/replay-suppress
 tests_fuzz_replay_json_SOURCES = tests/fuzz/fuzz-json.c tests/fuzz/replay.c
-tests_fuzz_replay_json_LDADD = $(SC_REPORT_LIBS)
+tests_fuzz_replay_json_CPPFLAGS = $(AM_CPPFLAGS) $(SC_CLI_CPPFLAGS)
+tests_fuzz_replay_json_LDADD = $(SC_CLI_LIBS)
 tests_fuzz_replay_suppress_SOURCES = tests/fuzz/fuzz-suppress.c tests/fuzz/replay.c \
 	tests/golden/fixture.c tests/golden/fixture.h
-tests_fuzz_replay_suppress_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/golden
-tests_fuzz_replay_suppress_LDADD = $(SC_REPORT_LIBS)
+tests_fuzz_replay_suppress_CPPFLAGS = $(AM_CPPFLAGS) $(SC_CLI_CPPFLAGS) -I$(top_srcdir)/tests/golden
+tests_fuzz_replay_suppress_LDADD = $(SC_CLI_LIBS)
 dist_check_SCRIPTS += tests/fuzz/replay.sh
 TESTS += tests/fuzz/replay.sh
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/json.dict tests/fuzz/suppress.dict
@@ -141,7 +126,8 @@ fuzz:
 	$(AM_V_at)srcs=; for f in $(SC_FUZZ_LIBSRC); do srcs="$$srcs $(srcdir)/$$f"; done; \
 	for t in $(SC_FUZZ_TARGETS); do \
 	  echo "  FUZZCC   tests/fuzz/fuzz-$$t"; \
-	  $(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -D_GNU_SOURCE -I$(top_builddir) -I$(top_srcdir)/src \
+	  $(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -D_GNU_SOURCE -I$(top_builddir) -I$(top_srcdir)/src/common \
+	    -I$(top_srcdir)/src/report -I$(top_srcdir)/src/cli \
 	    -I$(top_srcdir)/tests/golden -o tests/fuzz/fuzz-$$t $(srcdir)/tests/fuzz/fuzz-$$t.c $$srcs || exit 1; \
 	done; \
 	for t in $(SC_FUZZ_TARGETS); do \

@@ -6,6 +6,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* Report formats: the values of STREAMCHECK_FORMAT and --format. */
+typedef enum sc_format {
+    SC_FMT_TEXT = 1 << 0,
+    SC_FMT_JSON = 1 << 1,
+    SC_FMT_SARIF = 1 << 2,
+    SC_FMT_JUNIT = 1 << 3,
+} sc_format;
+
 typedef enum sc_opt_id {
 #define SC_OPT(NAME, TYPE, DEF, ACCEPTS, HELP) SC_OPT_##NAME,
 #include "options.def"
@@ -16,7 +24,7 @@ typedef enum sc_opt_id {
 typedef struct sc_options {
     int disable;
     char output[4096];
-    unsigned formats;          /* sc_format bits (report.h) */
+    unsigned formats;          /* sc_format bits */
     int stack_depth;
     int python_depth;
     int log_level;             /* SC_LOG_* (sc.h) */

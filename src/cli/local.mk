@@ -1,0 +1,19 @@
+# src/cli/local.mk: the `streamcheck` launcher: running a program under the
+# shim, `--selftest`, `streamcheck report` (merge, re-render, expectations).
+# It includes report and common headers, never the shim's.
+SC_CLI_CPPFLAGS = -I$(top_srcdir)/src/cli $(SC_REPORT_CPPFLAGS)
+
+# `streamcheck report` and the expectations, as a library the tests link too.
+noinst_LTLIBRARIES += src/cli/libsccli.la
+src_cli_libsccli_la_SOURCES = src/cli/cli_report.c src/cli/expect.c src/cli/expect.h
+src_cli_libsccli_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_CLI_CPPFLAGS)
+
+# The launcher is built as src/streamcheck, beside the shim (src/.libs), so
+# that run from the build tree it finds what was built with it.  It finds
+# the shim, the simulator and the test apps relative to itself, so it needs
+# the configured directories.
+bin_PROGRAMS += src/streamcheck
+src_streamcheck_SOURCES = src/cli/cli.c src/cli/cli.h src/cli/selftest.c
+src_streamcheck_CPPFLAGS = $(AM_CPPFLAGS) $(SC_CLI_CPPFLAGS) -DSC_BINDIR='"$(bindir)"' \
+	-DSC_LIBDIR='"$(libdir)"' -DSC_PKGLIBEXECDIR='"$(pkglibexecdir)"'
+src_streamcheck_LDADD = src/cli/libsccli.la $(SC_REPORT_LIBS)

@@ -1,0 +1,19 @@
+# src/report/local.mk: the report model, its reader and merger, suppressions
+# and filters, and the renderers (text, JSON, SARIF, JUnit).  Linked into the
+# shim (which writes the report at exit) and into the launcher (`streamcheck
+# report`).  No CUDA here, and no header of src/shim or src/cli.
+SC_REPORT_CPPFLAGS = -I$(top_srcdir)/src/report $(SC_COMMON_CPPFLAGS)
+
+noinst_LTLIBRARIES += src/report/libscreport.la
+src_report_libscreport_la_SOURCES = \
+	src/report/report.c src/report/report.h \
+	src/report/report_text.c src/report/report_json.c src/report/report_read.c \
+	src/report/report_sarif.c src/report/report_junit.c \
+	src/report/suppress.c src/report/suppress.h \
+	src/report/filter.c src/report/filter.h
+src_report_libscreport_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_REPORT_CPPFLAGS)
+
+# What a program that reads or renders reports links: libscrules.la is not
+# folded into libscreport.la, so that the shim, which links both, does not
+# get the catalogue twice.
+SC_REPORT_LIBS = src/report/libscreport.la src/common/libsccommon.la

@@ -1,0 +1,34 @@
+# src/shim/local.mk: the preloaded library, libstreamcheck.so.  It includes
+# its own headers, the report's (it writes the report at exit) and common's.
+SC_SHIM_CPPFLAGS = -I$(top_srcdir)/src/shim $(SC_REPORT_CPPFLAGS)
+
+# The shim's code, as a convenience library: the shared object below is
+# made of it, and the unit tests link it with a fake driver.
+noinst_LTLIBRARIES += src/shim/libscshim.la
+src_shim_libscshim_la_SOURCES = \
+	src/shim/shim.h src/shim/resolve.c src/shim/dlsym_tramp.S \
+	src/shim/hooks_driver.c src/shim/hooks_runtime.c src/shim/hooks_cublas.c \
+	src/shim/hooks/README src/shim/hooks/all.def src/shim/hooks/launch.def src/shim/hooks/copy.def \
+	src/shim/hooks/memset.def src/shim/hooks/alloc.def src/shim/hooks/stream.def src/shim/hooks/event.def \
+	src/shim/hooks/ctx.def src/shim/hooks/runtime.def \
+	src/shim/threads.c src/shim/modules.c src/shim/streams.c src/shim/hostmem.c \
+	src/shim/analyze.c src/shim/callsites.c src/shim/callsites.h src/shim/pyframes.c \
+	src/shim/findings.c src/shim/findings.h src/shim/symbolize.c src/shim/symbolize.h \
+	src/shim/shim_report.c
+src_shim_libscshim_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
+src_shim_libscshim_la_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS)
+SC_SHIM_LIBS = src/shim/libscshim.la $(SC_REPORT_LIBS)
+
+# The shim.  Hidden by default (-fvisibility=hidden); SC_EXPORT marks what
+# programs may bind to.  -Bsymbolic-functions keeps our own references to
+# our exports pointing at us; nodelete keeps it mapped if anyone dlcloses it.
+# Built as src/libstreamcheck.la, beside the launcher (src/cli/local.mk).
+lib_LTLIBRARIES += src/libstreamcheck.la
+src_libstreamcheck_la_SOURCES =
+# $ORIGIN: a libunwind.so.8 or libdw.so.1 copied next to the installed shim
+# is found there (clusters that lack them).
+src_libstreamcheck_la_LDFLAGS = -module -avoid-version -no-undefined -shared \
+	-Wl,-Bsymbolic-functions -Wl,-z,nodelete -Wl,-rpath,'$$ORIGIN'
+src_libstreamcheck_la_LIBADD = $(SC_SHIM_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
+# Automake wants a linker for an object-less library: the C one.
+nodist_EXTRA_src_libstreamcheck_la_SOURCES = src/shim/dummy.c

@@ -1,0 +1,9 @@
+# tools/local.mk: generators the build runs, and the scripts we run on a
+# lent GPU (stage-gpu.sh, gpu-session.sh; not installed).
+
+# The man page generator (man/local.mk runs it).
+noinst_PROGRAMS += tools/gen-man-rules
+tools_gen_man_rules_SOURCES = tools/gen-man-rules.c
+tools_gen_man_rules_CPPFLAGS = $(AM_CPPFLAGS) $(SC_REPORT_CPPFLAGS)
+tools_gen_man_rules_LDADD = src/common/libscrules.la
+EXTRA_DIST += tools/stage-gpu.sh tools/gpu-session.sh
