@@ -72,6 +72,11 @@ static void usage(FILE *out)
 "  --fail-on LEVEL        error, warning, note or never (default never): exit\n"
 "                         with --error-exitcode when findings reach LEVEL\n"
 "  --error-exitcode N     exit status for --fail-on (default 1)\n"
+"  --top N|all            findings shown in full in the text report, ranked\n"
+"                         by cost (default 10); the rest get a line per rule\n"
+"  --warn-cost TIME       a finding is a warning only if it cost this much\n"
+"                         (default 1ms) ...\n"
+"  --warn-share PCT       ... and this share of the run time (default 0.5%%)\n"
 "  --stack-depth N        native frames per call site (1-64, default 8)\n"
 "  --python-depth N       Python frames per call site (0-32, default 4)\n"
 "  --config FILE          settings file (STREAMCHECK_CONFIG)\n"
@@ -393,8 +398,51 @@ int sc_cli_run(int argc, char **argv, const run_opts *o)
 enum {
     O_FORMAT = 256, O_OUTPUT, O_SIMULATE, O_REDIRECT, O_REDIRECT_METHOD, O_RULES, O_IGNORE,
     O_SUPPRESSIONS, O_FAIL_ON, O_ERROR_EXITCODE, O_STACK_DEPTH, O_PYTHON_DEPTH, O_CONFIG,
-    O_LOG_LEVEL, O_LIST_RULES, O_SELFTEST, O_VERSION, O_HELP,
+    O_LOG_LEVEL, O_LIST_RULES, O_SELFTEST, O_VERSION, O_HELP, O_TOP, O_WARN_COST, O_WARN_SHARE,
 };
+
+/* "--top N" or "--top all" as STREAMCHECK_TOP (0 is all). */
+static void set_top(run_opts *o, const char *v)
+{
+    set_option(o, SC_OPT_TOP, !strcmp(v, "all") ? "0" : v, "--top");
+}
+
+/* "--warn-cost 1ms" (ns, us, ms or s; a bare number is microseconds) as
+   STREAMCHECK_WARN_COST_US. */
+static void set_warn_cost(run_opts *o, const char *v)
+{
+    static const struct { const char *unit; double us; } units[] = {
+        {"ns", 1e-3}, {"us", 1}, {"ms", 1e3}, {"s", 1e6}, {"", 1},
+    };
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    for (size_t i = 0; !errno && end != v && x >= 0 && i < sizeof units / sizeof *units; i++)
+        if (!strcmp(end, units[i].unit) && x * units[i].us <= 3.6e9) {
+            char *b;
+            if (asprintf(&b, "%.0f", x * units[i].us) < 0)
+                die_usage("out of memory");
+            set_option(o, SC_OPT_WARN_COST_US, b, "--warn-cost");   /* kept until exec */
+            return;
+        }
+    die_usage("--warn-cost '%s' is not a duration (e.g. 1ms, 500us, 2s)", v);
+}
+
+/* "--warn-share 0.5%" (or 0.5) as STREAMCHECK_WARN_SHARE_BP. */
+static void set_warn_share(run_opts *o, const char *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (!errno && end != v && (!*end || !strcmp(end, "%")) && x >= 0 && x <= 100) {
+        char *b;
+        if (asprintf(&b, "%.0f", x * 100) < 0)
+            die_usage("out of memory");
+        set_option(o, SC_OPT_WARN_SHARE_BP, b, "--warn-share");   /* kept until exec */
+        return;
+    }
+    die_usage("--warn-share '%s' is not a percentage from 0 to 100 (e.g. 0.5%%)", v);
+}
 
 int main(int argc, char **argv)
 {
@@ -420,6 +468,9 @@ int main(int argc, char **argv)
         {"selftest", no_argument, 0, O_SELFTEST},
         {"version", no_argument, 0, O_VERSION},
         {"help", no_argument, 0, O_HELP},
+        {"top", required_argument, 0, O_TOP},
+        {"warn-cost", required_argument, 0, O_WARN_COST},
+        {"warn-share", required_argument, 0, O_WARN_SHARE},
         {0, 0, 0, 0},
     };
     run_opts o = {.fail_on = -1, .error_exitcode = 1};
@@ -463,6 +514,9 @@ int main(int argc, char **argv)
             setenv("STREAMCHECK_CONFIG", optarg, 1);
             break;
         case O_LOG_LEVEL: set_option(&o, SC_OPT_LOG_LEVEL, optarg, "--log-level"); break;
+        case O_TOP: set_top(&o, optarg); break;
+        case O_WARN_COST: set_warn_cost(&o, optarg); break;
+        case O_WARN_SHARE: set_warn_share(&o, optarg); break;
         case O_LIST_RULES: sc_print_rules(stdout); return 0;
         case O_SELFTEST: selftest = 1; break;
         case O_VERSION: printf("streamcheck %s\n", PACKAGE_VERSION); return 0;

@@ -43,6 +43,8 @@ void sc_cli_report_usage(FILE *out)
         "      --srcroot DIR        SARIF: file paths relative to DIR (default: the\n"
         "                           current directory)\n"
         "      --max-frames N       text: frames shown per finding (default: 4)\n"
+        "      --top N|all          text: findings shown in full, ranked by cost\n"
+        "                           (default: 10); the rest get one line per rule\n"
         "  -v, --verbose            text: also api counts per calling library\n"
         "      --color WHEN         text: auto, always or never (default: auto)\n"
         "      --list-rules         list the rules and exit\n"
@@ -126,7 +128,7 @@ static int parse_number(const char *opt, const char *s, long min, long max, long
 
 enum {
     OPT_RULES = 256, OPT_IGNORE, OPT_SUPP, OPT_FAIL_ON, OPT_EXITCODE, OPT_EXPECT,
-    OPT_SRCROOT, OPT_MAX_FRAMES, OPT_COLOR, OPT_LIST_RULES,
+    OPT_SRCROOT, OPT_MAX_FRAMES, OPT_TOP, OPT_COLOR, OPT_LIST_RULES,
 };
 
 typedef struct cli {
@@ -136,6 +138,7 @@ typedef struct cli {
     int fail_on_given;
     long exitcode;
     long max_frames;
+    long top;           /* 0: the default; -1: all */
     int verbose;
 } cli;
 
@@ -153,6 +156,7 @@ static int parse_args(int argc, char **argv, cli *c, int *done)
         {"expect", required_argument, NULL, OPT_EXPECT},
         {"srcroot", required_argument, NULL, OPT_SRCROOT},
         {"max-frames", required_argument, NULL, OPT_MAX_FRAMES},
+        {"top", required_argument, NULL, OPT_TOP},
         {"verbose", no_argument, NULL, 'v'},
         {"color", required_argument, NULL, OPT_COLOR},
         {"list-rules", no_argument, NULL, OPT_LIST_RULES},
@@ -211,6 +215,12 @@ static int parse_args(int argc, char **argv, cli *c, int *done)
             break;
         case OPT_MAX_FRAMES:
             if ((rc = parse_number("--max-frames", optarg, 1, 1000, &c->max_frames)))
+                return rc;
+            break;
+        case OPT_TOP:
+            if (!strcmp(optarg, "all"))
+                c->top = -1;
+            else if ((rc = parse_number("--top", optarg, 1, 1000000, &c->top)))
                 return rc;
             break;
         case 'v':
@@ -321,6 +331,7 @@ int sc_cli_report(int argc, char **argv)
     sc_render_opts o = {
         .max_frames = (unsigned)c.max_frames,
         .verbose = c.verbose,
+        .top = c.top < 0 ? SC_TOP_ALL : (unsigned)c.top,
         .fail_on = c.fail_on_given ? c.fail_on : SC_FAIL_DEFAULT,
     };
     if (c.srcroot) {

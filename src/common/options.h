@@ -39,6 +39,9 @@ typedef struct sc_options {
     char suppressions[4096];
     long alloc_loop_min;
     long sync_frequent;
+    long top;                  /* text report: findings shown in full; 0 = all */
+    long warn_cost_us;         /* a warning costs at least this (sc_judge_opts) */
+    long warn_share_bp;        /* ... and this share of the run, 1/100 % */
     char status_dir[4096];
     const char *source[SC_NOPTS]; /* "default", "environment" or the config file */
 } sc_options;

@@ -421,26 +421,78 @@ static int cmp_u64(uint64_t a, uint64_t b)
     return (a > b) - (a < b);
 }
 
+/* Findings sort in groups: one group per (severity, process, call site),
+   the groups ranked by their summed cost, then by their summed pending
+   events (what detect mode cannot price but saw happen).  keyed_finding
+   carries the sums. */
+typedef struct keyed_finding {
+    uint64_t group_cost, group_pending;
+    sc_finding f;
+} keyed_finding;
+
+static int cmp_group(const sc_finding *a, const sc_finding *b)
+{
+    int c;
+    if ((c = cmp_u64(b->severity, a->severity)) || (c = cmp_u64(a->process, b->process)))
+        return c;
+    return strcmp(a->callsite, b->callsite);
+}
+
+static int cmp_grouping(const void *pa, const void *pb)
+{
+    return cmp_group(&((const keyed_finding *)pa)->f, &((const keyed_finding *)pb)->f);
+}
+
 static int cmp_finding(const void *pa, const void *pb)
 {
-    const sc_finding *a = pa, *b = pb;
+    const keyed_finding *ka = pa, *kb = pb;
+    const sc_finding *a = &ka->f, *b = &kb->f;
     int c;
     if ((c = cmp_u64(b->severity, a->severity)))
         return c;
-    if ((c = cmp_u64(b->count, a->count)))
+    if ((c = cmp_u64(kb->group_cost, ka->group_cost)) || (c = cmp_u64(kb->group_pending, ka->group_pending)))
+        return c;
+    if ((c = cmp_u64(a->process, b->process)) || (c = strcmp(a->callsite, b->callsite)))
+        return c;
+    if ((c = cmp_u64(b->cost_ns, a->cost_ns)) || (c = cmp_u64(b->pending, a->pending)) ||
+        (c = cmp_u64(b->count, a->count)))
         return c;
     if ((c = cmp_u64(a->rule, b->rule)))
         return c;
-    if ((c = strcmp(a->callsite, b->callsite)))
-        return c;
     if ((c = cmp_str(a->api, b->api)) || (c = cmp_str(a->driver_api, b->driver_api)))
         return c;
-    if ((c = cmp_u64(a->process, b->process)))
-        return c;
     if ((c = cmp_u64(b->lost_ns, a->lost_ns)) || (c = cmp_u64(b->blocked_ns, a->blocked_ns)) ||
-        (c = cmp_u64(b->pending, a->pending)) || (c = cmp_u64(b->bytes, a->bytes)))
+        (c = cmp_u64(b->bytes, a->bytes)) || (c = cmp_u64(a->basis, b->basis)) ||
+        (c = cmp_u64(a->also, b->also)))
         return c;
     return cmp_str(a->detail, b->detail);
+}
+
+/* Ranks findings by the cost of their call site's group (see above).
+   Without memory, by the findings' own cost alone: still deterministic. */
+static void sort_findings(sc_report *r)
+{
+    keyed_finding *k = malloc(r->nfindings * sizeof *k);
+    if (!k)
+        return;
+    for (size_t i = 0; i < r->nfindings; i++)
+        k[i] = (keyed_finding){0, 0, r->findings[i]};
+    qsort(k, r->nfindings, sizeof *k, cmp_grouping);
+    for (size_t i = 0, j; i < r->nfindings; i = j) {
+        uint64_t sum = 0, pend = 0;
+        for (j = i; j < r->nfindings && !cmp_group(&k[i].f, &k[j].f); j++) {
+            sum = sum + k[j].f.cost_ns < sum ? UINT64_MAX : sum + k[j].f.cost_ns;
+            pend = pend + k[j].f.pending < pend ? UINT64_MAX : pend + k[j].f.pending;
+        }
+        for (size_t m = i; m < j; m++) {
+            k[m].group_cost = sum;
+            k[m].group_pending = pend;
+        }
+    }
+    qsort(k, r->nfindings, sizeof *k, cmp_finding);
+    for (size_t i = 0; i < r->nfindings; i++)
+        r->findings[i] = k[i].f;
+    free(k);
 }
 
 static int cmp_count(const void *pa, const void *pb)
@@ -491,7 +543,7 @@ static int cmp_ranked_rd(const void *pa, const void *pb)
 void sc_report_sort(sc_report *r)
 {
     if (r->nfindings > 1)
-        qsort(r->findings, r->nfindings, sizeof *r->findings, cmp_finding);
+        sort_findings(r);
     if (r->ncounts > 1)
         qsort(r->counts, r->ncounts, sizeof *r->counts, cmp_count);
 
@@ -661,6 +713,68 @@ fail:
 }
 
 /* ------------------------------------------------------- totals --- */
+
+static const char *const basis_names[SC_NCOST_BASES] = {
+    [SC_COST_UNMEASURED] = "unmeasured",
+    [SC_COST_COPY_BLOCKED] = "copy-blocked",
+    [SC_COST_HOST_BLOCKED] = "host-blocked",
+    [SC_COST_PENDING_BLOCKED] = "blocked-while-pending",
+    [SC_COST_GPU] = "gpu-timeline",
+};
+
+const char *sc_cost_basis_name(sc_cost_basis b)
+{
+    return (unsigned)b < SC_NCOST_BASES ? basis_names[b] : "unmeasured";
+}
+
+int sc_cost_basis_parse(const char *s, sc_cost_basis *out)
+{
+    for (unsigned i = 0; i < SC_NCOST_BASES; i++)
+        if (!strcmp(s, basis_names[i])) {
+            *out = (sc_cost_basis)i;
+            return 0;
+        }
+    return -1;
+}
+
+uint64_t sc_process_run_ns(const sc_process *p)
+{
+    if (!(p->end_time > p->start_time) || p->start_time <= 0)
+        return 0;
+    double d = (p->end_time - p->start_time) * 1e9;
+    return d >= 1.8e19 ? UINT64_MAX : (uint64_t)(d + 0.5);
+}
+
+void sc_report_judge(sc_report *r, const sc_judge_opts *j)
+{
+    static const sc_judge_opts defaults = SC_JUDGE_DEFAULTS;
+    if (!j)
+        j = &defaults;
+    for (size_t i = 0; i < r->nfindings; i++) {
+        sc_finding *f = &r->findings[i];
+        if (f->severity != SC_SEV_WARNING)
+            continue;
+        int worth;
+        if (f->basis == SC_COST_UNMEASURED) {
+            worth = f->pending > 0;
+        } else {
+            uint64_t run = f->process < r->nprocs ? sc_process_run_ns(&r->procs[f->process]) : 0;
+            unsigned __int128 share = (unsigned __int128)run * j->min_share_bp / 10000;
+            worth = f->cost_ns >= j->min_cost_ns && f->cost_ns >= share;
+        }
+        if (!worth)
+            f->severity = SC_SEV_NOTE;
+    }
+}
+
+uint64_t sc_report_cost(const sc_report *r)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (r->findings[i].severity != SC_SEV_NOTE)
+            sum = sum + r->findings[i].cost_ns < sum ? UINT64_MAX : sum + r->findings[i].cost_ns;
+    return sum;
+}
 
 void sc_report_totals(const sc_report *r, uint64_t *errors, uint64_t *warnings, uint64_t *notes)
 {

@@ -19,8 +19,10 @@
 #include "options.h"
 #include "rules.h"
 
-/* Bump when a field changes meaning or disappears; adding fields is free. */
-#define SC_SCHEMA_VERSION 1
+/* Bump when a field changes meaning or disappears; adding fields is free.
+   2: severity follows cost_ns (sc_report_judge); cost_ns, cost_basis and
+   also added.  Version 1 reports are still read. */
+#define SC_SCHEMA_VERSION 2
 
 /* One native frame: pc - 1 as module + offset, symbolized when possible. */
 typedef struct sc_frame {
@@ -46,6 +48,24 @@ typedef struct sc_callsite {
     sc_pyframe *py;    /* innermost first */
 } sc_callsite;
 
+/* How a finding's cost was estimated (sc_cost_basis_name gives the JSON
+   spelling).  Detect mode sees the host, not the GPU: for a serialization
+   whose cost shows only on the GPU it says SC_COST_UNMEASURED, and
+   --measure gives the cost from the GPU timeline. */
+typedef enum sc_cost_basis {
+    SC_COST_UNMEASURED = 0,  /* "unmeasured": seen, cost needs --measure */
+    SC_COST_COPY_BLOCKED,    /* "copy-blocked": host time inside the copy, less the
+                                wait for its stream's earlier work */
+    SC_COST_HOST_BLOCKED,    /* "host-blocked": host time inside the calls */
+    SC_COST_PENDING_BLOCKED, /* "blocked-while-pending": host time inside the calls
+                                that found other streams busy (an upper bound) */
+    SC_COST_GPU,             /* "gpu-timeline": measured on the GPU timeline */
+    SC_NCOST_BASES
+} sc_cost_basis;
+const char *sc_cost_basis_name(sc_cost_basis b);
+_Static_assert(SC_NRULES <= 32, "sc_finding.also has a bit per rule");
+int sc_cost_basis_parse(const char *s, sc_cost_basis *out);   /* 0 or -1 */
+
 /* Findings are aggregated per (process, rule, severity, api, call site). */
 typedef struct sc_finding {
     sc_rule_id rule;
@@ -60,6 +80,11 @@ typedef struct sc_finding {
     uint64_t bytes;     /* bytes moved or allocated, summed, when meaningful */
     uint64_t lost_ns;   /* upper bound of time lost: blocked_ns of the events
                            that found other work pending */
+    uint64_t cost_ns;   /* what this finding cost the run, estimated as
+                           cost_basis says; the ranking and severity follow it */
+    sc_cost_basis basis;/* how cost_ns was estimated */
+    uint32_t also;      /* bit per rule: other rules the same calls broke
+                           (one call, one finding: the most specific rule) */
     unsigned process;   /* index into sc_report.procs */
 } sc_finding;
 
@@ -125,14 +150,27 @@ typedef struct sc_render_opts {
     const char *srcroot;/* SARIF: artifact URIs below this directory are made
                            relative to it (uriBaseId SRCROOT); NULL: none */
     sc_fail_level fail_on; /* JUnit: lowest severity that fails a test case */
+    unsigned top;       /* text: findings shown in full (0 = 10); the rest get
+                           one line per rule.  SC_TOP_ALL shows all. */
 } sc_render_opts;
+#define SC_TOP_DEFAULT 10
+#define SC_TOP_ALL 0xffffffffu
+
+/* When a finding is worth fixing (sc_report_judge). */
+typedef struct sc_judge_opts {
+    uint64_t min_cost_ns;   /* a warning costs at least this much (1 ms) */
+    unsigned min_share_bp;  /* ... and this share of its process's run time,
+                               in hundredths of a percent (50 = 0.5%) */
+} sc_judge_opts;
+#define SC_JUDGE_DEFAULTS {1000000, 50}
 
 /* ---- model (report.c) ---- */
 sc_report *sc_report_new(void);
 void sc_report_free(sc_report *r);
 const sc_callsite *sc_report_callsite(const sc_report *r, const char *id);
-/* Sorts findings (severity desc, count desc, rule, call site, then every
-   other field), api counts (calls desc, api, library), call sites (in the
+/* Sorts findings by severity (errors first), then grouped by call site
+   with the sites ranked by their findings' summed cost, then cost, pending
+   events, count, rule, then every other field; api counts (calls desc, api, library), call sites (in the
    order findings, then redirects, first name them; the rest by id) and
    redirects (api, call-site order, outcome, process), so every renderer
    prints in the same, reproducible order.  Processes keep their order:
@@ -145,6 +183,18 @@ void sc_report_sort(sc_report *r);
    process of the first report that had it.  Returns 0, or -1 with errno set
    and dst unchanged. */
 int sc_report_merge(sc_report *dst, const sc_report *src);
+/* Severity from cost: a finding the shim made a warning stays one only if
+   it is worth fixing.  With a cost (any basis but unmeasured) that is
+   cost_ns >= min_cost_ns and >= min_share_bp of its process's run time;
+   without one (a serialization detect mode cannot price), only when other
+   work was really pending (pending > 0).  Otherwise it becomes a note.
+   Errors and notes are left as they are. */
+void sc_report_judge(sc_report *r, const sc_judge_opts *j);
+/* Estimated cost of the warnings (and errors) of a report, summed. */
+uint64_t sc_report_cost(const sc_report *r);
+/* Run time of a process in ns (0 when unknown). */
+uint64_t sc_process_run_ns(const sc_process *p);
+
 /* Totals by severity over all findings. */
 void sc_report_totals(const sc_report *r, uint64_t *errors, uint64_t *warnings, uint64_t *notes);
 

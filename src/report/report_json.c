@@ -86,6 +86,16 @@ static void write_finding(sc_jw *w, const sc_finding *f)
     sc_jw_u64(w, f->bytes);
     sc_jw_key(w, "lost_ns");
     sc_jw_u64(w, f->lost_ns);
+    sc_jw_key(w, "cost_ns");
+    sc_jw_u64(w, f->cost_ns);
+    sc_jw_key(w, "cost_basis");
+    sc_jw_string(w, sc_cost_basis_name(f->basis));
+    sc_jw_key(w, "also");
+    sc_jw_begin_array(w);
+    for (unsigned k = 0; k < SC_NRULES; k++)
+        if (f->also & (1u << k))
+            sc_jw_string(w, sc_rules[k].id);
+    sc_jw_end_array(w);
     sc_jw_key(w, "callsite");
     sc_jw_string(w, *f->callsite ? f->callsite : NULL);
     sc_jw_key(w, "detail");

@@ -1,8 +1,8 @@
 /* report_read.c: reads a JSON report back into the model.
  *
  * Reports come from other machines and other versions, so the reader is
- * strict about what it uses -- every field of schema version 1 must be
- * there with its type -- and quiet about what it does not: unknown members
+ * strict about what it uses -- every field of its schema version (1 or 2)
+ * must be there with its type -- and quiet about what it does not: unknown members
  * are ignored (adding fields does not bump the version), and the derived
  * members (summary, api_counts, process) are type-checked and recomputed.
  * Every error is one line: "FILE: where: what". */
@@ -19,6 +19,7 @@
 #include "report.h"
 
 typedef struct ctx {
+    uint64_t version;   /* the report's schema_version */
     const char *name;
     char *err;
     size_t errlen;
@@ -301,6 +302,33 @@ static int read_finding(ctx *c, const sc_json *v, const char *path, size_t nproc
         return bad(c, p, "process %" PRIu64 " does not exist (the report has %zu)", proc, nprocs);
     }
     f->process = (unsigned)proc;
+    if (c->version < 2) {
+        /* Version 1 had no cost: its upper bound is the closest figure. */
+        f->cost_ns = f->lost_ns;
+        f->basis = f->lost_ns ? SC_COST_PENDING_BLOCKED : SC_COST_UNMEASURED;
+        return 0;
+    }
+    if (get_u64(c, v, path, "cost_ns", &f->cost_ns) < 0 || get_str(c, v, path, "cost_basis", 0, &s) < 0)
+        return -1;
+    if (sc_cost_basis_parse(s, &f->basis) < 0) {
+        path_of(p, sizeof p, path, "cost_basis");
+        bad(c, p, "\"%.40s\" is not a cost basis", s);
+        free(s);
+        return -1;
+    }
+    free(s);
+    const sc_json *also = get_typed(c, v, path, "also", SC_JSON_ARRAY);
+    if (!also)
+        return -1;
+    for (size_t i = 0; i < also->len; i++) {
+        const sc_json *a = &also->items[i];
+        int ar = a->type == SC_JSON_STRING ? sc_rule_lookup(a->s) : -1;
+        if (ar < 0 || strcmp(a->s, sc_rules[ar].id)) {
+            path_of(p, sizeof p, path, "also");
+            return bad(c, p, "item %zu is not a rule id", i);
+        }
+        f->also |= 1u << ar;
+    }
     return 0;
 }
 
@@ -487,7 +515,8 @@ static int read_report(ctx *c, const sc_json *root, sc_report *r)
         return bad(c, NULL, "no schema_version member: not a streamcheck JSON report");
     if (sc_json_u64(v, &ver) < 0)
         return bad(c, "schema_version", "expected an integer, found %s", found(v, b, sizeof b));
-    if (ver != SC_SCHEMA_VERSION)
+    c->version = ver;
+    if (ver != SC_SCHEMA_VERSION && ver != 1)
         return bad(c, NULL, "schema_version %" PRIu64 " is not supported (this streamcheck reads version %d)%s",
                    ver, SC_SCHEMA_VERSION, ver > SC_SCHEMA_VERSION ? "; use a newer streamcheck" : "");
 

@@ -240,6 +240,31 @@ static void distinct(const sc_report *r, const char *(*get)(const sc_process *),
 
 /* ---------------------------------------------------------- header --- */
 
+/* The first thing a person reads: what the warnings cost, in all. */
+static void render_cost_total(const sc_report *r, FILE *out)
+{
+    uint64_t e = 0, w = 0, run = 0;
+    char b[64];
+    sc_report_totals(r, &e, &w, NULL);
+    for (size_t i = 0; i < r->nprocs; i++)
+        run += sc_process_run_ns(&r->procs[i]);
+    uint64_t cost = sc_report_cost(r);
+    if (!e && !w) {
+        header(out, "Estimated cost", "none: no finding is worth fixing in this run");
+        return;
+    }
+    sc_format_ns(cost, b, sizeof b);
+    if (run) {
+        unsigned __int128 bp = (unsigned __int128)cost * 10000 / run;
+        uint64_t v = bp > 100000000 ? 100000000 : (uint64_t)bp;
+        header(out, "Estimated cost", "%s (%" PRIu64 ".%02u%% of run time) in %" PRIu64 " warning%s%s", b,
+               v / 100, (unsigned)(v % 100), w + e, w + e == 1 ? "" : "s",
+               r->nprocs > 1 ? " (all processes)" : "");
+    } else {
+        header(out, "Estimated cost", "%s in %" PRIu64 " warning%s", b, w + e, w + e == 1 ? "" : "s");
+    }
+}
+
 static void render_header(const sc_report *r, FILE *out)
 {
     char b[1024];
@@ -265,6 +290,7 @@ static void render_header(const sc_report *r, FILE *out)
         header(out, "Start time", "%s", b);
         sc_format_ns(span_ns(p->start_time, p->end_time), b, sizeof b);
         header(out, "Run time", "%s", b);
+        render_cost_total(r, out);
         return;
     }
     header(out, "Processes", "%zu", r->nprocs);
@@ -292,6 +318,7 @@ static void render_header(const sc_report *r, FILE *out)
     header(out, "Start time", "%s (earliest)", b);
     sc_format_ns(span_ns(start, end), b, sizeof b);
     header(out, "Run time", "%s (first start to last end)", b);
+    render_cost_total(r, out);
 }
 
 static int render_processes(const sc_report *r, FILE *out)
@@ -340,6 +367,29 @@ static void frame_lines(const sc_callsite *cs, unsigned max, FILE *out, long num
         fprintf(out, "(no frames)\n");
 }
 
+/* What a finding cost, and how we know. */
+static void render_cost(const sc_finding *f, FILE *out)
+{
+    static const char *const how[SC_NCOST_BASES] = {
+        [SC_COST_COPY_BLOCKED] = "host time inside the copies, less their wait for earlier work "
+                                 "on the same stream: the time pinned memory gives back",
+        [SC_COST_HOST_BLOCKED] = "host time inside the calls",
+        [SC_COST_PENDING_BLOCKED] = "host time inside the calls that found other streams busy "
+                                    "(an upper bound)",
+        [SC_COST_GPU] = "GPU time lost, from the GPU timeline",
+    };
+    char b[64], line[512];
+    if (f->basis == SC_COST_UNMEASURED || (unsigned)f->basis >= SC_NCOST_BASES) {
+        snprintf(line, sizeof line, "not seen from the host: other work was pending at %" PRIu64
+                 " of %" PRIu64 " calls; run with --measure for its cost on the GPU", f->pending, f->count);
+    } else {
+        sc_format_ns(f->cost_ns, b, sizeof b);
+        snprintf(line, sizeof line, "%s (%s)", b, how[f->basis]);
+    }
+    fprintf(out, FIELD, "Cost");
+    wrap(out, line, FIELD_COL, FIELD_COL);
+}
+
 static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
                            const sc_render_opts *o)
 {
@@ -358,6 +408,7 @@ static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
     else
         fprintf(out, "%s\n", f->api ? f->api : or_unknown(f->driver_api));
     fprintf(out, FIELD "%" PRIu64 " call%s\n", "Count", f->count, f->count == 1 ? "" : "s");
+    render_cost(f, out);
     sc_format_ns(f->blocked_ns, b, sizeof b);
     fprintf(out, FIELD "%s of host time inside the calls\n", "Blocked", b);
     fprintf(out, FIELD "busy at %" PRIu64 " of %" PRIu64 " calls\n", "Other streams", f->pending,
@@ -366,9 +417,21 @@ static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
         sc_format_bytes(f->bytes, b, sizeof b);
         fprintf(out, FIELD "%s (%" PRIu64 " bytes)\n", "Bytes", b, f->bytes);
     }
-    sc_format_ns(f->lost_ns, b, sizeof b);
-    fprintf(out, FIELD "<= %s (upper bound: blocked time of the calls that found other work pending)\n",
-            "Est. time lost", b);
+    if (f->also) {
+        char also[512];
+        size_t used = 0;
+        for (unsigned k = 0; k < SC_NRULES && used < sizeof also; k++)
+            if (f->also & (1u << k)) {
+                int n = snprintf(also + used, sizeof also - used, "%s%s %s", used ? ", " : "",
+                                 sc_rules[k].id, sc_rules[k].name);
+                used += n > 0 ? (size_t)n : 0;
+            }
+        if (used < sizeof also)
+            snprintf(also + used, sizeof also - used, " (the same calls, reported once under the most "
+                     "specific rule)");
+        fprintf(out, FIELD, "Also");
+        wrap(out, also, FIELD_COL, FIELD_COL);
+    }
     if (f->detail) {
         fprintf(out, FIELD, "Detail");
         wrap(out, f->detail, FIELD_COL, FIELD_COL);
@@ -388,40 +451,98 @@ static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
     wrap(out, ri->advice, FIELD_COL, FIELD_COL);
 }
 
-static void render_findings(const sc_report *r, FILE *out, const sc_render_opts *o)
+static unsigned top_of(const sc_render_opts *o)
 {
-    static const struct {
-        sc_severity sev;
-        const char *title;
-    } groups[] = {
-        {SC_SEV_ERROR, "Errors"}, {SC_SEV_WARNING, "Warnings"}, {SC_SEV_NOTE, "Notes"},
-    };
-    uint64_t n[3];
-    sc_report_totals(r, &n[0], &n[1], &n[2]);
+    return o->top ? o->top : SC_TOP_DEFAULT;
+}
+
+/* The first top findings in full, in the report's order (ranked by cost:
+   sc_report_sort); the rest one line per rule and severity. */
+static int render_findings(const sc_report *r, FILE *out, const sc_render_opts *o)
+{
     if (!r->nfindings) {
         section(out, "Findings");
         fprintf(out, "No findings.\n");
-        return;
+        return 0;
     }
-    for (size_t g = 0; g < 3; g++) {
-        if (!n[g])
-            continue;
-        section(out, "%s (%" PRIu64 ")", groups[g].title, n[g]);
-        for (size_t i = 0; i < r->nfindings; i++)
-            if (r->findings[i].severity == groups[g].sev)
-                render_finding(r, &r->findings[i], out, o);
-    }
+    size_t shown = r->nfindings < top_of(o) ? r->nfindings : top_of(o);
+    if (shown == r->nfindings)
+        section(out, "Findings (%zu, ranked by cost)", r->nfindings);
+    else
+        section(out, "Findings (top %zu of %zu, ranked by cost)", shown, r->nfindings);
+    for (size_t i = 0; i < shown; i++)
+        render_finding(r, &r->findings[i], out, o);
+    if (shown == r->nfindings)
+        return 0;
+
+    section(out, "Other findings (%zu)", r->nfindings - shown);
+    table t;
+    char b[64];
+    table_init(&t, 5, 1u << 2 | 1u << 3);
+    cellf(&t, "Rule"); cellf(&t, "Severity"); cellf(&t, "Calls"); cellf(&t, "Sites"); cellf(&t, "Cost");
+    for (int sev = SC_SEV_ERROR; sev >= SC_SEV_NOTE; sev--)
+        for (unsigned rule = 0; rule < SC_NRULES; rule++) {
+            uint64_t calls = 0, cost = 0, sites = 0, unmeasured = 0;
+            for (size_t i = shown; i < r->nfindings; i++) {
+                const sc_finding *f = &r->findings[i];
+                if (f->rule != rule || (int)f->severity != sev)
+                    continue;
+                sites++;
+                calls += f->count;
+                cost += f->cost_ns;
+                unmeasured += f->basis == SC_COST_UNMEASURED;
+            }
+            if (!sites)
+                continue;
+            sc_format_ns(cost, b, sizeof b);
+            cellf(&t, "%s %s", sc_rules[rule].id, sc_rules[rule].name);
+            cellf(&t, "%s", sc_severity_name((sc_severity)sev));
+            cellf(&t, "%" PRIu64, calls);
+            cellf(&t, "%" PRIu64, sites);
+            if (unmeasured == sites)
+                cellf(&t, "not seen from the host");
+            else
+                cellf(&t, "%s", b);
+        }
+    if (table_print(&t, out, "  ") < 0)
+        return -1;
+    fprintf(out, "  (--top all shows every finding in full; the JSON report has them all)\n");
+    return 0;
 }
 
 /* ---------------------------------------------------------- tables --- */
 
-static void render_callsites(const sc_report *r, FILE *out)
+/* The call sites the findings shown in full and the redirects name (all
+   of them with --verbose).  Sites are numbered in the order the report
+   first names them (sc_report_sort), so these are a prefix of the table. */
+static void render_callsites(const sc_report *r, FILE *out, const sc_render_opts *o)
 {
     char b[1024];
     if (!r->ncallsites)
         return;
-    section(out, "Call sites (%zu)", r->ncallsites);
-    for (size_t i = 0; i < r->ncallsites; i++) {
+    size_t n = r->ncallsites;
+    if (!o->verbose) {
+        long last = -1;
+        size_t shown = r->nfindings < top_of(o) ? r->nfindings : top_of(o);
+        for (size_t i = 0; i < shown; i++) {
+            long k = sc_report_callsite_index(r, r->findings[i].callsite);
+            if (k > last)
+                last = k;
+        }
+        for (size_t i = 0; i < r->nredirects; i++) {
+            long k = sc_report_callsite_index(r, r->redirects[i].callsite);
+            if (k > last)
+                last = k;
+        }
+        n = (size_t)(last + 1);
+    }
+    if (!n)
+        return;
+    if (n == r->ncallsites)
+        section(out, "Call sites (%zu)", r->ncallsites);
+    else
+        section(out, "Call sites (%zu of %zu; --verbose shows all)", n, r->ncallsites);
+    for (size_t i = 0; i < n; i++) {
         const sc_callsite *cs = &r->callsites[i];
         fprintf(out, "%s%3zu  %s\n", i ? "\n" : "", i + 1, cs->id);
         for (size_t j = 0; j < cs->npy; j++) {
@@ -597,8 +718,9 @@ static int render_body(const sc_report *r, FILE *out, const sc_render_opts *o)
     render_header(r, out);
     if (r->nprocs > 1 && render_processes(r, out) < 0)
         return -1;
-    render_findings(r, out, o);
-    render_callsites(r, out);
+    if (render_findings(r, out, o) < 0)
+        return -1;
+    render_callsites(r, out, o);
     if (render_counts(r, out, o) < 0)
         return -1;
     render_overhead(r, out);

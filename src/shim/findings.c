@@ -82,6 +82,8 @@ static void tab_add(sc_aggtab *tab, const sc_agg_key *k, const sc_agg_val *add)
     e->v.pending += add->pending;
     e->v.bytes += add->bytes;
     e->v.lost_ns += add->lost_ns;
+    e->v.cost_ns += add->cost_ns;
+    e->v.also |= add->also;
     e->v.sampled += add->sampled;
 }
 
@@ -91,8 +93,9 @@ static void add(sc_thread *t, const sc_agg_key *k, uint64_t blocked, int pending
 {
     if (!t->agg && !(t->agg = calloc(1, sizeof *t->agg)))
         return;
-    sc_agg_val v = {weight, blocked, pending ? weight : 0, bytes * weight, pending ? blocked : 0,
-                    weight > 1 ? weight : 0};
+    sc_agg_val v = {.count = weight, .blocked_ns = blocked, .pending = pending ? weight : 0,
+                    .bytes = bytes * weight, .lost_ns = pending ? blocked : 0,
+                    .sampled = weight > 1 ? weight : 0};
     tab_add(t->agg, k, &v);
 }
 

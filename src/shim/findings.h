@@ -16,6 +16,8 @@ typedef struct sc_agg_key {
 
 typedef struct sc_agg_val {
     uint64_t count, blocked_ns, pending, bytes, lost_ns;
+    uint64_t cost_ns;   /* what the events cost, as the rule's basis estimates it */
+    uint32_t also;      /* other rules the same calls broke (bit per rule) */
     uint64_t sampled;   /* events counted by sampling (weight > 1) */
 } sc_agg_val;
 

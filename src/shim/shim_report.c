@@ -177,6 +177,20 @@ static sc_finding *new_finding(build *b, unsigned rule, unsigned sev, unsigned a
     return f;
 }
 
+/* How detect mode prices each rule's findings (report.h, sc_cost_basis).
+   A serialization costs the GPU, which the host does not see: those are
+   unmeasured here (measured mode prices them from the GPU timeline). */
+static sc_cost_basis rule_basis(unsigned rule)
+{
+    switch (rule) {
+    case SC_RULE_SC203: return SC_COST_COPY_BLOCKED;
+    case SC_RULE_SC303: case SC_RULE_SC402: return SC_COST_HOST_BLOCKED;
+    case SC_RULE_SC201: case SC_RULE_SC301: case SC_RULE_SC302: case SC_RULE_SC401:
+        return SC_COST_PENDING_BLOCKED;
+    default: return SC_COST_UNMEASURED;
+    }
+}
+
 static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
 {
     build *b = arg;
@@ -193,6 +207,9 @@ static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     f->pending = v->pending;
     f->bytes = v->bytes;
     f->lost_ns = v->lost_ns;
+    f->basis = rule_basis(k->rule);
+    f->cost_ns = v->cost_ns;
+    f->also = v->also;
     char d[256] = "";
     switch (k->rule) {
     case SC_RULE_SC101:
@@ -239,6 +256,9 @@ static void add_alloc_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
         return;
     f->count = v->count;
     f->bytes = v->bytes;
+    f->blocked_ns = v->blocked_ns;
+    f->basis = rule_basis(SC_RULE_SC303);
+    f->cost_ns = v->blocked_ns;
     char d[128];
     snprintf(d, sizeof d, "%llu calls from this call site", (unsigned long long)v->count);
     f->detail = strdup(d);
@@ -376,7 +396,8 @@ static void write_outputs(sc_report *r)
             sc_render_junit(r, stderr);
     }
     if (sc_opt.formats & SC_FMT_TEXT) {
-        sc_render_opts o = {.color = 0, .max_frames = 0, .verbose = 0};
+        sc_render_opts o = {.color = 0, .max_frames = 0, .verbose = 0,
+                            .top = sc_opt.top ? (unsigned)sc_opt.top : SC_TOP_ALL};
         sc_render_text(r, stderr, &o);
     } else {
         char line[200];
@@ -432,6 +453,8 @@ void sc_shim_report(void)
     if (sc_filter_apply(r, sc_opt.rules, sc_opt.ignore, sc_opt.suppressions[0] ? sc_opt.suppressions : NULL,
                         err, sizeof err))
         sc_warn("%s; reporting without suppressions", err);
+    sc_judge_opts j = {(uint64_t)sc_opt.warn_cost_us * 1000, (unsigned)sc_opt.warn_share_bp};
+    sc_report_judge(r, &j);
     sc_report_sort(r);
     write_outputs(r);
     write_status(r);

@@ -41,6 +41,14 @@ static sc_finding *finding(sc_report *r, sc_rule_id rule, sc_severity sev, const
     f->pending = pending;
     f->bytes = bytes;
     f->lost_ns = lost;
+    /* Priced the way the shim prices each rule in detect mode. */
+    switch (rule) {
+    case SC_RULE_SC203: f->basis = SC_COST_COPY_BLOCKED; f->cost_ns = lost; break;
+    case SC_RULE_SC402: f->basis = SC_COST_HOST_BLOCKED; f->cost_ns = blocked; break;
+    case SC_RULE_SC201: case SC_RULE_SC301: case SC_RULE_SC401:
+        f->basis = SC_COST_PENDING_BLOCKED; f->cost_ns = lost; break;
+    default: f->basis = SC_COST_UNMEASURED; break;
+    }
     f->detail = detail ? fixture_check(strdup(detail)) : NULL;
     f->process = 0;
     return f;
@@ -113,7 +121,8 @@ sc_report *fixture_process_a(void)
 
     finding(r, SC_RULE_SC203, SC_SEV_WARNING, "cudaMemcpyAsync", "cuMemcpyDtoHAsync_v2", "9f3c2e1a5b7d4c60",
             128, 45210000, 96, 536870912, 33900000,
-            "device-to-host into pageable memory: tensor.to(\"cpu\", non_blocking=True)");
+            "device-to-host into pageable memory: tensor.to(\"cpu\", non_blocking=True)")->also =
+        1u << SC_RULE_SC101;
     finding(r, SC_RULE_SC301, SC_SEV_ERROR, "cudaMalloc", "cuMemAlloc_v2", "0a1b2c3d4e5f6071", 12, 3200000, 10,
             50331648, 2900000, "waited for 3 busy streams");
     finding(r, SC_RULE_SC101, SC_SEV_WARNING, "cuLaunchKernel", "cuLaunchKernel", "1122334455667788", 2000,

@@ -102,39 +102,49 @@ START_TEST(sort_order)
 {
     sc_report *r = sc_report_new();
     /* scrambled on purpose */
-    add(r, SC_RULE_SC402, SC_SEV_NOTE, 500, "00000000000000aa");
-    add(r, SC_RULE_SC203, SC_SEV_WARNING, 10, "00000000000000bb");
-    add(r, SC_RULE_SC101, SC_SEV_WARNING, 10, "00000000000000cc");
+    add(r, SC_RULE_SC402, SC_SEV_NOTE, 500, "00000000000000aa")->cost_ns = 9000000;
+    sc_finding *f = add(r, SC_RULE_SC203, SC_SEV_WARNING, 10, "00000000000000bb");
+    f->cost_ns = 5000000;
+    f->basis = SC_COST_COPY_BLOCKED;
+    add(r, SC_RULE_SC101, SC_SEV_WARNING, 10, "00000000000000cc")->pending = 3;
     add(r, SC_RULE_SC101, SC_SEV_WARNING, 10, "00000000000000aa");
     add(r, SC_RULE_SC301, SC_SEV_ERROR, 1, "00000000000000bb");
-    add(r, SC_RULE_SC201, SC_SEV_WARNING, 99, "");
+    f = add(r, SC_RULE_SC201, SC_SEV_WARNING, 99, "");
+    f->cost_ns = 1000000;
+    f->basis = SC_COST_PENDING_BLOCKED;
+    add(r, SC_RULE_SC202, SC_SEV_WARNING, 1, "00000000000000bb");
     ck_assert_ptr_nonnull(sc_report_add_callsite(r, "00000000000000cc"));
     ck_assert_ptr_nonnull(sc_report_add_callsite(r, "00000000000000dd"));
     ck_assert_ptr_nonnull(sc_report_add_callsite(r, "00000000000000bb"));
     ck_assert_ptr_nonnull(sc_report_add_callsite(r, "00000000000000aa"));
     sc_report_sort(r);
 
-    /* severity desc, count desc, rule, call site */
+    /* Severity desc; then call sites ranked by their findings' summed cost,
+       then summed pending events; within a site, cost desc. */
     ck_assert_int_eq(r->findings[0].rule, SC_RULE_SC301);
-    ck_assert_int_eq(r->findings[1].rule, SC_RULE_SC201);
-    ck_assert_int_eq(r->findings[2].rule, SC_RULE_SC101);
-    ck_assert_str_eq(r->findings[2].callsite, "00000000000000aa");
-    ck_assert_int_eq(r->findings[3].rule, SC_RULE_SC101);
-    ck_assert_str_eq(r->findings[3].callsite, "00000000000000cc");
-    ck_assert_int_eq(r->findings[4].rule, SC_RULE_SC203);
-    ck_assert_int_eq(r->findings[5].rule, SC_RULE_SC402);
+    ck_assert_int_eq(r->findings[1].rule, SC_RULE_SC203);   /* site bb: 5 ms */
+    ck_assert_int_eq(r->findings[2].rule, SC_RULE_SC202);   /* site bb too, grouped */
+    ck_assert_int_eq(r->findings[3].rule, SC_RULE_SC201);   /* no site: 1 ms */
+    ck_assert_int_eq(r->findings[4].rule, SC_RULE_SC101);   /* cc: unpriced, 3 pending */
+    ck_assert_str_eq(r->findings[4].callsite, "00000000000000cc");
+    ck_assert_int_eq(r->findings[5].rule, SC_RULE_SC101);
+    ck_assert_str_eq(r->findings[5].callsite, "00000000000000aa");
+    ck_assert_int_eq(r->findings[6].rule, SC_RULE_SC402);   /* notes last, whatever their cost */
     /* call sites in order of first mention; unmentioned last */
     ck_assert_str_eq(r->callsites[0].id, "00000000000000bb");
-    ck_assert_str_eq(r->callsites[1].id, "00000000000000aa");
-    ck_assert_str_eq(r->callsites[2].id, "00000000000000cc");
+    ck_assert_str_eq(r->callsites[1].id, "00000000000000cc");
+    ck_assert_str_eq(r->callsites[2].id, "00000000000000aa");
     ck_assert_str_eq(r->callsites[3].id, "00000000000000dd");
-    ck_assert_int_eq(sc_report_callsite_index(r, "00000000000000cc"), 2);
+    ck_assert_int_eq(sc_report_callsite_index(r, "00000000000000cc"), 1);
+
+    /* The estimated cost counts warnings and errors, not notes. */
+    ck_assert_uint_eq(sc_report_cost(r), 6000000);
 
     /* Sorting is idempotent and independent of the input order. */
     char *a = render(r, SC_FMT_JSON);
     sc_finding tmp = r->findings[0];
-    r->findings[0] = r->findings[5];
-    r->findings[5] = tmp;
+    r->findings[0] = r->findings[6];
+    r->findings[6] = tmp;
     sc_report_sort(r);
     char *b = render(r, SC_FMT_JSON);
     ck_assert_str_eq(a, b);
@@ -403,9 +413,9 @@ START_TEST(reader_errors)
     read_fails("[1]", "in.json: not a streamcheck report: the JSON value is an array, not an object");
     read_fails("{\"a\": 1}", "in.json: no schema_version member: not a streamcheck JSON report");
     read_fails("{\"schema_version\": \"1\"}", "in.json: schema_version: expected an integer, found a string");
-    read_fails("{\"schema_version\": 2}",
-               "in.json: schema_version 2 is not supported (this streamcheck reads version 1); use a newer streamcheck");
-    read_fails("{\"schema_version\": 0}", "in.json: schema_version 0 is not supported (this streamcheck reads version 1)");
+    read_fails("{\"schema_version\": 3}",
+               "in.json: schema_version 3 is not supported (this streamcheck reads version 2); use a newer streamcheck");
+    read_fails("{\"schema_version\": 0}", "in.json: schema_version 0 is not supported (this streamcheck reads version 2)");
     read_fails("{\"schema_version\": 1}", "in.json: tool: missing");
     read_fails(with("\"5\"", "\"00000000000000aa\"", "0", "\"0x1\""),
                "in.json: findings[0].count: expected a non-negative integer below 2^64, found a string");
