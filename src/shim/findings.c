@@ -87,7 +87,7 @@ static void tab_add(sc_aggtab *tab, const sc_agg_key *k, const sc_agg_val *add)
     e->v.sampled += add->sampled;
 }
 
-/* weight > 1: a sampled event standing for that many (see analyze.c). */
+/* weight > 1: a sampled event standing for that many (see dispatch.c). */
 static void add(sc_thread *t, const sc_agg_key *k, uint64_t blocked, int pending, uint64_t bytes,
                 unsigned weight)
 {

@@ -12,7 +12,10 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/hooks/memset.def src/shim/hooks/alloc.def src/shim/hooks/stream.def src/shim/hooks/event.def \
 	src/shim/hooks/ctx.def src/shim/hooks/runtime.def \
 	src/shim/threads.c src/shim/modules.c src/shim/streams.c src/shim/hostmem.c \
-	src/shim/analyze.c src/shim/callsites.c src/shim/callsites.h src/shim/pyframes.c \
+	src/shim/detect.h src/shim/dispatch.c src/shim/lanes.c src/shim/memclass.c src/shim/track.c \
+	src/shim/redirect.c src/shim/detect_legacy.c src/shim/detect_copy.c src/shim/detect_alloc.c \
+	src/shim/detect_sync.c src/shim/detect_queue.c \
+	src/shim/callsites.c src/shim/callsites.h src/shim/pyframes.c \
 	src/shim/findings.c src/shim/findings.h src/shim/symbolize.c src/shim/symbolize.h \
 	src/shim/shim_report.c
 src_shim_libscshim_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)

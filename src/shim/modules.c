@@ -223,7 +223,6 @@ unsigned sc_module_slot_index(unsigned s)
 }
 
 /* Whether count slot s (sc_module_of) is cuBLAS or cuBLASLt. */
-int sc_module_slot_is_cublas(unsigned s);
 int sc_module_slot_is_cublas(unsigned s)
 {
     unsigned idx = sc_module_slot_index(s);

@@ -1,7 +1,8 @@
 /* shim.h: internal interfaces of libstreamcheck.so.
  *
  * Layers (cwrap style):  exported cuX() wrapper (hooks_driver.c)
- *                        -> sc_fast()/sc_pre()/sc_post() logic (analyze.c)
+ *                        -> sc_fast() (here) / sc_pre()/sc_post() (dispatch.c,
+ *                           which calls the detectors of detect.h)
  *                        -> the real driver entry point (resolve.c).
  *
  * The hot path is sc_fast(): every intercepted driver call runs it, so it
@@ -332,6 +333,7 @@ uint64_t sc_module_hash(unsigned idx);
 unsigned sc_module_count(void);
 int sc_module_is_cuda_lib(unsigned idx);   /* libcuda, libcudart, libcublas(Lt) */
 int sc_module_is_cublas(unsigned idx);
+int sc_module_slot_is_cublas(unsigned slot);   /* a counting slot (sc_module_of) is cuBLAS's */
 void sc_modules_reset(void);
 
 /* ---------------------------------------------------------- streams.c --- */
@@ -364,11 +366,13 @@ void sc_devmem_add(const void *p, size_t n);
 void sc_devmem_remove(const void *p);
 void sc_hostmem_reset(void);
 
-/* -------------------------------------------------------- analyze.c --- */
-int sc_fast_slowpath(sc_thread *t, sc_op *op);
+/* ------------------------------------------------------- dispatch.c --- */
 void sc_pre(sc_thread *t, sc_op *op);
 void sc_post(sc_thread *t, sc_op *op, CUresult r);
+/* track.c */
 void sc_on_init_done(void);
+extern char sc_device_name[256];   /* device facts learned after cuInit, for the report */
+extern int sc_driver_version;
 
 /* Marks a created stream busy; returns 1 when that may push the number of
    busy streams past the hardware queues (the slow path then checks SC701). */
@@ -444,7 +448,7 @@ ptds:
     if (SC_UNLIKELY(!atomic_load_explicit(&sc_g.ptds_used, memory_order_relaxed)))
         atomic_store_explicit(&sc_g.ptds_used, 1, memory_order_relaxed);
     if (SC_UNLIKELY(t->has_own))
-        return 1;                   /* ordered with its redirect stream (analyze.c) */
+        return 1;                   /* ordered with its redirect stream (redirect.c) */
     if (t->capturing_ptds)
         return 0;
     if (SC_LIKELY(!sc_mark(t, &t->ptds_active)))

@@ -26,8 +26,6 @@
 #include "symbolize.h"
 
 extern sc_options sc_opt;
-extern char sc_device_name[256];
-extern int sc_driver_version;
 extern double sc_start_time;
 extern uint64_t sc_start_ns;
 unsigned sc_module_slot_index(unsigned s);

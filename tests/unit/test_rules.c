@@ -115,7 +115,7 @@ static void add_sampled(const sc_agg_key *k, const sc_agg_val *v, void *arg)
 
 /* A one-stream program's notes: exact for a thread's first 256, then one
    in 64 counted for 64, and past 256 + 256 * 64 = 16640 one in 1024
-   counted for 1024 (analyze.c).  20000 launches: 16640 + 3 * 1024. */
+   counted for 1024 (dispatch.c).  20000 launches: 16640 + 3 * 1024. */
 START_TEST(sc101_note_sites_sampled)
 {
     cuInit(0);

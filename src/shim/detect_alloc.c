@@ -1,0 +1,29 @@
+/* detect_alloc.c: allocation and freeing.
+ *   SC301  device allocation or freeing (cuMemAlloc, cuMemFree, managed)
+ *          while other streams have unfinished work: it synchronizes
+ *   SC302  page-locked host allocation, freeing or registration while
+ *          other streams have unfinished work
+ *   SC303  counted here (the allocating call sites), judged at report
+ *          time: allocation in a loop
+ * PG, Stream Ordered Memory Allocator; PG, Asynchronous Concurrent
+ * Execution > Streams > Implicit Synchronization; PG, Page-Locked Host
+ * Memory (rules.def has each rule's citation).
+ */
+#include "config.h"
+
+#include "detect.h"
+
+void sc_detect_alloc(sc_thread *t, sc_op *op)
+{
+    if ((op->kind == SC_K_FREE_DEV || op->kind == SC_K_FREE_HOST || op->kind == SC_K_UNREGISTER) && !op->p1)
+        return;   /* freeing NULL does nothing */
+    sc_busy_q q = {.ctx = NULL};
+    if (sc_busy_others(t, &q) > 0) {
+        int dev = op->kind == SC_K_ALLOC_DEV || op->kind == SC_K_ALLOC_MANAGED || op->kind == SC_K_FREE_DEV;
+        /* PG Stream Ordered Memory Allocator (cudaMalloc/cudaFree
+           synchronize) and PG Implicit Synchronization (page-locked
+           host allocation, device allocation). */
+        sc_event_add(op, dev ? SC_RULE_SC301 : SC_RULE_SC302, SC_SEV_WARNING, 1);
+    }
+    op->marks |= SC_M_ALLOCSITE;   /* SC303 */
+}

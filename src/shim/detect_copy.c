@@ -1,0 +1,89 @@
+/* detect_copy.c: copies and memsets.
+ *   SC201  a synchronous copy that blocks the host while other streams work
+ *   SC202  a memset on the legacy stream (of memory not pinned): a barrier
+ *          between the streams' commands
+ *   SC203  an "async" copy of pageable host memory: it waits
+ *   SC204  a synchronous device-to-device copy on the legacy stream
+ *   SC702  copies both ways at once with a single copy engine
+ * Memory kinds come from memclass.c.  The sections each decision rests on
+ * are cited at the decision; each rule's full citation is in rules.def.
+ */
+#include "config.h"
+
+#include "detect.h"
+
+/* SC202, async memsets (cuMemsetD*Async).  PG Implicit Synchronization: a
+   device memory set on the legacy stream is a barrier between the streams'
+   commands. */
+void sc_detect_memset_async(sc_thread *t, sc_op *op)
+{
+    sc_resolve_lane(t, op);
+    if (op->lane == SC_LANE_LEGACY) {
+        sc_count_q cq = {sc_op_ctx(op), 0, 0};
+        sc_count_streams(&cq);
+        if ((cq.all || atomic_load(&sc_g.ptds_used)) && sc_mem_classify(op->p1, op->bytes) != SC_MEM_PINNED) {
+            sc_busy_q q = {.ctx = cq.ctx, .skip_legacy = 1};
+            sc_event_add(op, SC_RULE_SC202, SC_SEV_WARNING, sc_busy_others(t, &q) > 0);
+        }
+    }
+}
+
+/* SC203 and SC702, async copies, once submitted (pageable: the host side
+   is pageable and the copy goes to or from the device). */
+void sc_detect_copy_async(sc_thread *t, sc_op *op, int pageable)
+{
+    if (sc_lane_capturing(t, op))
+        return;
+    /* DRV, 2. API synchronization behavior (Memcpy, Asynchronous):
+       pageable memory makes the "async" copy wait for its stream
+       (host to device) or for the copy itself (device to host). */
+    if (pageable) {
+        sc_busy_q q = {.ctx = NULL, .skip = op->srec, .skip_legacy = op->lane == SC_LANE_LEGACY,
+                       .skip_ptds = op->lane == SC_LANE_PTDS};
+        sc_event_add(op, SC_RULE_SC203, SC_SEV_WARNING, sc_busy_others(t, &q) > 0);
+    }
+    /* SC702: copies both ways at once need two copy engines (PG,
+       Overlap of Data Transfer and Kernel Execution). */
+    int eng = atomic_load(&sc_g.async_engines);
+    if (eng >= 0 && eng < 2 && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H)) {
+        sc_busy_q q = {.ctx = NULL, .skip = op->srec, .skip_legacy = 1, .skip_ptds = 1,
+                       .dir = op->dir == SC_DIR_H2D ? SC_DIR_D2H : SC_DIR_H2D};
+        if (sc_busy_others(t, &q) > 0)
+            sc_event_add(op, SC_RULE_SC702, SC_SEV_WARNING, 1);
+    }
+    if (op->srec && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H))
+        atomic_store(&op->srec->last_copy, op->dir);
+}
+
+/* SC201 and SC204, synchronous copies (cuMemcpy*, not Async); cq counts
+   the created streams of the call's context. */
+void sc_detect_copy_sync(sc_thread *t, sc_op *op, const sc_count_q *cq)
+{
+    int pageable = op->pageable;
+    int others = cq->all || atomic_load(&sc_g.ptds_used);
+    sc_busy_q q = {.ctx = cq->ctx, .skip_legacy = op->lane == SC_LANE_LEGACY,
+                   .skip_ptds = op->lane == SC_LANE_PTDS};
+    /* DRV, 2. API synchronization behavior (Memcpy, Synchronous), and
+       PG Concurrent Execution between Host and Device: device-to-device
+       copies do not block the host, pageable host-to-device copies of
+       64 KiB or less return once staged.  Everything else blocks. */
+    if (op->dir == SC_DIR_D2D) {
+        if (op->lane == SC_LANE_LEGACY && others)
+            sc_event_add(op, SC_RULE_SC204, SC_SEV_WARNING, sc_busy_others(t, &q) > 0);
+    } else if (!(op->dir == SC_DIR_H2D && pageable && op->bytes <= 65536)) {
+        sc_event_add(op, SC_RULE_SC201, SC_SEV_WARNING, sc_busy_others(t, &q) > 0);
+    }
+    /* Remember whether the host waits for the lane to drain (post). */
+    if (op->dir == SC_DIR_D2H || op->dir == SC_DIR_H2H || (op->dir == SC_DIR_H2D && !pageable))
+        op->marks |= SC_M_DRAINS;
+}
+
+/* SC202, synchronous memsets (cuMemsetD*, not Async): as the async ones. */
+void sc_detect_memset_sync(sc_thread *t, sc_op *op, const sc_count_q *cq)
+{
+    if (op->lane == SC_LANE_LEGACY && (cq->all || atomic_load(&sc_g.ptds_used)) &&
+        sc_mem_classify(op->p1, op->bytes) != SC_MEM_PINNED) {
+        sc_busy_q q = {.ctx = cq->ctx, .skip_legacy = 1};
+        sc_event_add(op, SC_RULE_SC202, SC_SEV_WARNING, sc_busy_others(t, &q) > 0);
+    }
+}

@@ -1,0 +1,34 @@
+/* detect_queue.c: the device's queues and configuration.
+ *   SC701  more busy streams than hardware queues
+ *          (CUDA_DEVICE_MAX_CONNECTIONS): streams share queues and their
+ *          work serializes.  The fast path and sc_mark_lane (lanes.c) flag
+ *          a stream turning busy past the limit (SC_M_CHECK701); the
+ *          streams are counted exactly here.
+ *   SC501  a cache or shared-memory configuration change while other
+ *          streams have unfinished work: it waits for them
+ * SC701: PG, CUDA Environment Variables (CUDA_DEVICE_MAX_CONNECTIONS); PG,
+ * Asynchronous Concurrent Execution > Concurrent Kernel Execution.
+ * SC501: PG, Asynchronous Concurrent Execution > Streams > Implicit
+ * Synchronization (a switch between the L1/shared memory configurations).
+ */
+#include "config.h"
+
+#include "detect.h"
+
+void sc_detect_queues(sc_thread *t, sc_op *op)
+{
+    /* Count every busy stream (ours included: it is about to get work). */
+    sc_busy_q q = {.ctx = NULL, .skip = op->lane == SC_LANE_CREATED ? op->srec : NULL,
+                   .skip_legacy = op->lane == SC_LANE_LEGACY, .skip_ptds = op->lane == SC_LANE_PTDS};
+    unsigned busy = sc_busy_others(t, &q) + 1;
+    atomic_store(&sc_g.n_active, q.marked + 1);   /* exact again after the queries */
+    if (busy > sc_g.max_conn)
+        sc_event_add(op, SC_RULE_SC701, SC_SEV_WARNING, 1);
+}
+
+void sc_detect_cache_config(sc_thread *t, sc_op *op)
+{
+    sc_busy_q q = {.ctx = NULL};
+    if (sc_busy_others(t, &q) > 0)
+        sc_event_add(op, SC_RULE_SC501, SC_SEV_WARNING, 1);
+}

@@ -1,0 +1,48 @@
+/* detect_sync.c: synchronization calls.
+ *   SC401  a context (device) synchronization where a stream or event
+ *          synchronization would have waited for the same work
+ *   SC402  a synchronization that found nothing to wait for
+ * RT, cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize;
+ * DRV, cuCtxSynchronize (rules.def has each rule's citation).
+ */
+#include "config.h"
+
+#include "detect.h"
+
+/* cuStreamSynchronize (after a legacy-lane call was considered for
+   redirect). */
+void sc_detect_stream_sync(sc_thread *t, sc_op *op)
+{
+    _Atomic uint64_t *m = sc_lane_mark(t, op);
+    int busy = 0;
+    if (m && atomic_load(&sc_g.n_capturing) == 0 && !sc_lane_capturing(t, op)) {
+        if (op->lane == SC_LANE_PTDS)
+            busy = sc_query_ptds(t);
+        else
+            busy = sc_query_mark(m, op->lane == SC_LANE_CREATED ? op->stream : CU_STREAM_LEGACY);
+        if (!busy)
+            sc_event_add(op, SC_RULE_SC402, SC_SEV_NOTE, 0);
+    }
+}
+
+/* cuEventSynchronize */
+void sc_detect_event_sync(sc_op *op)
+{
+    if (sc_d.EventQuery && op->p1 && sc_d.EventQuery((CUevent)op->p1) == CUDA_SUCCESS)
+        sc_event_add(op, SC_RULE_SC402, SC_SEV_NOTE, 0);
+}
+
+/* cuCtxSynchronize */
+void sc_detect_ctx_sync(sc_thread *t, sc_op *op)
+{
+    sc_busy_q q = {.ctx = sc_op_ctx(op)};
+    unsigned busy = sc_busy_others(t, &q);
+    if (atomic_load(&sc_g.n_capturing) > 0)
+        return;
+    if (!busy)
+        sc_event_add(op, SC_RULE_SC402, SC_SEV_NOTE, 0);
+    else
+        /* One busy stream: a stream or event synchronization would have
+           waited for exactly the same work, and no more. */
+        sc_event_add(op, SC_RULE_SC401, busy == 1 ? SC_SEV_WARNING : SC_SEV_NOTE, busy > 1);
+}

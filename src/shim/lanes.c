@@ -1,0 +1,236 @@
+/* lanes.c: the state the detectors ask about.  Contexts and their legacy
+ * streams, the lane (stream) a call's work lands on, busy marks, and which
+ * other streams have unfinished work at this moment.
+ *
+ * "Other streams had unfinished work" is measured, not assumed
+ * (ARCHITECTURE.md §3): the streams marked busy by
+ * earlier submissions are asked with cuStreamQuery, which also clears the
+ * marks of those that have drained.  Nothing is queried while a stream
+ * capture is in progress, since a query can invalidate a capture.
+ * Per-thread default streams of other threads cannot be queried from here;
+ * they count as busy until their thread synchronizes.
+ */
+#include "config.h"
+
+#include <pthread.h>
+
+#include "detect.h"
+
+/* --------------------------------------------------------- contexts --- */
+#define MAX_CTX 32
+static sc_ctx ctxs[MAX_CTX];
+static _Atomic int nctx;
+static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+
+sc_ctx *sc_ctx_get(CUcontext c)
+{
+    int n = atomic_load(&nctx);
+    for (int i = 0; i < n; i++)
+        if (atomic_load(&ctxs[i].ctx) == c)
+            return &ctxs[i];
+    pthread_mutex_lock(&ctx_lock);
+    n = atomic_load(&nctx);
+    sc_ctx *r = NULL;
+    for (int i = 0; i < n && !r; i++)
+        if (atomic_load(&ctxs[i].ctx) == c)
+            r = &ctxs[i];
+    if (!r) {
+        /* Beyond MAX_CTX contexts, the last slot stands for all the rest. */
+        r = &ctxs[n < MAX_CTX ? n : MAX_CTX - 1];
+        if (n < MAX_CTX) {
+            atomic_store(&r->ctx, c);
+            atomic_store(&nctx, n + 1);
+        }
+    }
+    pthread_mutex_unlock(&ctx_lock);
+    return r;
+}
+
+CUcontext sc_current_ctx(void)
+{
+    CUcontext c = NULL;
+    if (sc_d.CtxGetCurrent)
+        sc_d.CtxGetCurrent(&c);
+    return c;
+}
+
+CUcontext sc_op_ctx(sc_op *op)
+{
+    if (!op->has_ctx) {
+        op->ctx = sc_current_ctx();
+        op->has_ctx = 1;
+    }
+    return op->ctx;
+}
+
+/* ------------------------------------------------------------ marks --- */
+static uint64_t new_token(sc_thread *t)
+{
+    return ((uint64_t)(t->idx + 1) << 40) | (++t->seq & ((1ull << 40) - 1));
+}
+
+static void active_dec(void)
+{
+    unsigned n = atomic_load(&sc_g.n_active);
+    while (n && !atomic_compare_exchange_weak(&sc_g.n_active, &n, n - 1))
+        ;
+}
+
+void sc_unmark(_Atomic uint64_t *a, uint64_t tok)
+{
+    if (tok && atomic_compare_exchange_strong(a, &tok, 0))
+        active_dec();
+}
+
+/* h may be CU_STREAM_LEGACY or CU_STREAM_PER_THREAD (the calling thread's). */
+int sc_query_mark(_Atomic uint64_t *mark, CUstream h)
+{
+    uint64_t tok = atomic_load(mark);
+    if (!tok)
+        return 0;
+    CUresult r = sc_d.StreamQuery ? sc_d.StreamQuery(h) : CUDA_ERROR_NOT_INITIALIZED;
+    if (r == CUDA_ERROR_NOT_READY)
+        return 1;
+    sc_unmark(mark, tok);
+    return 0;
+}
+
+/* The calling thread's per-thread lane: its per-thread stream and, with
+   --redirect-method=stream, the streams its legacy work went to. */
+int sc_query_ptds(sc_thread *t)
+{
+    uint64_t tok = atomic_load(&t->ptds_active);
+    if (!tok)
+        return 0;
+    unsigned gen = atomic_load(&sc_g.ctx_gen);
+    for (unsigned i = 0; i < SC_OWN_MAX; i++)
+        if (t->own[i].stream && t->own[i].gen == gen && sc_d.StreamQuery &&
+            sc_d.StreamQuery(t->own[i].stream) == CUDA_ERROR_NOT_READY)
+            return 1;
+    return sc_query_mark(&t->ptds_active, CU_STREAM_PER_THREAD);
+}
+
+/* ---------------------------------------------------- busy streams --- */
+static void q_stream(sc_stream *r, void *arg)
+{
+    sc_busy_q *q = arg;
+    if (r == q->skip || (q->ctx && r->ctx && r->ctx != q->ctx))
+        return;
+    if (atomic_load(&r->capturing) || !atomic_load(&r->active))
+        return;
+    if (q->dir && atomic_load(&r->last_copy) != q->dir)
+        return;
+    if (sc_query_mark(&r->active, r->handle)) {
+        q->busy++;
+        q->marked++;
+    }
+}
+
+static void q_thread(sc_thread *t, void *arg)
+{
+    sc_busy_q *q = arg;
+    if (!atomic_load(&t->in_use) || !atomic_load(&t->ptds_active) || q->dir)
+        return;
+    if (t == q->self) {
+        if (q->skip_ptds || t->capturing_ptds)
+            return;
+        if (sc_query_ptds(t)) {
+            q->busy++;
+            q->marked++;
+        }
+    } else {
+        q->busy++;
+        q->unverified++;
+        q->marked++;
+    }
+}
+
+unsigned sc_busy_others(sc_thread *t, sc_busy_q *q)
+{
+    q->self = t;
+    if (atomic_load(&sc_g.n_capturing) > 0 || !sc_d.StreamQuery)
+        return 0;
+    sc_streams_foreach(q_stream, q);
+    sc_threads_foreach(q_thread, q);
+    if (!q->skip_legacy && !q->dir) {
+        sc_ctx *c = sc_ctx_get(q->ctx ? q->ctx : sc_current_ctx());
+        if (sc_query_mark(&c->legacy_active, CU_STREAM_LEGACY)) {
+            q->busy++;
+            q->marked++;
+        }
+    }
+    return q->busy;
+}
+
+static void count_stream(sc_stream *r, void *arg)
+{
+    sc_count_q *c = arg;
+    if (c->ctx && r->ctx && r->ctx != c->ctx)
+        return;
+    c->all++;
+    if (!(r->flags & CU_STREAM_NON_BLOCKING))
+        c->blocking++;
+}
+
+void sc_count_streams(sc_count_q *cq)
+{
+    sc_streams_foreach(count_stream, cq);
+}
+
+/* ------------------------------------------------------------ lanes --- */
+void sc_resolve_lane(sc_thread *t, sc_op *op)
+{
+    if (op->lane)
+        return;
+    CUstream s = op->stream;
+    if (s == NULL)
+        op->lane = op->pt ? SC_LANE_PTDS : SC_LANE_LEGACY;
+    else if (s == CU_STREAM_LEGACY)
+        op->lane = SC_LANE_LEGACY;
+    else if (s == CU_STREAM_PER_THREAD)
+        op->lane = SC_LANE_PTDS;
+    else {
+        op->lane = SC_LANE_CREATED;
+        op->srec = sc_stream_lookup(t, s);
+        if (!op->srec)
+            op->srec = sc_stream_learn(s);
+    }
+}
+
+int sc_lane_capturing(sc_thread *t, const sc_op *op)
+{
+    if (op->lane == SC_LANE_CREATED)
+        return op->srec && atomic_load(&op->srec->capturing);
+    if (op->lane == SC_LANE_PTDS)
+        return t->capturing_ptds;
+    return 0;
+}
+
+_Atomic uint64_t *sc_lane_mark(sc_thread *t, sc_op *op)
+{
+    if (op->lane == SC_LANE_CREATED)
+        return op->srec ? &op->srec->active : NULL;
+    if (op->lane == SC_LANE_PTDS)
+        return &t->ptds_active;
+    if (op->lane == SC_LANE_LEGACY)
+        return &sc_ctx_get(sc_op_ctx(op))->legacy_active;
+    return NULL;
+}
+
+/* A stream turning busy may push the busy streams past the hardware
+   queues: SC_M_CHECK701 asks detect_queue.c to count them. */
+void sc_mark_lane(sc_thread *t, sc_op *op)
+{
+    if (sc_lane_capturing(t, op))
+        return;
+    _Atomic uint64_t *m = sc_lane_mark(t, op);
+    if (!m)
+        return;
+    uint64_t old = atomic_load_explicit(m, memory_order_relaxed);
+    atomic_store_explicit(m, new_token(t), memory_order_relaxed);
+    if (!old) {
+        unsigned n = atomic_fetch_add(&sc_g.n_active, 1) + 1;
+        if (n > sc_g.max_conn)
+            op->marks |= SC_M_CHECK701;   /* check the hardware queues after the rules */
+    }
+}

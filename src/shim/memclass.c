@@ -1,0 +1,90 @@
+/* memclass.c: what kind of memory a copy or memset touches (device or
+ * managed, pinned host, pageable host), and so a copy's direction.  The
+ * copy and memset rules (detect_copy.c) depend on it.
+ */
+#include "config.h"
+
+#include "detect.h"
+
+int sc_mem_classify(const void *p, size_t n)
+{
+    if (!p)
+        return SC_MEM_UNKNOWN;
+    if (sc_devmem_contains(p))
+        return SC_MEM_DEVICE;
+    if (sc_pinned_contains(p, n))
+        return SC_MEM_PINNED;
+    if (!sc_d.PointerGetAttributes)
+        return SC_MEM_UNKNOWN;
+    /* cuPointerGetAttributes, not the singular: it succeeds for pageable
+       memory (type 0) instead of failing slowly (ARCHITECTURE.md §2). */
+    unsigned type = 0;
+    int managed = 0;
+    uintptr_t start = 0;
+    size_t size = 0;
+    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                   CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    void *vals[] = {&type, &managed, &start, &size};
+    if (sc_d.PointerGetAttributes(4, attrs, vals, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS)
+        return SC_MEM_PAGEABLE;
+    if (managed || type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY)
+        return SC_MEM_DEVICE;
+    if (type == CU_MEMORYTYPE_HOST) {
+        /* Pinned behind our back (before we were loaded, or by an API we do
+           not wrap): remember it so the fast path knows next time. */
+        if (start && size)
+            sc_pinned_add((const void *)start, size);
+        return SC_MEM_PINNED;
+    }
+    return SC_MEM_PAGEABLE;
+}
+
+/* Direction and host side of a 2D/3D copy description. */
+static void classify_memtypes(sc_op *op, CUmemorytype st, const void *sh, CUdeviceptr sd,
+                              CUmemorytype dt, const void *dh, CUdeviceptr dd, size_t bytes)
+{
+    int s = st == CU_MEMORYTYPE_HOST ? SC_MEM_PAGEABLE : st == CU_MEMORYTYPE_UNIFIED ? SC_MEM_UNKNOWN : SC_MEM_DEVICE;
+    int d = dt == CU_MEMORYTYPE_HOST ? SC_MEM_PAGEABLE : dt == CU_MEMORYTYPE_UNIFIED ? SC_MEM_UNKNOWN : SC_MEM_DEVICE;
+    const void *sp = st == CU_MEMORYTYPE_HOST ? sh : (const void *)(uintptr_t)sd;
+    const void *dp = dt == CU_MEMORYTYPE_HOST ? dh : (const void *)(uintptr_t)dd;
+    if (s != SC_MEM_DEVICE)
+        s = sc_mem_classify(sp, bytes);
+    if (d != SC_MEM_DEVICE)
+        d = sc_mem_classify(dp, bytes);
+    op->bytes = bytes;
+    int sh_ = s == SC_MEM_PINNED || s == SC_MEM_PAGEABLE, dh_ = d == SC_MEM_PINNED || d == SC_MEM_PAGEABLE;
+    op->dir = sh_ && dh_ ? SC_DIR_H2H : sh_ ? SC_DIR_H2D : dh_ ? SC_DIR_D2H : SC_DIR_D2D;
+    op->host = op->dir == SC_DIR_H2D ? sp : op->dir == SC_DIR_D2H ? dp : op->dir == SC_DIR_H2H ? sp : NULL;
+    op->pageable = s == SC_MEM_PAGEABLE || d == SC_MEM_PAGEABLE;
+}
+
+void sc_classify_copy(sc_op *op)
+{
+    switch (op->kind) {
+    case SC_K_COPY2D:
+    case SC_K_SCOPY2D: {
+        const CUDA_MEMCPY2D *p = op->p1;
+        if (p)
+            classify_memtypes(op, p->srcMemoryType, p->srcHost, p->srcDevice, p->dstMemoryType,
+                              p->dstHost, p->dstDevice, p->WidthInBytes * p->Height);
+        return;
+    }
+    case SC_K_COPY3D:
+    case SC_K_SCOPY3D: {
+        const CUDA_MEMCPY3D *p = op->p1;
+        if (p)
+            classify_memtypes(op, p->srcMemoryType, p->srcHost, p->srcDevice, p->dstMemoryType,
+                              p->dstHost, p->dstDevice, p->WidthInBytes * p->Height * p->Depth);
+        return;
+    }
+    case SC_K_COPY_U:
+    case SC_K_SCOPY_U:
+        classify_memtypes(op, CU_MEMORYTYPE_UNIFIED, NULL, (CUdeviceptr)(uintptr_t)op->p2,
+                          CU_MEMORYTYPE_UNIFIED, NULL, (CUdeviceptr)(uintptr_t)op->p1, op->bytes);
+        return;
+    default:
+        /* Direction known from the entry point; only the host side to classify. */
+        op->pageable = op->host && sc_mem_classify(op->host, op->bytes) == SC_MEM_PAGEABLE;
+        return;
+    }
+}

@@ -1,0 +1,143 @@
+/* redirect.c: --redirect.  Work the program sends to the legacy stream goes
+ * to the calling thread's per-thread default stream instead (by handle, by
+ * the entry point's per-thread twin, or through a blocking stream of the
+ * thread's own with --redirect-method=stream), unless that would drop an
+ * ordering the program relies on.  The outcome of each decision is counted
+ * for the report (op->redirected, an SC_RD_* index).
+ */
+#include "config.h"
+
+#include "detect.h"
+#include "findings.h"
+#include "options.h"
+
+/* --redirect-method=stream: the thread's own blocking stream in ctx, and
+   the event that orders it with the per-thread stream, made on first use.
+   NULL when none can be had (the caller then uses the per-thread entry
+   point).  Driver API, cuStreamCreate: CU_STREAM_DEFAULT makes a stream
+   that synchronizes with the legacy stream both ways, as the per-thread
+   default stream does (Driver API, 3. Stream synchronization behavior). */
+static sc_own *own_stream(sc_thread *t, CUcontext ctx)
+{
+    unsigned gen = atomic_load(&sc_g.ctx_gen);
+    sc_own *free_slot = NULL;
+    for (unsigned i = 0; i < SC_OWN_MAX; i++) {
+        sc_own *o = &t->own[i];
+        if (o->stream && o->gen != gen)
+            *o = (sc_own){0};   /* went with its context: nothing to destroy */
+        if (o->stream && o->ctx == ctx)
+            return o;
+        if (!o->stream && !free_slot)
+            free_slot = o;
+    }
+    if (!free_slot || !ctx || !sc_d.StreamCreate || !sc_d.StreamDestroy || !sc_d.EventCreate ||
+        !sc_d.EventRecord || !sc_d.StreamWaitEvent)
+        return NULL;
+    CUstream s = NULL;
+    CUevent e = NULL;
+    if (sc_d.StreamCreate(&s, CU_STREAM_DEFAULT) != CUDA_SUCCESS)
+        return NULL;
+    if (sc_d.EventCreate(&e, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
+        sc_d.StreamDestroy(s);
+        return NULL;
+    }
+    *free_slot = (sc_own){s, e, ctx, gen};
+    t->has_own = 1;
+    return free_slot;
+}
+
+/* A thread with a redirect stream also sends work to its per-thread stream
+   itself (code built with --default-stream per-thread, or naming
+   cudaStreamPerThread).  The per-thread stream would have kept that work
+   in order with the thread's legacy work, and the recompile would too:
+   order it after the redirect stream's work here, and the redirect
+   stream's next work after it in sc_post.  Not during a capture, where
+   nothing is redirected and a wait would pull outside work into a graph. */
+void sc_order_with_own(sc_thread *t, sc_op *op)
+{
+    if (atomic_load(&sc_g.n_capturing) > 0)
+        return;
+    CUcontext ctx = sc_op_ctx(op);
+    unsigned gen = atomic_load(&sc_g.ctx_gen);
+    for (unsigned i = 0; i < SC_OWN_MAX; i++) {
+        sc_own *o = &t->own[i];
+        if (o->stream && o->gen == gen && o->ctx == ctx) {
+            if (sc_d.EventRecord(o->event, o->stream) == CUDA_SUCCESS &&
+                sc_d.StreamWaitEvent(CU_STREAM_PER_THREAD, o->event, 0) == CUDA_SUCCESS)
+                op->rd_chain = o;
+            return;
+        }
+    }
+}
+
+void sc_redirect(sc_thread *t, sc_op *op, sc_count_q *cq)
+{
+    if (!sc_g.redirect || op->lane != SC_LANE_LEGACY)
+        return;
+    if (op->stream == CU_STREAM_LEGACY) {
+        op->redirected = SC_RD_EXPLICIT_LEGACY;
+        return;
+    }
+    if (atomic_load(&sc_g.n_capturing) > 0) {
+        /* PG, Graphs > Stream Capture: legacy-stream work during a capture
+           is an error the program must keep seeing; never touch it. */
+        op->redirected = SC_RD_CAPTURE;
+        return;
+    }
+    sc_count_q local = {sc_op_ctx(op), 0, 0};
+    if (!cq) {
+        sc_count_streams(&local);
+        cq = &local;
+    }
+    if (cq->blocking) {
+        /* DRV, 3. Stream synchronization behavior: the legacy stream waits
+           for blocking streams and they wait for it; the per-thread stream
+           does not.  Moving this work would drop that ordering. */
+        op->redirected = SC_RD_BLOCKING;
+        return;
+    }
+    sc_own *own = sc_g.redirect_method == SC_RDM_STREAM ? own_stream(t, sc_op_ctx(op)) : NULL;
+    if (own && op->streamp) {
+        *op->streamp = own->stream;
+    } else if (own && op->cfgp && *op->cfgp) {
+        op->cfg = **op->cfgp;
+        op->cfg.hStream = own->stream;
+        *op->cfgp = &op->cfg;
+    } else if (sc_g.redirect_method == SC_RDM_HANDLE && op->streamp) {
+        *op->streamp = CU_STREAM_PER_THREAD;
+    } else {
+        unsigned twin = sc_apis[op->id].twin;
+        void *fn = twin != SC_NO_API ? sc_real_get(twin) : NULL;
+        if (!fn) {
+            op->redirected = SC_RD_NO_ENTRY;
+            return;
+        }
+        if (own) {
+            /* A synchronous copy or memset (no stream parameter) goes to
+               the per-thread stream: after the own stream's work, and
+               before its next (sc_post).  If that cannot be arranged it
+               stays on the legacy stream, which orders it with the own
+               stream (blocking) anyway. */
+            if (sc_d.EventRecord(own->event, own->stream) != CUDA_SUCCESS ||
+                sc_d.StreamWaitEvent(CU_STREAM_PER_THREAD, own->event, 0) != CUDA_SUCCESS) {
+                op->redirected = SC_RD_NO_ORDER;
+                return;
+            }
+            op->rd_chain = own;
+        }
+        op->call = fn;
+    }
+    op->redirected = SC_RD_REDIRECTED;
+    op->lane = SC_LANE_PTDS;
+}
+
+void sc_redirect_post(sc_op *op)
+{
+    if (op->rd_chain) {
+        /* --redirect-method=stream sent a synchronous copy or memset to the
+           per-thread stream: the thread's own stream continues after it. */
+        sc_own *o = op->rd_chain;
+        if (sc_d.EventRecord(o->event, CU_STREAM_PER_THREAD) == CUDA_SUCCESS)
+            sc_d.StreamWaitEvent(o->stream, o->event, 0);
+    }
+}

@@ -1,0 +1,155 @@
+/* track.c: the state kept after each call (sc_post), for the detectors of
+ * later calls: streams created and destroyed, captures begun and ended,
+ * device and pinned allocations, busy marks cleared by synchronizations,
+ * contexts that went away, and the device's facts once cuInit succeeded.
+ */
+#include "config.h"
+
+#include "callsites.h"
+#include "detect.h"
+
+/* Device facts learned after cuInit, for the report. */
+char sc_device_name[256];
+int sc_driver_version;
+
+static void on_init_done(void)
+{
+    static _Atomic int done;
+    if (atomic_exchange(&done, 1))
+        return;
+    sc_drv_resolve();
+    if (sc_d.DriverGetVersion)
+        sc_d.DriverGetVersion(&sc_driver_version);
+    CUdevice dev;
+    if (sc_d.DeviceGet && sc_d.DeviceGet(&dev, 0) == CUDA_SUCCESS) {
+        if (sc_d.DeviceGetName)
+            sc_d.DeviceGetName(sc_device_name, sizeof sc_device_name, dev);
+        int eng = -1;
+        if (sc_d.DeviceGetAttribute &&
+            sc_d.DeviceGetAttribute(&eng, CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, dev) == CUDA_SUCCESS) {
+            atomic_store(&sc_g.async_engines, eng);
+            if (eng < 2)
+                atomic_store(&sc_g.slow_copies, 1);   /* SC702 needs every copy */
+        }
+    }
+}
+
+void sc_on_init_done(void) { on_init_done(); }
+
+struct clear_q { CUcontext ctx; };
+static void clear_stream(sc_stream *r, void *arg)
+{
+    struct clear_q *c = arg;
+    if (c->ctx && r->ctx && r->ctx != c->ctx)
+        return;
+    uint64_t tok = atomic_load(&r->active);
+    sc_unmark(&r->active, tok);
+}
+static void clear_thread(sc_thread *t, void *arg)
+{
+    (void)arg;
+    uint64_t tok = atomic_load(&t->ptds_active);
+    sc_unmark(&t->ptds_active, tok);
+}
+
+void sc_track_post(sc_thread *t, sc_op *op, CUresult r)
+{
+    switch ((sc_kind)op->kind) {
+    case SC_K_INIT:
+        if (r == CUDA_SUCCESS)
+            on_init_done();
+        break;
+    case SC_K_CTX_GONE: {
+        /* The streams --redirect-method=stream made may be gone with it:
+           threads make new ones (redirect.c).  A release (flags 1) ends the
+           primary context only when it was the last one. */
+        unsigned flags = 0;
+        int active = 0;
+        if (r == CUDA_SUCCESS &&
+            !(op->flags == 1 && sc_d.PrimaryCtxGetState &&
+              sc_d.PrimaryCtxGetState((CUdevice)op->prio, &flags, &active) == CUDA_SUCCESS && active))
+            atomic_fetch_add(&sc_g.ctx_gen, 1);
+        break;
+    }
+    case SC_K_STREAM_CREATE:
+        if (r == CUDA_SUCCESS && op->p1) {
+            CUstream h = *(CUstream const *)op->p1;
+            uint64_t site = sc_callsite_capture(t);
+            sc_stream_add(h, sc_op_ctx(op), op->flags, op->prio, site);
+        }
+        break;
+    case SC_K_STREAM_DESTROY:
+        if (r == CUDA_SUCCESS)
+            sc_stream_remove(op->stream);
+        break;
+    case SC_K_STREAM_QUERY:
+    case SC_K_STREAM_SYNC:
+        if (r == CUDA_SUCCESS) {
+            _Atomic uint64_t *m = sc_lane_mark(t, op);
+            if (m)
+                sc_unmark(m, atomic_load(m));
+        }
+        break;
+    case SC_K_CTX_SYNC:
+        if (r == CUDA_SUCCESS) {
+            /* Every stream of the context has drained, other threads'
+               per-thread streams included. */
+            struct clear_q c = {sc_op_ctx(op)};
+            sc_streams_foreach(clear_stream, &c);
+            sc_threads_foreach(clear_thread, NULL);
+            _Atomic uint64_t *m = &sc_ctx_get(c.ctx)->legacy_active;
+            sc_unmark(m, atomic_load(m));
+        }
+        break;
+    case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D:
+        if (r == CUDA_SUCCESS && (op->marks & SC_M_DRAINS)) {
+            _Atomic uint64_t *m = sc_lane_mark(t, op);
+            if (m)
+                sc_unmark(m, atomic_load(m));
+        }
+        break;
+    case SC_K_CAPTURE_BEGIN:
+        if (r == CUDA_SUCCESS) {
+            if (op->lane == SC_LANE_CREATED && op->srec) {
+                if (!atomic_exchange(&op->srec->capturing, 1))
+                    atomic_fetch_add(&sc_g.n_capturing, 1);
+            } else if (op->lane == SC_LANE_PTDS && !t->capturing_ptds) {
+                t->capturing_ptds = 1;
+                atomic_fetch_add(&sc_g.n_capturing, 1);
+            }
+        }
+        break;
+    case SC_K_CAPTURE_END:
+        sc_resolve_lane(t, op);
+        if (op->lane == SC_LANE_CREATED && op->srec) {
+            if (atomic_exchange(&op->srec->capturing, 0))
+                atomic_fetch_sub(&sc_g.n_capturing, 1);
+        } else if (op->lane == SC_LANE_PTDS && t->capturing_ptds) {
+            t->capturing_ptds = 0;
+            atomic_fetch_sub(&sc_g.n_capturing, 1);
+        }
+        break;
+    case SC_K_ALLOC_DEV: case SC_K_ALLOC_MANAGED: case SC_K_ALLOC_ASYNC:
+        if (r == CUDA_SUCCESS && op->p1)
+            sc_devmem_add((const void *)(uintptr_t)*(CUdeviceptr const *)op->p1, op->bytes);
+        break;
+    case SC_K_FREE_DEV: case SC_K_FREE_ASYNC:
+        if (r == CUDA_SUCCESS && op->p1)
+            sc_devmem_remove(op->p1);
+        break;
+    case SC_K_ALLOC_HOST:
+        if (r == CUDA_SUCCESS && op->p1)
+            sc_pinned_add(*(void *const *)op->p1, op->bytes);
+        break;
+    case SC_K_REGISTER:
+        if (r == CUDA_SUCCESS)
+            sc_pinned_add(op->p1, op->bytes);
+        break;
+    case SC_K_FREE_HOST: case SC_K_UNREGISTER:
+        if (r == CUDA_SUCCESS && op->p1)
+            sc_pinned_remove(op->p1);
+        break;
+    default:
+        break;
+    }
+}
