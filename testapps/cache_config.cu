@@ -2,8 +2,9 @@
 //
 // Switching the L1/shared-memory configuration while a stream has work keeps
 // commands issued before and after the switch in different streams from
-// overlapping (CUDA C++ Programming Guide, Implicit Synchronization).
-// Fixed twin: cache_config_fixed.cu.
+// overlapping (CUDA C++ Programming Guide, Implicit Synchronization).  The
+// streams are blocking, which the legacy stream orders with.  Fixed twin:
+// cache_config_fixed.cu.
 #include "common.h"
 
 #define N (1 << 16)
@@ -14,8 +15,8 @@ int main(void)
     cudaStream_t s, t;
     CHECK(cudaMallocHost(&h, N * sizeof(float)));
     CHECK(cudaMalloc(&d, N * sizeof(float)));
-    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    CHECK(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreate(&s));
+    CHECK(cudaStreamCreate(&t));
 
     sc_fill<<<64, 256, 0, s>>>(d, N, 1.0f);
     sc_spin<<<1, 1, 0, s>>>(HOLD);

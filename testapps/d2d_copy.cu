@@ -2,8 +2,9 @@
 //
 // cudaMemcpy between two device buffers does not block the host, but it
 // runs on the legacy stream and keeps the commands of other streams from
-// overlapping it (CUDA C++ Programming Guide, Implicit Synchronization).
-// Fixed twin: d2d_copy_fixed.cu.
+// overlapping it (CUDA C++ Programming Guide, Implicit Synchronization), if
+// the legacy stream orders with them: blocking streams, like the one here
+// (Driver API, Stream synchronization behavior).  Fixed twin: d2d_copy_fixed.cu.
 #include "common.h"
 
 #define N (1 << 20)
@@ -16,7 +17,7 @@ int main(void)
     fill_host(h, N);
     CHECK(cudaMalloc(&a, N * sizeof(float)));
     CHECK(cudaMalloc(&b, N * sizeof(float)));
-    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreate(&s)); // expect: SC102 x2
 
     CHECK(cudaMemcpyAsync(a, h, N * sizeof(float), cudaMemcpyHostToDevice, s));
     sc_spin<<<1, 1, 0, s>>>(HOLD);

@@ -1,7 +1,8 @@
 # expect.awk: turns "// expect: SC101 x10" comments of a test app into the
 # expectation file that streamcheck --selftest and the tests check
 # (format: libstreamcheck(7), EXPECTATIONS).
-#   // expect: RULE xN[, RULE xN...]   a finding at this file:line
+#   // expect: RULE xN[ SEV][, ...]   a finding at this file:line (SEV: only
+#                                     findings of that severity: warning, note)
 #   // expect-noloc: RULE xN           a finding with no source location
 #   // expect-api: NAME N              exactly N calls of driver function NAME
 BEGIN { n = split(FILENAME, parts, "/") }
@@ -15,7 +16,7 @@ FNR == 1 { n = split(FILENAME, parts, "/"); base = parts[n]; print "# generated 
             split(items[i], f, " ")
             if (f[1] == "" ) continue
             sub(/^x/, "", f[2])
-            print "finding " f[1] " " base ":" FNR " " f[2]
+            print "finding " f[1] " " base ":" FNR " " f[2] (f[3] != "" ? " " f[3] : "")
         }
     } else if (match(line, /\/\/ expect-noloc: .*/)) {
         split(substr(line, RSTART + 17), f, " ")

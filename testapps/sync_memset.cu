@@ -2,8 +2,10 @@
 //
 // A device memory set on the legacy stream (cudaMemset, or cudaMemsetAsync
 // on stream 0) keeps commands of other streams from overlapping it (CUDA C++
-// Programming Guide, Implicit Synchronization).  Fixed twin:
-// sync_memset_fixed.cu.
+// Programming Guide, Implicit Synchronization) that the legacy stream orders
+// with: blocking streams, like the one here (Driver API, Stream
+// synchronization behavior; a stream created cudaStreamNonBlocking would not
+// wait).  Fixed twin: sync_memset_fixed.cu.
 #include "common.h"
 
 #define N (1 << 20)
@@ -16,7 +18,7 @@ int main(void)
     CHECK(cudaMallocHost(&h, N * sizeof(float)));
     CHECK(cudaMalloc(&a, N * sizeof(float)));
     CHECK(cudaMalloc(&b, N * sizeof(float)));
-    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreate(&s)); // expect: SC102 x3
     CHECK(cudaEventCreateWithFlags(&cleared, cudaEventDisableTiming));
 
     sc_spin<<<1, 1, 0, s>>>(HOLD);

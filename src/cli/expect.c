@@ -17,6 +17,7 @@ typedef struct exp_line {
     char *api;
     uint64_t count;
     int at_least;      /* COUNT+: at least count (the number is a library's choice) */
+    int severity;      /* -1: any; else only findings of this sc_severity */
     unsigned lineno;
 } exp_line;
 
@@ -129,10 +130,17 @@ sc_expect *sc_expect_parse(const char *text, size_t len, const char *name, char 
         if (!nt || tok[0][0] == '#')
             continue;
 
-        exp_line x = {.lineno = lineno, .rule = -1};
+        exp_line x = {.lineno = lineno, .rule = -1, .severity = -1};
         if (!strcmp(tok[0], "finding")) {
-            if (nt != 4)
-                return fail(e, err, errlen, where, "expected 'finding RULE FILE:LINE COUNT' or 'finding RULE - COUNT'");
+            if (nt != 4 && nt != 5)
+                return fail(e, err, errlen, where, "expected 'finding RULE FILE:LINE COUNT [SEVERITY]' or "
+                            "'finding RULE - COUNT [SEVERITY]'");
+            sc_severity sev;
+            if (nt == 5) {
+                if (sc_severity_parse(tok[4], &sev) < 0)
+                    return fail(e, err, errlen, where, "'%s' is not error, warning or note", tok[4]);
+                x.severity = (int)sev;
+            }
             if ((x.rule = sc_rule_lookup(tok[1])) < 0)
                 return fail(e, err, errlen, where, "unknown rule '%s' (see streamcheck --list-rules)", tok[1]);
             if (strcmp(tok[2], "-")) {
@@ -169,6 +177,7 @@ sc_expect *sc_expect_parse(const char *text, size_t len, const char *name, char 
             const exp_line *y = &e->v[i];
             int same = x.is_api ? (y->is_api && !strcmp(x.api, y->api))
                                 : (!y->is_api && x.rule == y->rule && x.line == y->line &&
+                                   (x.severity < 0 || y->severity < 0 || x.severity == y->severity) &&
                                    ((!x.file && !y->file) || (x.file && y->file && !strcmp(x.file, y->file))));
             if (same) {
                 free(x.file);
@@ -275,7 +284,8 @@ int sc_expect_check(const sc_expect *e, const sc_report *r, FILE *out)
         nfind++;
         for (size_t j = 0; j < r->nfindings; j++) {
             const sc_finding *f = &r->findings[j];
-            if ((int)f->rule == x->rule && loc_matches(x, sc_report_callsite(r, f->callsite))) {
+            if ((int)f->rule == x->rule && (x->severity < 0 || (int)f->severity == x->severity) &&
+                loc_matches(x, sc_report_callsite(r, f->callsite))) {
                 sum += f->count;
                 claimed[j] = 1;
             }
@@ -284,10 +294,12 @@ int sc_expect_check(const sc_expect *e, const sc_report *r, FILE *out)
             head(out, e->name, &differ);
             where_exp(x, w, sizeof w);
             if (out) {
-                fprintf(out, "- finding %s %s %" PRIu64 "%s\n", sc_rules[x->rule].id, w, x->count,
-                        x->at_least ? "+" : "");
+                const char *sv = x->severity < 0 ? "" : sc_severity_name((sc_severity)x->severity);
+                fprintf(out, "- finding %s %s %" PRIu64 "%s%s%s\n", sc_rules[x->rule].id, w, x->count,
+                        x->at_least ? "+" : "", *sv ? " " : "", sv);
                 if (sum)
-                    fprintf(out, "+ finding %s %s %" PRIu64 "\n", sc_rules[x->rule].id, w, sum);
+                    fprintf(out, "+ finding %s %s %" PRIu64 "%s%s\n", sc_rules[x->rule].id, w, sum,
+                            *sv ? " " : "", sv);
             }
         }
     }

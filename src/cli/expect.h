@@ -7,6 +7,8 @@
  *                                    have a frame (native or Python) at
  *                                    FILE:LINE; FILE is matched by basename
  *     finding RULE - COUNT           ... at call sites with no source location
+ *     finding ... COUNT SEVERITY     ... counting only findings of SEVERITY
+ *                                    (error, warning or note)
  *     api NAME COUNT                 NAME was called COUNT times in all
  *                                    (api_counts, summed over libraries)
  *

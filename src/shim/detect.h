@@ -46,6 +46,8 @@ typedef struct sc_busy_q {
     const sc_stream *skip;   /* the caller's own stream */
     int skip_legacy, skip_ptds;
     uint8_t dir;             /* SC702: count only streams whose last copy went this way */
+    uint8_t blocking_only;   /* only streams the legacy stream orders with: blocking
+                                streams and per-thread streams, not non-blocking ones */
     sc_thread *self;
     unsigned busy;
     unsigned unverified;     /* busy by mark only (other threads' per-thread streams) */
@@ -85,6 +87,7 @@ void sc_redirect_post(sc_op *op);   /* after the call: op->rd_chain */
 void sc_detect_legacy_submission(sc_thread *t, sc_op *op);   /* SC101, SC601, then the next */
 void sc_detect_legacy_common(sc_thread *t, sc_op *op, sc_count_q *cq);   /* SC103, SC102 */
 void sc_detect_sc102(sc_thread *t, sc_op *op);   /* the SC102 findings, per blocking stream */
+int sc_legacy_serializes(sc_thread *t, const sc_count_q *cq, int *others);
 /* detect_copy.c */
 void sc_detect_memset_async(sc_thread *t, sc_op *op);   /* SC202 */
 void sc_detect_copy_async(sc_thread *t, sc_op *op, int pageable);   /* SC203, SC702 */

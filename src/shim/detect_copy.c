@@ -21,11 +21,30 @@ void sc_detect_memset_async(sc_thread *t, sc_op *op)
     if (op->lane == SC_LANE_LEGACY) {
         sc_count_q cq = {sc_op_ctx(op), 0, 0};
         sc_count_streams(&cq);
-        if ((cq.all || atomic_load(&sc_g.ptds_used)) && sc_mem_classify(op->p1, op->bytes) != SC_MEM_PINNED) {
-            sc_busy_q q = {.ctx = cq.ctx, .skip_legacy = 1};
-            sc_event_add(op, SC_RULE_SC202, SC_SEV_WARNING, sc_busy_others(t, &q) > 0);
-        }
+        sc_detect_memset_sync(t, op, &cq);
     }
+}
+
+/* The cost of SC203 is the copy, not the wait for the stream's earlier
+   work: that work runs on the GPU either way, and the wait is what the
+   driver does first anyway (DRV, 2. API synchronization behavior: "for
+   transfers from pageable host memory to device memory, a stream sync is
+   performed before the copy is initiated"; device to host returns once
+   the copy, which follows the earlier work, has completed).  So wait here,
+   timed, and the call's own blocked time is the copy alone: the time
+   pinned memory gives back.  Not for redirected calls (their stream is
+   another), nor during a capture. */
+static void drain_first(sc_op *op)
+{
+    if (op->redirected || op->call || !sc_d.StreamSynchronize || atomic_load(&sc_g.n_capturing) > 0)
+        return;
+    CUstream s = op->lane == SC_LANE_LEGACY ? CU_STREAM_LEGACY
+               : op->lane == SC_LANE_PTDS ? CU_STREAM_PER_THREAD : op->stream;
+    if (op->lane == SC_LANE_CREATED && !s)
+        return;
+    uint64_t t0 = sc_now_ns();
+    if (sc_d.StreamSynchronize(s) == CUDA_SUCCESS)
+        op->drain_ns = sc_now_ns() - t0;
 }
 
 /* SC203 and SC702, async copies, once submitted (pageable: the host side
@@ -41,6 +60,7 @@ void sc_detect_copy_async(sc_thread *t, sc_op *op, int pageable)
         sc_busy_q q = {.ctx = NULL, .skip = op->srec, .skip_legacy = op->lane == SC_LANE_LEGACY,
                        .skip_ptds = op->lane == SC_LANE_PTDS};
         sc_event_add(op, SC_RULE_SC203, SC_SEV_WARNING, sc_busy_others(t, &q) > 0);
+        drain_first(op);
     }
     /* SC702: copies both ways at once need two copy engines (PG,
        Overlap of Data Transfer and Kernel Execution). */
@@ -60,7 +80,6 @@ void sc_detect_copy_async(sc_thread *t, sc_op *op, int pageable)
 void sc_detect_copy_sync(sc_thread *t, sc_op *op, const sc_count_q *cq)
 {
     int pageable = op->pageable;
-    int others = cq->all || atomic_load(&sc_g.ptds_used);
     sc_busy_q q = {.ctx = cq->ctx, .skip_legacy = op->lane == SC_LANE_LEGACY,
                    .skip_ptds = op->lane == SC_LANE_PTDS};
     /* DRV, 2. API synchronization behavior (Memcpy, Synchronous), and
@@ -68,8 +87,11 @@ void sc_detect_copy_sync(sc_thread *t, sc_op *op, const sc_count_q *cq)
        copies do not block the host, pageable host-to-device copies of
        64 KiB or less return once staged.  Everything else blocks. */
     if (op->dir == SC_DIR_D2D) {
-        if (op->lane == SC_LANE_LEGACY && others)
-            sc_event_add(op, SC_RULE_SC204, SC_SEV_WARNING, sc_busy_others(t, &q) > 0);
+        /* A barrier for the streams the legacy stream orders with. */
+        int others = 0;
+        int pending = op->lane == SC_LANE_LEGACY ? sc_legacy_serializes(t, cq, &others) : 0;
+        if (others)
+            sc_event_add(op, SC_RULE_SC204, SC_SEV_WARNING, pending);
     } else if (!(op->dir == SC_DIR_H2D && pageable && op->bytes <= 65536)) {
         sc_event_add(op, SC_RULE_SC201, SC_SEV_WARNING, sc_busy_others(t, &q) > 0);
     }
@@ -81,9 +103,11 @@ void sc_detect_copy_sync(sc_thread *t, sc_op *op, const sc_count_q *cq)
 /* SC202, synchronous memsets (cuMemsetD*, not Async): as the async ones. */
 void sc_detect_memset_sync(sc_thread *t, sc_op *op, const sc_count_q *cq)
 {
-    if (op->lane == SC_LANE_LEGACY && (cq->all || atomic_load(&sc_g.ptds_used)) &&
-        sc_mem_classify(op->p1, op->bytes) != SC_MEM_PINNED) {
-        sc_busy_q q = {.ctx = cq->ctx, .skip_legacy = 1};
-        sc_event_add(op, SC_RULE_SC202, SC_SEV_WARNING, sc_busy_others(t, &q) > 0);
-    }
+    if (op->lane != SC_LANE_LEGACY)
+        return;
+    /* A barrier for the streams the legacy stream orders with. */
+    int others = 0;
+    int pending = sc_legacy_serializes(t, cq, &others);
+    if (others && sc_mem_classify(op->p1, op->bytes) != SC_MEM_PINNED)
+        sc_event_add(op, SC_RULE_SC202, SC_SEV_WARNING, pending);
 }

@@ -41,6 +41,22 @@ void sc_detect_legacy_common(sc_thread *t, sc_op *op, sc_count_q *cq)
     sc_redirect(t, op, cq);
 }
 
+/* Whether the legacy stream orders this work with another stream, and
+   whether one of those had unfinished work: then the legacy-stream work
+   really serialized something.  Only blocking streams and per-thread
+   streams count: the legacy stream does not synchronize with streams
+   created cudaStreamNonBlocking (DRV, 3. Stream synchronization behavior),
+   such as PyTorch's 128 pool streams, which are idle most of the time
+   anyway.  others: such a stream exists; returns 1 when one was busy. */
+int sc_legacy_serializes(sc_thread *t, const sc_count_q *cq, int *others)
+{
+    *others = cq->blocking > 0 || atomic_load(&sc_g.ptds_used);
+    if (!*others)
+        return 0;
+    sc_busy_q q = {.ctx = cq->ctx, .skip_legacy = 1, .blocking_only = 1};
+    return sc_busy_others(t, &q) > 0;
+}
+
 /* Stream-ordered work (launches, async copies and memsets, waits, ...) on
    the legacy stream. */
 void sc_detect_legacy_submission(sc_thread *t, sc_op *op)
@@ -55,15 +71,25 @@ void sc_detect_legacy_submission(sc_thread *t, sc_op *op)
         cq.ctx = ctx;
         sc_count_streams(&cq);
     }
-    int others = cq.all > 0 || atomic_load(&sc_g.ptds_used);
-
     /* Memsets report SC202 and waits are not work; the rest is SC101, or
-       SC601 when cuBLAS launched it. */
+       SC601 when cuBLAS launched it.  A warning only while a stream the
+       legacy stream orders with exists; detect mode cannot price it, so the
+       report keeps it a warning only if that stream was busy (pending). */
     if (op->kind != SC_K_WAIT_EVENT && op->kind != SC_K_MEMSET) {
-        int pending = 0;
-        if (others) {
+        int others = 0, pending;
+        if (is_cublas) {
+            /* SC601 is about the library's work sharing one queue with the
+               program's other legacy work instead of running beside the
+               program's streams: any stream counts, blocking or not, and it
+               costs only while one of them has work (PyTorch's idle pool
+               streams do not make its handle a warning). */
+            others = cq.all > 0 || atomic_load(&sc_g.ptds_used);
             sc_busy_q q = {.ctx = ctx, .skip_legacy = 1};
-            pending = sc_busy_others(t, &q) > 0;
+            pending = others && sc_busy_others(t, &q) > 0;
+            if (!others)
+                pending = sc_legacy_serializes(t, &cq, &others);
+        } else {
+            pending = sc_legacy_serializes(t, &cq, &others);
         }
         if (is_cublas && others)
             sc_event_add(op, SC_RULE_SC601, SC_SEV_WARNING, pending);
@@ -83,7 +109,9 @@ static void sc102_stream(sc_stream *r, void *arg)
         return;
     int busy = atomic_load(&sc_g.n_capturing) == 0 && !atomic_load(&r->capturing) &&
                sc_query_mark(&r->active, r->handle);
-    sc_finding_add(q->t, SC_RULE_SC102, SC_SEV_WARNING, q->op->id, sc_tls_rt, r->create_site, 0, busy, 0, 1);
+    sc_hit h = {.rule = SC_RULE_SC102, .sev = SC_SEV_WARNING, .pending = (uint8_t)busy,
+                .api = q->op->id, .rt = sc_tls_rt, .site = r->create_site};
+    sc_finding_add(q->t, &h, 1);
 }
 
 void sc_detect_sc102(sc_thread *t, sc_op *op)

@@ -28,7 +28,9 @@ void sc_detect_queues(sc_thread *t, sc_op *op)
 
 void sc_detect_cache_config(sc_thread *t, sc_op *op)
 {
-    sc_busy_q q = {.ctx = NULL};
+    /* Against the streams the legacy stream orders with, like the other
+       legacy-stream barriers. */
+    sc_busy_q q = {.ctx = NULL, .blocking_only = 1};
     if (sc_busy_others(t, &q) > 0)
         sc_event_add(op, SC_RULE_SC501, SC_SEV_WARNING, 1);
 }

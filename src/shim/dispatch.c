@@ -23,6 +23,8 @@ static void submission(sc_thread *t, sc_op *op)
         sc_mark_lane(t, op);
 }
 
+static int settle_held(sc_thread *t, sc_op *op);
+
 /* --------------------------------------------------------------- pre --- */
 /* Calls that can keep the host waiting: only these are timed (a clock read
    costs as much as the rest of a note's slow path). */
@@ -69,7 +71,7 @@ void sc_pre(sc_thread *t, sc_op *op)
     op->nev = op->redirected = op->pageable = op->timed = op->bypass = op->has_ctx = 0;
     op->call = NULL;
     op->rd_chain = NULL;
-    op->t0 = op->tin = 0;
+    op->t0 = op->tin = op->drain_ns = 0;
     op->ctx = NULL;
     sc_busy_enter(t);
     if (atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE) {
@@ -77,6 +79,7 @@ void sc_pre(sc_thread *t, sc_op *op)
         return;
     }
     op->saved_errno = errno;
+    int sync_read = SC_UNLIKELY(t->held.live) && settle_held(t, op);
     if (++t->nslow == SC_SLOW_SAMPLE) {
         t->nslow = 0;
         op->tin = sc_now_ns();
@@ -169,6 +172,15 @@ void sc_pre(sc_thread *t, sc_op *op)
         break;
     }
 
+    if (sync_read) {
+        /* The copy of the read has completed: the synchronization finds
+           nothing to wait for, by design, not redundantly (no SC402). */
+        unsigned k = 0;
+        for (unsigned i = 0; i < op->nev; i++)
+            if (op->ev[i].rule != SC_RULE_SC402)
+                op->ev[k++] = op->ev[i];
+        op->nev = (uint8_t)k;
+    }
     if (t->has_own && op->lane == SC_LANE_PTDS && !op->redirected && !op->rd_chain)
         sc_order_with_own(t, op);
     if (op->marks & SC_M_CHECK701)
@@ -180,7 +192,105 @@ void sc_pre(sc_thread *t, sc_op *op)
     errno = op->saved_errno;
 }
 
+/* ------------------------------------------------------ one finding --- */
+/* One call, one finding: when a call breaks several rules (an async copy
+   from pageable memory on the legacy stream is SC203 and SC101), it is
+   reported under the most specific, the others listed under it.  Lower
+   is more specific: what the call itself does wrong comes before where it
+   was sent. */
+static unsigned specificity(unsigned rule)
+{
+    static const uint8_t order[] = {
+        SC_RULE_SC203, SC_RULE_SC201, SC_RULE_SC204, SC_RULE_SC202, SC_RULE_SC702, SC_RULE_SC601,
+        SC_RULE_SC501, SC_RULE_SC301, SC_RULE_SC302, SC_RULE_SC401, SC_RULE_SC402, SC_RULE_SC102,
+        SC_RULE_SC101, SC_RULE_SC701, SC_RULE_SC103, SC_RULE_SC303,
+    };
+    for (unsigned i = 0; i < sizeof order; i++)
+        if (order[i] == rule)
+            return i;
+    return sizeof order;
+}
+
+/* The held SC203 of a device-to-host pageable copy (shim.h, held): this
+   call decides.  A synchronization of the same stream (or the device),
+   with nothing submitted since, makes the copy a synchronous read: no
+   finding.  Anything else commits it. */
+static int settle_held(sc_thread *t, sc_op *op)
+{
+    int read = 0;
+    if (t->seq == t->held.seq) {
+        if (op->kind == SC_K_CTX_SYNC) {
+            read = 1;
+        } else if (op->kind == SC_K_STREAM_SYNC) {
+            sc_resolve_lane(t, op);
+            read = op->lane == t->held.lane && (op->lane != SC_LANE_CREATED || op->stream == t->held.stream);
+        }
+    }
+    t->held.live = 0;
+    if (read)
+        t->sync_reads++;
+    else
+        sc_finding_add(t, &t->held.hit, 1);
+    return read;
+}
+
+void sc_held_flush(sc_thread *t)
+{
+    if (t->held.live) {
+        t->held.live = 0;
+        sc_finding_add(t, &t->held.hit, 1);
+    }
+}
+
 /* -------------------------------------------------------------- post --- */
+/* The call's findings: events at another site (SC102's creation sites)
+   each on their own; of the rest, the most specific, with the others in
+   its also bits.  blocked is the real call's time: for SC203 the wait for
+   earlier work was done before it (detect_copy.c) and is added back to the
+   blocked time here, not to the cost. */
+static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, uint64_t blocked,
+                          unsigned weight)
+{
+    int main_ev = -1;
+    uint32_t also = 0;
+    int pending = 0;
+    for (unsigned i = 0; i < op->nev; i++) {
+        const sc_event *e = &op->ev[i];
+        if (e->own_site) {
+            sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = e->pending, .api = op->id,
+                        .rt = (uint16_t)rt, .site = e->site, .blocked_ns = blocked, .bytes = op->bytes};
+            sc_finding_add(t, &h, weight);
+            continue;
+        }
+        pending |= e->pending;
+        if (main_ev < 0 || specificity(e->rule) < specificity(op->ev[main_ev].rule)) {
+            if (main_ev >= 0)
+                also |= 1u << op->ev[main_ev].rule;
+            main_ev = (int)i;
+        } else {
+            also |= 1u << e->rule;
+        }
+    }
+    if (main_ev < 0)
+        return;
+    const sc_event *e = &op->ev[main_ev];
+    sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = (uint8_t)pending, .api = op->id, .rt = (uint16_t)rt,
+                .also = also, .site = site, .blocked_ns = blocked + op->drain_ns, .bytes = op->bytes,
+                .cost_ns = sc_rule_cost(e->rule, blocked, pending)};
+    /* A device-to-host pageable copy waits for its verdict: a
+       synchronization right after it makes it a deliberate read. */
+    if (e->rule == SC_RULE_SC203 && op->dir == SC_DIR_D2H && weight == 1 && !op->redirected) {
+        sc_held_flush(t);
+        t->held.hit = h;
+        t->held.lane = op->lane;
+        t->held.stream = op->stream;
+        t->held.seq = t->seq;
+        t->held.live = 1;
+        return;
+    }
+    sc_finding_add(t, &h, weight);
+}
+
 void sc_post(sc_thread *t, sc_op *op, CUresult r)
 {
     if (op->bypass) {
@@ -231,12 +341,9 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
            Python line is the only useful part of an SC101 site. */
         uint64_t site = sc_callsite_capture(t);
         unsigned rt = sc_tls_rt;
-        for (unsigned i = 0; i < op->nev; i++)
-            sc_finding_add(t, op->ev[i].rule, op->ev[i].sev, op->id, rt,
-                           op->ev[i].own_site ? op->ev[i].site : site, blocked, op->ev[i].pending,
-                           op->bytes, weight);
+        commit_events(t, op, site, rt, blocked, weight);
         if (op->marks & SC_M_ALLOCSITE)
-            sc_alloc_site_add(t, op->id, rt, site, op->bytes);
+            sc_alloc_site_add(t, op->id, rt, site, op->bytes, blocked);
         if (op->marks & SC_M_LEGACY)
             sc_legacy_site_add(t, op->id, rt, site, weight);
         if (op->redirected)

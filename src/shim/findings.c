@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "findings.h"
+#include "report.h"
 #include "shim.h"
 
 const char *const sc_redirect_outcomes[SC_RD_NOUTCOMES] = {
@@ -89,41 +90,64 @@ static void tab_add(sc_aggtab *tab, const sc_agg_key *k, const sc_agg_val *add)
 
 /* weight > 1: a sampled event standing for that many (see dispatch.c). */
 static void add(sc_thread *t, const sc_agg_key *k, uint64_t blocked, int pending, uint64_t bytes,
-                unsigned weight)
+                unsigned weight, uint64_t cost, uint32_t also)
 {
     if (!t->agg && !(t->agg = calloc(1, sizeof *t->agg)))
         return;
     sc_agg_val v = {.count = weight, .blocked_ns = blocked, .pending = pending ? weight : 0,
                     .bytes = bytes * weight, .lost_ns = pending ? blocked : 0,
-                    .sampled = weight > 1 ? weight : 0};
+                    .cost_ns = cost * weight, .also = also, .sampled = weight > 1 ? weight : 0};
     tab_add(t->agg, k, &v);
 }
 
-void sc_finding_add(sc_thread *t, unsigned rule, unsigned sev, unsigned api, unsigned rt, uint64_t site,
-                    uint64_t blocked_ns, int pending, uint64_t bytes, unsigned weight)
+void sc_finding_add(sc_thread *t, const sc_hit *h, unsigned weight)
 {
-    sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .rule = (uint8_t)rule,
-                    .sev = (uint8_t)sev, .table = SC_AGG_FINDING};
-    add(t, &k, blocked_ns, pending, bytes, weight);
+    sc_agg_key k = {.site = h->site, .api = h->api, .rt = h->rt, .rule = h->rule, .sev = h->sev,
+                    .table = SC_AGG_FINDING};
+    add(t, &k, h->blocked_ns, h->pending, h->bytes, weight, h->cost_ns, h->also);
 }
 
-void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes)
+void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes,
+                       uint64_t blocked_ns)
 {
     sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .table = SC_AGG_ALLOC};
-    add(t, &k, 0, 0, bytes, 1);
+    add(t, &k, blocked_ns, 0, bytes, 1, 0, 0);
+}
+
+/* How detect mode prices each rule's findings (report.h, sc_cost_basis).
+   A serialization costs the GPU, which the host does not see: those are
+   unmeasured here (measured mode prices them from the GPU timeline). */
+unsigned sc_rule_cost_basis(unsigned rule)
+{
+    switch (rule) {
+    case SC_RULE_SC203: return SC_COST_COPY_BLOCKED;
+    case SC_RULE_SC303: case SC_RULE_SC402: return SC_COST_HOST_BLOCKED;
+    case SC_RULE_SC201: case SC_RULE_SC301: case SC_RULE_SC302: case SC_RULE_SC401:
+        return SC_COST_PENDING_BLOCKED;
+    default: return SC_COST_UNMEASURED;
+    }
+}
+
+uint64_t sc_rule_cost(unsigned rule, uint64_t blocked_ns, int pending)
+{
+    switch (sc_rule_cost_basis(rule)) {
+    case SC_COST_COPY_BLOCKED: case SC_COST_HOST_BLOCKED: return blocked_ns;
+    case SC_COST_PENDING_BLOCKED: return pending ? blocked_ns : 0;
+    default: return 0;
+    }
 }
 
 void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight)
 {
     sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .table = SC_AGG_LEGACY};
-    add(t, &k, 0, 0, 0, weight);
+    add(t, &k, 0, 0, 0, weight, 0, 0);
 }
 
 void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome)
 {
     sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .rule = (uint8_t)outcome,
                     .table = SC_AGG_REDIRECT};
-    add(t, &k, 0, 0, 0, 1);
+    add(t, &k, 0, 0, 0, 1, 0, 0);
 }
 
 /* ------------------------------------------------------ merged view --- */

@@ -35,6 +35,10 @@ enum {
 };
 extern const char *const sc_redirect_outcomes[SC_RD_NOUTCOMES];
 
+/* How detect mode prices a rule's findings, and one event's cost. */
+unsigned sc_rule_cost_basis(unsigned rule);   /* an sc_cost_basis (report.h) */
+uint64_t sc_rule_cost(unsigned rule, uint64_t blocked_ns, int pending);
+
 void sc_aggs_foreach(int table, void (*fn)(const sc_agg_key *, const sc_agg_val *, void *), void *arg);
 
 #endif

@@ -120,6 +120,8 @@ static void q_stream(sc_stream *r, void *arg)
         return;
     if (q->dir && atomic_load(&r->last_copy) != q->dir)
         return;
+    if (q->blocking_only && (r->flags & CU_STREAM_NON_BLOCKING))
+        return;
     if (sc_query_mark(&r->active, r->handle)) {
         q->busy++;
         q->marked++;

@@ -147,6 +147,7 @@ typedef struct sc_op {
     struct sc_stream *srec;
     void *call;           /* redirect: the entry point to call instead */
     uint64_t t0;          /* slow path: start of the real call */
+    uint64_t drain_ns;    /* SC203: the wait for the stream's earlier work, done before the call */
     uint64_t tin;         /* slow path: entry into sc_pre */
     int saved_errno;
     CUcontext ctx;        /* slow path: the current context, once looked up */
@@ -178,6 +179,15 @@ typedef struct sc_stream {
     uint64_t create_site;      /* call site that created it (SC102) */
     _Atomic uint8_t last_copy; /* sc_dir of the last async copy (SC702) */
 } sc_stream;
+
+/* One finding event (or weight sampled ones); cost_ns as the rule's basis
+   prices it (sc_rule_cost_basis), also: other rules the same call broke. */
+typedef struct sc_hit {
+    uint8_t rule, sev, pending;
+    uint16_t api, rt;
+    uint32_t also;
+    uint64_t site, blocked_ns, bytes, cost_ns;
+} sc_hit;
 
 /* ------------------------------------------------------------ threads --- */
 #define SC_MAX_MODS 32        /* calling libraries counted separately; the last is "other" */
@@ -216,6 +226,17 @@ typedef struct sc_thread {
        block when the thread exits (the next thread to take it reuses them). */
     sc_own own[SC_OWN_MAX];
     uint8_t has_own;           /* made one: its per-thread-stream work is ordered with it */
+    /* SC203 of a device-to-host copy into pageable memory, held until the
+       thread's next slow call: a synchronization of the same stream with
+       nothing submitted in between makes it a deliberate synchronous read
+       (PyTorch's .item(), .cpu()), not an async copy that blocks. */
+    struct {
+        uint8_t live, lane;
+        CUstream stream;
+        uint64_t seq;          /* t->seq when held: a later submission changes it */
+        sc_hit hit;
+    } held;
+    uint64_t sync_reads;       /* such reads seen */
     struct sc_thread *next;    /* global list; never unlinked, recycled */
     _Atomic int in_use;
 } sc_thread;
@@ -265,6 +286,7 @@ typedef struct sc_drv {
     PFN_cuStreamGetPriority_v5050 StreamGetPriority;
     PFN_cuStreamGetCtx_v9020 StreamGetCtx;
     PFN_cuEventQuery_v2000 EventQuery;
+    PFN_cuStreamSynchronize_v2000 StreamSynchronize;   /* SC203: the wait before a pageable copy */
     PFN_cuPointerGetAttributes_v7000 PointerGetAttributes;
     PFN_cuDriverGetVersion_v2020 DriverGetVersion;
     PFN_cuDeviceGet_v2000 DeviceGet;
@@ -369,6 +391,7 @@ void sc_hostmem_reset(void);
 /* ------------------------------------------------------- dispatch.c --- */
 void sc_pre(sc_thread *t, sc_op *op);
 void sc_post(sc_thread *t, sc_op *op, CUresult r);
+void sc_held_flush(sc_thread *t);   /* commits a held SC203 (dispatch.c; at report time) */
 /* track.c */
 void sc_on_init_done(void);
 extern char sc_device_name[256];   /* device facts learned after cuInit, for the report */
@@ -473,9 +496,9 @@ uint64_t sc_callsite_capture(sc_thread *t);
 void sc_callsites_reset(void);
 
 /* -------------------------------------------------------- findings.c --- */
-void sc_finding_add(sc_thread *t, unsigned rule, unsigned sev, unsigned api, unsigned rt, uint64_t site,
-                    uint64_t blocked_ns, int pending, uint64_t bytes, unsigned weight);
-void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes);
+void sc_finding_add(sc_thread *t, const sc_hit *h, unsigned weight);
+void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes,
+                       uint64_t blocked_ns);
 void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome);
 void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight);
 void sc_findings_reset(void);

@@ -100,6 +100,12 @@ typedef struct count_acc {
     uint64_t total, shim_ns;
 } count_acc;
 
+static void flush_held(sc_thread *t, void *arg)
+{
+    (void)arg;
+    sc_held_flush(t);
+}
+
 static void add_thread(sc_thread *t, void *arg)
 {
     count_acc *a = arg;
@@ -175,20 +181,6 @@ static sc_finding *new_finding(build *b, unsigned rule, unsigned sev, unsigned a
     return f;
 }
 
-/* How detect mode prices each rule's findings (report.h, sc_cost_basis).
-   A serialization costs the GPU, which the host does not see: those are
-   unmeasured here (measured mode prices them from the GPU timeline). */
-static sc_cost_basis rule_basis(unsigned rule)
-{
-    switch (rule) {
-    case SC_RULE_SC203: return SC_COST_COPY_BLOCKED;
-    case SC_RULE_SC303: case SC_RULE_SC402: return SC_COST_HOST_BLOCKED;
-    case SC_RULE_SC201: case SC_RULE_SC301: case SC_RULE_SC302: case SC_RULE_SC401:
-        return SC_COST_PENDING_BLOCKED;
-    default: return SC_COST_UNMEASURED;
-    }
-}
-
 static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
 {
     build *b = arg;
@@ -205,15 +197,16 @@ static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     f->pending = v->pending;
     f->bytes = v->bytes;
     f->lost_ns = v->lost_ns;
-    f->basis = rule_basis(k->rule);
+    f->basis = (sc_cost_basis)sc_rule_cost_basis(k->rule);
     f->cost_ns = v->cost_ns;
     f->also = v->also;
-    char d[256] = "";
+    char d[384] = "";
     switch (k->rule) {
     case SC_RULE_SC101:
         if (sev == SC_SEV_NOTE)
-            snprintf(d, sizeof d, "no other stream existed yet: harmless now, a device-wide barrier "
-                     "once the program creates a stream%s",
+            snprintf(d, sizeof d, "no stream the legacy stream orders with existed (streams created "
+                     "cudaStreamNonBlocking do not count): harmless now, a barrier once the program "
+                     "creates a blocking stream%s",
                      v->sampled ? "; call sites sampled (1 in 64 after a thread's first 256, 1 in 1024 after 16640), "
                                   "count estimated" : "");
         break;
@@ -255,7 +248,7 @@ static void add_alloc_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     f->count = v->count;
     f->bytes = v->bytes;
     f->blocked_ns = v->blocked_ns;
-    f->basis = rule_basis(SC_RULE_SC303);
+    f->basis = (sc_cost_basis)sc_rule_cost_basis(SC_RULE_SC303);
     f->cost_ns = v->blocked_ns;
     char d[128];
     snprintf(d, sizeof d, "%llu calls from this call site", (unsigned long long)v->count);
@@ -413,6 +406,7 @@ sc_report *sc_shim_build_report(void)
     count_acc *acc = calloc(1, sizeof *acc);
     if (!acc)
         return NULL;
+    sc_threads_foreach(flush_held, NULL);
     sc_threads_foreach(add_thread, acc);
     if (acc->total == 0) {
         free(acc);

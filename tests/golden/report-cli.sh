@@ -100,7 +100,7 @@ grep -qx '+ finding SC201 data.py:17 10' "$tmp/out" && ok "--expect prints the d
 printf 'finding SC203 train.py\n' >"$tmp/bad.exp"
 cli --expect "$tmp/bad.exp" "$tmp/b.json"
 status_is 2 "--expect: a bad expectation file"
-error_is "bad.exp:1: expected 'finding RULE FILE:LINE COUNT'" "bad expectation line"
+error_is "bad.exp:1: expected 'finding RULE FILE:LINE COUNT [SEVERITY]'" "bad expectation line"
 
 # --- bad input: exit 2, one line naming the file ---
 printf '{"schema_version": 1,\n "tool": tru}\n' >"$tmp/bad.json"

@@ -125,13 +125,26 @@ START_TEST(location_matching)
                            r, &out), 1);
     ck_assert(strstr(out, "- finding SC203 - 192\n+ finding SC203 train.py:42 192\n") != NULL);
     free(out);
+    /* a severity counts only findings of that severity: SC402 is a note */
+    ck_assert_int_eq(check("finding SC203 train.py:88 192 warning\n"
+                           "finding SC301 app.cu:57 12 error\nfinding SC101 - 2000\nfinding SC402 app.cu:57 3 note\n"
+                           "finding SC401 - 1\nfinding SC201 data.py:17 10\n",
+                           r, &out), 0);
+    free(out);
+    ck_assert_int_eq(check("finding SC203 train.py:88 192\n"
+                           "finding SC301 app.cu:57 12\nfinding SC101 - 2000\nfinding SC402 app.cu:57 3 warning\n"
+                           "finding SC401 - 1\nfinding SC201 data.py:17 10\n",
+                           r, &out), 1);
+    ck_assert(strstr(out, "- finding SC402 app.cu:57 3 warning\n+ finding SC402 app.cu:57 3\n") != NULL);
+    free(out);
     sc_report_free(r);
 }
 END_TEST
 
 START_TEST(bad_lines)
 {
-    bad("finding SC203 a.cu:1\n", "app.exp:1: expected 'finding RULE FILE:LINE COUNT' or 'finding RULE - COUNT'");
+    bad("finding SC203 a.cu:1\n", "app.exp:1: expected 'finding RULE FILE:LINE COUNT [SEVERITY]' or 'finding RULE - COUNT [SEVERITY]'");
+    bad("finding SC203 a.cu:1 3 loud\n", "app.exp:1: 'loud' is not error, warning or note");
     bad("\nfinding SC999 a.cu:1 1\n", "app.exp:2: unknown rule 'SC999' (see streamcheck --list-rules)");
     bad("finding SC203 a.cu 1\n", "app.exp:1: 'a.cu' is not FILE:LINE (or '-' for no source location)");
     bad("finding SC203 a.cu:0 1\n", "app.exp:1: 'a.cu:0' is not FILE:LINE (or '-' for no source location)");

@@ -128,10 +128,12 @@ START_TEST(sc101_note_sites_sampled)
 }
 END_TEST
 
+/* The legacy stream orders with blocking streams: legacy work is a barrier
+   for them, and pending when one was busy. */
 START_TEST(sc101_warning_with_another_stream)
 {
     cuInit(0);
-    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    CUstream s = make_stream(0);
     launch(s);
     fake.busy[0] = 1;
     launch(NULL);                /* legacy: s is busy */
@@ -155,6 +157,22 @@ START_TEST(rejected_call_is_no_finding)
     ck_assert_uint_eq(seen(SC_RULE_SC101, -1), 0);
     launch(NULL);
     ck_assert_uint_eq(seen(SC_RULE_SC101, -1), 1);
+}
+END_TEST
+
+/* ... not with non-blocking ones (PyTorch's pool streams): a note, whether
+   they are busy or not. */
+START_TEST(sc101_non_blocking_streams_do_not_count)
+{
+    cuInit(0);
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    launch(s);
+    fake.busy[0] = 1;
+    launch(NULL);
+    fake.busy[0] = 0;
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_WARNING), 0);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_NOTE), 1);
+    ck_assert_uint_eq(seen_pending(SC_RULE_SC101), 0);
 }
 END_TEST
 
@@ -224,7 +242,10 @@ START_TEST(sc202_memset_on_the_legacy_stream)
     cuMemAlloc(&d, 4096);
     cuMemsetD8(d, 0, 4096);                 /* no other stream: no barrier to speak of */
     ck_assert_uint_eq(seen(SC_RULE_SC202, -1), 0);
-    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    make_stream(CU_STREAM_NON_BLOCKING);
+    cuMemsetD8(d, 0, 4096);                 /* the legacy stream does not order with it */
+    ck_assert_uint_eq(seen(SC_RULE_SC202, -1), 0);
+    CUstream s = make_stream(0);
     cuMemsetD8(d, 0, 4096);
     cuMemsetD8Async(d, 0, 4096, NULL);
     cuMemsetD8Async(d, 0, 4096, s);         /* on its own stream: fine */
@@ -289,6 +310,9 @@ START_TEST(sc204_device_to_device_through_the_sync_api)
     cuMemcpyDtoD(b, a, 64);
     ck_assert_uint_eq(seen(SC_RULE_SC204, -1), 0);   /* no other stream */
     make_stream(CU_STREAM_NON_BLOCKING);
+    cuMemcpyDtoD(b, a, 64);
+    ck_assert_uint_eq(seen(SC_RULE_SC204, -1), 0);   /* one the legacy stream does not order with */
+    make_stream(0);
     cuMemcpyDtoD(b, a, 64);
     cuMemcpy(b, a, 64);                              /* unified: both ends are device memory */
     ck_assert_uint_eq(seen(SC_RULE_SC204, SC_SEV_WARNING), 2);
@@ -415,7 +439,7 @@ END_TEST
 START_TEST(sc501_cache_config_while_busy)
 {
     cuInit(0);
-    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    CUstream s = make_stream(0);
     cuCtxSetCacheConfig(CU_FUNC_CACHE_PREFER_SHARED);
     launch(s);
     fake.busy[0] = 1;
@@ -696,6 +720,7 @@ static Suite *rules_suite(void)
     tcase_add_test(tc, sc101_note_when_alone);
     tcase_add_test(tc, sc101_note_sites_sampled);
     tcase_add_test(tc, sc101_warning_with_another_stream);
+    tcase_add_test(tc, sc101_non_blocking_streams_do_not_count);
     tcase_add_test(tc, rejected_call_is_no_finding);
     tcase_add_test(tc, sc102_blocking_stream_counts_legacy_commands);
     tcase_add_test(tc, sc103_needs_two_threads);
