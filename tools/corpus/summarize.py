@@ -212,7 +212,7 @@ def main():
         top = ", ".join("%s x%d @%s" % (f["rule"], f.get("count", 0), primary(sites.get(f.get("callsite"))))
                         for f in ordered if f.get("severity") != "note")[:110] or "-"
         print(f"{nw:>3}W {nn:>3}N  expect:{verdict:<9} {top}")
-        for b in bad[:4]:
+        for b in bad[:2]:
             print(f"      {b}")
         return 1 if bad or verdict == "NO-REPORT" else 0
 
