@@ -25,8 +25,7 @@ g ls-tree --name-only "$commit" Common/ | while read -r f; do
     *.h|*.hpp|*.hxx|*.cpp) g show "$commit:$f" >"$dest/$f" ;;
     esac
 done
-n=0
-grep -v '^#' "$here/samples.list" | while read -r name dir srcs extra; do
+grep -v '^#' "$here/samples.list" | while read -r name dir srcs _; do
     [ -n "$name" ] || continue
     mkdir -p "$dest/$name"
     g ls-tree --name-only "$commit" "Samples/$dir/" | while read -r f; do
@@ -35,9 +34,11 @@ grep -v '^#' "$here/samples.list" | while read -r name dir srcs extra; do
         esac
     done
     for s in $(echo "$srcs" | tr , ' '); do
-        [ -f "$dest/$name/$s" ] || { echo "extract-samples.sh: $name: $s missing at $dir" >&2; exit 1; }
+        [ -f "$dest/$name/$s" ] || echo "extract-samples.sh: $name: $s missing at $dir" >&2
     done
-done
+done 2>&1 | tee "$dest/.missing" >&2
+[ ! -s "$dest/.missing" ] || exit 1
+rm -f "$dest/.missing"
 echo "$commit" >"$dest/REVISION"
 cp "$here/samples.list" "$dest/samples.list"
 echo "extract-samples.sh: $(grep -vc '^#' "$here/samples.list") samples of cuda-samples $commit in $dest"

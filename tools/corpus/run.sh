@@ -19,7 +19,9 @@
 # PATH), SRC (extracted samples, default .corpus-src), OUT (default
 # /tmp/corpus-out), PAIRS, SAMPLES (names, default all of samples.list),
 # VARIANTS (default "static shared"), PY_CASES (default all), RUN_TIMEOUT
-# (seconds per run, default 120).
+# (seconds per run, default 120), DEADLINE (seconds: no new run starts
+# after it, so the table still comes back within the device's 600 s;
+# default 540).
 # $OUT gets corpus.log (everything printed), table.txt (the summary table),
 # details.txt (each run's summary; "strict" is streamcheck report --expect on
 # the resolved expectations, which judges notes too), results.tgz (every
@@ -32,6 +34,7 @@ src=${SRC:-$root/.corpus-src}
 out=${OUT:-/tmp/corpus-out}
 pairs=${PAIRS:-5}
 tmo=${RUN_TIMEOUT:-120}
+deadline=${DEADLINE:-540}
 pydir=$root/tests/corpus/python
 expect=$root/tests/corpus/expect.txt
 res=$(mktemp -d)
@@ -56,6 +59,9 @@ one() {
     kind=$1 case=$2 label=$3; shift 3
     d=$res/corpus/$label
     mkdir -p "$d/report"
+    if [ $(( $(date +%s) - t0 )) -ge "$deadline" ]; then
+        printf '%-30s not run (DEADLINE %s s reached)\n' "$label" "$deadline" | tee -a "$table"; return
+    fi
     timeout "$tmo" "$@" >"$d/native.out" 2>"$d/native.err"; a=$?
     if [ $a -eq 77 ]; then
         printf '%-34s skip (%s)\n' "$label" "$(tail -n 1 "$d/native.err" | cut -c1-60)" | tee -a "$table"
@@ -115,7 +121,9 @@ python)
     esac; done ;;
 resnet-pairs)
     step "train_resnet: pin_memory 0 vs 1, natively, $pairs pairs (cudnn.benchmark, not deterministic)"
-    for r in $(seq "$pairs"); do
+    : >>"$res/pairs.txt"
+    for _ in $(seq "$pairs"); do
+        [ $(( $(date +%s) - t0 )) -lt "$deadline" ] || { echo "DEADLINE $deadline s reached" | tee -a "$table"; break; }
         for p in 0 1; do
             timeout "$tmo" python3 "$pydir/train_resnet.py" --pin-memory $p --steps 60 --warmup 15 >/dev/null 2>"$res/pairs.err"
             echo "pin$p $(sed -n 's/^images_per_s=//p' "$res/pairs.err")" | tee -a "$res/pairs.txt"
@@ -152,7 +160,7 @@ PYEOF
     ;;
 *) echo "unknown step $s" ;;
 esac; done
-step done
+step "done"
 echo
 echo "=============== corpus summary (rc native/streamcheck, result lines, warnings, notes, expectations, top warnings)"
 cat "$table"
