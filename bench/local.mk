@@ -5,6 +5,9 @@
 #                            driver (no GPU needed)
 #   bench/launch_overhead    launches per second, natively and under the shim
 #   bench/torch_step.py      a launch-bound PyTorch training step, likewise
+#   bench/train_bench.py     a ResNet-18 DataLoader training loop
+#                            (tests/corpus/python/train_resnet.py), likewise,
+#                            beside the report's own time estimate
 #   bench/redirect.sh        redirect vs the per-thread recompile (make bench-redirect)
 #   bench/queue_mapping      how streams land on hardware queues
 # The GPU ones run side by side in one run (bench/side-by-side.sh) and only
@@ -20,7 +23,7 @@ SC_BENCH_CU = bench/launch_overhead bench/queue_mapping
 all_local_targets += $(SC_BENCH_CU)
 CLEANFILES += $(SC_BENCH_CU)
 EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/torch_step.py \
-	bench/side-by-side.sh bench/redirect.sh
+	bench/side-by-side.sh bench/redirect.sh bench/train_bench.py
 $(SC_BENCH_CU): bench/%: $(srcdir)/bench/%.cu $(srcdir)/kernels/sc_kernels.cuh
 	@$(MKDIR_P) bench
 	$(NVCCAPP_V)$(NVCC) $(NVCCFLAGS) -cudart shared -o $@ $<
@@ -37,6 +40,9 @@ bench: bench/shim_cost$(EXEEXT) $(SC_BENCH_CU) src/streamcheck$(EXEEXT) src/libs
 	  done; \
 	  echo "== PyTorch MLP step, native vs streamcheck"; \
 	  $(SHELL) $(srcdir)/bench/side-by-side.sh "torch MLP step" steps_per_sec 7 -- python3 $(srcdir)/bench/torch_step.py 2000 || true; \
+	  echo "== ResNet-18 training loop (DataLoader), native vs streamcheck"; \
+	  python3 $(srcdir)/bench/train_bench.py --pairs 7; \
+	  case $$? in 0|77) ;; *) echo "train_bench.py failed";; esac; \
 	else echo "== no GPU here: the GPU benchmarks are skipped"; fi
 
 bench-redirect: $(SC_APP_BINS) src/streamcheck$(EXEEXT) src/libstreamcheck.la

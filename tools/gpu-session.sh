@@ -11,8 +11,9 @@
 #   tools/gpu-session.sh [STEP...]     steps: env selftest apps stress python
 #                                      dlopen redirect-out bench-launch
 #                                      bench-torch bench-redirect queue
-#                                      pyline seeds-peak (default: all but
-#                                      the last two)
+#                                      pyline seeds-peak corpus-samples
+#                                      corpus-python corpus-pairs (default:
+#                                      env .. queue; tools/corpus/README.md)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 stage=${STAGE:-$root/.stage}
@@ -155,6 +156,17 @@ seeds-peak)
     step "bench-seeds: the PyTorch pin-peak pair, merged into the earlier run's RESULTS"
     cp "$root/docs/RESULTS-runs.json" "$out/RESULTS-runs.json"
     python3 "$root/bench/seeds.py" --stage "$stage" --only py-seed004-peak --merge --results "$out/RESULTS.md" ;;
+corpus-samples|corpus-python|corpus-pairs)
+    # The corpus (tools/corpus/README.md): .corpus-src carried beside .stage.
+    step "corpus: ${s#corpus-}"
+    case $s in
+    corpus-samples) cs="build samples" ;;
+    corpus-python) cs=python ;;
+    corpus-pairs) cs="python resnet-pairs"; export PY_CASES=train_resnet-pin0 ;;
+    esac
+    # shellcheck disable=SC2086
+    STAGE=$stage OUT=$res/$s "$root/tools/corpus/run.sh" $cs | sed -n '/^=== done/,$p'
+    unset PY_CASES ;;
 *) echo "unknown step $s" ;;
 esac; done
 step done

@@ -1,0 +1,122 @@
+"""train_bench: streamcheck's cost on a real training loop, and its own estimate.
+
+Runs tests/corpus/python/train_resnet.py (ResNet-18, DataLoader, pinned
+batches) natively and under streamcheck, alternating, PAIRS times (default
+7); a third arm runs under streamcheck with STREAMCHECK_MEASURE=1 (dropped
+after its first failure).  Prints the median images/s of each arm, the
+median of the per-pair ratios (under streamcheck / native) with their
+min-max, and beside the measured slowdown the report's own "Time in
+streamcheck" estimate (shim_ns of the JSON report, as a share of the run).
+
+    python3 bench/train_bench.py [--pairs N] [--steps N] [--warmup N] [--pin-memory {0,1}]
+
+Environment: STREAMCHECK (the launcher, default streamcheck on PATH).
+Exits 77 without a GPU or torch.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROG = os.path.join(HERE, "..", "tests", "corpus", "python", "train_resnet.py")
+
+
+def ips(stderr):
+    m = re.findall(r"^images_per_s=([0-9.]+)", stderr, re.M)
+    return float(m[-1]) if m else None
+
+
+def estimate(outdir):
+    """(shim seconds, run seconds) from the JSON reports of one run."""
+    shim = run = 0.0
+    for f in glob.glob(os.path.join(outdir, "*.json")):
+        d = json.load(open(f))
+        for p in d.get("processes", []) or [d.get("process", {})]:
+            shim += p.get("shim_ns", 0) / 1e9
+            run = max(run, p.get("end_time", 0) - p.get("start_time", 0))
+    return shim, run
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pairs", type=int, default=7)
+    ap.add_argument("--steps", type=int, default=60)
+    ap.add_argument("--warmup", type=int, default=15)
+    ap.add_argument("--pin-memory", type=int, choices=(0, 1), default=1)
+    a = ap.parse_args()
+    try:
+        gpu = subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
+    except OSError:
+        gpu = False
+    if not gpu:
+        print("train_bench: no GPU; skipping", file=sys.stderr)
+        return 77
+    sc = os.environ.get("STREAMCHECK", "streamcheck")
+    cmd = [sys.executable, PROG, "--pin-memory", str(a.pin_memory), "--steps", str(a.steps),
+           "--warmup", str(a.warmup)]
+    arms = {"native": [], "streamcheck": [], "measure": []}
+    est = {"streamcheck": [], "measure": []}
+    measure_ok = True
+    tmp = tempfile.mkdtemp()
+    try:
+        for r in range(a.pairs):
+            for arm in ("native", "streamcheck", "measure"):
+                if arm == "measure" and not measure_ok:
+                    continue
+                env = dict(os.environ)
+                out = os.path.join(tmp, f"{arm}{r}")
+                os.makedirs(out)
+                c = cmd
+                if arm != "native":
+                    c = [sc, "--format=json,text", f"--output={out}", "--"] + cmd
+                if arm == "measure":
+                    env["STREAMCHECK_MEASURE"] = "1"
+                p = subprocess.run(c, capture_output=True, text=True, env=env)
+                if p.returncode == 77 and arm == "native":
+                    print("train_bench: train_resnet.py skipped (no torch or GPU)", file=sys.stderr)
+                    return 77
+                v = ips(p.stderr)
+                if p.returncode != 0 or v is None:
+                    print(f"train_bench: {arm} run {r}: exit {p.returncode}, no images_per_s; "
+                          f"{p.stderr.strip().splitlines()[-1:] or ''}", file=sys.stderr)
+                    if arm == "measure":
+                        measure_ok = False
+                    continue
+                arms[arm].append(v)
+                if arm != "native":
+                    s, t = estimate(out)
+                    if t > 0:
+                        est[arm].append(100.0 * s / t)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    if not arms["native"]:
+        print("train_bench: no native numbers", file=sys.stderr)
+        return 1
+    n0 = statistics.median(arms["native"])
+    print(f"train_resnet (pin_memory={a.pin_memory}, {a.steps} timed steps of 64), {a.pairs} pairs")
+    print(f"  native       median {n0:9.1f} images/s   runs: {' '.join('%.0f' % v for v in arms['native'])}")
+    for arm in ("streamcheck", "measure"):
+        v = arms[arm]
+        if not v:
+            print(f"  {arm:12s} no runs" + (" (STREAMCHECK_MEASURE=1 failed)" if arm == "measure" else ""))
+            continue
+        ratios = [x / y for x, y in zip(v, arms["native"])]
+        m = statistics.median(v)
+        e = statistics.median(est[arm]) if est[arm] else float("nan")
+        print(f"  {arm:12s} median {m:9.1f} images/s   runs: {' '.join('%.0f' % x for x in v)}")
+        print(f"  {'':12s} ratio {statistics.median(ratios):.4f} (pairs min {min(ratios):.4f} max "
+              f"{max(ratios):.4f}); measured slowdown {100 * (1 - m / n0):+.2f}%, "
+              f"self-estimate {e:.2f}% of run time")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""gpt2_step: a Hugging Face-style GPT-2 training step, no downloads.
+
+A 4-layer GPT-2 (n_embd 256, 4 heads, vocabulary 8192) built from a
+GPT2Config, trained with AdamW on random token batches made on the GPU;
+the loss is logged with .item() every step, as a training script's
+progress line would.
+
+    python3 gpt2_step.py [--steps N] [--batch-size N] [--seq-len N]
+
+stdout: loss_sum=... loss_hex=... (deterministic run to run);
+stderr: tokens_per_s=...  Exits 77 without torch, transformers or a GPU.
+"""
+import argparse
+import os
+import sys
+import time
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+try:
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+except ImportError as e:
+    print(f"gpt2_step: {e}; skipping", file=sys.stderr)
+    sys.exit(77)
+if not torch.cuda.is_available():
+    print("gpt2_step: no CUDA device; skipping", file=sys.stderr)
+    sys.exit(77)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--steps", type=int, default=40)
+    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument("--seq-len", type=int, default=256)
+    args = p.parse_args()
+
+    torch.manual_seed(0)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    config = GPT2Config(n_layer=4, n_embd=256, n_head=4, vocab_size=8192,
+                        n_positions=args.seq_len, attn_implementation="eager")
+    model = GPT2LMHeadModel(config).cuda()
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.01)
+    gen = torch.Generator(device="cuda").manual_seed(1)
+
+    loss_sum = 0.0
+    t0 = time.perf_counter()
+    for step in range(args.steps):
+        input_ids = torch.randint(0, config.vocab_size, (args.batch_size, args.seq_len),
+                                  device="cuda", generator=gen)
+        outputs = model(input_ids=input_ids, labels=input_ids)
+        loss = outputs.loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        optimizer.zero_grad()
+        loss_sum += loss.item()
+        if step % 10 == 0:
+            print(f"step {step} loss {loss.item():.4f}", file=sys.stderr)
+    torch.cuda.synchronize()
+    dt = time.perf_counter() - t0
+    print(f"loss_sum={loss_sum:.6f} loss_hex={float(loss_sum).hex()} steps={args.steps}")
+    print(f"tokens_per_s={args.steps * args.batch_size * args.seq_len / dt:.1f}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

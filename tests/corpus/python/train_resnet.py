@@ -1,0 +1,126 @@
+"""train_resnet: a ResNet-18 training loop written the way users write it.
+
+timm's resnet18 (torchvision's if timm is absent), 10 classes, on a synthetic
+dataset of random uint8 images turned into normalized floats in __getitem__
+(as a transform would), a DataLoader with 4 workers, SGD with momentum,
+CrossEntropyLoss, and loss.item() every step.
+
+    python3 train_resnet.py [--pin-memory {0,1}] [--steps N] [--warmup N]
+                            [--deterministic] [--samples N] [--batch-size N]
+
+stdout: loss_sum=..., loss_hex=... (the float64 sum of every step's
+loss.item(); with --deterministic it is the same run to run, with or
+without streamcheck).  stderr: images_per_s=... over the steps after the
+warm-up.  With --pin-memory 0 the batches are pageable, so the
+non_blocking copy at the "# corpus: SC203" line is not asynchronous.
+Exits 77 without torch or a GPU.
+"""
+import argparse
+import os
+import sys
+import time
+
+try:
+    import torch
+    import torch.nn as nn
+    from torch.utils.data import DataLoader, Dataset
+except ImportError:
+    print("train_resnet: torch is not installed; skipping", file=sys.stderr)
+    sys.exit(77)
+if not torch.cuda.is_available():
+    print("train_resnet: no CUDA device; skipping", file=sys.stderr)
+    sys.exit(77)
+
+MEAN = torch.tensor([0.485, 0.456, 0.406]).view(3, 1, 1)
+STD = torch.tensor([0.229, 0.224, 0.225]).view(3, 1, 1)
+
+
+class RandomImages(Dataset):
+    """N random 3x224x224 uint8 images (a pool of 256 distinct ones) and labels."""
+
+    def __init__(self, n, size=224, classes=10, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.pool = torch.randint(0, 256, (256, 3, size, size), dtype=torch.uint8, generator=g)
+        self.labels = torch.randint(0, classes, (n,), generator=g)
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        img = self.pool[(i * 7) % len(self.pool)]
+        x = (img.float() / 255.0 - MEAN) / STD      # ToTensor + Normalize
+        if i % 2:
+            x = x.flip(2)                           # a fixed "augmentation"
+        return x, self.labels[i]
+
+
+def make_model():
+    try:
+        import timm
+        return timm.create_model("resnet18", num_classes=10)
+    except ImportError:
+        import torchvision
+        return torchvision.models.resnet18(num_classes=10)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--pin-memory", type=int, choices=(0, 1), default=1)
+    p.add_argument("--steps", type=int, default=60, help="timed steps after the warm-up")
+    p.add_argument("--warmup", type=int, default=10)
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--samples", type=int, default=3200)
+    p.add_argument("--workers", type=int, default=4)
+    p.add_argument("--deterministic", action="store_true")
+    args = p.parse_args()
+
+    if args.deterministic:
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+        torch.manual_seed(0)
+        torch.cuda.manual_seed_all(0)
+        torch.backends.cudnn.deterministic = True
+        torch.backends.cudnn.benchmark = False
+        torch.use_deterministic_algorithms(True, warn_only=True)
+    else:
+        torch.manual_seed(0)
+        torch.backends.cudnn.benchmark = True
+
+    device = torch.device("cuda")
+    model = make_model().to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
+    criterion = nn.CrossEntropyLoss()
+    dataset = RandomImages(args.samples)
+    loader = DataLoader(dataset, batch_size=args.batch_size, shuffle=True, drop_last=True,
+                        num_workers=args.workers, pin_memory=bool(args.pin_memory),
+                        generator=torch.Generator().manual_seed(1))
+
+    total = args.warmup + args.steps
+    step = 0
+    loss_sum = 0.0
+    t0 = None
+    model.train()
+    while step < total:
+        for images, target in loader:
+            if step == args.warmup:
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+            images = images.cuda(non_blocking=True)  # corpus: SC203
+            target = target.cuda(non_blocking=True)  # corpus: SC203-labels
+            output = model(images)
+            loss = criterion(output, target)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            loss_sum += loss.item()
+            step += 1
+            if step == total:
+                break
+    torch.cuda.synchronize()
+    dt = time.perf_counter() - t0 if t0 is not None else float("nan")
+    print(f"loss_sum={loss_sum:.6f} loss_hex={float(loss_sum).hex()} steps={total}")
+    print(f"images_per_s={args.steps * args.batch_size / dt:.1f}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
