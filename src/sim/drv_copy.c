@@ -145,6 +145,8 @@ static CUresult copy1d(void *dst, const void *src, size_t n, CUstream h,
     w.u.copy.dst = dst;
     w.u.copy.src = src;
     w.u.copy.n = n;
+    w.u.copy.dkind = dk;
+    w.u.copy.skind = sk;
     return copy_submit(s, &w, copy_policy(dk, sk, async, n));
 }
 
@@ -154,94 +156,110 @@ static CUresult copy1d(void *dst, const void *src, size_t n, CUstream h,
 
 CUresult scsim_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
-    return copy1d(DPTR(dst), DPTR(src), n, NULL, false, false, 0);
+    SCSIM_API(cuMemcpy);
+    return SCSIM_API_RET(copy1d(DPTR(dst), DPTR(src), n, NULL, false, false, 0));
 }
 
 CUresult scsim_cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
-    return copy1d(DPTR(dst), DPTR(src), n, NULL, true, false, 0);
+    SCSIM_API(cuMemcpy_ptds);
+    return SCSIM_API_RET(copy1d(DPTR(dst), DPTR(src), n, NULL, true, false, 0));
 }
 
 CUresult scsim_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n,
                              CUstream h)
 {
-    return copy1d(DPTR(dst), DPTR(src), n, h, false, true, 0);
+    SCSIM_API(cuMemcpyAsync);
+    return SCSIM_API_RET(copy1d(DPTR(dst), DPTR(src), n, h, false, true, 0));
 }
 
 CUresult scsim_cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n,
                                   CUstream h)
 {
-    return copy1d(DPTR(dst), DPTR(src), n, h, true, true, 0);
+    SCSIM_API(cuMemcpyAsync_ptsz);
+    return SCSIM_API_RET(copy1d(DPTR(dst), DPTR(src), n, h, true, true, 0));
 }
 
 CUresult scsim_cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 {
-    return copy1d(DPTR(dst), src, n, NULL, false, false, NEED_DST_DEV);
+    SCSIM_API(cuMemcpyHtoD_v2);
+    return SCSIM_API_RET(copy1d(DPTR(dst), src, n, NULL, false, false, NEED_DST_DEV));
 }
 
 CUresult scsim_cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void *src, size_t n)
 {
-    return copy1d(DPTR(dst), src, n, NULL, true, false, NEED_DST_DEV);
+    SCSIM_API(cuMemcpyHtoD_v2_ptds);
+    return SCSIM_API_RET(copy1d(DPTR(dst), src, n, NULL, true, false, NEED_DST_DEV));
 }
 
 CUresult scsim_cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 {
-    return copy1d(dst, DPTR(src), n, NULL, false, false, NEED_SRC_DEV);
+    SCSIM_API(cuMemcpyDtoH_v2);
+    return SCSIM_API_RET(copy1d(dst, DPTR(src), n, NULL, false, false, NEED_SRC_DEV));
 }
 
 CUresult scsim_cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src, size_t n)
 {
-    return copy1d(dst, DPTR(src), n, NULL, true, false, NEED_SRC_DEV);
+    SCSIM_API(cuMemcpyDtoH_v2_ptds);
+    return SCSIM_API_RET(copy1d(dst, DPTR(src), n, NULL, true, false, NEED_SRC_DEV));
 }
 
 CUresult scsim_cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
-    return copy1d(DPTR(dst), DPTR(src), n, NULL, false, false,
-                  NEED_DST_DEV | NEED_SRC_DEV);
+    SCSIM_API(cuMemcpyDtoD_v2);
+    return SCSIM_API_RET(copy1d(DPTR(dst), DPTR(src), n, NULL, false, false,
+                  NEED_DST_DEV | NEED_SRC_DEV));
 }
 
 CUresult scsim_cuMemcpyDtoD_v2_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
-    return copy1d(DPTR(dst), DPTR(src), n, NULL, true, false,
-                  NEED_DST_DEV | NEED_SRC_DEV);
+    SCSIM_API(cuMemcpyDtoD_v2_ptds);
+    return SCSIM_API_RET(copy1d(DPTR(dst), DPTR(src), n, NULL, true, false,
+                  NEED_DST_DEV | NEED_SRC_DEV));
 }
 
 CUresult scsim_cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n,
                                     CUstream h)
 {
-    return copy1d(DPTR(dst), src, n, h, false, true, NEED_DST_DEV);
+    SCSIM_API(cuMemcpyHtoDAsync_v2);
+    return SCSIM_API_RET(copy1d(DPTR(dst), src, n, h, false, true, NEED_DST_DEV));
 }
 
 CUresult scsim_cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dst, const void *src,
                                          size_t n, CUstream h)
 {
-    return copy1d(DPTR(dst), src, n, h, true, true, NEED_DST_DEV);
+    SCSIM_API(cuMemcpyHtoDAsync_v2_ptsz);
+    return SCSIM_API_RET(copy1d(DPTR(dst), src, n, h, true, true, NEED_DST_DEV));
 }
 
 CUresult scsim_cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n,
                                     CUstream h)
 {
-    return copy1d(dst, DPTR(src), n, h, false, true, NEED_SRC_DEV);
+    SCSIM_API(cuMemcpyDtoHAsync_v2);
+    return SCSIM_API_RET(copy1d(dst, DPTR(src), n, h, false, true, NEED_SRC_DEV));
 }
 
 CUresult scsim_cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_t n,
                                          CUstream h)
 {
-    return copy1d(dst, DPTR(src), n, h, true, true, NEED_SRC_DEV);
+    SCSIM_API(cuMemcpyDtoHAsync_v2_ptsz);
+    return SCSIM_API_RET(copy1d(dst, DPTR(src), n, h, true, true, NEED_SRC_DEV));
 }
 
 CUresult scsim_cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src,
                                     size_t n, CUstream h)
 {
-    return copy1d(DPTR(dst), DPTR(src), n, h, false, true,
-                  NEED_DST_DEV | NEED_SRC_DEV);
+    SCSIM_API(cuMemcpyDtoDAsync_v2);
+    return SCSIM_API_RET(copy1d(DPTR(dst), DPTR(src), n, h, false, true,
+                  NEED_DST_DEV | NEED_SRC_DEV));
 }
 
 CUresult scsim_cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dst, CUdeviceptr src,
                                          size_t n, CUstream h)
 {
-    return copy1d(DPTR(dst), DPTR(src), n, h, true, true,
-                  NEED_DST_DEV | NEED_SRC_DEV);
+    SCSIM_API(cuMemcpyDtoDAsync_v2_ptsz);
+    return SCSIM_API_RET(copy1d(DPTR(dst), DPTR(src), n, h, true, true,
+                  NEED_DST_DEV | NEED_SRC_DEV));
 }
 
 /* One device, one context: a peer copy is a device-to-device copy. */
@@ -261,27 +279,31 @@ static CUresult peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 CUresult scsim_cuMemcpyPeer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
                             CUcontext sctx, size_t n)
 {
-    return peer(dst, dctx, src, sctx, n, NULL, false, false);
+    SCSIM_API(cuMemcpyPeer);
+    return SCSIM_API_RET(peer(dst, dctx, src, sctx, n, NULL, false, false));
 }
 
 CUresult scsim_cuMemcpyPeer_ptds(CUdeviceptr dst, CUcontext dctx,
                                  CUdeviceptr src, CUcontext sctx, size_t n)
 {
-    return peer(dst, dctx, src, sctx, n, NULL, true, false);
+    SCSIM_API(cuMemcpyPeer_ptds);
+    return SCSIM_API_RET(peer(dst, dctx, src, sctx, n, NULL, true, false));
 }
 
 CUresult scsim_cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dctx,
                                  CUdeviceptr src, CUcontext sctx, size_t n,
                                  CUstream h)
 {
-    return peer(dst, dctx, src, sctx, n, h, false, true);
+    SCSIM_API(cuMemcpyPeerAsync);
+    return SCSIM_API_RET(peer(dst, dctx, src, sctx, n, h, false, true));
 }
 
 CUresult scsim_cuMemcpyPeerAsync_ptsz(CUdeviceptr dst, CUcontext dctx,
                                       CUdeviceptr src, CUcontext sctx,
                                       size_t n, CUstream h)
 {
-    return peer(dst, dctx, src, sctx, n, h, true, true);
+    SCSIM_API(cuMemcpyPeerAsync_ptsz);
+    return SCSIM_API_RET(peer(dst, dctx, src, sctx, n, h, true, true));
 }
 
 /* ---------------------------------------------------------- 2D copies --- */
@@ -376,6 +398,8 @@ static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream h, bool pt, bool async)
         w.u.copy2d.width = p->WidthInBytes;
         w.u.copy2d.height = p->Height;
         w.u.copy2d.owned = stage;
+        w.u.copy2d.dkind = dk;
+        w.u.copy2d.skind = sk;
         r = scsim_submit(s, &w, NULL, 0, false, NULL, NULL);
         if (r != CUDA_SUCCESS)
             free(stage);
@@ -388,6 +412,8 @@ static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream h, bool pt, bool async)
     w.u.copy2d.spitch = p->srcPitch;
     w.u.copy2d.width = p->WidthInBytes;
     w.u.copy2d.height = p->Height;
+    w.u.copy2d.dkind = dk;
+    w.u.copy2d.skind = sk;
     uint64_t seq;
     bool captured;
     r = scsim_submit(s, &w, NULL, 0, how == WAIT_NONE, &seq, &captured);
@@ -398,32 +424,38 @@ static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream h, bool pt, bool async)
 
 CUresult scsim_cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
 {
-    return copy2d(pCopy, NULL, false, false);
+    SCSIM_API(cuMemcpy2D_v2);
+    return SCSIM_API_RET(copy2d(pCopy, NULL, false, false));
 }
 
 CUresult scsim_cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy)
 {
-    return copy2d(pCopy, NULL, true, false);
+    SCSIM_API(cuMemcpy2D_v2_ptds);
+    return SCSIM_API_RET(copy2d(pCopy, NULL, true, false));
 }
 
 CUresult scsim_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
 {
-    return copy2d(pCopy, NULL, false, false);
+    SCSIM_API(cuMemcpy2DUnaligned_v2);
+    return SCSIM_API_RET(copy2d(pCopy, NULL, false, false));
 }
 
 CUresult scsim_cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *pCopy)
 {
-    return copy2d(pCopy, NULL, true, false);
+    SCSIM_API(cuMemcpy2DUnaligned_v2_ptds);
+    return SCSIM_API_RET(copy2d(pCopy, NULL, true, false));
 }
 
 CUresult scsim_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream h)
 {
-    return copy2d(pCopy, h, false, true);
+    SCSIM_API(cuMemcpy2DAsync_v2);
+    return SCSIM_API_RET(copy2d(pCopy, h, false, true));
 }
 
 CUresult scsim_cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy, CUstream h)
 {
-    return copy2d(pCopy, h, true, true);
+    SCSIM_API(cuMemcpy2DAsync_v2_ptsz);
+    return SCSIM_API_RET(copy2d(pCopy, h, true, true));
 }
 
 /* ------------------------------------------------------------ memsets --- */
@@ -455,6 +487,7 @@ static CUresult memset_any(CUdeviceptr dst, size_t pitch, uint32_t value,
     w.u.memset.height = height;
     w.u.memset.elem = elem;
     w.u.memset.value = value;
+    w.u.memset.mkind = kind;
     bool block = !async && scsim_mem_is_pinned_host(kind) && !capturing(s);
     uint64_t seq;
     bool captured;
@@ -467,24 +500,31 @@ static CUresult memset_any(CUdeviceptr dst, size_t pitch, uint32_t value,
 #define SCSIM_MEMSET1D(name, elem, type, async, pt)                           \
     CUresult scsim_##name(CUdeviceptr d, type v, size_t n)                    \
     {                                                                         \
-        return memset_any(d, 0, v, elem, n, 1, NULL, pt, async);              \
+        SCSIM_API(name);                                                      \
+        return SCSIM_API_RET(memset_any(d, 0, v, elem, n, 1, NULL, pt,        \
+                                        async));                              \
     }
 #define SCSIM_MEMSET1D_ASYNC(name, elem, type, pt)                            \
     CUresult scsim_##name(CUdeviceptr d, type v, size_t n, CUstream h)        \
     {                                                                         \
-        return memset_any(d, 0, v, elem, n, 1, h, pt, true);                  \
+        SCSIM_API(name);                                                      \
+        return SCSIM_API_RET(memset_any(d, 0, v, elem, n, 1, h, pt, true));   \
     }
 #define SCSIM_MEMSET2D(name, elem, type, pt)                                  \
     CUresult scsim_##name(CUdeviceptr d, size_t pitch, type v, size_t w,      \
                           size_t hgt)                                         \
     {                                                                         \
-        return memset_any(d, pitch, v, elem, w, hgt, NULL, pt, false);        \
+        SCSIM_API(name);                                                      \
+        return SCSIM_API_RET(memset_any(d, pitch, v, elem, w, hgt, NULL, pt,  \
+                                        false));                              \
     }
 #define SCSIM_MEMSET2D_ASYNC(name, elem, type, pt)                            \
     CUresult scsim_##name(CUdeviceptr d, size_t pitch, type v, size_t w,      \
                           size_t hgt, CUstream h)                             \
     {                                                                         \
-        return memset_any(d, pitch, v, elem, w, hgt, h, pt, true);            \
+        SCSIM_API(name);                                                      \
+        return SCSIM_API_RET(memset_any(d, pitch, v, elem, w, hgt, h, pt,     \
+                                        true));                               \
     }
 
 SCSIM_MEMSET1D(cuMemsetD8_v2, 1, unsigned char, false, false)

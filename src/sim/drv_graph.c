@@ -513,12 +513,14 @@ static CUresult graph_launch(CUgraphExec he, CUstream hs, bool pt)
 
 CUresult scsim_cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 {
-    return graph_launch(hGraphExec, hStream, false);
+    SCSIM_API(cuGraphLaunch);
+    return SCSIM_API_RET(graph_launch(hGraphExec, hStream, false));
 }
 
 CUresult scsim_cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
-    return graph_launch(hGraphExec, hStream, true);
+    SCSIM_API(cuGraphLaunch_ptsz);
+    return SCSIM_API_RET(graph_launch(hGraphExec, hStream, true));
 }
 
 CUresult scsim_cuGraphExecDestroy(CUgraphExec hGraphExec)

@@ -523,16 +523,23 @@ static CUresult ctx_sync(void)
         if (r != CUDA_SUCCESS)
             return r;
     }
+    if (!scsim_tl_on()) {
+        scsim_device_sync();
+        return CUDA_SUCCESS;
+    }
+    uint64_t t0 = scsim_tl_now();
     scsim_device_sync();
+    scsim_tl_sync(SCSIM_TL_SYNC_CONTEXT, 0, t0, CUDA_SUCCESS);
     return CUDA_SUCCESS;
 }
 
 CUresult scsim_cuCtxSynchronize(void)
 {
+    SCSIM_API(cuCtxSynchronize);
     CUresult r = scsim_check_ctx();
     if (r != CUDA_SUCCESS)
-        return r;
-    return ctx_sync();
+        return SCSIM_API_RET(r);
+    return SCSIM_API_RET(ctx_sync());
 }
 
 CUresult scsim_cuCtxSynchronize_v2(CUcontext ctx)

@@ -439,9 +439,10 @@ CUresult scsim_cuLaunchKernel(CUfunction f, unsigned int gridDimX,
                               unsigned int sharedMemBytes, CUstream hStream,
                               void **kernelParams, void **extra)
 {
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
+    SCSIM_API(cuLaunchKernel);
+    return SCSIM_API_RET(launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
                   blockDimZ, sharedMemBytes, hStream, kernelParams, extra,
-                  false);
+                  false));
 }
 
 CUresult scsim_cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX,
@@ -453,9 +454,10 @@ CUresult scsim_cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX,
                                    CUstream hStream, void **kernelParams,
                                    void **extra)
 {
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
+    SCSIM_API(cuLaunchKernel_ptsz);
+    return SCSIM_API_RET(launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
                   blockDimZ, sharedMemBytes, hStream, kernelParams, extra,
-                  true);
+                  true));
 }
 
 /* Launch attributes (clusters, priorities, programmatic serialization) do
@@ -475,13 +477,15 @@ static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params,
 CUresult scsim_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
                                 void **kernelParams, void **extra)
 {
-    return launch_ex(config, f, kernelParams, extra, false);
+    SCSIM_API(cuLaunchKernelEx);
+    return SCSIM_API_RET(launch_ex(config, f, kernelParams, extra, false));
 }
 
 CUresult scsim_cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
                                      void **kernelParams, void **extra)
 {
-    return launch_ex(config, f, kernelParams, extra, true);
+    SCSIM_API(cuLaunchKernelEx_ptsz);
+    return SCSIM_API_RET(launch_ex(config, f, kernelParams, extra, true));
 }
 
 CUresult scsim_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
@@ -493,9 +497,10 @@ CUresult scsim_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
                                          unsigned int sharedMemBytes,
                                          CUstream hStream, void **kernelParams)
 {
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
+    SCSIM_API(cuLaunchCooperativeKernel);
+    return SCSIM_API_RET(launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
                   blockDimZ, sharedMemBytes, hStream, kernelParams, NULL,
-                  false);
+                  false));
 }
 
 CUresult scsim_cuLaunchCooperativeKernel_ptsz(
@@ -504,7 +509,8 @@ CUresult scsim_cuLaunchCooperativeKernel_ptsz(
     unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
     void **kernelParams)
 {
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
+    SCSIM_API(cuLaunchCooperativeKernel_ptsz);
+    return SCSIM_API_RET(launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
                   blockDimZ, sharedMemBytes, hStream, kernelParams, NULL,
-                  true);
+                  true));
 }

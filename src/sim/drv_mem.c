@@ -260,13 +260,15 @@ static CUresult mem_alloc_async(CUdeviceptr *dptr, size_t bytesize,
 CUresult scsim_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize,
                                CUstream hStream)
 {
-    return mem_alloc_async(dptr, bytesize, hStream, false);
+    SCSIM_API(cuMemAllocAsync);
+    return SCSIM_API_RET(mem_alloc_async(dptr, bytesize, hStream, false));
 }
 
 CUresult scsim_cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
                                     CUstream hStream)
 {
-    return mem_alloc_async(dptr, bytesize, hStream, true);
+    SCSIM_API(cuMemAllocAsync_ptsz);
+    return SCSIM_API_RET(mem_alloc_async(dptr, bytesize, hStream, true));
 }
 
 /* cuMemFreeAsync: released when the stream reaches the operation. */
@@ -293,12 +295,14 @@ static CUresult mem_free_async(CUdeviceptr dptr, CUstream hStream, bool pt)
 
 CUresult scsim_cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 {
-    return mem_free_async(dptr, hStream, false);
+    SCSIM_API(cuMemFreeAsync);
+    return SCSIM_API_RET(mem_free_async(dptr, hStream, false));
 }
 
 CUresult scsim_cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
 {
-    return mem_free_async(dptr, hStream, true);
+    SCSIM_API(cuMemFreeAsync_ptsz);
+    return SCSIM_API_RET(mem_free_async(dptr, hStream, true));
 }
 
 /* ------------------------------------------------- page-locked memory --- */

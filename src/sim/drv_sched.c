@@ -232,7 +232,10 @@ static void serve(struct CUstream_st *s, bool until_empty)
             scsim_wait(op->deps[i]);
         SCSIM_TRACE("run    op %d on stream %llu seq %llu", op->w.kind,
                     s->id, (unsigned long long)op->seq);
-        scsim_work_run(&op->w, s);
+        if (scsim_tl_on())
+            scsim_tl_run(&op->w, s, op->corr);
+        else
+            scsim_work_run(&op->w, s);
         scsim_work_release(&op->w);
         uint64_t seq = op->seq;
         op_free(op);
@@ -416,6 +419,7 @@ CUresult scsim_submit(struct CUstream_st *s, const scsim_work *w,
         return CUDA_ERROR_OUT_OF_MEMORY;
     op->next = NULL;
     op->w = *w;
+    op->corr = scsim_tl_corr;
 
     scsim_deps d;
     scsim_deps_init(&d);

@@ -154,17 +154,24 @@ static CUresult stream_sync(CUstream h, bool pt)
     CUresult r = scsim_stream_resolve(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    return scsim_stream_sync(s);
+    if (!scsim_tl_on())
+        return scsim_stream_sync(s);
+    uint64_t t0 = scsim_tl_now();
+    r = scsim_stream_sync(s);
+    scsim_tl_sync(SCSIM_TL_SYNC_STREAM, (uint32_t)s->id, t0, r);
+    return r;
 }
 
 CUresult scsim_cuStreamSynchronize(CUstream hStream)
 {
-    return stream_sync(hStream, false);
+    SCSIM_API(cuStreamSynchronize);
+    return SCSIM_API_RET(stream_sync(hStream, false));
 }
 
 CUresult scsim_cuStreamSynchronize_ptsz(CUstream hStream)
 {
-    return stream_sync(hStream, true);
+    SCSIM_API(cuStreamSynchronize_ptsz);
+    return SCSIM_API_RET(stream_sync(hStream, true));
 }
 
 static CUresult stream_get_flags(CUstream h, unsigned *flags, bool pt)
@@ -400,24 +407,28 @@ static CUresult event_record(CUevent h, CUstream hs, unsigned flags, bool pt)
 
 CUresult scsim_cuEventRecord(CUevent hEvent, CUstream hStream)
 {
-    return event_record(hEvent, hStream, 0, false);
+    SCSIM_API(cuEventRecord);
+    return SCSIM_API_RET(event_record(hEvent, hStream, 0, false));
 }
 
 CUresult scsim_cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
 {
-    return event_record(hEvent, hStream, 0, true);
+    SCSIM_API(cuEventRecord_ptsz);
+    return SCSIM_API_RET(event_record(hEvent, hStream, 0, true));
 }
 
 CUresult scsim_cuEventRecordWithFlags(CUevent hEvent, CUstream hStream,
                                       unsigned int flags)
 {
-    return event_record(hEvent, hStream, flags, false);
+    SCSIM_API(cuEventRecordWithFlags);
+    return SCSIM_API_RET(event_record(hEvent, hStream, flags, false));
 }
 
 CUresult scsim_cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream,
                                            unsigned int flags)
 {
-    return event_record(hEvent, hStream, flags, true);
+    SCSIM_API(cuEventRecordWithFlags_ptsz);
+    return SCSIM_API_RET(event_record(hEvent, hStream, flags, true));
 }
 
 /* The event's latest record.  If that record was made in a capture, the
@@ -461,7 +472,20 @@ CUresult scsim_cuEventQuery(CUevent hEvent)
     return CUDA_ERROR_NOT_READY;
 }
 
+static CUresult event_sync(CUevent hEvent);
+
 CUresult scsim_cuEventSynchronize(CUevent hEvent)
+{
+    SCSIM_API(cuEventSynchronize);
+    if (!scsim_tl_on())
+        return SCSIM_API_RET(event_sync(hEvent));
+    uint64_t t0 = scsim_tl_now();
+    CUresult r = event_sync(hEvent);
+    scsim_tl_sync(SCSIM_TL_SYNC_EVENT, 0, t0, r);
+    return SCSIM_API_RET(r);
+}
+
+static CUresult event_sync(CUevent hEvent)
 {
     CUresult r = scsim_check_init();
     if (r != CUDA_SUCCESS)
@@ -591,13 +615,15 @@ static CUresult stream_wait_event(CUstream hs, CUevent he, unsigned flags,
 CUresult scsim_cuStreamWaitEvent(CUstream hStream, CUevent hEvent,
                                  unsigned int Flags)
 {
-    return stream_wait_event(hStream, hEvent, Flags, false);
+    SCSIM_API(cuStreamWaitEvent);
+    return SCSIM_API_RET(stream_wait_event(hStream, hEvent, Flags, false));
 }
 
 CUresult scsim_cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent,
                                       unsigned int Flags)
 {
-    return stream_wait_event(hStream, hEvent, Flags, true);
+    SCSIM_API(cuStreamWaitEvent_ptsz);
+    return SCSIM_API_RET(stream_wait_event(hStream, hEvent, Flags, true));
 }
 
 /* ----------------------------------------------------- host functions --- */
@@ -621,13 +647,15 @@ static CUresult launch_host_func(CUstream hs, CUhostFn fn, void *data, bool pt)
 
 CUresult scsim_cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
 {
-    return launch_host_func(hStream, fn, userData, false);
+    SCSIM_API(cuLaunchHostFunc);
+    return SCSIM_API_RET(launch_host_func(hStream, fn, userData, false));
 }
 
 CUresult scsim_cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn,
                                      void *userData)
 {
-    return launch_host_func(hStream, fn, userData, true);
+    SCSIM_API(cuLaunchHostFunc_ptsz);
+    return SCSIM_API_RET(launch_host_func(hStream, fn, userData, true));
 }
 
 static CUresult add_callback(CUstream hs, CUstreamCallback cb, void *data,
@@ -654,12 +682,14 @@ static CUresult add_callback(CUstream hs, CUstreamCallback cb, void *data,
 CUresult scsim_cuStreamAddCallback(CUstream hStream, CUstreamCallback callback,
                                    void *userData, unsigned int flags)
 {
-    return add_callback(hStream, callback, userData, flags, false);
+    SCSIM_API(cuStreamAddCallback);
+    return SCSIM_API_RET(add_callback(hStream, callback, userData, flags, false));
 }
 
 CUresult scsim_cuStreamAddCallback_ptsz(CUstream hStream,
                                         CUstreamCallback callback,
                                         void *userData, unsigned int flags)
 {
-    return add_callback(hStream, callback, userData, flags, true);
+    SCSIM_API(cuStreamAddCallback_ptsz);
+    return SCSIM_API_RET(add_callback(hStream, callback, userData, flags, true));
 }

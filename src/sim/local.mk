@@ -4,7 +4,12 @@
 # the top-level Makefile.am.  See src/sim/README.md.
 
 simlibdir = $(pkglibexecdir)/sim
-simlib_LTLIBRARIES = src/sim/libcuda.la src/sim/libcudart.la src/sim/libcublas.la
+
+# CUPTI's headers: beside cuda.h in some installs, under extras/CUPTI in
+# NVIDIA's toolkit layout.
+SCSIM_CUPTI_CPPFLAGS = -I$(CUDA_HOME)/extras/CUPTI/include
+simlib_LTLIBRARIES = src/sim/libcuda.la src/sim/libcudart.la src/sim/libcublas.la \
+	src/sim/libcupti.la
 
 # Unsupported-call stubs and the driver's (name, version) table are
 # generated from the export lists of NVIDIA's libraries (taken once, kept
@@ -27,7 +32,13 @@ src/sim/cublas-stubs.c: $(top_srcdir)/src/sim/gen-stubs.awk \
 	$(AM_V_GEN)$(MKDIR_P) src/sim && \
 	$(SCSIM_GEN_STUBS) $(top_srcdir)/src/sim/libcublas.exports > $@-t && mv -f $@-t $@
 
-SCSIM_GENERATED_STUBS = src/sim/cuda-stubs.c src/sim/cudart-stubs.c src/sim/cublas-stubs.c
+src/sim/cupti-stubs.c: $(top_srcdir)/src/sim/gen-stubs.awk \
+		$(top_srcdir)/src/sim/libcupti.exports
+	$(AM_V_GEN)$(MKDIR_P) src/sim && \
+	$(SCSIM_GEN_STUBS) $(top_srcdir)/src/sim/libcupti.exports > $@-t && mv -f $@-t $@
+
+SCSIM_GENERATED_STUBS = src/sim/cuda-stubs.c src/sim/cudart-stubs.c src/sim/cublas-stubs.c \
+	src/sim/cupti-stubs.c
 BUILT_SOURCES += $(SCSIM_GENERATED_STUBS)
 CLEANFILES += $(SCSIM_GENERATED_STUBS)
 
@@ -38,9 +49,11 @@ EXTRA_DIST += \
 	src/sim/libcuda-procs.txt \
 	src/sim/libcudart.exports \
 	src/sim/libcublas.exports \
+	src/sim/libcupti.exports \
 	src/sim/libcuda.map \
 	src/sim/libcudart.map \
-	src/sim/libcublas.map
+	src/sim/libcublas.map \
+	src/sim/libcupti.map
 
 # ---------------------------------------------------------- libcuda.so.1 ---
 src_sim_libcuda_la_SOURCES = \
@@ -55,14 +68,16 @@ src_sim_libcuda_la_SOURCES = \
 	src/sim/drv_mem.c \
 	src/sim/drv_sched.c \
 	src/sim/drv_stream.c \
+	src/sim/drv_timeline.c \
 	src/sim/imap.c \
 	src/sim/imap.h \
 	src/sim/sim.h \
 	src/sim/stubs.h \
+	src/sim/timeline.h \
 	src/sim/util.c \
 	src/sim/util.h
 nodist_src_sim_libcuda_la_SOURCES = src/sim/cuda-stubs.c
-src_sim_libcuda_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/kernels
+src_sim_libcuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(SCSIM_CUPTI_CPPFLAGS) -I$(top_srcdir)/kernels
 src_sim_libcuda_la_LIBADD = kernels/libsctwins.la
 # The real libcuda.so.1 exports unversioned symbols; the map only hides
 # whatever is not a CUDA name.  Like NVIDIA's libraries, the simulated ones
@@ -87,9 +102,11 @@ src_sim_libcudart_la_SOURCES = \
 	src/sim/rt_register.c \
 	src/sim/rt_stream.c \
 	src/sim/stubs.h \
+	src/sim/timeline.h \
 	src/sim/util.c \
 	src/sim/util.h
 nodist_src_sim_libcudart_la_SOURCES = src/sim/cudart-stubs.c
+src_sim_libcudart_la_CPPFLAGS = $(AM_CPPFLAGS) $(SCSIM_CUPTI_CPPFLAGS)
 src_sim_libcudart_la_LDFLAGS = $(AM_LDFLAGS) -version-info 13:0:0 -no-undefined -Wl,-Bsymbolic-functions \
 	-Wl,--version-script=$(top_srcdir)/src/sim/libcudart.map
 EXTRA_src_sim_libcudart_la_DEPENDENCIES = $(top_srcdir)/src/sim/libcudart.map
@@ -106,5 +123,24 @@ nodist_src_sim_libcublas_la_SOURCES = src/sim/cublas-stubs.c
 src_sim_libcublas_la_LDFLAGS = $(AM_LDFLAGS) -version-info 13:0:0 -no-undefined -Wl,-Bsymbolic-functions \
 	-Wl,--version-script=$(top_srcdir)/src/sim/libcublas.map
 EXTRA_src_sim_libcublas_la_DEPENDENCIES = $(top_srcdir)/src/sim/libcublas.map
+
+# -------------------------------------------------------- libcupti.so.13 ---
+# The activity API subset of a tracing client, over the driver's timeline
+# (timeline.h), which it reaches like drvbind.c through cuGetProcAddress
+# and cuGetExportTable; it does not link libcuda either.
+src_sim_libcupti_la_SOURCES = \
+	src/sim/cupti.c \
+	src/sim/cupti_results.def \
+	src/sim/drvbind.c \
+	src/sim/drvbind.h \
+	src/sim/stubs.h \
+	src/sim/timeline.h \
+	src/sim/util.c \
+	src/sim/util.h
+nodist_src_sim_libcupti_la_SOURCES = src/sim/cupti-stubs.c
+src_sim_libcupti_la_CPPFLAGS = $(AM_CPPFLAGS) $(SCSIM_CUPTI_CPPFLAGS)
+src_sim_libcupti_la_LDFLAGS = $(AM_LDFLAGS) -version-info 13:0:0 -no-undefined -Wl,-Bsymbolic-functions \
+	-Wl,--version-script=$(top_srcdir)/src/sim/libcupti.map
+EXTRA_src_sim_libcupti_la_DEPENDENCIES = $(top_srcdir)/src/sim/libcupti.map
 
 include $(top_srcdir)/tests/sim/local.mk

@@ -5,9 +5,11 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
+#include <cupti_runtime_cbid.h>
 #include <stdbool.h>
 
 #include "sim/drvbind.h"
+#include "sim/timeline.h"
 #include "sim/util.h"
 
 /* The driver entry points (rt_drv.def), legacy and per-thread. */
@@ -49,6 +51,29 @@ cudaError_t scrt_drv_ret(CUresult r);
         if (e_ != cudaSuccess)                                                \
             return scrt_ret(e_);                                              \
     } while (0)
+
+/* The simulated driver's timeline (timeline.h), NULL before
+ * initialization or with another driver.  A traced runtime entry point:
+ *     SCRT_API(cbid name without CUPTI_RUNTIME_TRACE_CBID_);
+ *     return SCRT_API_RET(expr);
+ * owns the correlation id the driver calls it makes share. */
+extern const scsim_tl_table *scrt_tl;
+#define SCRT_API(cbid)                                                        \
+    scsim_tl_api scrt_api_ = {.active = 0};                                   \
+    const scsim_tl_table *scrt_tl_ =                                          \
+        __atomic_load_n(&scrt_tl, __ATOMIC_ACQUIRE);                          \
+    if (scrt_tl_ &&                                                           \
+        atomic_load_explicit(scrt_tl_->mask, memory_order_relaxed))           \
+    scrt_tl_->api_begin(&scrt_api_, SCSIM_TL_RUNTIME,                         \
+                        CUPTI_RUNTIME_TRACE_CBID_##cbid)
+#define SCRT_API_RET(expr) scrt_api_ret(scrt_tl_, &scrt_api_, (expr))
+static inline cudaError_t scrt_api_ret(const scsim_tl_table *t,
+                                       scsim_tl_api *a, cudaError_t e)
+{
+    if (a->active)
+        t->api_end(a, (int)e);
+    return e;
+}
 
 /* The kernel a host stub address stands for (kernel registration). */
 cudaError_t scrt_kernel_of(const void *hostFun, CUkernel *out);

@@ -127,6 +127,7 @@ SCSIM_EXPORT const char *cudaGetErrorString(cudaError_t error)
 
 /* --------------------------------------------------------------- init --- */
 
+const scsim_tl_table *scrt_tl;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static cudaError_t init_error;
 static CUcontext primary;
@@ -150,6 +151,13 @@ static void init_process(void)
     if (r == CUDA_SUCCESS)
         r = DRV(cuDevicePrimaryCtxRetain)(&primary, 0);
     init_error = scrt_err(r);
+    /* The simulated driver's timeline, when the driver is the simulator's
+     * (another driver answers the id with an error). */
+    static const CUuuid tl_id = {SCSIM_TL_UUID_BYTES};
+    const void *t = NULL;
+    if (DRV(cuGetExportTable)(&t, &tl_id) == CUDA_SUCCESS && t &&
+        ((const scsim_tl_table *)t)->size >= sizeof(scsim_tl_table))
+        __atomic_store_n(&scrt_tl, (const scsim_tl_table *)t, __ATOMIC_RELEASE);
 }
 
 cudaError_t scrt_init(void)
@@ -329,7 +337,8 @@ SCSIM_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
 SCSIM_EXPORT cudaError_t cudaDeviceSynchronize(void)
 {
     SCRT_INIT();
-    return scrt_drv_ret(DRV(cuCtxSynchronize)());
+    SCRT_API(cudaDeviceSynchronize_v3020);
+    return SCRT_API_RET(scrt_drv_ret(DRV(cuCtxSynchronize)()));
 }
 
 SCSIM_EXPORT cudaError_t cudaDeviceReset(void)

@@ -249,26 +249,30 @@ static cudaError_t memcpy_any(void *dst, const void *src, size_t count,
 SCSIM_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
                                     enum cudaMemcpyKind kind)
 {
-    return memcpy_any(dst, src, count, kind, NULL, false, false);
+    SCRT_API(cudaMemcpy_v3020);
+    return SCRT_API_RET(memcpy_any(dst, src, count, kind, NULL, false, false));
 }
 
 cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count,
                             enum cudaMemcpyKind kind)
 {
-    return memcpy_any(dst, src, count, kind, NULL, false, true);
+    SCRT_API(cudaMemcpy_ptds_v7000);
+    return SCRT_API_RET(memcpy_any(dst, src, count, kind, NULL, false, true));
 }
 
 SCSIM_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src,
                                          size_t count, enum cudaMemcpyKind kind,
                                          cudaStream_t stream)
 {
-    return memcpy_any(dst, src, count, kind, stream, true, false);
+    SCRT_API(cudaMemcpyAsync_v3020);
+    return SCRT_API_RET(memcpy_any(dst, src, count, kind, stream, true, false));
 }
 
 cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
                                  enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return memcpy_any(dst, src, count, kind, stream, true, true);
+    SCRT_API(cudaMemcpyAsync_ptsz_v7000);
+    return SCRT_API_RET(memcpy_any(dst, src, count, kind, stream, true, true));
 }
 
 static cudaError_t memcpy2d(void *dst, size_t dpitch, const void *src,
@@ -402,24 +406,28 @@ static cudaError_t memset_any(void *devPtr, size_t pitch, int value,
 
 SCSIM_EXPORT cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
-    return memset_any(devPtr, 0, value, count, 1, false, NULL, false, false);
+    SCRT_API(cudaMemset_v3020);
+    return SCRT_API_RET(memset_any(devPtr, 0, value, count, 1, false, NULL, false, false));
 }
 
 cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count)
 {
-    return memset_any(devPtr, 0, value, count, 1, false, NULL, false, true);
+    SCRT_API(cudaMemset_ptds_v7000);
+    return SCRT_API_RET(memset_any(devPtr, 0, value, count, 1, false, NULL, false, true));
 }
 
 SCSIM_EXPORT cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
                                          cudaStream_t stream)
 {
-    return memset_any(devPtr, 0, value, count, 1, false, stream, true, false);
+    SCRT_API(cudaMemsetAsync_v3020);
+    return SCRT_API_RET(memset_any(devPtr, 0, value, count, 1, false, stream, true, false));
 }
 
 cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count,
                                  cudaStream_t stream)
 {
-    return memset_any(devPtr, 0, value, count, 1, false, stream, true, true);
+    SCRT_API(cudaMemsetAsync_ptsz_v7000);
+    return SCRT_API_RET(memset_any(devPtr, 0, value, count, 1, false, stream, true, true));
 }
 
 SCSIM_EXPORT cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value,

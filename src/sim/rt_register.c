@@ -340,12 +340,14 @@ SCSIM_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim,
                                           dim3 blockDim, void **args,
                                           size_t sharedMem, cudaStream_t stream)
 {
-    return launch_func(func, gridDim, blockDim, args, sharedMem, stream, false);
+    SCRT_API(cudaLaunchKernel_v7000);
+    return SCRT_API_RET(launch_func(func, gridDim, blockDim, args, sharedMem, stream, false));
 }
 
 cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim,
                                   dim3 blockDim, void **args, size_t sharedMem,
                                   cudaStream_t stream)
 {
-    return launch_func(func, gridDim, blockDim, args, sharedMem, stream, true);
+    SCRT_API(cudaLaunchKernel_ptsz_v7000);
+    return SCRT_API_RET(launch_func(func, gridDim, blockDim, args, sharedMem, stream, true));
 }

@@ -15,6 +15,7 @@
 #define SC_SIM_SIM_H
 
 #include <cuda.h>
+#include <cupti_driver_cbid.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -22,6 +23,7 @@
 #include <stdint.h>
 
 #include "sim/imap.h"
+#include "sim/timeline.h"
 #include "sim/util.h"
 #include "twins.h"
 
@@ -84,18 +86,21 @@ typedef struct scsim_work {
             const void *src;
             size_t n;
             void *owned; /* staging buffer to free after the copy */
+            int dkind, skind; /* scsim_mem_kind of each end (timeline) */
         } copy;
         struct {
             char *dst;
             const char *src;
             size_t dpitch, spitch, width, height;
             void *owned; /* staging buffer to free after the copy */
+            int dkind, skind; /* scsim_mem_kind of each end (timeline) */
         } copy2d;
         struct {
             char *dst;
             size_t pitch, width, height; /* width in elements */
             unsigned elem;               /* 1, 2 or 4 bytes */
             uint32_t value;
+            int mkind; /* scsim_mem_kind of the target (timeline) */
         } memset;
         struct {
             CUhostFn fn;
@@ -123,6 +128,7 @@ typedef struct scsim_work {
 typedef struct scsim_op {
     struct scsim_op *next;
     uint64_t seq;
+    uint32_t corr; /* correlation id of the submitting call (timeline) */
     unsigned ndeps;
     scsim_dep *deps; /* inline_deps or heap */
     scsim_dep inline_deps[3];
@@ -392,6 +398,46 @@ struct CUfunc_st *scsim_func_get(const char *name);
 static inline struct CUfunc_st *scsim_func_check(CUfunction f)
 {
     return f && f->magic == SCSIM_MAGIC_FUNC ? f : NULL;
+}
+
+/* ----------------------------------------------------------- timeline --- */
+
+/* timeline.h; drv_timeline.c.  scsim_tl_mask is 0 unless a CUPTI client
+ * enabled a kind; scsim_tl_corr is the correlation id of the traced API
+ * call the thread is in (0: none). */
+extern atomic_uint scsim_tl_mask;
+extern __thread uint32_t scsim_tl_corr;
+uint64_t scsim_tl_now(void);
+void scsim_tl_emit(scsim_tl_rec *r);
+void scsim_tl_api_begin_slow(scsim_tl_api *a, int kind, uint32_t cbid);
+void scsim_tl_api_end(scsim_tl_api *a, int result);
+/* Runs w on s's worker, recording it when its kind is enabled. */
+void scsim_tl_run(scsim_work *w, struct CUstream_st *s, uint32_t corr);
+/* A synchronization record (SCSIM_TL_SYNC_*) from start to now. */
+void scsim_tl_sync(int type, uint32_t stream_id, uint64_t start, CUresult r);
+
+static inline bool scsim_tl_on(void)
+{
+    return atomic_load_explicit(&scsim_tl_mask, memory_order_relaxed) != 0;
+}
+
+/* A traced driver entry point:
+ *     SCSIM_API(cuFoo);
+ *     ...
+ *     return SCSIM_API_RET(expr);
+ * assigns the call's correlation id and emits its API record; sym is the
+ * exported symbol (its CUPTI_DRIVER_TRACE_CBID_ name). */
+#define SCSIM_API(sym)                                                        \
+    scsim_tl_api scsim_api_ = {.active = 0};                                  \
+    if (scsim_tl_on())                                                        \
+        scsim_tl_api_begin_slow(&scsim_api_, SCSIM_TL_DRIVER,                 \
+                                CUPTI_DRIVER_TRACE_CBID_##sym)
+#define SCSIM_API_RET(expr) scsim_tl_api_ret(&scsim_api_, (expr))
+static inline CUresult scsim_tl_api_ret(scsim_tl_api *a, CUresult r)
+{
+    if (a->active)
+        scsim_tl_api_end(a, (int)r);
+    return r;
 }
 
 /* -------------------------------------------------------------- misc --- */

@@ -14,8 +14,8 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 
-echo "1..15"
-for spec in cuda:1: cudart:13:libcudart.so.13 cublas:13:libcublas.so.13; do
+echo "1..19"
+for spec in cuda:1: cudart:13:libcudart.so.13 cublas:13:libcublas.so.13 cupti:13:libcupti.so.13; do
     lib=${spec%%:*}; rest=${spec#*:}; major=${rest%%:*}; node=${rest#*:}
     so="$SC_SIMDIR/lib$lib.so.$major"
     nm -D --defined-only "$so" | awk '{print $3}' > "$tmp/$lib.raw"

@@ -64,6 +64,15 @@ tests_sim_check_cublas_CFLAGS = $(SCSIM_TEST_CFLAGS)
 tests_sim_check_cublas_LDADD = src/sim/libcublas.la $(SCSIM_TEST_LDADD) -lm
 TESTS += tests/sim/check_cublas
 
+# The simulated libcupti.so.13 over the driver's timeline (and the
+# runtime's API records).
+check_PROGRAMS += tests/sim/check_cupti
+tests_sim_check_cupti_SOURCES = tests/sim/check_cupti.c $(SCSIM_TEST_HELPERS)
+tests_sim_check_cupti_CPPFLAGS = $(SCSIM_TEST_CPPFLAGS) $(SCSIM_CUPTI_CPPFLAGS)
+tests_sim_check_cupti_CFLAGS = $(SCSIM_TEST_CFLAGS)
+tests_sim_check_cupti_LDADD = src/sim/libcupti.la src/sim/libcudart.la $(SCSIM_TEST_LDADD)
+TESTS += tests/sim/check_cupti
+
 # twin-names.sh compares this list with the kernels nvcc emits.
 check_PROGRAMS += tests/sim/twin-list
 tests_sim_twin_list_SOURCES = tests/sim/twin-list.c
