@@ -91,10 +91,16 @@ void sc_detect_legacy_submission(sc_thread *t, sc_op *op)
         } else {
             pending = sc_legacy_serializes(t, &cq, &others);
         }
+        /* An event recorded on the legacy stream is a point after all the
+           blocking streams' work: how programs time or join several
+           streams (NVIDIA's samples: "record in stream 0 to ensure that
+           all previous CUDA calls have completed").  The program asked for
+           that order; a note. */
+        int asked = op->kind == SC_K_EVENT_RECORD;
         if (is_cublas && others)
             sc_event_add(op, SC_RULE_SC601, SC_SEV_WARNING, pending);
         else
-            sc_event_add(op, SC_RULE_SC101, others ? SC_SEV_WARNING : SC_SEV_NOTE, pending);
+            sc_event_add(op, SC_RULE_SC101, others && !asked ? SC_SEV_WARNING : SC_SEV_NOTE, pending);
     }
     sc_detect_legacy_common(t, op, &cq);
 }
@@ -109,7 +115,10 @@ static void sc102_stream(sc_stream *r, void *arg)
         return;
     int busy = atomic_load(&sc_g.n_capturing) == 0 && !atomic_load(&r->capturing) &&
                sc_query_mark(&r->active, r->handle);
-    sc_hit h = {.rule = SC_RULE_SC102, .sev = SC_SEV_WARNING, .pending = (uint8_t)busy,
+    /* A note: the barrier is the legacy-stream call's finding (SC101,
+       SC202, ...), at the line that made it; this one says where the
+       stream that made it a barrier was created. */
+    sc_hit h = {.rule = SC_RULE_SC102, .sev = SC_SEV_NOTE, .pending = (uint8_t)busy,
                 .api = q->op->id, .rt = sc_tls_rt, .site = r->create_site};
     sc_finding_add(q->t, &h, 1);
 }

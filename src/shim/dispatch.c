@@ -211,35 +211,90 @@ static unsigned specificity(unsigned rule)
     return sizeof order;
 }
 
-/* The held SC203 of a device-to-host pageable copy (shim.h, held): this
-   call decides.  A synchronization of the same stream (or the device),
-   with nothing submitted since, makes the copy a synchronous read: no
-   finding.  Anything else commits it. */
+/* What came next decides some findings (shim.h, held): the call is held
+   until the thread's next slow call.
+   - SC203 of a device-to-host copy into pageable memory: a synchronization
+     of the same stream (or the device) with nothing submitted since makes
+     the copy a deliberate synchronous read (PyTorch's .item()): no finding.
+   - A call that blocked the host while other streams were busy (SC201,
+     SC301, SC302, SC401) cost that time only if the host had more work to
+     submit right after: a final read of the results before a wait or the
+     end of the program costs nothing an asynchronous call would have saved.
+   - A barrier on the legacy stream while blocking streams were busy
+     (SC101, SC202, SC204, SC501, SC601) holds back only work submitted to
+     other streams after it: a join before the host waits (a sum kernel
+     over every stream's output, then a copy of the result) holds back
+     nothing.
+   t->seq moves with every submission the fast path marks (created and
+   per-thread streams) and with slow-path ones after this check. */
+enum { HELD_READ = 1, HELD_HOST = 2, HELD_BARRIER = 3 };
+
+static int is_work(unsigned kind)
+{
+    switch (kind) {
+    case SC_K_LAUNCH: case SC_K_HOSTFN: case SC_K_GRAPH: case SC_K_COPYBATCH:
+    case SC_K_COPY: case SC_K_COPY_U: case SC_K_COPY2D: case SC_K_COPY3D: case SC_K_MEMSET:
+    case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D: case SC_K_SMEMSET:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static unsigned held_mode(unsigned rule, int d2h)
+{
+    switch (rule) {
+    case SC_RULE_SC203: return d2h ? HELD_READ : 0;
+    case SC_RULE_SC201: case SC_RULE_SC301: case SC_RULE_SC302: case SC_RULE_SC401: return HELD_HOST;
+    case SC_RULE_SC101: case SC_RULE_SC202: case SC_RULE_SC204: case SC_RULE_SC501: case SC_RULE_SC601:
+        return HELD_BARRIER;
+    default: return 0;
+    }
+}
+
+/* Returns 1 when the held call was a synchronous read this call ends. */
 static int settle_held(sc_thread *t, sc_op *op)
 {
-    int read = 0;
-    if (t->seq == t->held.seq) {
-        if (op->kind == SC_K_CTX_SYNC) {
+    int read = 0, moved = t->seq != t->held.seq;
+    sc_hit *h = &t->held.hit;
+    t->held.live = 0;
+    switch (t->held.mode) {
+    case HELD_READ:
+        if (!moved && op->kind == SC_K_CTX_SYNC) {
             read = 1;
-        } else if (op->kind == SC_K_STREAM_SYNC) {
+        } else if (!moved && op->kind == SC_K_STREAM_SYNC) {
             sc_resolve_lane(t, op);
             read = op->lane == t->held.lane && (op->lane != SC_LANE_CREATED || op->stream == t->held.stream);
         }
+        break;
+    case HELD_HOST:
+        if (!moved && !is_work(op->kind))
+            h->cost_ns = 0;
+        break;
+    case HELD_BARRIER:
+        if (!moved && !(is_work(op->kind) && (op->stream || op->pt) && op->stream != CU_STREAM_LEGACY))
+            h->pending = 0;
+        break;
     }
-    t->held.live = 0;
     if (read)
         t->sync_reads++;
     else
-        sc_finding_add(t, &t->held.hit, 1);
+        sc_finding_add(t, h, 1);
     return read;
 }
 
+/* At report time: nothing came next but what the fast path submitted. */
 void sc_held_flush(sc_thread *t)
 {
-    if (t->held.live) {
-        t->held.live = 0;
-        sc_finding_add(t, &t->held.hit, 1);
-    }
+    if (!t->held.live)
+        return;
+    t->held.live = 0;
+    int moved = t->seq != t->held.seq;
+    if (t->held.mode == HELD_HOST && !moved)
+        t->held.hit.cost_ns = 0;
+    else if (t->held.mode == HELD_BARRIER && !moved)
+        t->held.hit.pending = 0;
+    sc_finding_add(t, &t->held.hit, 1);
 }
 
 /* -------------------------------------------------------------- post --- */
@@ -277,10 +332,11 @@ static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, u
     sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = (uint8_t)pending, .api = op->id, .rt = (uint16_t)rt,
                 .also = also, .site = site, .blocked_ns = blocked + op->drain_ns, .bytes = op->bytes,
                 .cost_ns = sc_rule_cost(e->rule, blocked, pending)};
-    /* A device-to-host pageable copy waits for its verdict: a
-       synchronization right after it makes it a deliberate read. */
-    if (e->rule == SC_RULE_SC203 && op->dir == SC_DIR_D2H && weight == 1 && !op->redirected) {
+    /* Some findings wait for what the thread does next (settle_held). */
+    unsigned mode = weight == 1 && !op->redirected ? held_mode(e->rule, op->dir == SC_DIR_D2H) : 0;
+    if (mode && (mode == HELD_READ || h.pending)) {
         sc_held_flush(t);
+        t->held.mode = (uint8_t)mode;
         t->held.hit = h;
         t->held.lane = op->lane;
         t->held.stream = op->stream;

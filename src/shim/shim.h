@@ -226,12 +226,12 @@ typedef struct sc_thread {
        block when the thread exits (the next thread to take it reuses them). */
     sc_own own[SC_OWN_MAX];
     uint8_t has_own;           /* made one: its per-thread-stream work is ordered with it */
-    /* SC203 of a device-to-host copy into pageable memory, held until the
-       thread's next slow call: a synchronization of the same stream with
-       nothing submitted in between makes it a deliberate synchronous read
-       (PyTorch's .item(), .cpu()), not an async copy that blocks. */
+    /* A finding that waits for the thread's next slow call to decide what
+       it cost (dispatch.c, settle_held): an SC203 that may be a deliberate
+       synchronous read (PyTorch's .item()), a host-blocking call or a
+       legacy-stream barrier that may have held nothing back. */
     struct {
-        uint8_t live, lane;
+        uint8_t live, lane, mode;
         CUstream stream;
         uint64_t seq;          /* t->seq when held: a later submission changes it */
         sc_hit hit;

@@ -203,7 +203,11 @@ static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     char d[384] = "";
     switch (k->rule) {
     case SC_RULE_SC101:
-        if (sev == SC_SEV_NOTE)
+        if (sev == SC_SEV_NOTE && !strncmp(sc_apis[k->api].name, "cuEventRecord", 13))
+            snprintf(d, sizeof d, "an event recorded on the legacy stream: a point after all the blocking "
+                     "streams' work, as programs use to time or join streams; --measure shows whether it "
+                     "held anything back");
+        else if (sev == SC_SEV_NOTE)
             snprintf(d, sizeof d, "no stream the legacy stream orders with existed (streams created "
                      "cudaStreamNonBlocking do not count): harmless now, a barrier once the program "
                      "creates a blocking stream%s",
@@ -212,7 +216,8 @@ static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
         break;
     case SC_RULE_SC102:
         snprintf(d, sizeof d, "stream created here without cudaStreamNonBlocking; %llu legacy-stream "
-                 "command(s) had to wait for it", (unsigned long long)v->count);
+                 "command(s) were ordered with it (each is a finding at its own line)",
+                 (unsigned long long)v->count);
         break;
     case SC_RULE_SC401:
         if (sev == SC_SEV_WARNING && (long)v->count >= sc_opt.sync_frequent)

@@ -19,7 +19,7 @@
 extern __typeof__(*(PFN_cuLaunchKernel_v7000_ptsz)0) cuLaunchKernel_ptsz;
 
 /* -------------------------------------------------------- helpers --- */
-struct sum { unsigned rule; int sev; uint64_t count, pending; unsigned entries; };
+struct sum { unsigned rule; int sev; uint64_t count, pending; unsigned entries; uint64_t cost; };
 
 static void add_up(const sc_agg_key *k, const sc_agg_val *v, void *arg)
 {
@@ -28,22 +28,41 @@ static void add_up(const sc_agg_key *k, const sc_agg_val *v, void *arg)
         return;
     s->count += v->count;
     s->pending += v->pending;
+    s->cost += v->cost_ns;
     s->entries++;
 }
 
 /* Events of rule (any severity when sev < 0) seen so far. */
+/* A finding the shim holds until it sees what the thread does next
+   (dispatch.c, settle_held) is committed as at the end of a run. */
+static void flush_held(void)
+{
+    if (sc_tls_self)
+        sc_held_flush(sc_tls_self);
+}
+
 static uint64_t seen(unsigned rule, int sev)
 {
-    struct sum s = {rule, sev, 0, 0, 0};
+    struct sum s = {rule, sev, 0, 0, 0, 0};
+    flush_held();
     sc_aggs_foreach(SC_AGG_FINDING, add_up, &s);
     return s.count;
 }
 
 static uint64_t seen_pending(unsigned rule)
 {
-    struct sum s = {rule, -1, 0, 0, 0};
+    struct sum s = {rule, -1, 0, 0, 0, 0};
+    flush_held();
     sc_aggs_foreach(SC_AGG_FINDING, add_up, &s);
     return s.pending;
+}
+
+static uint64_t seen_cost(unsigned rule)
+{
+    struct sum s = {rule, -1, 0, 0, 0, 0};
+    flush_held();
+    sc_aggs_foreach(SC_AGG_FINDING, add_up, &s);
+    return s.cost;
 }
 
 /* The report the shim would write now: count of rule in it. */
@@ -136,7 +155,8 @@ START_TEST(sc101_warning_with_another_stream)
     CUstream s = make_stream(0);
     launch(s);
     fake.busy[0] = 1;
-    launch(NULL);                /* legacy: s is busy */
+    launch(NULL);                /* legacy: s is busy ... */
+    launch(s);                   /* ... and this work on s waits for it */
     fake.busy[0] = 0;
     launch(CU_STREAM_LEGACY);    /* legacy by name: s has drained */
     launch_pt(NULL);             /* per-thread stream: no finding */
@@ -145,6 +165,23 @@ START_TEST(sc101_warning_with_another_stream)
     ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_WARNING), 2);
     ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_NOTE), 0);
     ck_assert_uint_eq(seen_pending(SC_RULE_SC101), 1);
+}
+END_TEST
+
+/* A barrier that holds nothing back: the legacy-stream work joins the
+   busy stream's, and the next thing the thread does is wait (a sum over
+   every stream's output, then the result read back). */
+START_TEST(sc101_join_before_a_wait_holds_nothing_back)
+{
+    cuInit(0);
+    CUstream s = make_stream(0);
+    launch(s);
+    fake.busy[0] = 1;
+    launch(NULL);                /* the join */
+    cuCtxSynchronize();          /* the host waits: nothing was held back */
+    fake.busy[0] = 0;
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_WARNING), 1);
+    ck_assert_uint_eq(seen_pending(SC_RULE_SC101), 0);
 }
 END_TEST
 
@@ -186,7 +223,7 @@ START_TEST(sc102_blocking_stream_counts_legacy_commands)
     launch(NULL);
     fake.busy[0] = 0;
     cuMemsetD8(0x1000, 0, 16);      /* a legacy memset counts too */
-    ck_assert_uint_eq(seen(SC_RULE_SC102, SC_SEV_WARNING), 2);
+    ck_assert_uint_eq(seen(SC_RULE_SC102, SC_SEV_NOTE), 2);   /* the barrier is the call's finding */
     ck_assert_uint_eq(seen_pending(SC_RULE_SC102), 1);
     make_stream(CU_STREAM_NON_BLOCKING);
     launch(NULL);                   /* the non-blocking one does not */
@@ -231,6 +268,32 @@ START_TEST(sc201_blocking_copies_and_the_small_pageable_exception)
     cuMemcpyDtoH(pageable, d, 16);          /* device to host: always blocks */
     cuMemcpyDtoD(d, d, 16);                 /* device to device: never blocks (SC204 instead) */
     ck_assert_uint_eq(seen(SC_RULE_SC201, SC_SEV_WARNING), 3);
+}
+END_TEST
+
+/* A synchronous copy that blocked the host while another stream worked
+   cost that time only if the host had more work to submit after it. */
+START_TEST(sc201_costs_only_when_work_follows)
+{
+    cuInit(0);
+    static char host[4096];
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    CUdeviceptr d = 0;
+    cuMemAlloc(&d, 4096);
+    launch(s);
+    fake.busy[0] = 1;
+    cuMemcpyDtoH(host, d, 16);   /* the final read: the host waits next */
+    cuCtxSynchronize();
+    fake.busy[0] = 0;
+    ck_assert_uint_eq(seen(SC_RULE_SC201, SC_SEV_WARNING), 1);
+    ck_assert_uint_eq(seen_cost(SC_RULE_SC201), 0);
+    launch(s);
+    fake.busy[0] = 1;
+    cuMemcpyDtoH(host, d, 16);   /* in a loop: the next step's work waited */
+    launch(s);
+    fake.busy[0] = 0;
+    ck_assert_uint_eq(seen(SC_RULE_SC201, SC_SEV_WARNING), 2);
+    ck_assert_uint_gt(seen_cost(SC_RULE_SC201), 0);
 }
 END_TEST
 
@@ -721,6 +784,8 @@ static Suite *rules_suite(void)
     tcase_add_test(tc, sc101_note_sites_sampled);
     tcase_add_test(tc, sc101_warning_with_another_stream);
     tcase_add_test(tc, sc101_non_blocking_streams_do_not_count);
+    tcase_add_test(tc, sc101_join_before_a_wait_holds_nothing_back);
+    tcase_add_test(tc, sc201_costs_only_when_work_follows);
     tcase_add_test(tc, rejected_call_is_no_finding);
     tcase_add_test(tc, sc102_blocking_stream_counts_legacy_commands);
     tcase_add_test(tc, sc103_needs_two_threads);
