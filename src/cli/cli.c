@@ -303,8 +303,7 @@ static void read_status(const char *dir, totals *t)
     rmdir(dir);
 }
 
-int sc_cli_run(int argc, char **argv, const run_opts *o);
-int sc_cli_run(int argc, char **argv, const run_opts *o)
+static int sc_cli_run(int argc, char **argv, const run_opts *o)
 {
     (void)argc;
     char lib[PATH_MAX];

@@ -17,13 +17,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include "hooks_runtime.h"
 #include "shim.h"
 
-void *sc_dlsym_real(void *handle, const char *name);
-int sc_is_ours(const void *p);
 
-/* Not in any header that C can include: what nvcc's <<<>>> calls. */
-extern cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void **, size_t, cudaStream_t);
 
 const char *const sc_rt_names[SC_NRT] = {
 #define SC_RT(name, P, A) [SC_RT_##name] = #name,
@@ -100,7 +97,6 @@ static int rt_lookup(const char *name)
 
 /* dlsym(RTLD_DEFAULT, "cudaMalloc") finds our export first; a program
    probing for the runtime must still get NULL when none is loaded. */
-void *sc_runtime_dlsym_filter(void *handle, const char *name, void *p);
 void *sc_runtime_dlsym_filter(void *handle, const char *name, void *p)
 {
     (void)handle;

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "callsites.h"
 #include "filter.h"
 #include "findings.h"
@@ -25,11 +26,6 @@
 #include "shim.h"
 #include "symbolize.h"
 
-extern sc_options sc_opt;
-extern double sc_start_time;
-extern uint64_t sc_start_ns;
-unsigned sc_module_slot_index(unsigned s);
-void sc_cublas_summary(unsigned *all, unsigned *legacy);
 
 static char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
 
@@ -421,7 +417,8 @@ sc_report *sc_shim_build_report(void)
     return r;
 }
 
-void sc_shim_report(void)
+/* At exit (core.c calls it once the slow paths have drained). */
+static void shim_report(void)
 {
     sc_report *r = sc_shim_build_report();
     if (!r)
@@ -436,12 +433,14 @@ void sc_shim_report(void)
     sc_report_free(r);
 }
 
-int sc_suppressions_preload(const char *path)
+/* At initialization: a broken suppressions file is said at once, not at
+   exit after the whole run. */
+static void check_suppressions(void)
 {
     char err[512];
-    if (sc_filter_check_suppressions(path, err, sizeof err)) {
+    if (sc_opt.suppressions[0] && sc_filter_check_suppressions(sc_opt.suppressions, err, sizeof err))
         sc_warn("%s", err);
-        return -1;
-    }
-    return 0;
 }
+
+static const sc_part part = {"report", 0, NULL, NULL, NULL, check_suppressions, shim_report};
+SC_PART_REGISTER(part)

@@ -13,17 +13,6 @@
 
 #define DPTR(p) ((CUdeviceptr)(uintptr_t)(p))
 
-SCRT_PT_DECL(cudaMemcpy, _ptds)
-SCRT_PT_DECL(cudaMemcpyAsync, _ptsz)
-SCRT_PT_DECL(cudaMemcpy2D, _ptds)
-SCRT_PT_DECL(cudaMemcpy2DAsync, _ptsz)
-SCRT_PT_DECL(cudaMemset, _ptds)
-SCRT_PT_DECL(cudaMemsetAsync, _ptsz)
-SCRT_PT_DECL(cudaMemset2D, _ptds)
-SCRT_PT_DECL(cudaMemset2DAsync, _ptsz)
-SCRT_PT_DECL(cudaMallocAsync, _ptsz)
-SCRT_PT_DECL(cudaFreeAsync, _ptsz)
-
 /* ---------------------------------------------------------- allocation --- */
 
 SCSIM_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
