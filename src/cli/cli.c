@@ -27,10 +27,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "filter.h"
 #include "options.h"
 #include "report.h"
 #include "rules.h"
-#include "suppress.h"
 
 #ifndef SC_BINDIR
 #define SC_BINDIR "/usr/local/bin"
@@ -195,15 +195,6 @@ int sc_cli_find_libexec(char *out, size_t len)
         return access(out, R_OK);
     }
     return find_installed(SC_PKGLIBEXECDIR, ".", out, len);
-}
-
-int sc_cli_check_suppressions(const char *path, char *err, size_t errlen)
-{
-    sc_suppressions *s = sc_suppress_load(path, err, errlen);
-    if (!s)
-        return -1;
-    sc_suppress_free(s);
-    return 0;
 }
 
 /* ----------------------------------------------------------- options --- */
@@ -445,7 +436,7 @@ int main(int argc, char **argv)
             char err[512];
             if (access(optarg, R_OK))
                 die_usage("--suppressions '%s' cannot be read", optarg);
-            if (sc_cli_check_suppressions(optarg, err, sizeof err)) {
+            if (sc_filter_check_suppressions(optarg, err, sizeof err)) {
                 fprintf(stderr, "%s: %s\n", prog, err);
                 return 2;
             }
