@@ -18,12 +18,15 @@
 # 5. No .c file under src/ declares, at file scope, an extern or a function
 #    prototype that is not a definition (static forward declarations and
 #    typedefs excepted): what crosses files is declared in a header.
+# 6. Every file of src/shim that has a pthread_mutex_t registers an sc_part
+#    with a lock and a child reset (SC_PART_REGISTER), so the fork handler
+#    takes that lock and the child re-initializes it.
 . "${top_builddir:-.}/tests/env.sh"
 src="$abs_top_srcdir/src"
 lib="$abs_top_builddir/src/shim/$LT_OBJDIR/libscshim.a"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-layering.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-echo "1..5"
+echo "1..6"
 
 # --- 1, 2: nm ------------------------------------------------------------
 if [ ! -f "$lib" ]; then
@@ -140,4 +143,22 @@ if [ -s "$tmp/decls" ]; then
     cat "$tmp/decls"
 else
     echo "ok 5 - no extern or prototype at file scope in a .c file under src/"
+fi
+
+# --- 6: every lock of the shim is a registered part's -----------------------
+bad=
+for f in "$src"/shim/*.c; do
+    grep -q 'pthread_mutex_t' "$f" || continue
+    b=$(basename "$f")
+    [ "$b" = core.c ] && continue   # the registry's own lock: the fork handler takes it first
+    if ! grep -q '^SC_PART_REGISTER(' "$f"; then
+        bad="$bad $b(not registered)"
+    elif ! grep -q 'static const sc_part [a-z_]* = {"[a-z]*", [0-9]*, [a-z_]*lock[a-z_]*, [a-z_]*unlock[a-z_]*, [a-z_]*child[a-z_]*,' "$f"; then
+        bad="$bad $b(part without lock, unlock and child reset)"
+    fi
+done
+if [ -z "$bad" ]; then
+    echo "ok 6 - every file of src/shim with a lock registers it for fork"
+else
+    echo "not ok 6 - locks the fork handler would not take:$bad"
 fi
