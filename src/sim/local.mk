@@ -33,6 +33,7 @@ CLEANFILES += $(SCSIM_GENERATED_STUBS)
 
 EXTRA_DIST += \
 	src/sim/README.md \
+	src/sim/cudart13-driver-lookups.txt \
 	src/sim/gen-stubs.awk \
 	src/sim/libcuda.exports \
 	src/sim/libcuda-procs.txt \
