@@ -4,7 +4,7 @@
  *
  * Nothing happens in a constructor: PyTorch and CuPy load CUDA at import or
  * later, and a library constructor may run before the program can take a
- * lock (ARCHITECTURE.md §2, rules of the house).  The first intercepted call
+ * lock (docs/ARCHITECTURE.md, "Initialization").  The first intercepted call
  * initializes, once, under a small state machine that also stops recursion
  * (options loading may call malloc, which may call dlsym, which is ours).
  */

@@ -3,8 +3,8 @@
  * Programs that use the shared libcudart (PyTorch does) call these exported
  * cuda* wrappers first.  They only note which runtime call is in progress,
  * so a finding says cudaMemcpyAsync and not cuMemcpyDtoHAsync_v2; counting,
- * judging and redirecting happen once, in the driver layer (ARCHITECTURE.md
- * §2, Layers).  They are exported unversioned: an unversioned interposer
+ * judging and redirecting happen once, in the driver layer (docs/ARCHITECTURE.md,
+ * "Layers").  They are exported unversioned: an unversioned interposer
  * binds to references against libcudart.so.13 (seen on H100).
  *
  * Each wrapper is declared from the runtime header's prototype first, so a

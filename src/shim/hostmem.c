@@ -1,10 +1,10 @@
 /* hostmem.c: which host ranges are pinned, and which addresses are device
  * allocations.
  *
- * ARCHITECTURE.md §2: asking the driver costs 120-850 ns a pointer, so the
- * shim classifies from its own record of cuMemHostAlloc, cuMemAllocHost,
- * cuMemHostRegister and device allocations, and asks the driver only about
- * pointers it has never seen (slow path).
+ * docs/ARCHITECTURE.md, "Why the driver layer": asking the driver costs
+ * 120-850 ns a pointer, so the shim classifies from its own record of
+ * cuMemHostAlloc, cuMemAllocHost, cuMemHostRegister and device allocations,
+ * and asks the driver only about pointers it has never seen (slow path).
  *
  * Each set is a sorted array of [lo, hi) ranges behind a sequence lock:
  * readers (every async copy on the fast path) never take a lock; they retry

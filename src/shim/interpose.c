@@ -1,7 +1,8 @@
 /* interpose.c: how programs find the shim.
  *
- * ARCHITECTURE.md §2: static and shared cudart do one dlsym(libcuda,
- * "cuGetProcAddress_v2"), ask that for "cuGetProcAddress" itself, then fetch every entry point through the pointer they got.  So we
+ * docs/ARCHITECTURE.md, "Why the driver layer": static and shared cudart do
+ * one dlsym(libcuda, "cuGetProcAddress_v2"), ask that for "cuGetProcAddress"
+ * itself, then fetch every entry point through the pointer they got.  So we
  * override dlsym, hand out our cuGetProcAddress wrappers, return our own
  * wrapper again when cuGetProcAddress is asked for itself, and from then on
  * substitute a wrapper for every (name, version, flags) we know.  Libraries

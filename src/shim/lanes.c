@@ -3,7 +3,7 @@
  * other streams have unfinished work at this moment.
  *
  * "Other streams had unfinished work" is measured, not assumed
- * (ARCHITECTURE.md §3): the streams marked busy by
+ * (docs/ARCHITECTURE.md, "Fast path and slow path"): the streams marked busy by
  * earlier submissions are asked with cuStreamQuery, which also clears the
  * marks of those that have drained.  Nothing is queried while a stream
  * capture is in progress, since a query can invalidate a capture.

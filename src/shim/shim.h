@@ -30,7 +30,7 @@
 
 /* cudaTypedefs.h declares the CUDA 7.0 ABIs of these only for the driver's
    own build (__CUDA_API_VERSION_INTERNAL), yet CUDA 13's runtime asks for
-   them (cudart13-driver-lookups.log).  Their parameters are those of the
+   them (src/sim/cudart13-driver-lookups.txt).  Their parameters are those of the
    CUDA 11.0 successors. */
 typedef PFN_cuDevicePrimaryCtxReset_v11000 PFN_cuDevicePrimaryCtxReset_v7000;
 typedef PFN_cuDevicePrimaryCtxRelease_v11000 PFN_cuDevicePrimaryCtxRelease_v7000;

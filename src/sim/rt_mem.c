@@ -1,5 +1,5 @@
 /* src/sim/rt_mem.c: runtime memory management, copies and memsets, each
- * mapped to the driver call NVIDIA's runtime uses (ARCHITECTURE.md §5):
+ * mapped to the driver call NVIDIA's runtime uses (docs/ARCHITECTURE.md, "The simulator"):
  * cudaMemcpy(Async) host->device is cuMemcpyHtoD(Async)_v2, device->host
  * cuMemcpyDtoH(Async)_v2, device->device cuMemcpyDtoD(Async)_v2,
  * cudaMemcpyDefault and host->host the unified cuMemcpy(Async);
