@@ -25,8 +25,10 @@ tests/dlopen_helper.expect: $(srcdir)/tests/dlopen_helper.c $(srcdir)/testapps/e
 CLEANFILES += tests/dlopen_helper.expect
 
 # End to end, on the simulator.
-dist_check_SCRIPTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh
-TESTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh
+dist_check_SCRIPTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh \
+	tests/output-dir.sh
+TESTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh \
+	tests/output-dir.sh
 
 # Forking while other threads are inside the shim (tests/fork.sh).
 check_PROGRAMS += tests/fork_stress

@@ -28,6 +28,7 @@
 
 #include "cli.h"
 #include "filter.h"
+#include "fsutil.h"
 #include "options.h"
 #include "report.h"
 #include "rules.h"
@@ -421,9 +422,9 @@ int main(int argc, char **argv)
         switch (c) {
         case O_FORMAT: set_option(&o, SC_OPT_FORMAT, optarg, "--format"); break;
         case O_OUTPUT: {
-            struct stat sb;
-            if (stat(optarg, &sb) || !S_ISDIR(sb.st_mode))
-                die_usage("--output '%s' is not a directory", optarg);
+            char err[4200];
+            if (sc_mkdirs(optarg, err, sizeof err))   /* made, with its parents, if missing */
+                die_usage("--output: %s", err);
             set_option(&o, SC_OPT_OUTPUT, optarg, "--output");
             break;
         }

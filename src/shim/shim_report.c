@@ -21,6 +21,7 @@
 #include "callsites.h"
 #include "filter.h"
 #include "findings.h"
+#include "fsutil.h"
 #include "options.h"
 #include "report.h"
 #include "shim.h"
@@ -350,6 +351,12 @@ static void write_outputs(sc_report *r)
         {SC_FMT_JSON, "JSON"}, {SC_FMT_SARIF, "SARIF"}, {SC_FMT_JUNIT, "JUnit"},
     };
     const char *dir = sc_opt.output[0] ? sc_opt.output : ".";
+    int want_files = 0;
+    for (size_t i = 0; i < SC_ARRAY_LEN(files); i++)
+        want_files |= (sc_opt.formats & files[i].bit) != 0;
+    char err[4200];
+    if (want_files && sc_opt.output[0] && sc_mkdirs(sc_opt.output, err, sizeof err))
+        sc_warn("STREAMCHECK_OUTPUT: %s", err);   /* the writes below fail and say where the report went */
     for (size_t i = 0; i < SC_ARRAY_LEN(files); i++) {
         if (!(sc_opt.formats & files[i].bit))
             continue;
