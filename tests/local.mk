@@ -25,5 +25,15 @@ tests/dlopen_helper.expect: $(srcdir)/tests/dlopen_helper.c $(srcdir)/testapps/e
 CLEANFILES += tests/dlopen_helper.expect
 
 # End to end, on the simulator.
-dist_check_SCRIPTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh
-TESTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh
+dist_check_SCRIPTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh \
+	tests/output-dir.sh
+TESTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh \
+	tests/output-dir.sh
+
+# Forking while other threads are inside the shim (tests/fork.sh).
+check_PROGRAMS += tests/fork_stress
+tests_fork_stress_SOURCES = tests/fork_stress.c
+tests_fork_stress_CFLAGS = $(AM_CFLAGS) -g
+tests_fork_stress_LDADD = -L$(CUDA_LIBDIR) -lcublas -lcudart -lpthread
+dist_check_SCRIPTS += tests/fork.sh
+TESTS += tests/fork.sh

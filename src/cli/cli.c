@@ -27,10 +27,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "filter.h"
+#include "fsutil.h"
 #include "options.h"
 #include "report.h"
 #include "rules.h"
-#include "suppress.h"
 
 #ifndef SC_BINDIR
 #define SC_BINDIR "/usr/local/bin"
@@ -202,15 +203,6 @@ int sc_cli_find_libexec(char *out, size_t len)
     return find_installed(SC_PKGLIBEXECDIR, ".", out, len);
 }
 
-int sc_cli_check_suppressions(const char *path, char *err, size_t errlen)
-{
-    sc_suppressions *s = sc_suppress_load(path, err, errlen);
-    if (!s)
-        return -1;
-    sc_suppress_free(s);
-    return 0;
-}
-
 /* ----------------------------------------------------------- options --- */
 typedef struct run_opts {
     int simulate;
@@ -308,8 +300,7 @@ static void read_status(const char *dir, totals *t)
     rmdir(dir);
 }
 
-int sc_cli_run(int argc, char **argv, const run_opts *o);
-int sc_cli_run(int argc, char **argv, const run_opts *o)
+static int sc_cli_run(int argc, char **argv, const run_opts *o)
 {
     (void)argc;
     char lib[PATH_MAX];
@@ -482,9 +473,9 @@ int main(int argc, char **argv)
         switch (c) {
         case O_FORMAT: set_option(&o, SC_OPT_FORMAT, optarg, "--format"); break;
         case O_OUTPUT: {
-            struct stat sb;
-            if (stat(optarg, &sb) || !S_ISDIR(sb.st_mode))
-                die_usage("--output '%s' is not a directory", optarg);
+            char err[4200];
+            if (sc_mkdirs(optarg, err, sizeof err))   /* made, with its parents, if missing */
+                die_usage("--output: %s", err);
             set_option(&o, SC_OPT_OUTPUT, optarg, "--output");
             break;
         }
@@ -497,7 +488,7 @@ int main(int argc, char **argv)
             char err[512];
             if (access(optarg, R_OK))
                 die_usage("--suppressions '%s' cannot be read", optarg);
-            if (sc_cli_check_suppressions(optarg, err, sizeof err)) {
+            if (sc_filter_check_suppressions(optarg, err, sizeof err)) {
                 fprintf(stderr, "%s: %s\n", prog, err);
                 return 2;
             }

@@ -8,8 +8,8 @@
 /* `streamcheck report` and `--list-rules` are in report.h (cli_report.c). */
 /* `streamcheck --selftest` (selftest.c). */
 int sc_cli_selftest(int simulate);
-/* 0 if the suppressions file parses, else -1 and "FILE:LINE: reason". */
-int sc_cli_check_suppressions(const char *path, char *err, size_t errlen);
+/* A suppressions file is checked with sc_filter_check_suppressions
+   (src/report/filter.h), as the shim does. */
 
 /* Installed pieces, found relative to the launcher (relocatable), or from
    STREAMCHECK_LIB / STREAMCHECK_SIMDIR / STREAMCHECK_LIBEXECDIR. */

@@ -57,9 +57,6 @@ static const char *const *enum_values(sc_opt_id id)
 }
 
 const char *sc_option_name(sc_opt_id id) { return opt_tab[id].name; }
-const char *sc_option_help(sc_opt_id id) { return opt_tab[id].help; }
-const char *sc_option_accepts(sc_opt_id id) { return opt_tab[id].accepts; }
-const char *sc_option_default(sc_opt_id id) { return opt_tab[id].def; }
 
 int sc_option_lookup(const char *name)
 {

@@ -55,9 +55,6 @@ void sc_options_load(sc_options *o, void (*warn)(const char *msg));
 int sc_option_check(sc_opt_id id, const char *value, char *err, size_t errlen);
 int sc_option_lookup(const char *name);   /* "FORMAT" or "STREAMCHECK_FORMAT"; -1 if unknown */
 const char *sc_option_name(sc_opt_id id); /* "FORMAT" */
-const char *sc_option_help(sc_opt_id id);
-const char *sc_option_accepts(sc_opt_id id);
-const char *sc_option_default(sc_opt_id id);
 void sc_options_dump(const sc_options *o, FILE *out);
 
 /* Parses "text,json" into sc_format bits; -1 on an unknown name. */

@@ -10,7 +10,8 @@
    Returns 0, or -1 with a one-line reason (FILE:LINE for a bad line). */
 int sc_filter_apply(sc_report *r, unsigned long long rules, unsigned long long ignore,
                     const char *suppressions, char *err, size_t errlen);
-/* Parses a suppressions file only; 0 or -1 with the reason. */
+/* Parses a suppressions file only: 0, or -1 with "FILE:LINE: reason" (the
+   launcher's --suppressions and the shim's start-up both check with it). */
 int sc_filter_check_suppressions(const char *path, char *err, size_t errlen);
 
 #endif

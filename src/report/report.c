@@ -13,13 +13,6 @@
 
 #include "report.h"
 
-char *sc_strdup(const char *s)
-{
-    if (!s)
-        return NULL;
-    return strdup(s);
-}
-
 /* strdup for copies: *ok drops to 0 when a non-NULL string fails. */
 static char *dup_ok(const char *s, int *ok)
 {

@@ -258,8 +258,6 @@ int sc_callsite_add_pyframe(sc_callsite *cs, const char *file, unsigned line,
 /* Free what an entry owns (not the entry itself). */
 void sc_finding_clear(sc_finding *f);
 void sc_callsite_clear(sc_callsite *cs);
-/* strdup that passes NULL through (and sets errno on failure). */
-char *sc_strdup(const char *s);
 
 /* ---- helpers shared by the renderers, the filters and the checker ---- */
 /* Call sites by id in O(1): an open-addressing table of indices into a

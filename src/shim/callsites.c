@@ -19,11 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core.h"
 #include "callsites.h"
 #include "options.h"
 #include "shim.h"
-
-extern sc_options sc_opt;
 
 #define SITE_SLOTS (1u << 16)
 #define MAX_PCS 96
@@ -45,15 +44,6 @@ static sc_site *site_find(uint64_t h)
 }
 
 const sc_site *sc_site_get(uint64_t h) { return site_find(h); }
-
-void sc_sites_foreach(void (*fn)(const sc_site *, void *), void *arg)
-{
-    for (unsigned i = 0; i < SITE_SLOTS; i++) {
-        sc_site *s = atomic_load_explicit(&sites[i], memory_order_acquire);
-        if (s)
-            fn(s, arg);
-    }
-}
 
 static void site_insert(uint64_t h, const sc_frame_ref *fr, unsigned nf, const sc_pyref *py, unsigned np)
 {
@@ -184,60 +174,11 @@ uint64_t sc_callsite_capture(sc_thread *t)
     return id;
 }
 
-/* ---------------------------------------------------------- interning --- */
-#define STR_SLOTS 8192
-static const char *_Atomic strs[STR_SLOTS];
-static pthread_mutex_t str_lock = PTHREAD_MUTEX_INITIALIZER;
+static void callsites_lock(void) { pthread_mutex_lock(&lock); }
+static void callsites_unlock(void) { pthread_mutex_unlock(&lock); }
+/* Sites are plain data and stay valid in a child; only the lock needs to
+   be fresh. */
+static void callsites_child(void) { pthread_mutex_init(&lock, NULL); }
 
-const char *sc_intern(const char *s)
-{
-    if (!s)
-        return "?";
-    uint64_t h = sc_hash_bytes(SC_HASH_INIT, s, strlen(s));
-    unsigned i = (unsigned)h & (STR_SLOTS - 1);
-    for (unsigned k = 0; k < STR_SLOTS; k++, i = (i + 1) & (STR_SLOTS - 1)) {
-        const char *x = atomic_load_explicit(&strs[i], memory_order_acquire);
-        if (!x)
-            break;
-        if (!strcmp(x, s))
-            return x;
-    }
-    pthread_mutex_lock(&str_lock);
-    i = (unsigned)h & (STR_SLOTS - 1);
-    const char *x = NULL;
-    for (unsigned k = 0; k < STR_SLOTS; k++, i = (i + 1) & (STR_SLOTS - 1)) {
-        x = atomic_load_explicit(&strs[i], memory_order_relaxed);
-        if (!x || !strcmp(x, s))
-            break;
-    }
-    if (x && strcmp(x, s)) {
-        x = "?";             /* table full */
-    } else if (!x) {
-        char *d = strdup(s);
-        if (d)
-            atomic_store_explicit(&strs[i], d, memory_order_release);
-        x = d ? d : "?";
-    }
-    pthread_mutex_unlock(&str_lock);
-    return x;
-}
-
-void sc_callsites_lock(void)
-{
-    pthread_mutex_lock(&str_lock);
-    pthread_mutex_lock(&lock);
-}
-
-void sc_callsites_unlock(void)
-{
-    pthread_mutex_unlock(&lock);
-    pthread_mutex_unlock(&str_lock);
-}
-
-void sc_callsites_reset(void)
-{
-    /* Sites are plain data and stay valid in a child; only the locks need
-       to be fresh. */
-    pthread_mutex_init(&lock, NULL);
-    pthread_mutex_init(&str_lock, NULL);
-}
+static const sc_part part = {"callsites", 40, callsites_lock, callsites_unlock, callsites_child, NULL, NULL};
+SC_PART_REGISTER(part)

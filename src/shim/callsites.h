@@ -1,8 +1,10 @@
-/* callsites.h: call-site registry (callsites.c) and Python frames (pyframes.c). */
+/* callsites.h: call-site registry (callsites.c). */
 #ifndef SC_CALLSITES_H
 #define SC_CALLSITES_H
 
 #include <stdint.h>
+
+#include "pyframes.h"
 
 typedef struct sc_frame_ref {
     unsigned mod;        /* module registry index, or SC_MOD_UNKNOWN */
@@ -10,11 +12,6 @@ typedef struct sc_frame_ref {
     uintptr_t pc;        /* pc - 1, absolute, for symbolizing in this process */
 } sc_frame_ref;
 
-typedef struct sc_pyref {
-    const char *file;    /* interned */
-    const char *func;    /* interned */
-    unsigned line;
-} sc_pyref;
 
 typedef struct sc_site {
     uint64_t hash;
@@ -25,13 +22,5 @@ typedef struct sc_site {
 } sc_site;
 
 const sc_site *sc_site_get(uint64_t hash);
-void sc_sites_foreach(void (*fn)(const sc_site *, void *), void *arg);
-const char *sc_intern(const char *s);
-
-/* Innermost Python frames of this thread if the process runs CPython
-   3.11-3.13, read without the GIL (pyframes.c); returns how many were
-   written (0 otherwise). */
-int sc_py_capture(sc_pyref *out, int max);
-void sc_py_forget(void);   /* re-resolve the CPython API (after new modules load) */
 
 #endif /* SC_CALLSITES_H */

@@ -67,7 +67,7 @@ void sc_pre(sc_thread *t, sc_op *op)
     /* Announce ourselves before looking at the mode: the report (at exit)
        turns the mode off, then waits for every thread to leave its slow
        path.  One of the two always sees the other's store: with membarrier
-       the report pays for the fence (threads.c), otherwise this store does. */
+       the report pays for the fence (core.c), otherwise this store does. */
     op->nev = op->redirected = op->pageable = op->timed = op->bypass = op->has_ctx = 0;
     op->call = NULL;
     op->rd_chain = NULL;

@@ -5,7 +5,7 @@
  * lock: in a one-stream program every launch is an SC101 note, and a
  * shared table would make threads queue for it.  Tables are merged when
  * the report is built, after the shim has stopped judging calls and every
- * thread has left its slow path (threads.c, sc_quiesce).
+ * thread has left its slow path (core.c, sc_quiesce).
  */
 #include "config.h"
 
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core.h"
 #include "findings.h"
 #include "report.h"
 #include "shim.h"
@@ -179,7 +180,7 @@ void sc_aggs_foreach(int table, void (*fn)(const sc_agg_key *, const sc_agg_val 
 }
 
 /* In a forked child: nothing the parent saw is the child's. */
-void sc_findings_reset_thread(sc_thread *t)
+static void sc_findings_reset_thread(sc_thread *t)
 {
     if (t->agg) {
         memset(t->agg->v, 0, t->agg->cap * sizeof *t->agg->v);
@@ -187,6 +188,19 @@ void sc_findings_reset_thread(sc_thread *t)
     }
 }
 
-void sc_findings_lock(void) { pthread_mutex_lock(&merge_lock); }
-void sc_findings_unlock(void) { pthread_mutex_unlock(&merge_lock); }
-void sc_findings_reset(void) { pthread_mutex_init(&merge_lock, NULL); }
+static void reset_thread(sc_thread *t, void *arg)
+{
+    (void)arg;
+    sc_findings_reset_thread(t);
+}
+
+static void findings_lock(void) { pthread_mutex_lock(&merge_lock); }
+static void findings_unlock(void) { pthread_mutex_unlock(&merge_lock); }
+static void findings_child(void)
+{
+    pthread_mutex_init(&merge_lock, NULL);
+    sc_threads_foreach(reset_thread, NULL);
+}
+
+static const sc_part part = {"findings", 50, findings_lock, findings_unlock, findings_child, NULL, NULL};
+SC_PART_REGISTER(part)

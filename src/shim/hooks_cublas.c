@@ -14,11 +14,10 @@
 
 #include <cublas_api.h>
 
+#include "core.h"
 #include "callsites.h"
 #include "shim.h"
 
-void *sc_dlsym_real(void *handle, const char *name);
-int sc_is_ours(const void *p);
 
 /* --------------------------------------------------- handle -> stream --- */
 #define MAX_HANDLES 4096
@@ -70,7 +69,6 @@ static void unbind(cublasHandle_t h)
 
 /* Handles created so far and how many of them are bound to the legacy
    stream (for the report). */
-void sc_cublas_summary(unsigned *all, unsigned *legacy);
 void sc_cublas_summary(unsigned *all, unsigned *legacy)
 {
     pthread_mutex_lock(&lock);
@@ -189,7 +187,6 @@ SC_EXPORT cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t 
     return r;
 }
 
-void *sc_cublas_dlsym_filter(void *handle, const char *name, void *p);
 void *sc_cublas_dlsym_filter(void *handle, const char *name, void *p)
 {
     (void)handle;
@@ -201,9 +198,17 @@ void *sc_cublas_dlsym_filter(void *handle, const char *name, void *p)
     return p;
 }
 
-void sc_cublas_reset(void);
-void sc_cublas_reset(void)
+/* --------------------------------------------------------- fork --- */
+static void cublas_lock(void) { pthread_mutex_lock(&lock); }
+static void cublas_unlock(void) { pthread_mutex_unlock(&lock); }
+/* In a forked child: the lock fresh, and the parent's handles dropped (the
+   child cannot use them: cuBLAS needs a CUDA context, which fork does not
+   carry over). */
+static void cublas_child(void)
 {
     pthread_mutex_init(&lock, NULL);
     nhandles = 0;
 }
+
+static const sc_part part = {"cublas", 70, cublas_lock, cublas_unlock, cublas_child, NULL, NULL};
+SC_PART_REGISTER(part)

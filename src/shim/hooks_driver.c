@@ -1,7 +1,7 @@
 /* hooks_driver.c: the exported driver-API wrappers, expanded from the
  * X-macro tables in hooks/.  This is the authoritative layer: every count,
- * every finding and every redirect happens here, once (ARCHITECTURE.md §2,
- * Layers).
+ * every finding and every redirect happens here, once (docs/ARCHITECTURE.md,
+ * "Layers").
  *
  * Each wrapper is declared from NVIDIA's PFN typedef of its ABI version
  * before it is defined, so a parameter list that drifts from cudaTypedefs.h
@@ -101,13 +101,12 @@
 #undef SC_DRV
 #undef SC_DRVP
 
-/* --------------------------------------------------------- table --- */
-const sc_api_info sc_apis[SC_NAPI] = {
-#define SC_DRV(base, abi, ver, P, A, CLS) \
-    [SC_API_##abi] = {#abi, #base, ver, SC_NO_API, 0, (void *)abi},
-#define SC_DRVP(base, abi, ver, pt, ptver, P, A, CLS)                                           \
-    [SC_API_##abi] = {#abi, #base, ver, SC_API_##abi##_##pt, 0, (void *)abi},                   \
-    [SC_API_##abi##_##pt] = {#abi "_" #pt, #base, ptver, SC_API_##abi, 1, (void *)abi##_##pt},
+/* ------------------------------------------------------ wrappers --- */
+/* Our function for each id: what interpose.c hands out. */
+void *const sc_wrappers[SC_NAPI] = {
+#define SC_DRV(base, abi, ver, P, A, CLS) [SC_API_##abi] = (void *)abi,
+#define SC_DRVP(base, abi, ver, pt, ptver, P, A, CLS) \
+    [SC_API_##abi] = (void *)abi, [SC_API_##abi##_##pt] = (void *)abi##_##pt,
 #include "hooks/all.def"
 #undef SC_DRV
 #undef SC_DRVP

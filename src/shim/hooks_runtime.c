@@ -3,8 +3,8 @@
  * Programs that use the shared libcudart (PyTorch does) call these exported
  * cuda* wrappers first.  They only note which runtime call is in progress,
  * so a finding says cudaMemcpyAsync and not cuMemcpyDtoHAsync_v2; counting,
- * judging and redirecting happen once, in the driver layer (ARCHITECTURE.md
- * §2, Layers).  They are exported unversioned: an unversioned interposer
+ * judging and redirecting happen once, in the driver layer (docs/ARCHITECTURE.md,
+ * "Layers").  They are exported unversioned: an unversioned interposer
  * binds to references against libcudart.so.13 (seen on H100).
  *
  * Each wrapper is declared from the runtime header's prototype first, so a
@@ -17,13 +17,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include "hooks_runtime.h"
 #include "shim.h"
 
-void *sc_dlsym_real(void *handle, const char *name);
-int sc_is_ours(const void *p);
 
-/* Not in any header that C can include: what nvcc's <<<>>> calls. */
-extern cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void **, size_t, cudaStream_t);
 
 const char *const sc_rt_names[SC_NRT] = {
 #define SC_RT(name, P, A) [SC_RT_##name] = #name,
@@ -100,7 +97,6 @@ static int rt_lookup(const char *name)
 
 /* dlsym(RTLD_DEFAULT, "cudaMalloc") finds our export first; a program
    probing for the runtime must still get NULL when none is loaded. */
-void *sc_runtime_dlsym_filter(void *handle, const char *name, void *p);
 void *sc_runtime_dlsym_filter(void *handle, const char *name, void *p)
 {
     (void)handle;

@@ -1,10 +1,10 @@
 /* hostmem.c: which host ranges are pinned, and which addresses are device
  * allocations.
  *
- * ARCHITECTURE.md §2: asking the driver costs 120-850 ns a pointer, so the
- * shim classifies from its own record of cuMemHostAlloc, cuMemAllocHost,
- * cuMemHostRegister and device allocations, and asks the driver only about
- * pointers it has never seen (slow path).
+ * docs/ARCHITECTURE.md, "Why the driver layer": asking the driver costs
+ * 120-850 ns a pointer, so the shim classifies from its own record of
+ * cuMemHostAlloc, cuMemAllocHost, cuMemHostRegister and device allocations,
+ * and asks the driver only about pointers it has never seen (slow path).
  *
  * Each set is a sorted array of [lo, hi) ranges behind a sequence lock:
  * readers (every async copy on the fast path) never take a lock; they retry
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core.h"
 #include "shim.h"
 
 typedef struct range {
@@ -151,13 +152,6 @@ static void del(rangeset *s, uintptr_t lo)
     write_end(s);
 }
 
-static void clear(rangeset *s)
-{
-    write_begin(s);
-    atomic_store_explicit(&s->n, 0, memory_order_release);
-    write_end(s);
-}
-
 int sc_pinned_contains(const void *p, size_t n) { return contains(&pinned, (uintptr_t)p, n); }
 void sc_pinned_add(const void *p, size_t n) { add(&pinned, (uintptr_t)p, n); }
 void sc_pinned_remove(const void *p) { del(&pinned, (uintptr_t)p); }
@@ -166,7 +160,7 @@ void sc_devmem_add(const void *p, size_t n) { add(&devmem, (uintptr_t)p, n); }
 void sc_devmem_remove(const void *p) { del(&devmem, (uintptr_t)p); }
 
 /* After fork: the child's copy may hold a lock some other thread owned. */
-void sc_hostmem_reset(void)
+static void hostmem_child(void)
 {
     pthread_mutex_init(&pinned.lock, NULL);
     pthread_mutex_init(&devmem.lock, NULL);
@@ -174,21 +168,16 @@ void sc_hostmem_reset(void)
     atomic_store(&devmem.seq, 0);
 }
 
-void sc_hostmem_lock(void)
+static void hostmem_lock(void)
 {
     pthread_mutex_lock(&pinned.lock);
     pthread_mutex_lock(&devmem.lock);
 }
-void sc_hostmem_unlock(void)
+static void hostmem_unlock(void)
 {
     pthread_mutex_unlock(&devmem.lock);
     pthread_mutex_unlock(&pinned.lock);
 }
 
-/* Used by tests. */
-void sc_hostmem_clear_all(void);
-void sc_hostmem_clear_all(void)
-{
-    clear(&pinned);
-    clear(&devmem);
-}
+static const sc_part part = {"hostmem", 30, hostmem_lock, hostmem_unlock, hostmem_child, NULL, NULL};
+SC_PART_REGISTER(part)

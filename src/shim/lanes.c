@@ -3,7 +3,7 @@
  * other streams have unfinished work at this moment.
  *
  * "Other streams had unfinished work" is measured, not assumed
- * (ARCHITECTURE.md §3): the streams marked busy by
+ * (docs/ARCHITECTURE.md, "Fast path and slow path"): the streams marked busy by
  * earlier submissions are asked with cuStreamQuery, which also clears the
  * marks of those that have drained.  Nothing is queried while a stream
  * capture is in progress, since a query can invalidate a capture.
@@ -14,6 +14,7 @@
 
 #include <pthread.h>
 
+#include "core.h"
 #include "detect.h"
 
 /* --------------------------------------------------------- contexts --- */
@@ -45,6 +46,25 @@ sc_ctx *sc_ctx_get(CUcontext c)
     pthread_mutex_unlock(&ctx_lock);
     return r;
 }
+
+/* Fork: ctx_lock is held only to add a context. */
+static void ctx_lock_all(void) { pthread_mutex_lock(&ctx_lock); }
+static void ctx_unlock_all(void) { pthread_mutex_unlock(&ctx_lock); }
+/* In a forked child: contexts do not survive fork (CUDA is not usable in
+   the child until it makes its own), so the parent's are dropped. */
+static void ctx_child(void)
+{
+    pthread_mutex_init(&ctx_lock, NULL);
+    int n = atomic_load(&nctx);
+    for (int i = 0; i < n; i++) {
+        atomic_store(&ctxs[i].ctx, NULL);
+        atomic_store(&ctxs[i].legacy_active, 0);
+    }
+    atomic_store(&nctx, 0);
+}
+
+static const sc_part part = {"contexts", 60, ctx_lock_all, ctx_unlock_all, ctx_child, NULL, NULL};
+SC_PART_REGISTER(part)
 
 CUcontext sc_current_ctx(void)
 {

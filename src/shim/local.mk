@@ -6,16 +6,17 @@ SC_SHIM_CPPFLAGS = -I$(top_srcdir)/src/shim $(SC_REPORT_CPPFLAGS)
 # made of it, and the unit tests link it with a fake driver.
 noinst_LTLIBRARIES += src/shim/libscshim.la
 src_shim_libscshim_la_SOURCES = \
-	src/shim/shim.h src/shim/resolve.c src/shim/dlsym_tramp.S \
-	src/shim/hooks_driver.c src/shim/hooks_runtime.c src/shim/hooks_cublas.c \
+	src/shim/shim.h src/shim/core.h src/shim/core.c src/shim/apis.c src/shim/real.c \
+	src/shim/interpose.c src/shim/interpose.h src/shim/dlsym_tramp.S \
+	src/shim/hooks_driver.c src/shim/hooks_runtime.c src/shim/hooks_runtime.h src/shim/hooks_cublas.c \
 	src/shim/hooks/README src/shim/hooks/all.def src/shim/hooks/launch.def src/shim/hooks/copy.def \
 	src/shim/hooks/memset.def src/shim/hooks/alloc.def src/shim/hooks/stream.def src/shim/hooks/event.def \
 	src/shim/hooks/ctx.def src/shim/hooks/runtime.def \
-	src/shim/threads.c src/shim/modules.c src/shim/streams.c src/shim/hostmem.c \
+	src/shim/modules.c src/shim/streams.c src/shim/hostmem.c \
 	src/shim/detect.h src/shim/dispatch.c src/shim/lanes.c src/shim/memclass.c src/shim/track.c \
 	src/shim/redirect.c src/shim/detect_legacy.c src/shim/detect_copy.c src/shim/detect_alloc.c \
 	src/shim/detect_sync.c src/shim/detect_queue.c \
-	src/shim/callsites.c src/shim/callsites.h src/shim/pyframes.c \
+	src/shim/callsites.c src/shim/callsites.h src/shim/pyframes.c src/shim/pyframes.h \
 	src/shim/findings.c src/shim/findings.h src/shim/symbolize.c src/shim/symbolize.h \
 	src/shim/shim_report.c
 src_shim_libscshim_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)

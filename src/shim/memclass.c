@@ -17,7 +17,7 @@ int sc_mem_classify(const void *p, size_t n)
     if (!sc_d.PointerGetAttributes)
         return SC_MEM_UNKNOWN;
     /* cuPointerGetAttributes, not the singular: it succeeds for pageable
-       memory (type 0) instead of failing slowly (ARCHITECTURE.md §2). */
+       memory (type 0) instead of failing slowly (docs/ARCHITECTURE.md, "Why the driver layer"). */
     unsigned type = 0;
     int managed = 0;
     uintptr_t start = 0;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "shim.h"
 
 #define MAX_NAMES 1024
@@ -216,7 +217,6 @@ unsigned sc_module_of_slow(sc_thread *t, uintptr_t ra)
 }
 
 /* Registry index of count slot s, or SC_MOD_UNKNOWN for "other". */
-unsigned sc_module_slot_index(unsigned s);
 unsigned sc_module_slot_index(unsigned s)
 {
     return s < atomic_load(&nslots) ? slot_idx[s] : SC_MOD_UNKNOWN;
@@ -236,21 +236,9 @@ unsigned sc_module_count(void) { return atomic_load(&nnames); }
 int sc_module_is_cuda_lib(unsigned idx) { return idx < atomic_load(&nnames) && names[idx].cuda_lib; }
 int sc_module_is_cublas(unsigned idx) { return idx < atomic_load(&nnames) && names[idx].cublas; }
 
-/* Load base of registry index idx in the current map, or 0. */
-uintptr_t sc_module_base_addr(unsigned idx);
-uintptr_t sc_module_base_addr(unsigned idx)
-{
-    map *m = atomic_load(&cur);
-    for (size_t i = 0; m && i < m->n; i++)
-        if (m->m[i].idx == idx)
-            return m->m[i].base;
-    return 0;
-}
+static void modules_lock(void) { pthread_mutex_lock(&lock); }
+static void modules_unlock(void) { pthread_mutex_unlock(&lock); }
+static void modules_child(void) { pthread_mutex_init(&lock, NULL); }
 
-void sc_modules_lock(void) { pthread_mutex_lock(&lock); }
-void sc_modules_unlock(void) { pthread_mutex_unlock(&lock); }
-
-void sc_modules_reset(void)
-{
-    pthread_mutex_init(&lock, NULL);
-}
+static const sc_part part = {"modules", 10, modules_lock, modules_unlock, modules_child, NULL, NULL};
+SC_PART_REGISTER(part)

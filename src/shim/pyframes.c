@@ -31,15 +31,61 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "callsites.h"
+#include "core.h"
+#include "pyframes.h"
 #include "shim.h"
 
-void *sc_dlsym_default(const char *name);
+/* ---------------------------------------------------------- interning --- */
+#define STR_SLOTS 8192
+static const char *_Atomic strs[STR_SLOTS];
+static pthread_mutex_t str_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Names live as long as the process: interned, one copy each. */
+static const char *intern(const char *s)
+{
+    if (!s)
+        return "?";
+    uint64_t h = sc_hash_bytes(SC_HASH_INIT, s, strlen(s));
+    unsigned i = (unsigned)h & (STR_SLOTS - 1);
+    for (unsigned k = 0; k < STR_SLOTS; k++, i = (i + 1) & (STR_SLOTS - 1)) {
+        const char *x = atomic_load_explicit(&strs[i], memory_order_acquire);
+        if (!x)
+            break;
+        if (!strcmp(x, s))
+            return x;
+    }
+    pthread_mutex_lock(&str_lock);
+    i = (unsigned)h & (STR_SLOTS - 1);
+    const char *x = NULL;
+    for (unsigned k = 0; k < STR_SLOTS; k++, i = (i + 1) & (STR_SLOTS - 1)) {
+        x = atomic_load_explicit(&strs[i], memory_order_relaxed);
+        if (!x || !strcmp(x, s))
+            break;
+    }
+    if (x && strcmp(x, s)) {
+        x = "?";             /* table full */
+    } else if (!x) {
+        char *d = strdup(s);
+        if (d)
+            atomic_store_explicit(&strs[i], d, memory_order_release);
+        x = d ? d : "?";
+    }
+    pthread_mutex_unlock(&str_lock);
+    return x;
+}
+
+static void pyframes_lock(void) { pthread_mutex_lock(&str_lock); }
+static void pyframes_unlock(void) { pthread_mutex_unlock(&str_lock); }
+static void pyframes_child(void) { pthread_mutex_init(&str_lock, NULL); }
+
+static const sc_part part = {"pyframes", 35, pyframes_lock, pyframes_unlock, pyframes_child, NULL, NULL};
+SC_PART_REGISTER(part)
 
 /* ------------------------------------------------------------ layouts --- */
 /* Facts common to 3.11-3.13, LP64:
@@ -328,11 +374,6 @@ static int resolve(void)
     return 1;
 }
 
-void sc_py_forget(void)
-{
-    atomic_store(&resolved, 0);
-}
-
 /* ------------------------------------------------------------ reading --- */
 /* A str object's text, in place (the str outlives the call: the code
    object holds it).  1: read; 0: a str we cannot read without the
@@ -420,13 +461,13 @@ static int next_frame(const pylayout *L, const char **f, int *steps, rawframe *r
     return 0;
 }
 
-/* Names interned (sc_intern copies), line from the code's line table. */
+/* Names interned (intern copies), line from the code's line table. */
 static sc_pyref materialize(const rawframe *rf)
 {
     int line = py.Addr2Line(rf->code, (int)rf->off);
     return (sc_pyref){
-        .file = sc_intern(rf->file),
-        .func = sc_intern(rf->func),
+        .file = intern(rf->file),
+        .func = intern(rf->func),
         .line = line > 0 ? (unsigned)line : 0,
     };
 }

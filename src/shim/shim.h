@@ -3,7 +3,8 @@
  * Layers (cwrap style):  exported cuX() wrapper (hooks_driver.c)
  *                        -> sc_fast() (here) / sc_pre()/sc_post() (dispatch.c,
  *                           which calls the detectors of detect.h)
- *                        -> the real driver entry point (resolve.c).
+ *                        -> the real driver entry point (real.c; programs
+ *                           find the wrappers through interpose.c).
  *
  * The hot path is sc_fast(): every intercepted driver call runs it, so it
  * touches only this thread's state and a few read-mostly globals, never
@@ -23,12 +24,13 @@
 #include <cudaTypedefs.h>
 
 #include "config.h"
+#include "options.h"
 #include "rules.h"
 #include "sc.h"
 
 /* cudaTypedefs.h declares the CUDA 7.0 ABIs of these only for the driver's
    own build (__CUDA_API_VERSION_INTERNAL), yet CUDA 13's runtime asks for
-   them (cudart13-driver-lookups.log).  Their parameters are those of the
+   them (src/sim/cudart13-driver-lookups.txt).  Their parameters are those of the
    CUDA 11.0 successors. */
 typedef PFN_cuDevicePrimaryCtxReset_v11000 PFN_cuDevicePrimaryCtxReset_v7000;
 typedef PFN_cuDevicePrimaryCtxRelease_v11000 PFN_cuDevicePrimaryCtxRelease_v7000;
@@ -50,9 +52,9 @@ typedef struct sc_api_info {
     int ver;            /* ABI version of this entry point */
     uint16_t twin;      /* legacy <-> per-thread counterpart, or SC_NO_API */
     uint8_t pt;         /* 1 for a _ptsz/_ptds entry point */
-    void *wrapper;      /* our exported function */
 } sc_api_info;
-extern const sc_api_info sc_apis[SC_NAPI];
+extern const sc_api_info sc_apis[SC_NAPI];   /* apis.c */
+extern void *const sc_wrappers[SC_NAPI];      /* hooks_driver.c: our exported function per id */
 
 /* Runtime API names for attribution (hooks_runtime.c). 0 = none. */
 typedef enum sc_rt_id {
@@ -64,7 +66,7 @@ typedef enum sc_rt_id {
 #undef SC_RTP
     SC_NRT
 } sc_rt_id;
-extern const char *const sc_rt_names[SC_NRT];
+extern const char *const sc_rt_names[SC_NRT];   /* hooks_runtime.c */
 
 /* --------------------------------------------------------------- ops --- */
 typedef enum sc_kind {
@@ -241,7 +243,7 @@ typedef struct sc_thread {
     _Atomic int in_use;
 } sc_thread;
 
-/* ------------------------------------------------------------ globals --- */
+/* ------------------------------------------------- core.c (globals) --- */
 enum { SC_MODE_UNINIT = 0, SC_MODE_ACTIVE = 1, SC_MODE_DISABLED = 2 };
 
 typedef struct sc_globals {
@@ -266,8 +268,11 @@ extern sc_globals sc_g;
 
 extern SC_TLS sc_thread *sc_tls_self;
 extern SC_TLS uint16_t sc_tls_rt;     /* current runtime API (attribution) */
+extern sc_options sc_opt;             /* the settings, loaded at initialization */
+extern double sc_start_time;          /* seconds since the epoch, at start (or fork) */
+extern uint64_t sc_start_ns;          /* sc_now_ns() then */
 
-/* --------------------------------------------------------- resolve.c --- */
+/* ------------------------------------------------------------ real.c --- */
 void *sc_real_slow(unsigned id);              /* resolve a real driver entry point */
 extern _Atomic(void *) sc_real[SC_NAPI];
 static inline void *sc_real_get(unsigned id)
@@ -276,8 +281,20 @@ static inline void *sc_real_get(unsigned id)
     return SC_LIKELY(p != NULL) ? p : sc_real_slow(id);
 }
 CUresult sc_unresolved(unsigned id);
+void *sc_real_set(unsigned id, void *p);   /* records p unless one is there; returns the slot's */
 void sc_self_range(void);   /* fills sc_g.self_lo/self_hi */
+int sc_is_ours(const void *p);   /* inside the shim itself */
 void *sc_libcuda_handle(void);
+void sc_note_libcuda(void *handle);   /* a handle the program got on the driver */
+void *sc_dlsym_real(void *handle, const char *name);   /* the real dlsym */
+void *sc_dlsym_default(const char *name);   /* the real dlsym, in the global scope */
+SC_HIDDEN extern void *sc_real_dlsym;         /* read by dlsym_tramp.S */
+SC_HIDDEN void *sc_resolve_real_dlsym(void);  /* called by dlsym_tramp.S */
+/* The real cuGetProcAddress, either ABI, once found. */
+extern PFN_cuGetProcAddress_v12000 sc_real_gpa_v2;
+extern PFN_cuGetProcAddress_v11030 sc_real_gpa_v1;
+void sc_real_gpa_resolve(void);
+CUresult sc_real_lookup(const char *sym, void **pfn, int ver, cuuint64_t flags);
 /* Real driver functions the shim calls for itself (never the wrappers). */
 typedef struct sc_drv {
     PFN_cuCtxGetCurrent_v4000 CtxGetCurrent;
@@ -303,7 +320,7 @@ typedef struct sc_drv {
 extern sc_drv sc_d;
 void sc_drv_resolve(void);   /* fills sc_d once libcuda is loaded */
 
-/* ---------------------------------------------------------- threads.c --- */
+/* ------------------------------------------- core.c (threads, init) --- */
 sc_thread *sc_thread_new(void);
 void sc_init_slow(void);
 static inline sc_thread *sc_enter(void)
@@ -356,7 +373,7 @@ unsigned sc_module_count(void);
 int sc_module_is_cuda_lib(unsigned idx);   /* libcuda, libcudart, libcublas(Lt) */
 int sc_module_is_cublas(unsigned idx);
 int sc_module_slot_is_cublas(unsigned slot);   /* a counting slot (sc_module_of) is cuBLAS's */
-void sc_modules_reset(void);
+unsigned sc_module_slot_index(unsigned slot);   /* registry index of a counting slot */
 
 /* ---------------------------------------------------------- streams.c --- */
 sc_stream *sc_stream_find(CUstream h);
@@ -375,7 +392,6 @@ static inline sc_stream *sc_stream_lookup(sc_thread *t, CUstream h)
     }
     return r;
 }
-void sc_streams_reset(void);
 
 /* -------------------------------------------------------- hostmem.c --- */
 /* Pinned and registered host ranges, and device allocations: interval sets
@@ -386,14 +402,12 @@ void sc_pinned_remove(const void *p);
 int sc_devmem_contains(const void *p);               /* known device allocation */
 void sc_devmem_add(const void *p, size_t n);
 void sc_devmem_remove(const void *p);
-void sc_hostmem_reset(void);
 
 /* ------------------------------------------------------- dispatch.c --- */
 void sc_pre(sc_thread *t, sc_op *op);
 void sc_post(sc_thread *t, sc_op *op, CUresult r);
 void sc_held_flush(sc_thread *t);   /* commits a held SC203 (dispatch.c; at report time) */
 /* track.c */
-void sc_on_init_done(void);
 extern char sc_device_name[256];   /* device facts learned after cuInit, for the report */
 extern int sc_driver_version;
 
@@ -493,7 +507,6 @@ static inline int sc_fast_sampled(sc_thread *t, sc_op *op)
 
 /* ------------------------------------------------------- callsites.c --- */
 uint64_t sc_callsite_capture(sc_thread *t);
-void sc_callsites_reset(void);
 
 /* -------------------------------------------------------- findings.c --- */
 void sc_finding_add(sc_thread *t, const sc_hit *h, unsigned weight);
@@ -501,25 +514,18 @@ void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, u
                        uint64_t blocked_ns);
 void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome);
 void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight);
-void sc_findings_reset(void);
-void sc_findings_reset_thread(sc_thread *t);
 
-/* ----------------------------------------------------------- report.c --- */
-void sc_shim_report(void);   /* at exit */
+/* ------------------------------------------------------ shim_report.c --- */
 struct sc_report;
 struct sc_report *sc_shim_build_report(void);   /* the model, unfiltered; NULL if no calls */
-int sc_suppressions_preload(const char *path);
 
-/* Locks each module holds, taken around fork (threads.c). */
-void sc_findings_lock(void);
-void sc_findings_unlock(void);
-void sc_callsites_lock(void);
-void sc_callsites_unlock(void);
-void sc_streams_lock(void);
-void sc_streams_unlock(void);
-void sc_modules_lock(void);
-void sc_modules_unlock(void);
-void sc_hostmem_lock(void);
-void sc_hostmem_unlock(void);
+/* ------------------------------------------ hooks_runtime.c, hooks_cublas.c --- */
+/* What dlsym hands out for a runtime or cuBLAS name (interpose.c): our
+   export p only if the real function exists, so a program probing for the
+   library still sees NULL when none is loaded. */
+void *sc_runtime_dlsym_filter(void *handle, const char *name, void *p);
+void *sc_cublas_dlsym_filter(void *handle, const char *name, void *p);
+/* cuBLAS handles created so far, and how many are bound to the legacy stream. */
+void sc_cublas_summary(unsigned *all, unsigned *legacy);
 
 #endif /* SC_SHIM_H */

@@ -17,19 +17,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "callsites.h"
 #include "filter.h"
 #include "findings.h"
+#include "fsutil.h"
 #include "options.h"
 #include "report.h"
 #include "shim.h"
 #include "symbolize.h"
 
-extern sc_options sc_opt;
-extern double sc_start_time;
-extern uint64_t sc_start_ns;
-unsigned sc_module_slot_index(unsigned s);
-void sc_cublas_summary(unsigned *all, unsigned *legacy);
 
 static char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
 
@@ -372,6 +369,12 @@ static void write_outputs(sc_report *r)
         {SC_FMT_JSON, "JSON"}, {SC_FMT_SARIF, "SARIF"}, {SC_FMT_JUNIT, "JUnit"},
     };
     const char *dir = sc_opt.output[0] ? sc_opt.output : ".";
+    int want_files = 0;
+    for (size_t i = 0; i < SC_ARRAY_LEN(files); i++)
+        want_files |= (sc_opt.formats & files[i].bit) != 0;
+    char err[4200];
+    if (want_files && sc_opt.output[0] && sc_mkdirs(sc_opt.output, err, sizeof err))
+        sc_warn("STREAMCHECK_OUTPUT: %s", err);   /* the writes below fail and say where the report went */
     for (size_t i = 0; i < SC_ARRAY_LEN(files); i++) {
         if (!(sc_opt.formats & files[i].bit))
             continue;
@@ -441,7 +444,8 @@ sc_report *sc_shim_build_report(void)
     return r;
 }
 
-void sc_shim_report(void)
+/* At exit (core.c calls it once the slow paths have drained). */
+static void shim_report(void)
 {
     sc_report *r = sc_shim_build_report();
     if (!r)
@@ -458,12 +462,14 @@ void sc_shim_report(void)
     sc_report_free(r);
 }
 
-int sc_suppressions_preload(const char *path)
+/* At initialization: a broken suppressions file is said at once, not at
+   exit after the whole run. */
+static void check_suppressions(void)
 {
     char err[512];
-    if (sc_filter_check_suppressions(path, err, sizeof err)) {
+    if (sc_opt.suppressions[0] && sc_filter_check_suppressions(sc_opt.suppressions, err, sizeof err))
         sc_warn("%s", err);
-        return -1;
-    }
-    return 0;
 }
+
+static const sc_part part = {"report", 0, NULL, NULL, NULL, check_suppressions, shim_report};
+SC_PART_REGISTER(part)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "shim.h"
 
 #define SLOTS 16384          /* power of two; far above what programs create */
@@ -133,11 +134,11 @@ void sc_streams_foreach(void (*fn)(sc_stream *, void *), void *arg)
             fn(records[i], arg);
 }
 
-void sc_streams_lock(void) { pthread_mutex_lock(&lock); }
-void sc_streams_unlock(void) { pthread_mutex_unlock(&lock); }
+static void streams_lock(void) { pthread_mutex_lock(&lock); }
+static void streams_unlock(void) { pthread_mutex_unlock(&lock); }
 
 /* In a forked child: the parent's streams do not exist there. */
-void sc_streams_reset(void)
+static void streams_child(void)
 {
     pthread_mutex_init(&lock, NULL);
     size_t n = atomic_load(&nrecords);
@@ -151,3 +152,6 @@ void sc_streams_reset(void)
     atomic_store(&sc_g.n_active, 0);
     atomic_store(&sc_g.n_capturing, 0);
 }
+
+static const sc_part part = {"streams", 20, streams_lock, streams_unlock, streams_child, NULL, NULL};
+SC_PART_REGISTER(part)

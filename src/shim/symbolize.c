@@ -17,8 +17,6 @@
 #include "shim.h"
 #include "symbolize.h"
 
-void *sc_dlsym_real(void *handle, const char *name);
-void *sc_dlsym_default(const char *name);
 
 static struct {
     Dwfl *(*begin)(const Dwfl_Callbacks *);

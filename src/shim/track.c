@@ -34,8 +34,6 @@ static void on_init_done(void)
     }
 }
 
-void sc_on_init_done(void) { on_init_done(); }
-
 struct clear_q { CUcontext ctx; };
 static void clear_stream(sc_stream *r, void *arg)
 {

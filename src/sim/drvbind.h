@@ -1,5 +1,6 @@
 /* src/sim/drvbind.h: how the simulated runtime and cuBLAS reach the
- * driver, exactly as NVIDIA's CUDA 13 runtime does (ARCHITECTURE.md §2):
+ * driver, exactly as NVIDIA's CUDA 13 runtime does (docs/ARCHITECTURE.md,
+ * "Why the driver layer"):
  *   dlopen("libcuda.so.1", RTLD_NOW)
  *   dlsym(handle, "cuGetProcAddress_v2")
  *   cuGetProcAddress_v2("cuGetProcAddress", &p, 12000, 0, &status)

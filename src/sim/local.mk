@@ -1,4 +1,4 @@
-# src/sim: the CPU CUDA simulator (ARCHITECTURE.md §5): libcuda.so.1,
+# src/sim: the CPU CUDA simulator (docs/ARCHITECTURE.md, "The simulator"): libcuda.so.1,
 # libcudart.so.13 and libcublas.so.13 with the real sonames, installed
 # into $(pkglibexecdir)/sim for `streamcheck --simulate`.  Included from
 # the top-level Makefile.am.  See src/sim/README.md.
@@ -44,6 +44,7 @@ CLEANFILES += $(SCSIM_GENERATED_STUBS)
 
 EXTRA_DIST += \
 	src/sim/README.md \
+	src/sim/cudart13-driver-lookups.txt \
 	src/sim/gen-stubs.awk \
 	src/sim/libcuda.exports \
 	src/sim/libcuda-procs.txt \

@@ -83,4 +83,70 @@ cudaError_t scrt_kernel_of(const void *hostFun, CUkernel *out);
 #define SCRT_PT_DECL(name, suffix)                                            \
     extern __typeof__(name) name##suffix SCSIM_EXPORT;
 
+/* rt_register.c: the entry points nvcc emits.  nvcc's prototypes are
+   C++-only; the same declarations in C. */
+SCSIM_EXPORT void **__cudaRegisterFatBinary(void *fatCubin);
+SCSIM_EXPORT void __cudaRegisterFatBinaryEnd(void **fatCubinHandle);
+SCSIM_EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle);
+SCSIM_EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar,
+                                    char *deviceAddress,
+                                    const char *deviceName, int ext,
+                                    size_t size, int constant, int global);
+SCSIM_EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle,
+                                           void **hostVarPtrAddress,
+                                           char *deviceAddress,
+                                           const char *deviceName, int ext,
+                                           size_t size, int constant,
+                                           int global);
+SCSIM_EXPORT char __cudaInitModule(void **fatCubinHandle);
+SCSIM_EXPORT void __cudaRegisterFunction(void **fatCubinHandle,
+                                         const char *hostFun, char *deviceFun,
+                                         const char *deviceName,
+                                         int thread_limit, uint3 *tid,
+                                         uint3 *bid, dim3 *bDim, dim3 *gDim,
+                                         int *wSize);
+SCSIM_EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim,
+                                                  size_t sharedMem,
+                                                  struct CUstream_st *stream);
+SCSIM_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *gridDim,
+                                                    dim3 *blockDim,
+                                                    size_t *sharedMem,
+                                                    void *stream);
+SCSIM_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel,
+                                         const void *hostFun);
+SCSIM_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim,
+                                            dim3 blockDim, void **args,
+                                            size_t sharedMem,
+                                            cudaStream_t stream);
+SCRT_PT_DECL(__cudaLaunchKernel, _ptsz)
+SCRT_PT_DECL(cudaLaunchKernel, _ptsz)
+
+/* The per-thread entry points, each checked against the prototype of its
+   base. */
+/* rt_mem.c */
+SCRT_PT_DECL(cudaMemcpy, _ptds)
+SCRT_PT_DECL(cudaMemcpyAsync, _ptsz)
+SCRT_PT_DECL(cudaMemcpy2D, _ptds)
+SCRT_PT_DECL(cudaMemcpy2DAsync, _ptsz)
+SCRT_PT_DECL(cudaMemset, _ptds)
+SCRT_PT_DECL(cudaMemsetAsync, _ptsz)
+SCRT_PT_DECL(cudaMemset2D, _ptds)
+SCRT_PT_DECL(cudaMemset2DAsync, _ptsz)
+SCRT_PT_DECL(cudaMallocAsync, _ptsz)
+SCRT_PT_DECL(cudaFreeAsync, _ptsz)
+/* rt_stream.c */
+SCRT_PT_DECL(cudaStreamQuery, _ptsz)
+SCRT_PT_DECL(cudaStreamSynchronize, _ptsz)
+SCRT_PT_DECL(cudaStreamWaitEvent, _ptsz)
+SCRT_PT_DECL(cudaStreamGetFlags, _ptsz)
+SCRT_PT_DECL(cudaStreamGetPriority, _ptsz)
+SCRT_PT_DECL(cudaStreamAddCallback, _ptsz)
+SCRT_PT_DECL(cudaStreamBeginCapture, _ptsz)
+SCRT_PT_DECL(cudaStreamEndCapture, _ptsz)
+SCRT_PT_DECL(cudaStreamIsCapturing, _ptsz)
+SCRT_PT_DECL(cudaGraphLaunch, _ptsz)
+SCRT_PT_DECL(cudaEventRecord, _ptsz)
+SCRT_PT_DECL(cudaEventRecordWithFlags, _ptsz)
+SCRT_PT_DECL(cudaLaunchHostFunc, _ptsz)
+
 #endif /* SC_SIM_RT_H */

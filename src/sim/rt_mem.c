@@ -1,5 +1,5 @@
 /* src/sim/rt_mem.c: runtime memory management, copies and memsets, each
- * mapped to the driver call NVIDIA's runtime uses (ARCHITECTURE.md §5):
+ * mapped to the driver call NVIDIA's runtime uses (docs/ARCHITECTURE.md, "The simulator"):
  * cudaMemcpy(Async) host->device is cuMemcpyHtoD(Async)_v2, device->host
  * cuMemcpyDtoH(Async)_v2, device->device cuMemcpyDtoD(Async)_v2,
  * cudaMemcpyDefault and host->host the unified cuMemcpy(Async);
@@ -12,17 +12,6 @@
 #include <string.h>
 
 #define DPTR(p) ((CUdeviceptr)(uintptr_t)(p))
-
-SCRT_PT_DECL(cudaMemcpy, _ptds)
-SCRT_PT_DECL(cudaMemcpyAsync, _ptsz)
-SCRT_PT_DECL(cudaMemcpy2D, _ptds)
-SCRT_PT_DECL(cudaMemcpy2DAsync, _ptsz)
-SCRT_PT_DECL(cudaMemset, _ptds)
-SCRT_PT_DECL(cudaMemsetAsync, _ptsz)
-SCRT_PT_DECL(cudaMemset2D, _ptds)
-SCRT_PT_DECL(cudaMemset2DAsync, _ptsz)
-SCRT_PT_DECL(cudaMallocAsync, _ptsz)
-SCRT_PT_DECL(cudaFreeAsync, _ptsz)
 
 /* ---------------------------------------------------------- allocation --- */
 

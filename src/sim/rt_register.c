@@ -18,43 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* nvcc's prototypes are C++-only; the same declarations in C. */
-SCSIM_EXPORT void **__cudaRegisterFatBinary(void *fatCubin);
-SCSIM_EXPORT void __cudaRegisterFatBinaryEnd(void **fatCubinHandle);
-SCSIM_EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle);
-SCSIM_EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar,
-                                    char *deviceAddress,
-                                    const char *deviceName, int ext,
-                                    size_t size, int constant, int global);
-SCSIM_EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle,
-                                           void **hostVarPtrAddress,
-                                           char *deviceAddress,
-                                           const char *deviceName, int ext,
-                                           size_t size, int constant,
-                                           int global);
-SCSIM_EXPORT char __cudaInitModule(void **fatCubinHandle);
-SCSIM_EXPORT void __cudaRegisterFunction(void **fatCubinHandle,
-                                         const char *hostFun, char *deviceFun,
-                                         const char *deviceName,
-                                         int thread_limit, uint3 *tid,
-                                         uint3 *bid, dim3 *bDim, dim3 *gDim,
-                                         int *wSize);
-SCSIM_EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim,
-                                                  size_t sharedMem,
-                                                  struct CUstream_st *stream);
-SCSIM_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *gridDim,
-                                                    dim3 *blockDim,
-                                                    size_t *sharedMem,
-                                                    void *stream);
-SCSIM_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel,
-                                         const void *hostFun);
-SCSIM_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim,
-                                            dim3 blockDim, void **args,
-                                            size_t sharedMem,
-                                            cudaStream_t stream);
-SCRT_PT_DECL(__cudaLaunchKernel, _ptsz)
-SCRT_PT_DECL(cudaLaunchKernel, _ptsz)
-
 /* ------------------------------------------------------- registration --- */
 
 /* The fat binary wrapper nvcc emits (__fatDeviceText). */

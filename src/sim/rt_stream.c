@@ -7,20 +7,6 @@
 
 #include <stdlib.h>
 
-SCRT_PT_DECL(cudaStreamQuery, _ptsz)
-SCRT_PT_DECL(cudaStreamSynchronize, _ptsz)
-SCRT_PT_DECL(cudaStreamWaitEvent, _ptsz)
-SCRT_PT_DECL(cudaStreamGetFlags, _ptsz)
-SCRT_PT_DECL(cudaStreamGetPriority, _ptsz)
-SCRT_PT_DECL(cudaStreamAddCallback, _ptsz)
-SCRT_PT_DECL(cudaStreamBeginCapture, _ptsz)
-SCRT_PT_DECL(cudaStreamEndCapture, _ptsz)
-SCRT_PT_DECL(cudaStreamIsCapturing, _ptsz)
-SCRT_PT_DECL(cudaGraphLaunch, _ptsz)
-SCRT_PT_DECL(cudaEventRecord, _ptsz)
-SCRT_PT_DECL(cudaEventRecordWithFlags, _ptsz)
-SCRT_PT_DECL(cudaLaunchHostFunc, _ptsz)
-
 /* ------------------------------------------------------------ streams --- */
 
 SCSIM_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream,

@@ -1,6 +1,6 @@
 /* src/sim/sim.h: internals of the simulated libcuda.so.1.
  *
- * Model (ARCHITECTURE.md §5): one device with one primary context.  Every
+ * Model (docs/ARCHITECTURE.md, "The simulator"): one device with one primary context.  Every
  * stream is a FIFO of operations served by a worker thread.  Each
  * operation carries a sequence number in its stream and a list of
  * dependencies, (stream, sequence number) pairs that must have completed

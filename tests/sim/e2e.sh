@@ -4,6 +4,8 @@
 . "${top_builddir:?}/tests/env.sh"
 
 bin="$abs_top_builddir/tests/sim"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-e2e.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
 n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -19,9 +21,9 @@ run_sim() {
 
 echo "1..16"
 
-out=$(run_sim "$bin/sim_app" 2>"$bin/sim_app.err"); rc=$?
+out=$(run_sim "$bin/sim_app" 2>"$tmp/sim_app.err"); rc=$?
 printf '%s\n' "$out" | sed 's/^/# sim_app: /'
-sed 's/^/# sim_app stderr: /' "$bin/sim_app.err"
+sed 's/^/# sim_app stderr: /' "$tmp/sim_app.err"
 check "sim_app exits 0" '[ $rc -eq 0 ]'
 check "sim_app ran on the simulator" \
     'printf "%s\n" "$out" | grep -qx "device: streamcheck simulated GPU (132 SMs, compute capability 9.0)"'
@@ -34,7 +36,7 @@ check "legacy default stream waits for a blocking stream" \
 check "legacy default stream does not wait for a non-blocking stream" \
     'printf "%s\n" "$out" | grep -qx "sync copy waited for non-blocking stream: no"'
 check "captured graph replays" 'printf "%s\n" "$out" | grep -qx "graph replay: ok"'
-check "sim_app prints no simulator notes" '! grep -q streamcheck-sim "$bin/sim_app.err"'
+check "sim_app prints no simulator notes" '! grep -q streamcheck-sim "$tmp/sim_app.err"'
 
 # --default-stream per-thread binds the _ptsz/_ptds entry points.
 check "nvcc --default-stream per-thread binds __cudaLaunchKernel_ptsz" \

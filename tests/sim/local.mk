@@ -96,10 +96,9 @@ tests/sim/sim_app_pt.$(OBJEXT): tests/sim/sim_app.cu $(top_srcdir)/kernels/sc_ke
 	$(NVCC_V)$(MKDIR_P) tests/sim && $(NVCC) $(NVCCFLAGS) $(AM_NVCCFLAGS) \
 		--default-stream per-thread -cudart shared -c -o $@ $(srcdir)/tests/sim/sim_app.cu
 tests/sim/sim_app.$(OBJEXT): $(top_srcdir)/kernels/sc_kernels.cuh
-CLEANFILES += tests/sim/sim_app.err
 
-dist_check_SCRIPTS += tests/sim/e2e.sh tests/sim/twin-names.sh tests/sim/exports.sh
-TESTS += tests/sim/exports.sh tests/sim/twin-names.sh tests/sim/e2e.sh
+dist_check_SCRIPTS += tests/sim/e2e.sh tests/sim/twin-names.sh tests/sim/exports.sh tests/sim/lookups.sh
+TESTS += tests/sim/exports.sh tests/sim/twin-names.sh tests/sim/e2e.sh tests/sim/lookups.sh
 
 # Not built: run by hand on a GPU host to compare the driver with the
 # simulator (see the comment at its top); its H100 output is kept.

@@ -1,8 +1,10 @@
-/* threads.c: start-up, per-thread state, fork and exit.
+/* core.c: the shim's leaf module: globals, the log, per-thread state,
+ * start-up, fork and exit.  It names no other module of the shim: those
+ * register an sc_part (core.h) for their locks and hooks.
  *
  * Nothing happens in a constructor: PyTorch and CuPy load CUDA at import or
  * later, and a library constructor may run before the program can take a
- * lock (ARCHITECTURE.md §2, rules of the house).  The first intercepted call
+ * lock (docs/ARCHITECTURE.md, "Initialization").  The first intercepted call
  * initializes, once, under a small state machine that also stops recursion
  * (options loading may call malloc, which may call dlsym, which is ours).
  */
@@ -13,6 +15,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "options.h"
 #include "shim.h"
 
@@ -115,26 +119,78 @@ void sc_threads_foreach(void (*fn)(sc_thread *, void *), void *arg)
         fn(t, arg);
 }
 
+/* ------------------------------------------------------------ parts --- */
+/* The registered modules, sorted by lock order.  Registration happens in
+   constructors, one at a time; parts_lock covers a late one anyway. */
+#define MAX_PARTS 16
+static const sc_part *parts[MAX_PARTS];
+static unsigned nparts;
+static pthread_mutex_t parts_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int inited;   /* the init hooks have run */
+
+void sc_part_register(const sc_part *p)
+{
+    pthread_mutex_lock(&parts_lock);
+    if (nparts == MAX_PARTS) {
+        pthread_mutex_unlock(&parts_lock);
+        sc_warn("too many parts registered; %s is not covered at fork", p->name);
+        return;
+    }
+    unsigned i = nparts++;
+    for (; i > 0 && parts[i - 1]->order > p->order; i--)
+        parts[i] = parts[i - 1];
+    parts[i] = p;
+    int late = atomic_load(&inited);
+    pthread_mutex_unlock(&parts_lock);
+    /* A library's constructor may have called into us (dlsym) before our
+       own constructors ran: initialization is then already done. */
+    if (late && p->init)
+        p->init();
+}
+
+/* Calls the hook at `offset` (init or at_exit) of every part, in lock
+   order, outside parts_lock (a hook may call dl_iterate_phdr or dlsym). */
+static void parts_call(size_t offset)
+{
+    const sc_part *copy[MAX_PARTS];
+    pthread_mutex_lock(&parts_lock);
+    unsigned n = nparts;
+    memcpy(copy, parts, n * sizeof *copy);
+    pthread_mutex_unlock(&parts_lock);
+    for (unsigned k = 0; k < n; k++) {
+        const sc_part *p = copy[k];
+        void (*fn)(void) = *(void (*const *)(void))((const char *)p + offset);
+        if (fn)
+            fn();
+    }
+}
+
 /* ------------------------------------------------------------- fork --- */
-void sc_shim_reset_times(void);
+static void reset_times(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    sc_start_time = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    sc_start_ns = sc_now_ns();
+}
 
 static void atfork_prepare(void)
 {
-    /* Hold every lock so the child never inherits one mid-update. */
-    sc_modules_lock();
-    sc_streams_lock();
-    sc_hostmem_lock();
-    sc_callsites_lock();
-    sc_findings_lock();
+    /* Hold every lock so the child never inherits one mid-update: the
+       registry's first (so no part comes or goes), then every part's, in
+       lock order. */
+    pthread_mutex_lock(&parts_lock);
+    for (unsigned i = 0; i < nparts; i++)
+        if (parts[i]->lock)
+            parts[i]->lock();
 }
 
 static void atfork_parent(void)
 {
-    sc_findings_unlock();
-    sc_callsites_unlock();
-    sc_hostmem_unlock();
-    sc_streams_unlock();
-    sc_modules_unlock();
+    for (unsigned i = nparts; i-- > 0;)
+        if (parts[i]->unlock)
+            parts[i]->unlock();
+    pthread_mutex_unlock(&parts_lock);
 }
 
 static void zero_thread(sc_thread *t, void *arg)
@@ -143,7 +199,6 @@ static void zero_thread(sc_thread *t, void *arg)
     memset((void *)t->counts, 0, sizeof t->counts);
     atomic_store(&t->shim_ns, 0);
     atomic_store(&t->busy, 0);
-    sc_findings_reset_thread(t);
     atomic_store(&t->ptds_active, 0);
     t->used_legacy = 0;
     t->capturing_ptds = 0;
@@ -160,106 +215,18 @@ static void atfork_child(void)
     /* The child is a new process with its own report: it starts from zero.
        Its locks are re-initialized, not unlocked (POSIX leaves unlocking a
        mutex another thread owned undefined). */
-    sc_modules_reset();
-    sc_streams_reset();
-    sc_hostmem_reset();
-    sc_callsites_reset();
-    sc_findings_reset();
+    pthread_mutex_init(&parts_lock, NULL);
+    for (unsigned i = 0; i < nparts; i++)
+        if (parts[i]->child_reset)
+            parts[i]->child_reset();
     sc_threads_foreach(zero_thread, sc_tls_self);
     atomic_store(&sc_g.legacy_threads, 0);
     atomic_store(&sc_g.ptds_used, 0);
     sc_g.pid = getpid();
-    sc_shim_reset_times();
-}
-
-void sc_shim_reset_times(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    sc_start_time = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-    sc_start_ns = sc_now_ns();
-}
-
-/* ------------------------------------------------------------- init --- */
-static void sc_finish(void);
-void sc_quiesce(void);
-
-static void init_once(void)
-{
-    sc_options_load(&sc_opt, option_warning);
-    sc_log_level = sc_opt.log_level;
-    if (sc_opt.dump_config) {
-        fprintf(stderr, "streamcheck[%ld]: effective settings:\n", (long)getpid());
-        sc_options_dump(&sc_opt, stderr);
-    }
-    if (sc_opt.disable) {
-        atomic_store(&sc_g.mode, SC_MODE_DISABLED);
-        return;
-    }
-    sc_g.pid = getpid();
-    sc_shim_reset_times();
-    sc_self_range();
-
-    /* CUDA_DEVICE_MAX_CONNECTIONS (PG, CUDA Environment Variables): hardware
-       work queues, 8 by default, at most 32. */
-    const char *mc = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
-    long conn = mc ? strtol(mc, NULL, 10) : 8;
-    sc_g.max_conn = conn >= 1 && conn <= 32 ? (unsigned)conn : 8;
-    sc_g.redirect = sc_opt.redirect;
-    sc_g.redirect_method = sc_opt.redirect_method;
-
-    /* Lets the slow path skip a full fence (sc_busy_enter); Linux 4.14+. */
-    sc_g.asym_fence = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-    if (pthread_key_create(&thread_key, thread_exit))
-        sc_warn("pthread_key_create failed; per-thread state of exiting threads is not recycled");
-    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-    if (sc_opt.suppressions[0])
-        sc_suppressions_preload(sc_opt.suppressions);
-    atexit(sc_finish);
-    atomic_store(&sc_g.mode, SC_MODE_ACTIVE);
-}
-
-void sc_init_slow(void)
-{
-    static _Atomic int state;          /* 0 not started, 1 running, 2 done */
-    static _Atomic pid_t initializer;
-    int expect = 0;
-    if (atomic_compare_exchange_strong(&state, &expect, 1)) {
-        int saved = errno;
-        atomic_store(&initializer, (pid_t)gettid());
-        init_once();
-        if (atomic_load(&sc_g.mode) == SC_MODE_UNINIT)
-            atomic_store(&sc_g.mode, SC_MODE_DISABLED);
-        atomic_store(&state, 2);
-        errno = saved;
-        return;
-    }
-    if (atomic_load(&initializer) == (pid_t)gettid())
-        return;        /* re-entered from our own initialization: pass through */
-    while (atomic_load(&state) != 2)
-        sched_yield();
+    reset_times();
 }
 
 /* ------------------------------------------------------------- exit --- */
-/* The report is written by an atexit handler registered at initialization:
-   it runs after main returns but before the handlers registered earlier,
-   among them the CUDA runtime's own teardown (registered when the program's
-   kernels were registered, before main).  From then on the shim passes
-   every call through, so teardown is never judged as the program's work.
-   The destructor covers programs whose exit skips atexit handlers of
-   libraries (it does nothing if the report was written). */
-static void sc_finish(void)
-{
-    static _Atomic int done;
-    if (atomic_load(&sc_g.mode) != SC_MODE_ACTIVE || sc_g.pid != getpid() || atomic_exchange(&done, 1))
-        return;
-    int saved = errno;
-    atomic_store(&sc_g.mode, SC_MODE_DISABLED);
-    sc_quiesce();
-    sc_shim_report();
-    errno = saved;
-}
-
 /* Waits (a little) for threads still inside a slow path to leave it, so
    the report reads their tables at rest.  A thread that does not leave in
    a second is left alone: the report goes without its last call. */
@@ -283,7 +250,84 @@ void sc_quiesce(void)
     sc_threads_foreach(wait_thread, NULL);
 }
 
+/* The report is written by an atexit handler registered at initialization:
+   it runs after main returns but before the handlers registered earlier,
+   among them the CUDA runtime's own teardown (registered when the program's
+   kernels were registered, before main).  From then on the shim passes
+   every call through, so teardown is never judged as the program's work.
+   The destructor covers programs whose exit skips atexit handlers of
+   libraries (it does nothing if the report was written).  The report is a
+   part's at_exit hook (shim_report.c). */
+static void sc_finish(void)
+{
+    static _Atomic int done;
+    if (atomic_load(&sc_g.mode) != SC_MODE_ACTIVE || sc_g.pid != getpid() || atomic_exchange(&done, 1))
+        return;
+    int saved = errno;
+    atomic_store(&sc_g.mode, SC_MODE_DISABLED);
+    sc_quiesce();
+    parts_call(offsetof(sc_part, at_exit));
+    errno = saved;
+}
+
 __attribute__((destructor)) static void sc_fini(void)
 {
     sc_finish();
+}
+
+/* ------------------------------------------------------------- init --- */
+
+static void init_once(void)
+{
+    sc_options_load(&sc_opt, option_warning);
+    sc_log_level = sc_opt.log_level;
+    if (sc_opt.dump_config) {
+        fprintf(stderr, "streamcheck[%ld]: effective settings:\n", (long)getpid());
+        sc_options_dump(&sc_opt, stderr);
+    }
+    if (sc_opt.disable) {
+        atomic_store(&sc_g.mode, SC_MODE_DISABLED);
+        return;
+    }
+    sc_g.pid = getpid();
+    reset_times();
+
+    /* CUDA_DEVICE_MAX_CONNECTIONS (PG, CUDA Environment Variables): hardware
+       work queues, 8 by default, at most 32. */
+    const char *mc = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    long conn = mc ? strtol(mc, NULL, 10) : 8;
+    sc_g.max_conn = conn >= 1 && conn <= 32 ? (unsigned)conn : 8;
+    sc_g.redirect = sc_opt.redirect;
+    sc_g.redirect_method = sc_opt.redirect_method;
+
+    /* Lets the slow path skip a full fence (sc_busy_enter); Linux 4.14+. */
+    sc_g.asym_fence = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    if (pthread_key_create(&thread_key, thread_exit))
+        sc_warn("pthread_key_create failed; per-thread state of exiting threads is not recycled");
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    atomic_store(&inited, 1);
+    parts_call(offsetof(sc_part, init));   /* our own address range, the suppressions */
+    atexit(sc_finish);
+    atomic_store(&sc_g.mode, SC_MODE_ACTIVE);
+}
+
+void sc_init_slow(void)
+{
+    static _Atomic int state;          /* 0 not started, 1 running, 2 done */
+    static _Atomic pid_t initializer;
+    int expect = 0;
+    if (atomic_compare_exchange_strong(&state, &expect, 1)) {
+        int saved = errno;
+        atomic_store(&initializer, (pid_t)gettid());
+        init_once();
+        if (atomic_load(&sc_g.mode) == SC_MODE_UNINIT)
+            atomic_store(&sc_g.mode, SC_MODE_DISABLED);
+        atomic_store(&state, 2);
+        errno = saved;
+        return;
+    }
+    if (atomic_load(&initializer) == (pid_t)gettid())
+        return;        /* re-entered from our own initialization: pass through */
+    while (atomic_load(&state) != 2)
+        sched_yield();
 }

@@ -1,0 +1,16 @@
+/* pyframes.h: the Python frames behind a CUDA call (pyframes.c). */
+#ifndef SC_PYFRAMES_H
+#define SC_PYFRAMES_H
+
+typedef struct sc_pyref {
+    const char *file;    /* interned */
+    const char *func;    /* interned */
+    unsigned line;
+} sc_pyref;
+
+/* Innermost Python frames of this thread if the process runs CPython
+   3.11-3.13, read without the GIL; returns how many were written (0
+   otherwise). */
+int sc_py_capture(sc_pyref *out, int max);
+
+#endif /* SC_PYFRAMES_H */

@@ -1,0 +1,164 @@
+#!/bin/sh
+# check-layering.sh: the layering rules of docs/ARCHITECTURE.md ("Layering"),
+# checked on the built objects and the sources.  TAP; run by make check.
+#
+# 1. The link-level module graph of the shim has no cycle.  A module is one
+#    object of src/shim/libscshim.a; module A depends on B when nm shows a
+#    symbol undefined in A and defined in B.  The graph goes to tsort, which
+#    fails on a cycle and prints it.  Inline functions of headers (the hot
+#    path) are compiled into their callers, so their calls count there.
+# 2. core (globals, log, init, fork, exit) is a leaf: it uses no symbol of
+#    another shim module.  Modules reach it through sc_part_register; it
+#    reaches them only through the function pointers they registered, which
+#    nm does not see: the one allowed back edge.
+# 3. The include graph of src/shim has no cycle: a node per file name
+#    without its extension (x.c and x.h are module x), an edge for each
+#    #include "y.h" of a header of src/shim.
+# 4. No file under src/report, src/cli or src/common includes a shim header.
+# 5. No .c file under src/ declares, at file scope, an extern or a function
+#    prototype that is not a definition (static forward declarations and
+#    typedefs excepted): what crosses files is declared in a header.
+# 6. Every file of src/shim that has a pthread_mutex_t registers an sc_part
+#    with a lock and a child reset (SC_PART_REGISTER), so the fork handler
+#    takes that lock and the child re-initializes it.
+. "${top_builddir:-.}/tests/env.sh"
+src="$abs_top_srcdir/src"
+lib="$abs_top_builddir/src/shim/$LT_OBJDIR/libscshim.a"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-layering.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+echo "1..6"
+
+# --- 1, 2: nm ------------------------------------------------------------
+if [ ! -f "$lib" ]; then
+    echo "not ok 1 - no $lib"; echo "not ok 2 - no $lib"
+else
+    # "path:member:addr T name" or "path:member: U name" -> D|U name module
+    nm -A "$lib" 2>/dev/null | awk '{
+        n = split($1, a, ":"); m = a[2]; sub(/^.*_la-/, "", m); sub(/\.o$/, "", m)
+        if ($2 == "U") print "U", $3, m
+        else if ($2 ~ /^[TDBRVGSWu]$/) print "D", $3, m
+    }' > "$tmp/syms"
+    awk '$1 == "D" { def[$2] = $3 }
+         $1 == "U" { n++; sym[n] = $2; mod[n] = $3 }
+         END { for (i = 1; i <= n; i++)
+                   if ((sym[i] in def) && def[sym[i]] != mod[i]) print mod[i], def[sym[i]], sym[i] }' \
+        "$tmp/syms" | sort -u > "$tmp/edges"
+    nmods=$(awk '{ print $3 }' "$tmp/syms" | sort -u | wc -l)
+    nedges=$(awk '{ print $1, $2 }' "$tmp/edges" | sort -u | wc -l)
+    if [ "$nmods" -lt 10 ]; then
+        echo "not ok 1 - only $nmods modules in $lib"
+    elif awk '{ print $1, $2 }' "$tmp/edges" | sort -u | tsort > /dev/null 2> "$tmp/loop"; then
+        echo "ok 1 - the shim's $nmods modules and $nedges dependencies have no cycle"
+    else
+        echo "not ok 1 - the shim's modules depend on each other in a cycle:"
+        sed 's/^/# /' "$tmp/loop"
+        awk '{ print "#   " $1 " -> " $2 " (" $3 ")" }' "$tmp/edges"
+    fi
+    core_out=$(awk '$1 == "core" { print "#   core -> " $2 " (" $3 ")" }' "$tmp/edges")
+    if ! grep -q " core$" "$tmp/syms"; then
+        echo "not ok 2 - no core module in $lib"
+    elif [ -z "$core_out" ]; then
+        echo "ok 2 - core uses no other module (they register with it)"
+    else
+        echo "not ok 2 - core names other modules:"
+        echo "$core_out"
+    fi
+fi
+
+# --- 3: includes of src/shim ---------------------------------------------
+: > "$tmp/inc"
+for f in "$src"/shim/*.c "$src"/shim/*.h "$src"/shim/*.S; do
+    [ -f "$f" ] || continue
+    b=$(basename "$f"); b=${b%.*}
+    sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\)\.h".*/\1/p' "$f" | while read -r h; do
+        [ -f "$src/shim/$h.h" ] && [ "$h" != "$b" ] && echo "$b $h"
+    done >> "$tmp/inc"
+done
+if sort -u "$tmp/inc" | tsort > /dev/null 2> "$tmp/loop"; then
+    echo "ok 3 - the includes of src/shim have no cycle ($(sort -u "$tmp/inc" | wc -l) edges)"
+else
+    echo "not ok 3 - the includes of src/shim form a cycle:"
+    sed 's/^/# /' "$tmp/loop"
+fi
+
+# --- 4: report, cli and common do not include the shim ---------------------
+bad=
+for d in report cli common; do
+    for f in "$src/$d"/*.c "$src/$d"/*.h; do
+        [ -f "$f" ] || continue
+        for h in $(sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$f"); do
+            hb=$(basename "$h")
+            if [ -f "$src/shim/$hb" ] && [ ! -f "$src/$d/$hb" ] && [ "$hb" != config.h ]; then
+                bad="$bad ${f#$src/}:$h"
+            fi
+        done
+    done
+done
+if [ -z "$bad" ]; then
+    echo "ok 4 - src/report, src/cli and src/common include no shim header"
+else
+    echo "not ok 4 - shim headers included from outside the shim:$bad"
+fi
+
+# --- 5: declarations in .c files ------------------------------------------
+# Comments, strings, preprocessor lines and everything inside braces are
+# skipped; each file-scope statement ending in ';' is judged.
+find "$src" -name '*.c' | sort | xargs awk '
+function judge(   t) {
+    t = stmt; gsub(/[ \t]+/, " ", t); sub(/^ /, "", t); stmt = ""
+    if (t ~ /^(typedef|static|_Static_assert)[ (]/ || t ~ / static /) return
+    if (t ~ /^extern / || t ~ /\)( __attribute__\(\(.*\)\))? ?;$/)
+        printf "# %s:%d: %s\n", FILENAME, sline, t
+}
+FNR == 1 { depth = 0; incom = 0; cont = 0; stmt = "" }
+{
+    line = $0; out = ""
+    while (length(line)) {
+        if (incom) {
+            i = index(line, "*/"); if (!i) { line = ""; break }
+            line = substr(line, i + 2); incom = 0; continue
+        }
+        i = index(line, "/*"); j = index(line, "//")
+        if (j && (!i || j < i)) { out = out substr(line, 1, j - 1); line = ""; break }
+        if (!i) { out = out line; line = ""; break }
+        out = out substr(line, 1, i - 1) " "; line = substr(line, i + 2); incom = 1
+    }
+    line = out
+    if (cont || line ~ /^[ \t]*#/) { cont = (line ~ /\\$/); next }
+    gsub(/"([^"\\]|\\.)*"/, "\"\"", line); gsub(/\047([^\047\\]|\\.)*\047/, "0", line)
+    for (k = 1; k <= length(line); k++) {
+        c = substr(line, k, 1)
+        if (c == "{") { if (depth == 0) stmt = ""; depth++; continue }
+        if (c == "}") { depth--; if (depth == 0) stmt = ""; continue }
+        if (depth > 0) continue
+        if (c == ";") { stmt = stmt c; judge(); continue }
+        if (stmt == "" && c ~ /[ \t]/) continue
+        if (stmt == "") sline = FNR
+        stmt = stmt c
+    }
+    if (depth == 0 && stmt != "") stmt = stmt " "
+}' > "$tmp/decls"
+if [ -s "$tmp/decls" ]; then
+    echo "not ok 5 - declarations in .c files under src/ (put them in a header):"
+    cat "$tmp/decls"
+else
+    echo "ok 5 - no extern or prototype at file scope in a .c file under src/"
+fi
+
+# --- 6: every lock of the shim is a registered part's -----------------------
+bad=
+for f in "$src"/shim/*.c; do
+    grep -q 'pthread_mutex_t' "$f" || continue
+    b=$(basename "$f")
+    [ "$b" = core.c ] && continue   # the registry's own lock: the fork handler takes it first
+    if ! grep -q '^SC_PART_REGISTER(' "$f"; then
+        bad="$bad $b(not registered)"
+    elif ! grep -q 'static const sc_part [a-z_]* = {"[a-z]*", [0-9]*, [a-z_]*lock[a-z_]*, [a-z_]*unlock[a-z_]*, [a-z_]*child[a-z_]*,' "$f"; then
+        bad="$bad $b(part without lock, unlock and child reset)"
+    fi
+done
+if [ -z "$bad" ]; then
+    echo "ok 6 - every file of src/shim with a lock registers it for fork"
+else
+    echo "not ok 6 - locks the fork handler would not take:$bad"
+fi
