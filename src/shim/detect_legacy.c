@@ -76,29 +76,20 @@ void sc_detect_legacy_submission(sc_thread *t, sc_op *op)
        legacy stream orders with exists; detect mode cannot price it, so the
        report keeps it a warning only if that stream was busy (pending). */
     if (op->kind != SC_K_WAIT_EVENT && op->kind != SC_K_MEMSET) {
-        int others = 0, pending;
-        if (is_cublas) {
-            /* SC601 is about the library's work sharing one queue with the
-               program's other legacy work instead of running beside the
-               program's streams: any stream counts, blocking or not, and it
-               costs only while one of them has work (PyTorch's idle pool
-               streams do not make its handle a warning). */
-            others = cq.all > 0 || atomic_load(&sc_g.ptds_used);
-            sc_busy_q q = {.ctx = ctx, .skip_legacy = 1};
-            pending = others && sc_busy_others(t, &q) > 0;
-            if (!others)
-                pending = sc_legacy_serializes(t, &cq, &others);
-        } else {
-            pending = sc_legacy_serializes(t, &cq, &others);
-        }
+        int others = 0;
+        int pending = sc_legacy_serializes(t, &cq, &others);
         /* An event recorded on the legacy stream is a point after all the
            blocking streams' work: how programs time or join several
            streams (NVIDIA's samples: "record in stream 0 to ensure that
            all previous CUDA calls have completed").  The program asked for
            that order; a note. */
         int asked = op->kind == SC_K_EVENT_RECORD;
-        if (is_cublas && others)
-            sc_event_add(op, SC_RULE_SC601, SC_SEV_WARNING, pending);
+        /* cuBLAS on the legacy stream while the program has streams of
+           its own: SC601, a warning when the legacy stream orders with them
+           (blocking streams), else a note (its work could have gone to
+           them: PyTorch's idle pool streams make it a note). */
+        if (is_cublas && (cq.all > 0 || atomic_load(&sc_g.ptds_used)))
+            sc_event_add(op, SC_RULE_SC601, others ? SC_SEV_WARNING : SC_SEV_NOTE, pending);
         else
             sc_event_add(op, SC_RULE_SC101, others && !asked ? SC_SEV_WARNING : SC_SEV_NOTE, pending);
     }

@@ -132,6 +132,7 @@ static void fill_counts(sc_report *r, const count_acc *a)
 
 /* ------------------------------------------------------- findings --- */
 typedef struct build {
+    uint64_t churn[2][2];   /* [host][free]: calls, for SC303 */
     sc_report *r;
     uint64_t *sites;      /* call sites referenced, to emit */
     size_t nsites;
@@ -239,11 +240,34 @@ static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
 
 /* SC303 is judged over the whole run: one call site that allocated or freed
    at least ALLOC_LOOP_MIN times. */
+/* SC303 is churn: memory allocated and freed over and over.  A site that
+   only allocates (a caching allocator growing its pool, buffers made up
+   front in a loop) is not, unless the process also freed about as much
+   memory of that kind.  Kind: 0 device, 1 pinned host; index 2: frees. */
+static void alloc_kind(unsigned api, int *host, int *is_free)
+{
+    const char *n = sc_apis[api].name;
+    *host = strstr(n, "Host") != NULL;
+    *is_free = strstr(n, "Free") != NULL || strstr(n, "Unregister") != NULL;
+}
+
+static void count_churn(const sc_agg_key *k, const sc_agg_val *v, void *arg)
+{
+    uint64_t (*n)[2] = arg;
+    int host, is_free;
+    alloc_kind(k->api, &host, &is_free);
+    n[host][is_free] += v->count;
+}
+
 static void add_alloc_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
 {
     build *b = arg;
     if ((long)v->count < sc_opt.alloc_loop_min)
         return;
+    int host, is_free;
+    alloc_kind(k->api, &host, &is_free);
+    if (b->churn[host][!is_free] * 2 < v->count)
+        return;   /* allocations without as many frees (or the reverse): growth, not churn */
     sc_finding *f = new_finding(b, SC_RULE_SC303, SC_SEV_WARNING, k->api, k->rt, k->site);
     if (!f)
         return;
@@ -434,8 +458,9 @@ sc_report *sc_shim_build_report(void)
     fill_counts(r, acc);
     free(acc);
 
-    build b = {r, NULL, 0};
+    build b = {.r = r};
     sc_aggs_foreach(SC_AGG_FINDING, add_finding, &b);
+    sc_aggs_foreach(SC_AGG_ALLOC, count_churn, b.churn);
     sc_aggs_foreach(SC_AGG_ALLOC, add_alloc_site, &b);
     sc_aggs_foreach(SC_AGG_LEGACY, add_legacy_site, &b);
     sc_aggs_foreach(SC_AGG_REDIRECT, add_redirect, &b);
