@@ -320,17 +320,27 @@ static int render_processes(const sc_report *r, FILE *out)
 
 /* ---------------------------------------------------------- findings --- */
 
-static void frame_lines(const sc_callsite *cs, unsigned max, FILE *out, long number)
+/* The frames of a finding's call site, from the one it is shown at (the
+   launch line, not nvcc's glue nor NVIDIA's libraries): Python frames,
+   then native ones from the primary frame.  The call-sites table has them
+   all. */
+static void frame_lines(const sc_callsite *cs, unsigned max, FILE *out, long number,
+                        const sc_srcroot *root)
 {
     char b[1024];
     unsigned shown = 0;
     size_t total = cs->npy + cs->nframes;
-    for (size_t i = 0; i < cs->npy && shown < max; i++, shown++) {
-        sc_pyframe_format(&cs->py[i], b, sizeof b);
+    int py;
+    long at = sc_callsite_shown(cs, &py);
+    size_t p0 = py && at > 0 ? (size_t)at : 0;
+    long prim = sc_callsite_primary(cs);
+    size_t n0 = prim > 0 ? (size_t)prim : 0;
+    for (size_t i = p0; i < cs->npy && shown < max; i++, shown++) {
+        sc_pyframe_format_in(&cs->py[i], root, b, sizeof b);
         fprintf(out, "%*s%s\n", shown ? FIELD_COL : 0, "", b);
     }
-    for (size_t i = 0; i < cs->nframes && shown < max; i++, shown++) {
-        sc_frame_format(&cs->frames[i], b, sizeof b);
+    for (size_t i = n0; i < cs->nframes && shown < max; i++, shown++) {
+        sc_frame_format_in(&cs->frames[i], root, b, sizeof b);
         fprintf(out, "%*s%s\n", shown ? FIELD_COL : 0, "", b);
     }
     if (total > shown)
@@ -341,7 +351,7 @@ static void frame_lines(const sc_callsite *cs, unsigned max, FILE *out, long num
 }
 
 static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
-                           const sc_render_opts *o)
+                           const sc_render_opts *o, const sc_srcroot *root)
 {
     const sc_rule_info *ri = &sc_rules[f->rule];
     char b[128];
@@ -380,15 +390,18 @@ static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
     if (k < 0) {
         fprintf(out, FIELD "none recorded\n", "Call site");
     } else {
+        if (r->callsites[k].thread_name)
+            fprintf(out, FIELD "%s\n", "Thread", r->callsites[k].thread_name);
         fprintf(out, FIELD "#%ld (%s)\n", "Call site", k + 1, f->callsite);
         fprintf(out, "%*s", FIELD_COL, "");
-        frame_lines(&r->callsites[k], max, out, k);
+        frame_lines(&r->callsites[k], max, out, k, root);
     }
     fprintf(out, FIELD, "Fix");
     wrap(out, ri->advice, FIELD_COL, FIELD_COL);
 }
 
-static void render_findings(const sc_report *r, FILE *out, const sc_render_opts *o)
+static void render_findings(const sc_report *r, FILE *out, const sc_render_opts *o,
+                            const sc_srcroot *root)
 {
     static const struct {
         sc_severity sev;
@@ -409,13 +422,14 @@ static void render_findings(const sc_report *r, FILE *out, const sc_render_opts 
         section(out, "%s (%" PRIu64 ")", groups[g].title, n[g]);
         for (size_t i = 0; i < r->nfindings; i++)
             if (r->findings[i].severity == groups[g].sev)
-                render_finding(r, &r->findings[i], out, o);
+                render_finding(r, &r->findings[i], out, o, root);
     }
 }
 
 /* ---------------------------------------------------------- tables --- */
 
-static void render_callsites(const sc_report *r, FILE *out)
+/* Every frame; '>' marks the one the call site is shown at. */
+static void render_callsites(const sc_report *r, FILE *out, const sc_srcroot *root)
 {
     char b[1024];
     if (!r->ncallsites)
@@ -423,14 +437,19 @@ static void render_callsites(const sc_report *r, FILE *out)
     section(out, "Call sites (%zu)", r->ncallsites);
     for (size_t i = 0; i < r->ncallsites; i++) {
         const sc_callsite *cs = &r->callsites[i];
-        fprintf(out, "%s%3zu  %s\n", i ? "\n" : "", i + 1, cs->id);
+        int py;
+        long at = sc_callsite_shown(cs, &py);
+        fprintf(out, "%s%3zu  %s", i ? "\n" : "", i + 1, cs->id);
+        if (cs->thread_name)
+            fprintf(out, "  thread: %s", cs->thread_name);
+        fputc('\n', out);
         for (size_t j = 0; j < cs->npy; j++) {
-            sc_pyframe_format(&cs->py[j], b, sizeof b);
-            fprintf(out, "       py  %s\n", b);
+            sc_pyframe_format_in(&cs->py[j], root, b, sizeof b);
+            fprintf(out, "    %c  py  %s\n", py && (long)j == at ? '>' : ' ', b);
         }
         for (size_t j = 0; j < cs->nframes; j++) {
-            sc_frame_format(&cs->frames[j], b, sizeof b);
-            fprintf(out, "      %3zu  %s\n", j, b);
+            sc_frame_format_in(&cs->frames[j], root, b, sizeof b);
+            fprintf(out, "    %c %3zu  %s\n", !py && (long)j == at ? '>' : ' ', j, b);
         }
         if (!cs->npy && !cs->nframes)
             fprintf(out, "           (no frames)\n");
@@ -594,11 +613,17 @@ static int render_redirects(const sc_report *r, FILE *out)
 static int render_body(const sc_report *r, FILE *out, const sc_render_opts *o)
 {
     char line[160];
-    render_header(r, out);
-    if (r->nprocs > 1 && render_processes(r, out) < 0)
+    sc_srcroot root;
+    if (sc_srcroot_init(&root, o->srcroot) < 0)
         return -1;
-    render_findings(r, out, o);
-    render_callsites(r, out);
+    render_header(r, out);
+    if (r->nprocs > 1 && render_processes(r, out) < 0) {
+        sc_srcroot_free(&root);
+        return -1;
+    }
+    render_findings(r, out, o, &root);
+    render_callsites(r, out, &root);
+    sc_srcroot_free(&root);
     if (render_counts(r, out, o) < 0)
         return -1;
     render_overhead(r, out);
