@@ -83,6 +83,21 @@ int sc_system_library(const char *path)
 
 #define STUB_PREFIX "__device_stub__"
 
+/* What follows "__device_stub__" in a stub's name, demangled
+   (__device_stub__Z8sc_saxpyifPKfPf(int, ...)) or not, when the demangler
+   was missing (_Z31__device_stub__Z8sc_saxpyifPKfPfifPKfPf); else NULL. */
+static const char *stub_kernel(const char *fn)
+{
+    if (!fn)
+        return NULL;
+    if (fn[0] == '_' && fn[1] == 'Z' && isdigit((unsigned char)fn[2])) {
+        fn += 2;
+        while (isdigit((unsigned char)*fn))
+            fn++;
+    }
+    return starts(fn, STUB_PREFIX) ? fn + strlen(STUB_PREFIX) : NULL;
+}
+
 /* The headers nvcc's launch code lives in: CUDA's include/crt/ headers
    (__cudaLaunchKernel_helper in crt/device_functions.h) and
    cuda_runtime.h (the cudaLaunchKernel template). */
@@ -106,7 +121,7 @@ static int nvcc_stub_file(const char *file)
 
 int sc_frame_is_launch_glue(const sc_frame *f)
 {
-    return (f->function && starts(f->function, STUB_PREFIX)) || (f->file && (cuda_glue_header(f->file) ||
+    return stub_kernel(f->function) || (f->file && (cuda_glue_header(f->file) ||
                                                                             nvcc_stub_file(f->file)));
 }
 
@@ -198,7 +213,9 @@ static size_t demangled_name(const char *fn, const char **name)
     const char *end = fn;
     int depth = 0;
     for (; *end; end++) {
-        if (*end == '<')
+        if (starts(end, "(anonymous namespace)"))
+            end += strlen("(anonymous namespace)") - 1;
+        else if (*end == '<')
             depth++;
         else if (*end == '>')
             depth--;
@@ -228,10 +245,10 @@ static size_t demangled_name(const char *fn, const char **name)
    innermost to it. */
 static int kernel_wrapper(const sc_frame *stub, const sc_frame *f)
 {
-    if (!f->function || !stub->function)
+    const char *k, *n, *sk = stub_kernel(stub->function);
+    if (!f->function || !sk)
         return 0;
-    const char *k, *n;
-    size_t kl = mangled_kernel_name(stub->function + strlen(STUB_PREFIX), &k);
+    size_t kl = mangled_kernel_name(sk, &k);
     size_t nl = f->function[0] == '_' && f->function[1] == 'Z' ? mangled_kernel_name(f->function, &n)
                                                                 : demangled_name(f->function, &n);
     return kl && kl == nl && !memcmp(k, n, kl);
@@ -248,8 +265,7 @@ long sc_callsite_primary(const sc_callsite *cs)
         const sc_frame *f = &cs->frames[i];
         if (sc_nvidia_library(f->module) || sc_frame_is_launch_glue(f))
             continue;
-        if (i > 0 && cs->frames[i - 1].function && starts(cs->frames[i - 1].function, STUB_PREFIX) &&
-            kernel_wrapper(&cs->frames[i - 1], f))
+        if (i > 0 && kernel_wrapper(&cs->frames[i - 1], f))
             continue;
         if (first_kept < 0)
             first_kept = (long)i;

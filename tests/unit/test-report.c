@@ -384,6 +384,20 @@ START_TEST(primary_frame)
     ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x20, "main", "/home/ci/proj/app.cu", 9), 0);
     ck_assert_int_eq(sc_callsite_primary(cs), 2);
 
+    /* Without a demangler, raw names; a kernel in an anonymous namespace. */
+    cs = site(r, "0000000000000009");
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x10, "_Z31__device_stub__Z8sc_saxpyifPKfPfifPKfPf", NULL, 0), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x10, "_Z8sc_saxpyifPKfPf", "/home/ci/proj/k.cuh", 31), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x20, "main", "/home/ci/proj/app.cu", 30), 0);
+    ck_assert_int_eq(sc_callsite_primary(cs), 2);
+    cs = site(r, "000000000000000a");
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x10,
+                                           "__device_stub__ZN12_GLOBAL__N_14kernEPf(float*)", NULL, 0), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x10, "(anonymous namespace)::kern(float*)",
+                                           "/home/ci/proj/k.cu", 5), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x20, "main", "/home/ci/proj/app.cu", 30), 0);
+    ck_assert_int_eq(sc_callsite_primary(cs), 2);
+
     /* PyTorch's autograd thread: no Python frame, cuDNN's frames on top of
        libtorch_cuda without line numbers, libc with them. */
     cs = site(r, "0000000000000005");
