@@ -70,6 +70,8 @@ static void usage(FILE *out)
 "  --rules LIST           report only these rules (ids or names)\n"
 "  --ignore LIST          do not report these rules\n"
 "  --suppressions FILE    drop findings matched by FILE (libstreamcheck(7))\n"
+"  --source-root DIR      show source files below DIR relative to it (SARIF:\n"
+"                         uriBaseId SRCROOT); default: the current directory\n"
 "  --fail-on LEVEL        error, warning, note or never (default never): exit\n"
 "                         with --error-exitcode when findings reach LEVEL\n"
 "  --error-exitcode N     exit status for --fail-on (default 1)\n"
@@ -78,7 +80,8 @@ static void usage(FILE *out)
 "  --warn-cost TIME       a finding is a warning only if it cost this much\n"
 "                         (default 1ms) ...\n"
 "  --warn-share PCT       ... and this share of the run time (default 0.5%%)\n"
-"  --stack-depth N        native frames per call site (1-64, default 8)\n"
+"  --stack-depth N        native frames of the program per call site (1-64,\n"
+"                         default 8; NVIDIA's libraries not counted)\n"
 "  --python-depth N       Python frames per call site (0-32, default 4)\n"
 "  --config FILE          settings file (STREAMCHECK_CONFIG)\n"
 "  --log-level LEVEL      quiet, warning, info or debug\n"
@@ -390,6 +393,7 @@ enum {
     O_FORMAT = 256, O_OUTPUT, O_SIMULATE, O_REDIRECT, O_REDIRECT_METHOD, O_RULES, O_IGNORE,
     O_SUPPRESSIONS, O_FAIL_ON, O_ERROR_EXITCODE, O_STACK_DEPTH, O_PYTHON_DEPTH, O_CONFIG,
     O_LOG_LEVEL, O_LIST_RULES, O_SELFTEST, O_VERSION, O_HELP, O_TOP, O_WARN_COST, O_WARN_SHARE,
+    O_SOURCE_ROOT,
 };
 
 /* "--top N" or "--top all" as STREAMCHECK_TOP (0 is all). */
@@ -449,6 +453,7 @@ int main(int argc, char **argv)
         {"rules", required_argument, 0, O_RULES},
         {"ignore", required_argument, 0, O_IGNORE},
         {"suppressions", required_argument, 0, O_SUPPRESSIONS},
+        {"source-root", required_argument, 0, O_SOURCE_ROOT},
         {"fail-on", required_argument, 0, O_FAIL_ON},
         {"error-exitcode", required_argument, 0, O_ERROR_EXITCODE},
         {"stack-depth", required_argument, 0, O_STACK_DEPTH},
@@ -493,6 +498,15 @@ int main(int argc, char **argv)
                 return 2;
             }
             set_option(&o, SC_OPT_SUPPRESSIONS, optarg, "--suppressions");
+            break;
+        }
+        case O_SOURCE_ROOT: {
+            /* Absolute: the program may change directory before it exits. */
+            struct stat sb;
+            char *abs;
+            if (stat(optarg, &sb) || !S_ISDIR(sb.st_mode) || !(abs = realpath(optarg, NULL)))
+                die_usage("--source-root '%s' is not a directory", optarg);
+            set_option(&o, SC_OPT_SOURCE_ROOT, abs, "--source-root");
             break;
         }
         case O_FAIL_ON: o.fail_on = parse_fail_on(optarg); break;

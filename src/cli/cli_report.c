@@ -40,8 +40,9 @@ void sc_cli_report_usage(FILE *out)
         "      --error-exitcode N   exit status when findings reach LEVEL (default: 1)\n"
         "      --expect FILE        check the merged report against FILE instead of\n"
         "                           rendering it; exit 0 if it matches, 1 if not\n"
-        "      --srcroot DIR        SARIF: file paths relative to DIR (default: the\n"
-        "                           current directory)\n"
+        "      --source-root DIR    source files below DIR shown relative to it, in\n"
+        "                           text and SARIF (uriBaseId SRCROOT); default: the\n"
+        "                           current directory (--srcroot: the same)\n"
         "      --max-frames N       text: frames shown per finding (default: 4)\n"
         "      --top N|all          text: findings shown in full, ranked by cost\n"
         "                           (default: 10); the rest get one line per rule\n"
@@ -154,6 +155,7 @@ static int parse_args(int argc, char **argv, cli *c, int *done)
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
         {"error-exitcode", required_argument, NULL, OPT_EXITCODE},
         {"expect", required_argument, NULL, OPT_EXPECT},
+        {"source-root", required_argument, NULL, OPT_SRCROOT},
         {"srcroot", required_argument, NULL, OPT_SRCROOT},
         {"max-frames", required_argument, NULL, OPT_MAX_FRAMES},
         {"top", required_argument, NULL, OPT_TOP},

@@ -229,6 +229,7 @@ static int apply(sc_options *o, sc_opt_id id, const char *v, char *err, size_t e
     case SC_OPT_RULES: o->rules = bits; break;
     case SC_OPT_IGNORE: o->ignore = bits; break;
     case SC_OPT_SUPPRESSIONS: snprintf(o->suppressions, sizeof o->suppressions, "%s", v); break;
+    case SC_OPT_SOURCE_ROOT: snprintf(o->source_root, sizeof o->source_root, "%s", v); break;
     case SC_OPT_ALLOC_LOOP_MIN: o->alloc_loop_min = l; break;
     case SC_OPT_SYNC_FREQUENT: o->sync_frequent = l; break;
     case SC_OPT_TOP: o->top = l; break;
@@ -355,6 +356,7 @@ void sc_options_dump(const sc_options *o, FILE *out)
             break;
         }
         case SC_OPT_SUPPRESSIONS: snprintf(val, sizeof val, "%s", o->suppressions); break;
+        case SC_OPT_SOURCE_ROOT: snprintf(val, sizeof val, "%s", o->source_root); break;
         case SC_OPT_ALLOC_LOOP_MIN: snprintf(val, sizeof val, "%ld", o->alloc_loop_min); break;
         case SC_OPT_SYNC_FREQUENT: snprintf(val, sizeof val, "%ld", o->sync_frequent); break;
         case SC_OPT_TOP: snprintf(val, sizeof val, "%ld", o->top); break;

@@ -37,6 +37,7 @@ typedef struct sc_options {
     unsigned long long rules;  /* bit per rule; 0 = all */
     unsigned long long ignore; /* bit per rule */
     char suppressions[4096];
+    char source_root[4096];    /* "": the current directory when the report is written */
     long alloc_loop_min;
     long sync_frequent;
     long top;                  /* text report: findings shown in full; 0 = all */

@@ -6,7 +6,7 @@ SC_REPORT_CPPFLAGS = -I$(top_srcdir)/src/report $(SC_COMMON_CPPFLAGS)
 
 noinst_LTLIBRARIES += src/report/libscreport.la
 src_report_libscreport_la_SOURCES = \
-	src/report/report.c src/report/report.h \
+	src/report/report.c src/report/report.h src/report/frames.c \
 	src/report/report_text.c src/report/report_json.c src/report/report_read.c \
 	src/report/report_sarif.c src/report/report_junit.c \
 	src/report/suppress.c src/report/suppress.h \

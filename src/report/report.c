@@ -48,6 +48,7 @@ void sc_callsite_clear(sc_callsite *cs)
         free(cs->py[i].function);
     }
     free(cs->py);
+    free(cs->thread_name);
 }
 
 void sc_finding_clear(sc_finding *f)
@@ -90,6 +91,7 @@ static int callsite_copy(sc_callsite *d, const sc_callsite *s)
     int ok = 1;
     memset(d, 0, sizeof *d);
     memcpy(d->id, s->id, sizeof d->id);
+    d->thread_name = dup_ok(s->thread_name, &ok);
     if (s->nframes) {
         d->frames = calloc(s->nframes, sizeof *d->frames);
         if (!d->frames)
@@ -881,32 +883,33 @@ const char *sc_basename(const char *path)
 int sc_callsite_source(const sc_callsite *cs, const char **file, unsigned *line,
                        const char **function)
 {
-    if (!cs)
+    int py;
+    long i = sc_callsite_shown(cs, &py);
+    if (i < 0)
         return -1;
-    for (size_t i = 0; i < cs->npy; i++)
-        if (cs->py[i].file && cs->py[i].line) {
-            *file = cs->py[i].file;
-            *line = cs->py[i].line;
-            *function = cs->py[i].function;
-            return 0;
-        }
-    for (size_t i = 0; i < cs->nframes; i++)
-        if (cs->frames[i].file && cs->frames[i].line) {
-            *file = cs->frames[i].file;
-            *line = cs->frames[i].line;
-            *function = cs->frames[i].function;
-            return 0;
-        }
+    if (py && cs->py[i].file && cs->py[i].line) {
+        *file = cs->py[i].file;
+        *line = cs->py[i].line;
+        *function = cs->py[i].function;
+        return 0;
+    }
+    if (!py && cs->frames[i].file && cs->frames[i].line) {
+        *file = cs->frames[i].file;
+        *line = cs->frames[i].line;
+        *function = cs->frames[i].function;
+        return 0;
+    }
     return -1;
 }
 
-void sc_frame_format(const sc_frame *f, char *buf, size_t len)
+void sc_frame_format_in(const sc_frame *f, const sc_srcroot *root, char *buf, size_t len)
 {
-    char where[512];
-    if (f->file && f->line)
-        snprintf(where, sizeof where, "%s:%u", f->file, f->line);
-    else if (f->file)
-        snprintf(where, sizeof where, "%s", f->file);
+    char where[512], rb[512];
+    const char *file = f->file ? sc_srcroot_show(root, f->file, rb, sizeof rb) : NULL;
+    if (file && f->line)
+        snprintf(where, sizeof where, "%s:%u", file, f->line);
+    else if (file)
+        snprintf(where, sizeof where, "%s", file);
     else if (f->module)
         snprintf(where, sizeof where, "%s+0x%" PRIx64, sc_basename(f->module), f->offset);
     else
@@ -917,13 +920,24 @@ void sc_frame_format(const sc_frame *f, char *buf, size_t len)
         snprintf(buf, len, "%s", where);
 }
 
-void sc_pyframe_format(const sc_pyframe *f, char *buf, size_t len)
+void sc_frame_format(const sc_frame *f, char *buf, size_t len)
 {
-    const char *file = f->file ? f->file : "<unknown>";
+    sc_frame_format_in(f, NULL, buf, len);
+}
+
+void sc_pyframe_format_in(const sc_pyframe *f, const sc_srcroot *root, char *buf, size_t len)
+{
+    char rb[512];
+    const char *file = f->file ? sc_srcroot_show(root, f->file, rb, sizeof rb) : "<unknown>";
     if (f->function)
         snprintf(buf, len, "%s:%u in %s()", file, f->line, f->function);
     else
         snprintf(buf, len, "%s:%u", file, f->line);
+}
+
+void sc_pyframe_format(const sc_pyframe *f, char *buf, size_t len)
+{
+    sc_pyframe_format_in(f, NULL, buf, len);
 }
 
 void sc_finding_line(const sc_finding *f, char *buf, size_t len)
@@ -945,28 +959,22 @@ void sc_finding_line(const sc_finding *f, char *buf, size_t len)
              blocked, f->pending, f->count, lost, bytes);
 }
 
+void sc_callsite_where_in(const sc_callsite *cs, const sc_srcroot *root, char *buf, size_t len)
+{
+    int py;
+    long i = sc_callsite_shown(cs, &py);
+    if (i < 0) {
+        snprintf(buf, len, "no call site");
+    } else if (py) {
+        sc_pyframe_format_in(&cs->py[i], root, buf, len);
+    } else {
+        sc_frame_format_in(&cs->frames[i], root, buf, len);
+    }
+}
+
 void sc_callsite_where(const sc_callsite *cs, char *buf, size_t len)
 {
-    const char *file, *fn;
-    unsigned line;
-    if (cs && sc_callsite_source(cs, &file, &line, &fn) == 0) {
-        /* Keep the frame's own style: Python "file:line in f()", C "f (file:line)". */
-        int py = 0;
-        for (size_t i = 0; i < cs->npy; i++)
-            py |= cs->py[i].file == file;
-        if (py)
-            snprintf(buf, len, fn ? "%s:%u in %s()" : "%s:%u", file, line, fn);
-        else if (fn)
-            snprintf(buf, len, "%s (%s:%u)", fn, file, line);
-        else
-            snprintf(buf, len, "%s:%u", file, line);
-    } else if (cs && cs->npy) {
-        sc_pyframe_format(&cs->py[0], buf, len);
-    } else if (cs && cs->nframes) {
-        sc_frame_format(&cs->frames[0], buf, len);
-    } else {
-        snprintf(buf, len, "no call site");
-    }
+    sc_callsite_where_in(cs, NULL, buf, len);
 }
 
 /* v / unit with three decimals, rounded half up, without floating point

@@ -43,9 +43,12 @@ typedef struct sc_pyframe {
 typedef struct sc_callsite {
     char id[17];       /* 16 lowercase hex digits: stable hash of the frames */
     size_t nframes;
-    sc_frame *frames;  /* innermost first; the shim's own frames are not here */
+    sc_frame *frames;  /* innermost first; the shim's own frames and NVIDIA's
+                          libraries (sc_nvidia_library) are not here */
     size_t npy;
     sc_pyframe *py;    /* innermost first */
+    char *thread_name; /* the name of a thread other than the main one that
+                          reached it (pt_autograd_0); NULL if none */
 } sc_callsite;
 
 /* How a finding's cost was estimated (sc_cost_basis_name gives the JSON
@@ -147,8 +150,11 @@ typedef struct sc_render_opts {
     int color;          /* text: ANSI colour */
     unsigned max_frames;/* text: frames shown per call site (0 = 4) */
     int verbose;        /* text: also list per-library api counts */
-    const char *srcroot;/* SARIF: artifact URIs below this directory are made
-                           relative to it (uriBaseId SRCROOT); NULL: none */
+    const char *srcroot;/* the source root: SARIF artifact URIs below it are
+                           relative to it (uriBaseId SRCROOT), and the text
+                           report shows paths below it relative; a relative
+                           one is taken from the current directory; NULL:
+                           none */
     sc_fail_level fail_on; /* JUnit: lowest severity that fails a test case */
     unsigned top;       /* text: findings shown in full (0 = 10); the rest get
                            one line per rule.  SC_TOP_ALL shows all. */
@@ -284,8 +290,8 @@ sc_api_total *sc_api_totals(const sc_report *r, size_t *n);
 /* Index of a call site, or -1. */
 long sc_report_callsite_index(const sc_report *r, const char *id);
 /* The frame a person would open: the innermost Python frame with file and
-   line, else the innermost native one.  Returns 0 and fills the pointers
-   (function may be NULL), or -1 when no frame has a source location. */
+   line, else the primary native frame (sc_callsite_primary) when it has
+   them.  Returns 0 and fills the pointers (function may be NULL), or -1. */
 int sc_callsite_source(const sc_callsite *cs, const char **file, unsigned *line,
                        const char **function);
 /* One line about a finding's numbers: "cudaMemcpyAsync -> cuMemcpyDtoHAsync_v2:
@@ -296,9 +302,59 @@ void sc_finding_line(const sc_finding *f, char *buf, size_t len);
    sc_callsite_source picks it ("train.py:42 in step()", "main (app.cu:42)"),
    else the innermost frame, else "no call site". */
 void sc_callsite_where(const sc_callsite *cs, char *buf, size_t len);
-/* "step (train.py:42)" style renderings, see report.c. */
+/* "step (train.py:42)" style renderings, see report.c; the _in forms show
+   a file below the source root relative to it (root may be NULL). */
+typedef struct sc_srcroot sc_srcroot;
 void sc_frame_format(const sc_frame *f, char *buf, size_t len);
 void sc_pyframe_format(const sc_pyframe *f, char *buf, size_t len);
+void sc_frame_format_in(const sc_frame *f, const sc_srcroot *root, char *buf, size_t len);
+void sc_pyframe_format_in(const sc_pyframe *f, const sc_srcroot *root, char *buf, size_t len);
+void sc_callsite_where_in(const sc_callsite *cs, const sc_srcroot *root, char *buf, size_t len);
+
+/* ---- frames (frames.c) ---- */
+/* Whether an ELF object (path or basename) is one of NVIDIA's CUDA
+   libraries: the driver and runtime, cuDNN, cuBLAS(Lt), cuFFT, cuSPARSE(Lt),
+   cuRAND, cuSOLVER, NCCL, NVRTC, nvJitLink, CUPTI, cuTENSOR, by basename
+   prefix (libcudnn_engines_precompiled.so.9), or anything of pip's
+   site-packages/nvidia/. */
+int sc_nvidia_library(const char *path);
+/* The C/C++ runtime (libc, ld.so, libstdc++, libgcc_s): never primary
+   while another frame will do. */
+int sc_system_library(const char *path);
+/* nvcc's launch glue of kernel<<<...>>>: a frame in CUDA's crt/ headers or
+   cuda_runtime.h, a __device_stub__ function, or the generated
+   tmpxft_*.stub.c / *.cudafe1.stub.c. */
+int sc_frame_is_launch_glue(const sc_frame *f);
+/* The primary native frame, the one the call site is shown at: the first
+   frame that is not NVIDIA's, not launch glue, not the kernel's host-side
+   wrapper (the frame right after a __device_stub__K frame whose function is
+   K), and not the C runtime's, preferring one with file and line; failing
+   that the first not NVIDIA's nor glue, else 0.  -1 when there are no native
+   frames.  A pure function of the frames. */
+long sc_callsite_primary(const sc_callsite *cs);
+/* The frame a call site is shown at (its location in every format): the
+   innermost Python frame with file and line, else the primary native frame
+   if it has them, else the innermost Python frame, else the primary native
+   frame.  Sets *py to say which array the index is in; -1 when the call
+   site has no frames. */
+long sc_callsite_shown(const sc_callsite *cs, int *py);
+/* Removes "." and "dir/.." components and repeated slashes, in place
+   (lexically: symbolic links are not looked at). */
+void sc_path_normalize(char *path);
+/* A source root: the directory (made absolute from the current one and
+   normalized) and, when different, its real path. */
+struct sc_srcroot {
+    char *lex, *real;
+};
+/* 0, or -1 (ENOMEM, or no current directory); dir NULL or "": no root. */
+int sc_srcroot_init(sc_srcroot *r, const char *dir);
+void sc_srcroot_free(sc_srcroot *r);
+/* The part of an absolute file path below the root (lexically, or through
+   symbolic links when the file exists here: then copied into buf), or
+   NULL. */
+const char *sc_srcroot_rel(const sc_srcroot *r, const char *file, char *buf, size_t len);
+/* That, or the file itself when it is not below the root. */
+const char *sc_srcroot_show(const sc_srcroot *r, const char *file, char *buf, size_t len);
 /* "850 ns", "4.210 us", "45.210 ms", "12.500 s"; no locale involved. */
 void sc_format_ns(uint64_t ns, char *buf, size_t len);
 /* "512 B", "64.0 KiB", "512.0 MiB". */

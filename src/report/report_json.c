@@ -111,6 +111,19 @@ static void write_callsite(sc_jw *w, const sc_callsite *cs)
     sc_jw_begin_object(w);
     sc_jw_key(w, "id");
     sc_jw_string(w, cs->id);
+    if (cs->thread_name) {
+        sc_jw_key(w, "thread_name");
+        sc_jw_string(w, cs->thread_name);
+    }
+    /* Derived (sc_callsite_primary), for readers of the file: the index in
+       frames of the frame the call site is shown at when it has no Python
+       frame with a line. */
+    long primary = sc_callsite_primary(cs);
+    sc_jw_key(w, "primary");
+    if (primary < 0)
+        sc_jw_string(w, NULL);
+    else
+        sc_jw_u64(w, (uint64_t)primary);
     sc_jw_key(w, "frames");
     sc_jw_begin_array(w);
     for (size_t i = 0; i < cs->nframes; i++) {

@@ -67,11 +67,11 @@ static void seconds(uint64_t ns, char *buf, size_t len)
     snprintf(buf, len, "%" PRIu64 ".%03u", ms / 1000, (unsigned)(ms % 1000));
 }
 
-static void finding_text(FILE *out, const sc_report *r, const sc_finding *f)
+static void finding_text(FILE *out, const sc_report *r, const sc_finding *f, const sc_srcroot *root)
 {
     char line[1024], where[1024];
     sc_finding_line(f, line, sizeof line);
-    sc_callsite_where(sc_report_callsite(r, f->callsite), where, sizeof where);
+    sc_callsite_where_in(sc_report_callsite(r, f->callsite), root, where, sizeof where);
     fprintf(out, "[%s] ", sc_severity_name(f->severity));
     xml_escape(out, where, 0);
     fputs(": ", out);
@@ -103,6 +103,9 @@ int sc_render_junit_opts(const sc_report *r, FILE *out, const sc_render_opts *o)
     sc_fail_level level = o && o->fail_on ? o->fail_on : SC_FAIL_WARNING;
     size_t failing_rules = 0;
     char b[256], t[64];
+    sc_srcroot root;
+    if (sc_srcroot_init(&root, o ? o->srcroot : NULL) < 0)
+        return -1;
 
     for (int k = 0; k < SC_NRULES; k++)
         for (size_t i = 0; i < r->nfindings; i++)
@@ -147,8 +150,10 @@ int sc_render_junit_opts(const sc_report *r, FILE *out, const sc_render_opts *o)
         char name[64], *v;
         snprintf(name, sizeof name, "streamcheck.process.%zu", i);
         if (asprintf(&v, "pid %ld on %s: %s", p->pid, p->host ? p->host : "unknown host",
-                     p->cmdline ? p->cmdline : p->exe ? p->exe : "unknown program") < 0)
+                     p->cmdline ? p->cmdline : p->exe ? p->exe : "unknown program") < 0) {
+            sc_srcroot_free(&root);
             return -1;
+        }
         property(out, name, v);
         free(v);
     }
@@ -202,7 +207,7 @@ int sc_render_junit_opts(const sc_report *r, FILE *out, const sc_render_opts *o)
             fputs(">", out);
             for (size_t i = 0; i < r->nfindings; i++)
                 if ((int)r->findings[i].rule == k && sc_severity_fails(r->findings[i].severity, level))
-                    finding_text(out, r, &r->findings[i]);
+                    finding_text(out, r, &r->findings[i], &root);
             fputs("Fix: ", out);
             xml_escape(out, ri->advice, 0);
             fputs("</failure>\n", out);
@@ -211,12 +216,13 @@ int sc_render_junit_opts(const sc_report *r, FILE *out, const sc_render_opts *o)
             fputs("    <system-out>", out);
             for (size_t i = 0; i < r->nfindings; i++)
                 if ((int)r->findings[i].rule == k && !sc_severity_fails(r->findings[i].severity, level))
-                    finding_text(out, r, &r->findings[i]);
+                    finding_text(out, r, &r->findings[i], &root);
             fputs("</system-out>\n", out);
         }
         fputs("  </testcase>\n", out);
     }
     fputs("</testsuite>\n", out);
+    sc_srcroot_free(&root);
     if (ferror(out)) {
         if (!errno)
             errno = EIO;

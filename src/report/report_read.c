@@ -371,6 +371,10 @@ static int read_callsite(ctx *c, const sc_json *v, const char *path, sc_callsite
         path_of(p, sizeof p, path, "id");
         return bad(c, p, "expected a call-site id, found null");
     }
+    /* Optional (added after schema version 1 was fixed); "primary" is
+       derived from the frames and not read. */
+    if (sc_json_get(v, "thread_name") && get_str(c, v, path, "thread_name", 1, &cs->thread_name) < 0)
+        return -1;
     if (!(fr = get_typed(c, v, path, "frames", SC_JSON_ARRAY)) ||
         !(py = get_typed(c, v, path, "python", SC_JSON_ARRAY)))
         return -1;

@@ -50,36 +50,24 @@ static char *uri_encode(const char *prefix, const char *path)
     return s;
 }
 
-/* srcroot without trailing slashes ("" for "/"), or NULL when unusable. */
-static char *norm_root(const char *root)
-{
-    if (!root || root[0] != '/')
-        return NULL;
-    char *s = strdup(root);
-    if (!s)
-        return NULL;
-    size_t n = strlen(s);
-    while (n > 0 && s[n - 1] == '/')
-        s[--n] = '\0';
-    return s;
-}
-
-/* The artifactLocation for a file path. */
-static int write_artifact(sc_jw *w, const char *file, const char *root)
+/* The artifactLocation for a file path: below the source root, relative
+   to it (uriBaseId SRCROOT); elsewhere absolute; a relative path as the
+   compiler recorded it is taken as relative to the root, unless it climbs
+   out of it (../sysdeps/... of a distribution's libc). */
+static int write_artifact(sc_jw *w, const char *file, const sc_srcroot *root)
 {
     char *uri;
     int base = 0;
-    size_t rn = root ? strlen(root) : 0;
-    if (file[0] == '/' && root && !strncmp(file, root, rn) && file[rn] == '/' && file[rn + 1]) {
-        uri = uri_encode("", file + rn + 1);
+    char rb[4096];
+    const char *rel = sc_srcroot_rel(root, file, rb, sizeof rb);
+    if (rel) {
+        uri = uri_encode("", rel);
         base = 1;
     } else if (file[0] == '/') {
         uri = uri_encode("file://", file);
     } else {
-        /* Relative as the compiler recorded it: relative to the source root
-           when one was given. */
         uri = uri_encode("", file);
-        base = root != NULL;
+        base = root && root->lex && strncmp(file, "../", 3);
     }
     if (!uri)
         return -1;
@@ -230,11 +218,16 @@ static void logical(sc_jw *w, const char *function)
     sc_jw_end_array(w);
 }
 
-/* A location object for one frame (the stack) or the result's own. */
+/* A location object for one frame (the stack) or the result's own; id >= 0
+   and a message for a related location. */
 static int frame_location(sc_jw *w, const char *file, unsigned line, const char *module,
-                          const char *function, const char *root)
+                          const char *function, const sc_srcroot *root, long id, const char *message)
 {
     sc_jw_begin_object(w);
+    if (id >= 0) {
+        sc_jw_key(w, "id");
+        sc_jw_i64(w, id);
+    }
     if (file || module) {
         sc_jw_key(w, "physicalLocation");
         sc_jw_begin_object(w);
@@ -249,13 +242,15 @@ static int frame_location(sc_jw *w, const char *file, unsigned line, const char 
         }
         sc_jw_end_object(w);
     }
+    if (message)
+        multiformat(w, "message", message);
     if (function)
         logical(w, function);
     sc_jw_end_object(w);
     return 0;
 }
 
-static int write_stack(sc_jw *w, const sc_callsite *cs, const char *root)
+static int write_stack(sc_jw *w, const sc_callsite *cs, const sc_srcroot *root)
 {
     char off[64];
     sc_jw_key(w, "stacks");
@@ -271,7 +266,7 @@ static int write_stack(sc_jw *w, const sc_callsite *cs, const char *root)
     for (size_t i = 0; i < cs->npy; i++) {
         sc_jw_begin_object(w);
         sc_jw_key(w, "location");
-        if (frame_location(w, cs->py[i].file, cs->py[i].line, NULL, cs->py[i].function, root) < 0)
+        if (frame_location(w, cs->py[i].file, cs->py[i].line, NULL, cs->py[i].function, root, -1, NULL) < 0)
             return -1;
         sc_jw_end_object(w);
     }
@@ -279,7 +274,7 @@ static int write_stack(sc_jw *w, const sc_callsite *cs, const char *root)
         const sc_frame *f = &cs->frames[i];
         sc_jw_begin_object(w);
         sc_jw_key(w, "location");
-        if (frame_location(w, f->file, f->line, f->module, f->function, root) < 0)
+        if (frame_location(w, f->file, f->line, f->module, f->function, root, -1, NULL) < 0)
             return -1;
         if (f->module) {
             snprintf(off, sizeof off, "%s+0x%" PRIx64, sc_basename(f->module), f->offset);
@@ -294,7 +289,39 @@ static int write_stack(sc_jw *w, const sc_callsite *cs, const char *root)
     return 0;
 }
 
-static int write_result(sc_jw *w, const sc_report *r, const sc_finding *f, const char *root)
+/* Every frame but the one the result is located at, Python frames first,
+   numbered from 1 in that order. */
+static int write_related(sc_jw *w, const sc_callsite *cs, int py, long at, const sc_srcroot *root)
+{
+    char b[1200], fmt[1024];
+    long id = 0;
+    sc_jw_key(w, "relatedLocations");
+    sc_jw_begin_array(w);
+    for (size_t i = 0; i < cs->npy; i++) {
+        const sc_pyframe *f = &cs->py[i];
+        id++;
+        if (py && (long)i == at)
+            continue;
+        sc_pyframe_format_in(f, root, fmt, sizeof fmt);
+        snprintf(b, sizeof b, "Python frame %zu: %s", i, fmt);
+        if (frame_location(w, f->file, f->line, NULL, f->function, root, id, b) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < cs->nframes; i++) {
+        const sc_frame *f = &cs->frames[i];
+        id++;
+        if (!py && (long)i == at)
+            continue;
+        sc_frame_format_in(f, root, fmt, sizeof fmt);
+        snprintf(b, sizeof b, "Native frame %zu: %s", i, fmt);
+        if (frame_location(w, f->file, f->line, f->module, f->function, root, id, b) < 0)
+            return -1;
+    }
+    sc_jw_end_array(w);
+    return 0;
+}
+
+static int write_result(sc_jw *w, const sc_report *r, const sc_finding *f, const sc_srcroot *root)
 {
     const sc_rule_info *ri = &sc_rules[f->rule];
     const sc_callsite *cs = sc_report_callsite(r, f->callsite);
@@ -302,15 +329,18 @@ static int write_result(sc_jw *w, const sc_report *r, const sc_finding *f, const
     char *msg;
 
     sc_finding_line(f, line, sizeof line);
-    sc_callsite_where(cs, where, sizeof where);
+    sc_callsite_where_in(cs, root, where, sizeof where);
     if (r->nprocs > 1 && f->process < r->nprocs)
         snprintf(proc, sizeof proc, " Process #%u, pid %ld on %s.", f->process, r->procs[f->process].pid,
                  r->procs[f->process].host ? r->procs[f->process].host : "unknown host");
-    /* Sentences: the rule, where, the numbers, the detail, the process. */
+    /* Sentences: the rule, where, the numbers, the detail, the thread, the process. */
     size_t dl = f->detail ? strlen(f->detail) : 0;
     int stop = dl && f->detail[dl - 1] != '.';
-    if (asprintf(&msg, "%s at %s. %s.%s%s%s%s", ri->summary, where, line, dl ? " " : "",
-                 dl ? f->detail : "", stop ? "." : "", proc) < 0)
+    char thread[200] = "";
+    if (cs && cs->thread_name)
+        snprintf(thread, sizeof thread, " Thread %s.", cs->thread_name);
+    if (asprintf(&msg, "%s at %s. %s.%s%s%s%s%s", ri->summary, where, line, dl ? " " : "",
+                 dl ? f->detail : "", stop ? "." : "", thread, proc) < 0)
         return -1;
 
     sc_jw_begin_object(w);
@@ -323,23 +353,28 @@ static int write_result(sc_jw *w, const sc_report *r, const sc_finding *f, const
     multiformat(w, "message", msg);
     free(msg);
 
-    const char *file = NULL, *fn = NULL;
-    unsigned ln = 0;
-    if (cs) {
+    int py = 0;
+    long at = cs ? sc_callsite_shown(cs, &py) : -1;
+    if (cs && at >= 0) {
+        /* The primary frame: the launch line rather than nvcc's glue or an
+           offset inside NVIDIA's libraries (sc_callsite_primary). */
         sc_jw_key(w, "locations");
         sc_jw_begin_array(w);
-        if (sc_callsite_source(cs, &file, &ln, &fn) == 0) {
-            if (frame_location(w, file, ln, NULL, fn, root) < 0)
+        if (py) {
+            const sc_pyframe *p = &cs->py[at];
+            if (frame_location(w, p->file, p->line, NULL, p->function, root, -1, NULL) < 0)
                 return -1;
         } else {
-            /* No debug info anywhere: the innermost frame's object file. */
-            const sc_frame *f0 = cs->nframes ? &cs->frames[0] : NULL;
-            const sc_pyframe *p0 = cs->npy ? &cs->py[0] : NULL;
-            if (frame_location(w, p0 ? p0->file : f0 ? f0->file : NULL, 0, f0 && !p0 ? f0->module : NULL,
-                               p0 ? p0->function : f0 ? f0->function : NULL, root) < 0)
+            const sc_frame *n = &cs->frames[at];
+            if (frame_location(w, n->file, n->file ? n->line : 0, n->file ? NULL : n->module, n->function,
+                               root, -1, NULL) < 0)
                 return -1;
         }
         sc_jw_end_array(w);
+        if (cs->npy + cs->nframes > 1 && write_related(w, cs, py, at, root) < 0)
+            return -1;
+    }
+    if (cs) {
         if (write_stack(w, cs, root) < 0)
             return -1;
         sc_jw_key(w, "partialFingerprints");
@@ -368,6 +403,10 @@ static int write_result(sc_jw *w, const sc_report *r, const sc_finding *f, const
     sc_jw_u64(w, f->lost_ns);
     sc_jw_key(w, "process");
     sc_jw_u64(w, f->process);
+    if (cs && cs->thread_name) {
+        sc_jw_key(w, "threadName");
+        sc_jw_string(w, cs->thread_name);
+    }
     sc_jw_end_object(w);
     sc_jw_end_object(w);
     return 0;
@@ -376,8 +415,10 @@ static int write_result(sc_jw *w, const sc_report *r, const sc_finding *f, const
 int sc_render_sarif_opts(const sc_report *r, FILE *out, const sc_render_opts *o)
 {
     sc_jw w;
-    char *root = o && o->srcroot ? norm_root(o->srcroot) : NULL;
+    sc_srcroot root;
     int rc = -1;
+    if (sc_srcroot_init(&root, o ? o->srcroot : NULL) < 0)
+        return -1;
 
     sc_jw_init(&w, out);
     sc_jw_begin_object(&w);
@@ -412,10 +453,10 @@ int sc_render_sarif_opts(const sc_report *r, FILE *out, const sc_render_opts *o)
         write_invocation(&w, &r->procs[i], i);
     sc_jw_end_array(&w);
 
-    if (root) {
+    if (root.lex) {
         /* A base URI must end with a slash (SARIF 3.14.14). */
         char *dir = NULL, *uri;
-        if (asprintf(&dir, "%s/", root) < 0)
+        if (asprintf(&dir, "%s/", strcmp(root.lex, "/") ? root.lex : "") < 0)
             goto out;
         uri = uri_encode("file://", dir);
         free(dir);
@@ -435,7 +476,7 @@ int sc_render_sarif_opts(const sc_report *r, FILE *out, const sc_render_opts *o)
     sc_jw_key(&w, "results");
     sc_jw_begin_array(&w);
     for (size_t i = 0; i < r->nfindings; i++)
-        if (write_result(&w, r, &r->findings[i], root) < 0)
+        if (write_result(&w, r, &r->findings[i], &root) < 0)
             goto out;
     sc_jw_end_array(&w);
 
@@ -446,6 +487,6 @@ int sc_render_sarif_opts(const sc_report *r, FILE *out, const sc_render_opts *o)
 out:
     if (rc < 0 && !errno)
         errno = ENOMEM;
-    free(root);
+    sc_srcroot_free(&root);
     return rc;
 }

@@ -347,17 +347,27 @@ static int render_processes(const sc_report *r, FILE *out)
 
 /* ---------------------------------------------------------- findings --- */
 
-static void frame_lines(const sc_callsite *cs, unsigned max, FILE *out, long number)
+/* The frames of a finding's call site, from the one it is shown at (the
+   launch line, not nvcc's glue nor NVIDIA's libraries): Python frames,
+   then native ones from the primary frame.  The call-sites table has them
+   all. */
+static void frame_lines(const sc_callsite *cs, unsigned max, FILE *out, long number,
+                        const sc_srcroot *root)
 {
     char b[1024];
     unsigned shown = 0;
     size_t total = cs->npy + cs->nframes;
-    for (size_t i = 0; i < cs->npy && shown < max; i++, shown++) {
-        sc_pyframe_format(&cs->py[i], b, sizeof b);
+    int py;
+    long at = sc_callsite_shown(cs, &py);
+    size_t p0 = py && at > 0 ? (size_t)at : 0;
+    long prim = sc_callsite_primary(cs);
+    size_t n0 = prim > 0 ? (size_t)prim : 0;
+    for (size_t i = p0; i < cs->npy && shown < max; i++, shown++) {
+        sc_pyframe_format_in(&cs->py[i], root, b, sizeof b);
         fprintf(out, "%*s%s\n", shown ? FIELD_COL : 0, "", b);
     }
-    for (size_t i = 0; i < cs->nframes && shown < max; i++, shown++) {
-        sc_frame_format(&cs->frames[i], b, sizeof b);
+    for (size_t i = n0; i < cs->nframes && shown < max; i++, shown++) {
+        sc_frame_format_in(&cs->frames[i], root, b, sizeof b);
         fprintf(out, "%*s%s\n", shown ? FIELD_COL : 0, "", b);
     }
     if (total > shown)
@@ -391,7 +401,7 @@ static void render_cost(const sc_finding *f, FILE *out)
 }
 
 static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
-                           const sc_render_opts *o)
+                           const sc_render_opts *o, const sc_srcroot *root)
 {
     const sc_rule_info *ri = &sc_rules[f->rule];
     char b[128];
@@ -443,9 +453,11 @@ static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
     if (k < 0) {
         fprintf(out, FIELD "none recorded\n", "Call site");
     } else {
+        if (r->callsites[k].thread_name)
+            fprintf(out, FIELD "%s\n", "Thread", r->callsites[k].thread_name);
         fprintf(out, FIELD "#%ld (%s)\n", "Call site", k + 1, f->callsite);
         fprintf(out, "%*s", FIELD_COL, "");
-        frame_lines(&r->callsites[k], max, out, k);
+        frame_lines(&r->callsites[k], max, out, k, root);
     }
     fprintf(out, FIELD, "Fix");
     wrap(out, ri->advice, FIELD_COL, FIELD_COL);
@@ -458,7 +470,8 @@ static unsigned top_of(const sc_render_opts *o)
 
 /* The first top findings in full, in the report's order (ranked by cost:
    sc_report_sort); the rest one line per rule and severity. */
-static int render_findings(const sc_report *r, FILE *out, const sc_render_opts *o)
+static int render_findings(const sc_report *r, FILE *out, const sc_render_opts *o,
+                           const sc_srcroot *root)
 {
     if (!r->nfindings) {
         section(out, "Findings");
@@ -471,7 +484,7 @@ static int render_findings(const sc_report *r, FILE *out, const sc_render_opts *
     else
         section(out, "Findings (top %zu of %zu, ranked by cost)", shown, r->nfindings);
     for (size_t i = 0; i < shown; i++)
-        render_finding(r, &r->findings[i], out, o);
+        render_finding(r, &r->findings[i], out, o, root);
     if (shown == r->nfindings)
         return 0;
 
@@ -513,9 +526,11 @@ static int render_findings(const sc_report *r, FILE *out, const sc_render_opts *
 /* ---------------------------------------------------------- tables --- */
 
 /* The call sites the findings shown in full and the redirects name (all
-   of them with --verbose).  Sites are numbered in the order the report
-   first names them (sc_report_sort), so these are a prefix of the table. */
-static void render_callsites(const sc_report *r, FILE *out, const sc_render_opts *o)
+   of them with --verbose), every frame; '>' marks the one the call site
+   is shown at.  Sites are numbered in the order the report first names
+   them (sc_report_sort), so these are a prefix of the table. */
+static void render_callsites(const sc_report *r, FILE *out, const sc_render_opts *o,
+                             const sc_srcroot *root)
 {
     char b[1024];
     if (!r->ncallsites)
@@ -544,14 +559,19 @@ static void render_callsites(const sc_report *r, FILE *out, const sc_render_opts
         section(out, "Call sites (%zu of %zu; --verbose shows all)", n, r->ncallsites);
     for (size_t i = 0; i < n; i++) {
         const sc_callsite *cs = &r->callsites[i];
-        fprintf(out, "%s%3zu  %s\n", i ? "\n" : "", i + 1, cs->id);
+        int py;
+        long at = sc_callsite_shown(cs, &py);
+        fprintf(out, "%s%3zu  %s", i ? "\n" : "", i + 1, cs->id);
+        if (cs->thread_name)
+            fprintf(out, "  thread: %s", cs->thread_name);
+        fputc('\n', out);
         for (size_t j = 0; j < cs->npy; j++) {
-            sc_pyframe_format(&cs->py[j], b, sizeof b);
-            fprintf(out, "       py  %s\n", b);
+            sc_pyframe_format_in(&cs->py[j], root, b, sizeof b);
+            fprintf(out, "    %c  py  %s\n", py && (long)j == at ? '>' : ' ', b);
         }
         for (size_t j = 0; j < cs->nframes; j++) {
-            sc_frame_format(&cs->frames[j], b, sizeof b);
-            fprintf(out, "      %3zu  %s\n", j, b);
+            sc_frame_format_in(&cs->frames[j], root, b, sizeof b);
+            fprintf(out, "    %c %3zu  %s\n", !py && (long)j == at ? '>' : ' ', j, b);
         }
         if (!cs->npy && !cs->nframes)
             fprintf(out, "           (no frames)\n");
@@ -715,12 +735,16 @@ static int render_redirects(const sc_report *r, FILE *out)
 static int render_body(const sc_report *r, FILE *out, const sc_render_opts *o)
 {
     char line[160];
+    sc_srcroot root;
+    if (sc_srcroot_init(&root, o->srcroot) < 0)
+        return -1;
     render_header(r, out);
-    if (r->nprocs > 1 && render_processes(r, out) < 0)
+    if ((r->nprocs > 1 && render_processes(r, out) < 0) || render_findings(r, out, o, &root) < 0) {
+        sc_srcroot_free(&root);
         return -1;
-    if (render_findings(r, out, o) < 0)
-        return -1;
-    render_callsites(r, out, o);
+    }
+    render_callsites(r, out, o, &root);
+    sc_srcroot_free(&root);
     if (render_counts(r, out, o) < 0)
         return -1;
     render_overhead(r, out);

@@ -8,8 +8,14 @@
  * Symbolization waits for the report (symbolize.c).
  *
  * Frames inside the shim are skipped, and so are the leading frames inside
- * CUDA's own libraries (libcuda, libcudart, libcublas, libcublasLt): the
- * interesting frame is the program's call into them.
+ * NVIDIA's libraries (libcuda, libcudart, cuDNN, cuBLAS and the others of
+ * sc_nvidia_library): the interesting frame is the program's call into
+ * them.  The depth asked for counts the program's frames only, so a deep
+ * cuDNN stack does not use it up before PyTorch's frames are reached.
+ *
+ * A call site reached from a thread other than the main one carries the
+ * thread's name (PyTorch's autograd engine thread has no Python frame: its
+ * name is what tells it apart), read once per thread at its first walk.
  */
 #include "config.h"
 
@@ -18,6 +24,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "core.h"
 #include "callsites.h"
@@ -25,7 +32,12 @@
 #include "shim.h"
 
 #define SITE_SLOTS (1u << 16)
-#define MAX_PCS 96
+/* The raw walk: first depth + WALK_SLACK frames, and when NVIDIA's frames
+   took so many that fewer than depth of the program's were left, once more
+   up to depth + WALK_MORE (64 for the default depth of 8). */
+#define WALK_SLACK 32
+#define WALK_MORE 56
+#define MAX_PCS (64 + WALK_MORE)
 
 static _Atomic(sc_site *) sites[SITE_SLOTS];
 static _Atomic unsigned nsites;
@@ -45,7 +57,8 @@ static sc_site *site_find(uint64_t h)
 
 const sc_site *sc_site_get(uint64_t h) { return site_find(h); }
 
-static void site_insert(uint64_t h, const sc_frame_ref *fr, unsigned nf, const sc_pyref *py, unsigned np)
+static void site_insert(uint64_t h, const sc_frame_ref *fr, unsigned nf, const sc_pyref *py, unsigned np,
+                        const char *thread)
 {
     static int full_warned;
     pthread_mutex_lock(&lock);
@@ -70,6 +83,7 @@ static void site_insert(uint64_t h, const sc_frame_ref *fr, unsigned nf, const s
     memcpy(s->frames, fr, nf * sizeof fr[0]);
     s->py = (sc_pyref *)(s->frames + nf);
     memcpy(s->py, py, np * sizeof py[0]);
+    atomic_init(&s->thread, thread);
     unsigned i = (unsigned)h & (SITE_SLOTS - 1);
     while (atomic_load_explicit(&sites[i], memory_order_relaxed))
         i = (i + 1) & (SITE_SLOTS - 1);
@@ -102,41 +116,84 @@ static unsigned frame_module(sc_thread *t, uintptr_t pc, uintptr_t *base)
     return idx;
 }
 
+unsigned sc_frames_select(const uint8_t *kind, unsigned n, unsigned depth, unsigned *keep, unsigned max,
+                          unsigned *own)
+{
+    unsigned i = 0, nk = 0, no = 0;
+    while (i < n && kind[i] != SC_FK_OWN)
+        i++;
+    if (i == n) {
+        /* Nothing but the shim and NVIDIA's libraries (a thread of theirs):
+           their frames are all there is to show. */
+        for (i = 0; i < n && nk < max && nk < depth; i++)
+            if (kind[i] == SC_FK_NVIDIA)
+                keep[nk++] = i;
+        *own = 0;
+        return nk;
+    }
+    for (; i < n && nk < max && no < depth; i++) {
+        if (kind[i] == SC_FK_SELF)
+            continue;
+        keep[nk++] = i;
+        no += kind[i] == SC_FK_OWN;
+    }
+    *own = no;
+    return nk;
+}
+
+/* The calling thread's name when it is not the main thread, read once per
+   thread (prctl: no /proc, no allocation). */
+static const char *thread_name(sc_thread *t)
+{
+    if (!t || t->tid == sc_g.pid)
+        return NULL;
+    if (t->name_tid != t->tid) {
+        char b[17] = "";
+        t->name = prctl(PR_GET_NAME, (unsigned long)b, 0, 0, 0) == 0 && b[0] ? sc_intern(b) : NULL;
+        t->name_tid = t->tid;
+    }
+    return t->name;
+}
+
 static uint64_t capture(sc_thread *t)
 {
-    /* Enough frames for our own, CUDA's libraries and the depth asked for;
-       walking a deep stack (PyTorch's) to its end costs more than all the
-       rest of a slow call. */
     void *pcs[MAX_PCS];
-    int want = sc_opt.stack_depth + 32;
-    int n = unw_backtrace(pcs, want < MAX_PCS ? want : MAX_PCS);
-    /* Skip our own frames and CUDA's libraries, in any order: a runtime
-       call goes wrapper (ours) -> libcudart -> driver wrapper (ours). */
-    int i = 0, first = -1;
-    while (i < n) {
-        uintptr_t pc = (uintptr_t)pcs[i] - 1, base;
-        if (!is_self(pc)) {
-            if (first < 0)
-                first = i;
-            unsigned idx = frame_module(t, pc, &base);
-            if (idx == SC_MOD_UNKNOWN || !sc_module_is_cuda_lib(idx))
-                break;
+    uint8_t kind[MAX_PCS];
+    unsigned mod[MAX_PCS];
+    uintptr_t base[MAX_PCS];
+    unsigned keep[64], own = 0, nk = 0;
+    unsigned depth = (unsigned)sc_opt.stack_depth;
+    if (depth > SC_ARRAY_LEN(keep))
+        depth = SC_ARRAY_LEN(keep);
+    /* Walking a deep stack (PyTorch's) to its end costs more than all the
+       rest of a slow call: walk what the depth needs, and further only when
+       NVIDIA's frames used the walk up. */
+    int want = (int)depth + WALK_SLACK, n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        n = unw_backtrace(pcs, want);
+        for (int i = 0; i < n; i++) {
+            uintptr_t pc = (uintptr_t)pcs[i] - 1;
+            if (is_self(pc)) {
+                kind[i] = SC_FK_SELF;
+                continue;
+            }
+            mod[i] = frame_module(t, pc, &base[i]);
+            kind[i] = mod[i] != SC_MOD_UNKNOWN && sc_module_is_nvidia(mod[i]) ? SC_FK_NVIDIA : SC_FK_OWN;
         }
-        i++;
+        nk = sc_frames_select(kind, (unsigned)n, depth, keep, SC_ARRAY_LEN(keep), &own);
+        if (own >= depth || n < want || want >= (int)depth + WALK_MORE)
+            break;
+        want = (int)depth + WALK_MORE;
     }
-    if (i == n)
-        i = first < 0 ? 0 : first;   /* nothing but CUDA libraries: keep them */
 
     sc_frame_ref fr[64];
-    unsigned nf = 0, depth = (unsigned)sc_opt.stack_depth;
-    if (depth > SC_ARRAY_LEN(fr))
-        depth = SC_ARRAY_LEN(fr);
+    unsigned nf = 0;
     uint64_t h = SC_HASH_INIT;
-    for (; i < n && nf < depth; i++) {
-        uintptr_t pc = (uintptr_t)pcs[i] - 1, base = 0;
-        unsigned idx = frame_module(t, pc, &base);
+    for (unsigned k = 0; k < nk; k++) {
+        uintptr_t pc = (uintptr_t)pcs[keep[k]] - 1;
+        unsigned idx = mod[keep[k]];
         fr[nf].mod = idx;
-        fr[nf].off = idx == SC_MOD_UNKNOWN ? pc : pc - base;
+        fr[nf].off = idx == SC_MOD_UNKNOWN ? pc : pc - base[keep[k]];
         fr[nf].pc = pc;
         h = sc_mix(h, idx == SC_MOD_UNKNOWN ? 0 : sc_module_hash(idx));
         h = sc_mix(h, fr[nf].off);
@@ -155,8 +212,14 @@ static uint64_t capture(sc_thread *t)
     }
     if (!h)
         h = 1;   /* 0 means "no call site" */
-    if (!site_find(h))
-        site_insert(h, fr, nf, py, np);
+    /* The thread is not part of the id: one line of code is one call site,
+       whichever threads run it. */
+    const char *tn = thread_name(t);
+    sc_site *s = site_find(h);
+    if (!s)
+        site_insert(h, fr, nf, py, np, tn);
+    else if (tn && !atomic_load_explicit(&s->thread, memory_order_relaxed))
+        atomic_store_explicit(&s->thread, tn, memory_order_relaxed);
     return h;
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "report.h"
 #include "shim.h"
 
 #define MAX_NAMES 1024
@@ -26,7 +27,7 @@ typedef struct name_ent {
     char *path;
     const char *base;
     uint64_t hash;          /* of the basename: stable across runs */
-    uint8_t cuda_lib;       /* libcuda, libcudart, libcublas, libcublasLt */
+    uint8_t nvidia;         /* one of NVIDIA's libraries (sc_nvidia_library) */
     uint8_t cublas;
 } name_ent;
 
@@ -65,7 +66,7 @@ static unsigned name_index(const char *path)
     e->base = slash ? slash + 1 : e->path;
     e->hash = sc_hash_bytes(SC_HASH_INIT, e->base, strlen(e->base));
     e->cublas = has_prefix(e->base, "libcublas");
-    e->cuda_lib = e->cublas || has_prefix(e->base, "libcuda.so") || has_prefix(e->base, "libcudart.so");
+    e->nvidia = sc_nvidia_library(e->path);
     atomic_store(&nnames, n + 1);
     return n;
 }
@@ -233,7 +234,7 @@ const char *sc_module_path(unsigned idx) { return idx < atomic_load(&nnames) ? n
 const char *sc_module_base(unsigned idx) { return idx < atomic_load(&nnames) ? names[idx].base : NULL; }
 uint64_t sc_module_hash(unsigned idx) { return idx < atomic_load(&nnames) ? names[idx].hash : 0; }
 unsigned sc_module_count(void) { return atomic_load(&nnames); }
-int sc_module_is_cuda_lib(unsigned idx) { return idx < atomic_load(&nnames) && names[idx].cuda_lib; }
+int sc_module_is_nvidia(unsigned idx) { return idx < atomic_load(&nnames) && names[idx].nvidia; }
 int sc_module_is_cublas(unsigned idx) { return idx < atomic_load(&nnames) && names[idx].cublas; }
 
 static void modules_lock(void) { pthread_mutex_lock(&lock); }

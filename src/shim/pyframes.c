@@ -47,7 +47,7 @@ static const char *_Atomic strs[STR_SLOTS];
 static pthread_mutex_t str_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Names live as long as the process: interned, one copy each. */
-static const char *intern(const char *s)
+const char *sc_intern(const char *s)
 {
     if (!s)
         return "?";
@@ -461,13 +461,13 @@ static int next_frame(const pylayout *L, const char **f, int *steps, rawframe *r
     return 0;
 }
 
-/* Names interned (intern copies), line from the code's line table. */
+/* Names interned (sc_intern copies), line from the code's line table. */
 static sc_pyref materialize(const rawframe *rf)
 {
     int line = py.Addr2Line(rf->code, (int)rf->off);
     return (sc_pyref){
-        .file = intern(rf->file),
-        .func = intern(rf->func),
+        .file = sc_intern(rf->file),
+        .func = sc_intern(rf->func),
         .line = line > 0 ? (unsigned)line : 0,
     };
 }

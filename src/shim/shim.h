@@ -222,6 +222,8 @@ typedef struct sc_thread {
     struct sc_aggtab *agg;     /* this thread's findings (findings.c) */
     struct { uintptr_t ra; unsigned mod; } racache[SC_RACACHE];
     struct { uintptr_t pc, base; unsigned idx; } pccache[SC_RACACHE];   /* frames -> module */
+    pid_t name_tid;            /* tid the name below was read for (callsites.c) */
+    const char *name;          /* the thread's name (interned), read at its first walk */
     _Atomic uint64_t counts[SC_MAX_MODS][SC_NAPI];
     /* --redirect-method=stream: the blocking streams this thread's legacy
        work goes to, one per context, made on first use and kept with the
@@ -370,7 +372,7 @@ const char *sc_module_path(unsigned idx);
 const char *sc_module_base(unsigned idx);  /* basename */
 uint64_t sc_module_hash(unsigned idx);
 unsigned sc_module_count(void);
-int sc_module_is_cuda_lib(unsigned idx);   /* libcuda, libcudart, libcublas(Lt) */
+int sc_module_is_nvidia(unsigned idx);     /* NVIDIA's libraries: sc_nvidia_library (report.h) */
 int sc_module_is_cublas(unsigned idx);
 int sc_module_slot_is_cublas(unsigned slot);   /* a counting slot (sc_module_of) is cuBLAS's */
 unsigned sc_module_slot_index(unsigned slot);   /* registry index of a counting slot */

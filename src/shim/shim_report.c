@@ -328,6 +328,8 @@ static void fill_callsites(build *b)
         site_id(b->sites[i], c->id);
         if (!s)
             continue;
+        const char *tn = atomic_load_explicit(&s->thread, memory_order_relaxed);
+        c->thread_name = xstrdup(tn);
         /* Inlined calls unfold into frames of their own (same module and
            offset): the <<<>>> stub nvcc inlines into the caller would
            otherwise hide the caller's line. */
@@ -387,7 +389,7 @@ static void write_status(const sc_report *r)
         unlink(tmp);
 }
 
-static void write_outputs(sc_report *r)
+static void write_outputs(sc_report *r, const sc_render_opts *o)
 {
     static const struct { unsigned bit; const char *name; } files[] = {
         {SC_FMT_JSON, "JSON"}, {SC_FMT_SARIF, "SARIF"}, {SC_FMT_JUNIT, "JUnit"},
@@ -402,26 +404,19 @@ static void write_outputs(sc_report *r)
     for (size_t i = 0; i < SC_ARRAY_LEN(files); i++) {
         if (!(sc_opt.formats & files[i].bit))
             continue;
-        char path[4300];
-        if (sc_report_write_file(r, (sc_format)files[i].bit, dir, exe_base(r), (long)getpid(), path,
-                                 sizeof path) == 0) {
+        char path[4300], name[1100];
+        snprintf(name, sizeof name, "%s.%ld", *exe_base(r) ? exe_base(r) : "program", (long)getpid());
+        if (sc_report_write_named(r, (sc_format)files[i].bit, o, dir, name, path, sizeof path) == 0) {
             sc_info("%s report written to %s", files[i].name, path);
             continue;
         }
         /* Nothing is lost: the report goes to stderr instead. */
         sc_warn("cannot write the %s report in '%s' (%s); writing it to stderr instead", files[i].name,
                 dir, strerror(errno));
-        if (files[i].bit == SC_FMT_JSON)
-            sc_render_json(r, stderr);
-        else if (files[i].bit == SC_FMT_SARIF)
-            sc_render_sarif(r, stderr);
-        else
-            sc_render_junit(r, stderr);
+        sc_render(r, (sc_format)files[i].bit, stderr, o);
     }
     if (sc_opt.formats & SC_FMT_TEXT) {
-        sc_render_opts o = {.color = 0, .max_frames = 0, .verbose = 0,
-                            .top = sc_opt.top ? (unsigned)sc_opt.top : SC_TOP_ALL};
-        sc_render_text(r, stderr, &o);
+        sc_render_text(r, stderr, o);
     } else {
         char line[200];
         sc_summary_line(r, line, sizeof line);
@@ -482,7 +477,14 @@ static void shim_report(void)
     sc_judge_opts j = {(uint64_t)sc_opt.warn_cost_us * 1000, (unsigned)sc_opt.warn_share_bp};
     sc_report_judge(r, &j);
     sc_report_sort(r);
-    write_outputs(r);
+    /* The source root: STREAMCHECK_SOURCE_ROOT (the launcher's --source-root),
+       else the directory the program is in now; relative to that one. */
+    sc_render_opts o = {.color = 0, .max_frames = 0, .verbose = 0,
+                        .top = sc_opt.top ? (unsigned)sc_opt.top : SC_TOP_ALL};
+    char *cwd = getcwd(NULL, 0);
+    o.srcroot = sc_opt.source_root[0] ? sc_opt.source_root : cwd;
+    write_outputs(r, &o);
+    free(cwd);
     write_status(r);
     sc_report_free(r);
 }

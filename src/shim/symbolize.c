@@ -10,10 +10,12 @@
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "shim.h"
 #include "symbolize.h"
 
@@ -26,6 +28,7 @@ static struct {
     const char *(*addrname)(Dwfl_Module *, GElf_Addr);
     Dwfl_Line *(*getsrc)(Dwfl_Module *, Dwarf_Addr);
     const char *(*lineinfo)(Dwfl_Line *, Dwarf_Addr *, int *, int *, Dwarf_Word *, Dwarf_Word *);
+    const char *(*line_comp_dir)(Dwfl_Line *);   /* optional: paths stay as recorded */
     void (*end)(Dwfl *);
     /* Inline expansion (optional: without them, one frame per pc). */
     Dwarf_Die *(*addrdie)(Dwfl_Module *, Dwarf_Addr, Dwarf_Addr *);
@@ -67,6 +70,7 @@ int sc_symbolize_begin(void)
     GET(addrname, "dwfl_module_addrname");
     GET(getsrc, "dwfl_module_getsrc");
     GET(lineinfo, "dwfl_lineinfo");
+    GET(line_comp_dir, "dwfl_line_comp_dir");
     GET(end, "dwfl_end");
     GET(addrdie, "dwfl_module_addrdie");
     GET(getscopes, "dwarf_getscopes");
@@ -116,6 +120,26 @@ static char *pretty(const char *sym)
     return strdup(sym);
 }
 
+/* A source path as a person finds it: relative paths (nvcc records
+   testapps/app.cu as given on its command line) joined to the compile
+   unit's directory, and ./ and dir/../ taken out, so that report time can
+   place it below the source root.  A path relative to a directory that is
+   not absolute either (a distribution's -fdebug-prefix-map) stays as
+   recorded. */
+static char *source_path(const char *file, const char *comp_dir)
+{
+    char *s = NULL;
+    if (file[0] != '/' && comp_dir && comp_dir[0] == '/') {
+        if (asprintf(&s, "%s/%s", comp_dir, file) < 0)
+            s = NULL;
+    } else {
+        s = strdup(file);
+    }
+    if (s && s[0] == '/')
+        sc_path_normalize(s);
+    return s;
+}
+
 void sc_symbolize(uintptr_t pc, char **function, char **file, unsigned *line)
 {
     *function = *file = NULL;
@@ -130,7 +154,7 @@ void sc_symbolize(uintptr_t pc, char **function, char **file, unsigned *line)
                 int ln = 0, col = 0;
                 const char *f = dw.lineinfo(l, &a, &ln, &col, NULL, NULL);
                 if (f && ln > 0) {
-                    *file = strdup(f);
+                    *file = source_path(f, dw.line_comp_dir ? dw.line_comp_dir(l) : NULL);
                     *line = (unsigned)ln;
                 }
             }
@@ -177,6 +201,8 @@ unsigned sc_symbolize_inline(uintptr_t pc, sc_symframe *out, unsigned max)
         free(scopes);
         return 1;
     }
+    Dwarf_Attribute cda;
+    const char *comp_dir = dw.attr(cu, DW_AT_comp_dir, &cda) ? dw.formstring(&cda) : NULL;
     /* scopes[0] is innermost.  Each inlined subroutine names the function
        the instruction belongs to, and its call_file/call_line say where the
        next outer function called it. */
@@ -205,7 +231,7 @@ unsigned sc_symbolize_inline(uintptr_t pc, sc_symframe *out, unsigned max)
         const char *f = fidx < nfiles ? dw.filesrc(files, fidx, NULL, NULL) : NULL;
         n++;
         out[n].function = NULL;
-        out[n].file = f ? strdup(f) : NULL;
+        out[n].file = f ? source_path(f, comp_dir) : NULL;
         out[n].line = (unsigned)line;
     }
     free(scopes);

@@ -112,7 +112,17 @@ sc_report *fixture_process_a(void)
     cs = fixture_check(sc_report_add_callsite(r, "1122334455667788"));
     ok(sc_callsite_add_frame(cs, "/opt/vendor/lib/libfoo.so", 0x4000, "foo_launch", NULL, 0));
     ok(sc_callsite_add_frame(cs, "/opt/vendor/lib/libfoo.so", 0x4100, NULL, NULL, 0));
+    /* A kernel<<<...>>> launch from a named thread: nvcc's glue (crt/
+       header, device stub, the kernel's host-side wrapper) comes before the
+       launch line, which is the primary frame. */
     cs = fixture_check(sc_report_add_callsite(r, "deadbeefcafef00d"));
+    cs->thread_name = fixture_check(strdup("app_worker"));
+    ok(sc_callsite_add_frame(cs, "/home/ci/proj/build/app", 0x2040, "__cudaLaunchKernel_helper",
+                             "/usr/local/cuda/targets/x86_64-linux/include/crt/device_functions.h", 2963));
+    ok(sc_callsite_add_frame(cs, "/home/ci/proj/build/app", 0x2040, "__device_stub__Z5scalePfi(float*, int)",
+                             "/tmp/tmpxft_0000a1b2_00000000-6_app.cudafe1.stub.c", 7));
+    ok(sc_callsite_add_frame(cs, "/home/ci/proj/build/app", 0x2040, "scale(float*, int)",
+                             "/home/ci/proj/kernels.cuh", 12));
     ok(sc_callsite_add_frame(cs, "/home/ci/proj/build/app", 0x2040, "worker(void*)", "/home/ci/proj/app.cu", 31));
     ok(sc_callsite_add_frame(cs, "/lib/x86_64-linux-gnu/libc.so.6", 0x8fa10, "start_thread", NULL, 0));
     /* Named by nothing: must still print, after the others. */

@@ -304,6 +304,238 @@ START_TEST(source_location)
 }
 END_TEST
 
+/* ------------------------------------------------ primary frames --- */
+
+START_TEST(nvidia_libraries)
+{
+    static const char *const yes[] = {
+        "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "libcudart.so.13", "libcudart.so.12.4.127",
+        "/opt/venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn_engines_precompiled.so.9",
+        "libcudnn.so.9", "libcudnn_ops_infer.so.8", "libcudnn_graph.so.9", "libcublas.so.12",
+        "libcublasLt.so.12", "libcufft.so.11", "libcufftw.so.11", "libcusparse.so.12", "libcusparseLt.so.0",
+        "libcurand.so.10", "libcusolver.so.11", "libcusolverMg.so.11", "libnccl.so.2", "libnvrtc.so.12",
+        "libnvrtc-builtins.so.12.4", "libnvJitLink.so.12", "libcupti.so.2024.1.0", "libcutensor.so.2",
+        /* pip's wheels, whatever the library is called */
+        "/usr/local/lib/python3.10/dist-packages/nvidia/nvtx/lib/libnvToolsExt.so.1",
+    };
+    static const char *const no[] = {
+        "/usr/lib/libtorch_cuda.so", "libc10_cuda.so", "libcudaops.so", "libcudadebugger.so.1",
+        "libcupy_backends.so", "/home/me/cudnn_bench/app", "libcaffe2_nvrtc.so", "", NULL,
+    };
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        ck_assert_msg(sc_nvidia_library(yes[i]), "%s is NVIDIA's", yes[i]);
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        ck_assert_msg(!sc_nvidia_library(no[i]), "%s is not NVIDIA's", no[i] ? no[i] : "NULL");
+    ck_assert(sc_system_library("/lib/x86_64-linux-gnu/libc.so.6"));
+    ck_assert(sc_system_library("/lib64/ld-linux-x86-64.so.2"));
+    ck_assert(sc_system_library("libstdc++.so.6"));
+    ck_assert(!sc_system_library("libcustom.so"));
+}
+END_TEST
+
+static sc_callsite *site(sc_report *r, const char *id)
+{
+    sc_callsite *cs = sc_report_add_callsite(r, id);
+    ck_assert_ptr_nonnull(cs);
+    return cs;
+}
+
+#define APP "/home/ci/proj/build/app"
+#define CRT "/usr/local/cuda-13.0/bin/../targets/x86_64-linux/include/crt/device_functions.h"
+
+START_TEST(primary_frame)
+{
+    sc_report *r = sc_report_new();
+    ck_assert_ptr_nonnull(r);
+    const char *file, *fn;
+    unsigned line;
+    char w[512];
+
+    /* kernel<<<...>>>: nvcc's glue, then the launch line. */
+    sc_callsite *cs = site(r, "0000000000000001");
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x1ca8, "__cudaLaunchKernel_helper", CRT, 2963), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x1ca8,
+                                           "__device_stub__Z8sc_saxpyifPKfPf(int, float, float const*, float*)",
+                                           "/tmp/tmpxft_00001c72_00000000-6_app.compute_90.cudafe1.stub.c", 1), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x1579, "sc_saxpy(int, float, float const*, float*)",
+                                           "/home/ci/proj/kernels.cuh", 31), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x1579, "main", "/home/ci/proj/app.cu", 30), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, "/lib/x86_64-linux-gnu/libc.so.6", 0x27249,
+                                           "__libc_start_call_main", "../sysdeps/nptl/libc_start_call_main.h", 58), 0);
+    ck_assert_int_eq(sc_callsite_primary(cs), 3);
+    ck_assert_int_eq(sc_callsite_source(cs, &file, &line, &fn), 0);
+    ck_assert_str_eq(file, "/home/ci/proj/app.cu");
+    ck_assert_uint_eq(line, 30);
+    ck_assert(sc_frame_is_launch_glue(&cs->frames[0]));
+    ck_assert(sc_frame_is_launch_glue(&cs->frames[1]));
+    ck_assert(!sc_frame_is_launch_glue(&cs->frames[2]));   /* the wrapper: known by its stub only */
+
+    /* A template kernel in a namespace; cuda_runtime.h's cudaLaunchKernel<>. */
+    cs = site(r, "0000000000000002");
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x10, "cudaError cudaLaunchKernel<char>(char const*, dim3)",
+                                           "/usr/local/cuda/include/cuda_runtime.h", 216), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x10, "__device_stub__ZN2ns5scaleIfEEvPT_i(float*, int)",
+                                           "/tmp/tmpxft_0000abcd_00000000-6_app.cudafe1.stub.c", 4), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x10, "void ns::scale<float>(float*, int)",
+                                           "/home/ci/proj/scale.cuh", 8), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x20, "run(int)", "/home/ci/proj/app.cu", 77), 0);
+    ck_assert_int_eq(sc_callsite_primary(cs), 3);
+
+    /* Without inline frames the stub's caller is the launch line itself:
+       only the kernel's own name is skipped after a stub. */
+    cs = site(r, "0000000000000003");
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x10, "__device_stub__Z6kernelPf(float*)", NULL, 0), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x20, "kernel_driver(float*)", "/home/ci/proj/app.cu", 12), 0);
+    ck_assert_int_eq(sc_callsite_primary(cs), 1);
+    /* extern "C" kernels have unmangled stubs */
+    cs = site(r, "0000000000000004");
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x10, "__device_stub__kern(float*)", NULL, 0), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x10, "kern", "/home/ci/proj/k.cu", 3), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x20, "main", "/home/ci/proj/app.cu", 9), 0);
+    ck_assert_int_eq(sc_callsite_primary(cs), 2);
+
+    /* Without a demangler, raw names; a kernel in an anonymous namespace. */
+    cs = site(r, "0000000000000009");
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x10, "_Z31__device_stub__Z8sc_saxpyifPKfPfifPKfPf", NULL, 0), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x10, "_Z8sc_saxpyifPKfPf", "/home/ci/proj/k.cuh", 31), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x20, "main", "/home/ci/proj/app.cu", 30), 0);
+    ck_assert_int_eq(sc_callsite_primary(cs), 2);
+    cs = site(r, "000000000000000a");
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x10,
+                                           "__device_stub__ZN12_GLOBAL__N_14kernEPf(float*)", NULL, 0), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x10, "(anonymous namespace)::kern(float*)",
+                                           "/home/ci/proj/k.cu", 5), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x20, "main", "/home/ci/proj/app.cu", 30), 0);
+    ck_assert_int_eq(sc_callsite_primary(cs), 2);
+
+    /* PyTorch's autograd thread: no Python frame, cuDNN's frames on top of
+       libtorch_cuda without line numbers, libc with them. */
+    cs = site(r, "0000000000000005");
+    cs->thread_name = strdup("pt_autograd_0");
+    ck_assert_int_eq(sc_callsite_add_frame(cs, "/venv/site-packages/nvidia/cudnn/lib/libcudnn_engines_precompiled.so.9",
+                                           0x35cee13, NULL, NULL, 0), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, "/venv/site-packages/torch/lib/libtorch_cuda.so", 0x1000,
+                                           "at::native::cudnn_convolution_forward", NULL, 0), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, "/venv/site-packages/torch/lib/libtorch_cpu.so", 0x2000,
+                                           "torch::autograd::Engine::thread_main", NULL, 0), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, "/lib/x86_64-linux-gnu/libc.so.6", 0x94ac3, "start_thread",
+                                           "./nptl/pthread_create.c", 442), 0);
+    ck_assert_int_eq(sc_callsite_primary(cs), 1);
+    ck_assert_int_eq(sc_callsite_source(cs, &file, &line, &fn), -1);
+    sc_callsite_where(cs, w, sizeof w);
+    ck_assert_str_eq(w, "at::native::cudnn_convolution_forward (libtorch_cuda.so+0x1000)");
+
+    /* Nothing but NVIDIA's frames: the innermost. */
+    cs = site(r, "0000000000000006");
+    ck_assert_int_eq(sc_callsite_add_frame(cs, "libcudnn.so.9", 0x10, NULL, NULL, 0), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, "libcuda.so.1", 0x20, NULL, NULL, 0), 0);
+    ck_assert_int_eq(sc_callsite_primary(cs), 0);
+    /* A program without debug info: its frame, not libc's line. */
+    cs = site(r, "0000000000000007");
+    ck_assert_int_eq(sc_callsite_add_frame(cs, APP, 0x10, "main", NULL, 0), 0);
+    ck_assert_int_eq(sc_callsite_add_frame(cs, "/lib/x86_64-linux-gnu/libc.so.6", 0x27249,
+                                           "__libc_start_call_main", "../sysdeps/nptl/libc_start_call_main.h", 58), 0);
+    ck_assert_int_eq(sc_callsite_primary(cs), 0);
+    ck_assert_int_eq(sc_callsite_source(cs, &file, &line, &fn), -1);
+    /* No native frames; Python ones are shown first. */
+    cs = site(r, "0000000000000008");
+    ck_assert_int_eq(sc_callsite_primary(cs), -1);
+    int py = 0;
+    ck_assert_int_eq(sc_callsite_shown(cs, &py), -1);
+    ck_assert_int_eq(sc_callsite_add_pyframe(cs, "/home/ci/proj/train.py", 42, "step"), 0);
+    ck_assert_int_eq(sc_callsite_shown(cs, &py), 0);
+    ck_assert_int_eq(py, 1);
+
+    /* Every format locates the launch at its line; the text report shows
+       it first, below the source root relative to it. */
+    sc_finding *f = add(r, SC_RULE_SC101, SC_SEV_WARNING, 10, "0000000000000001");
+    f->driver_api = strdup("cuLaunchKernel");
+    f = add(r, SC_RULE_SC103, SC_SEV_WARNING, 5, "0000000000000005");
+    f->driver_api = strdup("cuLaunchKernel");
+    sc_report_sort(r);
+    char *text = render(r, SC_FMT_TEXT);
+    ck_assert_ptr_nonnull(strstr(text, "  Call site      : #1 (0000000000000001)\n"
+                                       "                   main (app.cu:30)\n"
+                                       "                   __libc_start_call_main (../sysdeps/nptl/libc_start_call_main.h:58)\n"
+                                       "                   ... 3 more (call site #1)\n"));
+    ck_assert_ptr_nonnull(strstr(text, "    >   3  main (app.cu:30)\n"));
+    ck_assert_ptr_nonnull(strstr(text, "  Thread         : pt_autograd_0\n"
+                                       "  Call site      : #2 (0000000000000005)\n"
+                                       "                   at::native::cudnn_convolution_forward (libtorch_cuda.so+0x1000)\n"));
+    ck_assert_ptr_nonnull(strstr(text, "  2  0000000000000005  thread: pt_autograd_0\n"));
+    free(text);
+    char *sarif = render(r, SC_FMT_SARIF);
+    ck_assert_ptr_nonnull(strstr(sarif, "\"originalUriBaseIds\": {\n"
+                                        "        \"SRCROOT\": {\n"
+                                        "          \"uri\": \"file:///home/ci/proj/\""));
+    ck_assert_ptr_nonnull(strstr(sarif, "\"locations\": [\n"
+                                        "            {\n"
+                                        "              \"physicalLocation\": {\n"
+                                        "                \"artifactLocation\": {\n"
+                                        "                  \"uri\": \"app.cu\",\n"
+                                        "                  \"uriBaseId\": \"SRCROOT\"\n"
+                                        "                },\n"
+                                        "                \"region\": {\n"
+                                        "                  \"startLine\": 30\n"));
+    ck_assert_ptr_nonnull(strstr(sarif, "\"relatedLocations\": ["));
+    ck_assert_ptr_nonnull(strstr(sarif, "\"uri\": \"file:///usr/local/cuda-13.0/bin/../targets/x86_64-linux/include/crt/device_functions.h\""));
+    ck_assert_ptr_nonnull(strstr(sarif, "\"threadName\": \"pt_autograd_0\""));
+    free(sarif);
+    char *json = render(r, SC_FMT_JSON);
+    ck_assert_ptr_nonnull(strstr(json, "\"id\": \"0000000000000001\",\n      \"primary\": 3,"));
+    ck_assert_ptr_nonnull(strstr(json, "\"id\": \"0000000000000005\",\n      \"thread_name\": \"pt_autograd_0\",\n      \"primary\": 1,"));
+    free(json);
+    sc_report_free(r);
+}
+END_TEST
+
+START_TEST(paths_and_source_root)
+{
+    static const struct { const char *in, *out; } norm[] = {
+        {"/usr/local/cuda/bin/../targets/x86_64-linux/include/crt/device_functions.h",
+         "/usr/local/cuda/targets/x86_64-linux/include/crt/device_functions.h"},
+        {"/work/proj/./kernels/k.cuh", "/work/proj/kernels/k.cuh"},
+        {"/a//b///c/", "/a/b/c"},
+        {"/../a", "/a"},
+        {"/a/b/../../..", "/"},
+        {"../sysdeps/x.h", "../sysdeps/x.h"},
+        {"./nptl/../a/./b", "a/b"},
+        {"a/../..", ".."},
+        {"./", "."},
+    };
+    char b[256];
+    for (size_t i = 0; i < sizeof norm / sizeof norm[0]; i++) {
+        snprintf(b, sizeof b, "%s", norm[i].in);
+        sc_path_normalize(b);
+        ck_assert_str_eq(b, norm[i].out);
+    }
+    sc_srcroot root;
+    char buf[256];
+    ck_assert_int_eq(sc_srcroot_init(&root, "/home/ci/proj/"), 0);
+    ck_assert_str_eq(root.lex, "/home/ci/proj");
+    ck_assert_str_eq(sc_srcroot_rel(&root, "/home/ci/proj/src/app.cu", buf, sizeof buf), "src/app.cu");
+    ck_assert_ptr_null(sc_srcroot_rel(&root, "/home/ci/project/app.cu", buf, sizeof buf));
+    ck_assert_ptr_null(sc_srcroot_rel(&root, "/home/ci/proj", buf, sizeof buf));
+    ck_assert_ptr_null(sc_srcroot_rel(&root, "src/app.cu", buf, sizeof buf));
+    ck_assert_str_eq(sc_srcroot_show(&root, "/usr/include/x.h", buf, sizeof buf), "/usr/include/x.h");
+    sc_srcroot_free(&root);
+    ck_assert_int_eq(sc_srcroot_init(&root, "/"), 0);
+    ck_assert_str_eq(sc_srcroot_rel(&root, "/home/x.cu", buf, sizeof buf), "home/x.cu");
+    sc_srcroot_free(&root);
+    ck_assert_int_eq(sc_srcroot_init(&root, NULL), 0);
+    ck_assert_ptr_null(sc_srcroot_rel(&root, "/home/x.cu", buf, sizeof buf));
+    sc_srcroot_free(&root);
+    /* A relative root is the current directory's. */
+    char *cwd = getcwd(NULL, 0);
+    ck_assert_ptr_nonnull(cwd);
+    ck_assert_int_eq(sc_srcroot_init(&root, "."), 0);
+    snprintf(b, sizeof b, "%s/sub/f.c", cwd);
+    ck_assert_str_eq(sc_srcroot_rel(&root, b, buf, sizeof buf), "sub/f.c");
+    sc_srcroot_free(&root);
+    free(cwd);
+}
+END_TEST
+
 /* render -> read -> render gives the same bytes, in every format. */
 static void roundtrip(sc_report *r)
 {
@@ -567,6 +799,9 @@ int main(void)
     tcase_add_test(tc, merge);
     tcase_add_test(tc, formatting);
     tcase_add_test(tc, source_location);
+    tcase_add_test(tc, nvidia_libraries);
+    tcase_add_test(tc, primary_frame);
+    tcase_add_test(tc, paths_and_source_root);
     tcase_add_test(tc, roundtrip_all);
     tcase_add_test(tc, reader_accepts_base);
     tcase_add_test(tc, reader_errors);

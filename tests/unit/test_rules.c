@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callsites.h"
 #include "fake_driver.h"
 #include "findings.h"
 #include "report.h"
@@ -775,6 +776,110 @@ START_TEST(api_counts_are_exact_per_entry_point)
 }
 END_TEST
 
+/* ------------------------------------------------------- call sites --- */
+
+/* The frames a walk keeps, from synthetic module names: the kinds the
+   shim gives them (callsites.c), then sc_frames_select. */
+static unsigned select_named(const char *const *mods, unsigned n, unsigned depth, unsigned *keep,
+                             unsigned *own)
+{
+    uint8_t kind[128];
+    ck_assert_uint_le(n, 128);
+    for (unsigned i = 0; i < n; i++)
+        kind[i] = !strcmp(mods[i], "libstreamcheck.so") ? SC_FK_SELF
+                  : sc_nvidia_library(mods[i])          ? SC_FK_NVIDIA
+                                                        : SC_FK_OWN;
+    return sc_frames_select(kind, n, depth, keep, 64, own);
+}
+
+START_TEST(nvidia_frames_are_skipped_and_not_counted)
+{
+    /* PyTorch's autograd thread on an H100: the shim, the driver, a deep
+       cuDNN stack, then libtorch_cuda and the rest of the framework. */
+    const char *mods[80];
+    unsigned n = 0, keep[64], own = 0;
+    mods[n++] = "libstreamcheck.so";
+    mods[n++] = "libcuda.so.1";
+    mods[n++] = "libstreamcheck.so";       /* runtime -> driver wrapper -> driver */
+    mods[n++] = "libcudart.so.12";
+    for (int i = 0; i < 24; i++)
+        mods[n++] = i < 20 ? "/venv/site-packages/nvidia/cudnn/lib/libcudnn_engines_precompiled.so.9"
+                           : "libcudnn_graph.so.9";
+    unsigned first_own = n;
+    for (int i = 0; i < 4; i++)
+        mods[n++] = "/venv/site-packages/torch/lib/libtorch_cuda.so";
+    mods[n++] = "libcublasLt.so.12";       /* NVIDIA's, after the program: kept, not counted */
+    for (int i = 0; i < 10; i++)
+        mods[n++] = i < 6 ? "/venv/site-packages/torch/lib/libtorch_cpu.so" : "libstdc++.so.6";
+    unsigned nk = select_named(mods, n, 8, keep, &own);
+    ck_assert_uint_eq(own, 8);
+    ck_assert_uint_eq(nk, 9);
+    ck_assert_uint_eq(keep[0], first_own);                  /* libtorch_cuda.so, not cuDNN */
+    ck_assert_str_eq(mods[keep[4]], "libcublasLt.so.12");
+    ck_assert_str_eq(mods[keep[8]], "/venv/site-packages/torch/lib/libtorch_cpu.so");
+    for (unsigned k = 0; k < nk; k++)
+        ck_assert_uint_ge(keep[k], first_own);
+
+    /* A stack of nothing but NVIDIA's frames (one of their threads) keeps
+       them, up to the depth; the shim's own frames never. */
+    const char *theirs[] = {"libstreamcheck.so", "libcuda.so.1", "libcudnn.so.9", "libcudnn.so.9", "libcuda.so.1"};
+    nk = select_named(theirs, 5, 3, keep, &own);
+    ck_assert_uint_eq(own, 0);
+    ck_assert_uint_eq(nk, 3);
+    ck_assert_uint_eq(keep[0], 1);
+    ck_assert_uint_eq(keep[2], 3);
+
+    /* An ordinary program: its frames from the first one on. */
+    const char *app[] = {"libstreamcheck.so", "libcudart.so.13", "libstreamcheck.so", "app", "app",
+                         "libc.so.6", "libc.so.6", "app"};
+    nk = select_named(app, 8, 8, keep, &own);
+    ck_assert_uint_eq(nk, 5);
+    ck_assert_uint_eq(own, 5);
+    ck_assert_uint_eq(keep[0], 3);
+    nk = select_named(app, 8, 2, keep, &own);
+    ck_assert_uint_eq(nk, 2);
+}
+END_TEST
+
+static void *autograd_like(void *arg)
+{
+    (void)arg;
+    pthread_setname_np(pthread_self(), "pt_autograd_0");
+    launch(NULL);
+    return NULL;
+}
+
+/* A call site reached from a named thread carries its name; the main
+   thread's do not. */
+START_TEST(callsite_names_its_thread)
+{
+    cuInit(0);
+    make_stream(CU_STREAM_NON_BLOCKING);
+    launch(NULL);
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, autograd_like, NULL), 0);
+    pthread_join(t, NULL);
+    sc_report *r = sc_shim_build_report();
+    ck_assert_ptr_nonnull(r);
+    unsigned named = 0, unnamed = 0;
+    for (size_t i = 0; i < r->nfindings; i++) {
+        if (r->findings[i].rule != SC_RULE_SC101)
+            continue;
+        const sc_callsite *cs = sc_report_callsite(r, r->findings[i].callsite);
+        ck_assert_ptr_nonnull(cs);
+        if (cs->thread_name) {
+            ck_assert_str_eq(cs->thread_name, "pt_autograd_0");
+            named++;
+        } else {
+            unnamed++;
+        }
+    }
+    ck_assert_uint_eq(named, 1);
+    ck_assert_uint_eq(unnamed, 1);
+    sc_report_free(r);
+}
+END_TEST
+
 static Suite *rules_suite(void)
 {
     Suite *s = suite_create("rules");
@@ -810,6 +915,8 @@ static Suite *rules_suite(void)
     tcase_add_test(tc, redirect_to_own_stream);
     tcase_add_test(tc, redirect_refuses_with_blocking_streams_or_capture);
     tcase_add_test(tc, disable_is_a_pure_pass_through);
+    tcase_add_test(tc, nvidia_frames_are_skipped_and_not_counted);
+    tcase_add_test(tc, callsite_names_its_thread);
     tcase_add_test(tc, errno_is_preserved);
     tcase_add_test(tc, api_counts_are_exact_per_entry_point);
     suite_add_tcase(s, tc);
