@@ -95,6 +95,10 @@ def parse_args():
     p.add_argument("--merge", action="store_true",
                    help="keep the comparisons of the previous run (--raw) that --only leaves out")
     p.add_argument("--placeholder", metavar="FILE", help="write the not-yet-measured placeholder and exit")
+    p.add_argument("--estimates", action="store_true",
+                   help="with --merge: time nothing again; run each way once under streamcheck, in detect "
+                        "mode and with --measure, and put the cost streamcheck estimates beside the gain "
+                        "measured earlier")
     a = p.parse_args()
     if a.reps < 5:
         p.error("--reps must be at least 5")
@@ -131,6 +135,34 @@ class Runner:
                          "stdout": out[-2000:], "stderr_tail": err[-2000:]})
         self.by_cmd.setdefault(key(cmd, env), []).append((rc, out, err, metrics))
         return rc, out, err, metrics
+
+    def cost(self, cmd, env, measure=False):
+        """Runs cmd once under streamcheck: the summed cost_ns of its findings
+        and of its warnings, in ms, and the cost basis seen most; None when
+        the run failed (or --measure is not available)."""
+        d = tempfile.mkdtemp(dir=self.tmp)
+        sc = [self.args.streamcheck, "--format=json", "--output=" + d, "--log-level=quiet"]
+        rc, _, _, _ = self.run(sc + (["--measure"] if measure else []) + ["--"] + cmd, env)
+        files = glob.glob(os.path.join(d, "*.json"))
+        if rc != 0 or not files:
+            return None
+        total = warn = 0
+        bases = {}
+        for f in files:
+            try:
+                with open(f) as fh:
+                    doc = json.load(fh)
+            except (OSError, ValueError):
+                return None
+            for x in doc.get("findings", []):
+                c = int(x.get("cost_ns", 0))
+                total += c
+                if x.get("severity") in ("warning", "error"):
+                    warn += c
+                b = x.get("cost_basis", "?")
+                bases[b] = bases.get(b, 0) + c
+        basis = max(bases, key=bases.get) if bases else "-"
+        return {"all_ms": total / 1e6, "warnings_ms": warn / 1e6, "basis": basis}
 
     def findings(self, cmd, env, expect):
         """Runs cmd once under streamcheck: ('SC203x16 SC402x1', 'as declared'|...)."""
@@ -187,6 +219,7 @@ class Comparison:
         self.same_output, self.note, self.once = same_output, note, once
         self.values = {"slow": [], "fast": []}
         self.findings = {}
+        self.estimates = {}   # mode -> {"slow": cost, "fast": cost} (Runner.cost)
         self.problems = []
         self.status = "not measured"
 
@@ -229,11 +262,28 @@ class Comparison:
                 self.findings[which] = runner.findings(v.cmd, v.env, v.expect)
         self.status = "measured" if self.values["slow"] and self.values["fast"] else "failed"
 
+    def estimate(self, runner):
+        """Each way once under streamcheck, detect mode and --measure."""
+        for mode in ("detect", "measure"):
+            e = {}
+            for which in ("slow", "fast"):
+                v = getattr(self, which)
+                e[which] = runner.cost(v.cmd, v.env, measure=mode == "measure")
+            self.estimates[mode] = e
+
+    def gain_ms(self):
+        """What the fix gained in a run, in ms (times only)."""
+        if self.unit != "ms" or self.better != "lower" or self.once:
+            return None
+        s, f = median(self.values["slow"]), median(self.values["fast"])
+        return s - f if s == s and f == f else None
+
     def to_json(self):
         return {"values": self.values, "findings": self.findings, "problems": self.problems,
-                "status": self.status, "note": self.note}
+                "status": self.status, "note": self.note, "estimates": self.estimates}
 
     def from_json(self, d, note):
+        self.estimates = d.get("estimates", {})
         self.values = d.get("values", self.values)
         self.findings = {k: tuple(v) for k, v in d.get("findings", {}).items()}
         self.problems = d.get("problems", [])
@@ -505,6 +555,36 @@ def write_results(path, args, comps, meta, started, finished):
             w("")
             for n in notes:
                 w("- " + n)
+    est = [c for c in comps if c.estimates and c.gain_ms() is not None]
+    if est:
+        w("")
+        w("## What streamcheck estimates beside what the fix gained")
+        w("")
+        w("For each hazard and its fix: the gain measured above (median of the slow way less median of the "
+          "fast way, per run), and the cost streamcheck put on the slow way's findings in one run of it, less "
+          "what it put on the fast way's (the fix should remove exactly that): in detect mode (from the "
+          "host: `cost_basis` says how) and with `--measure` (from the GPU timeline). *est / gain* near 1 is "
+          "right; the goal is within ±25% where the fix gains something, and under 5% of the run where it "
+          "gains nothing.")
+        w("")
+        w("| comparison | gain (ms) | detect estimate (ms) | basis | est / gain | measured-mode estimate (ms) | est / gain |")
+        w("|---|---:|---:|---|---:|---:|---:|")
+
+        def diff(e):
+            if not e or not e.get("slow") or e.get("fast") is None:
+                return None
+            return e["slow"]["all_ms"] - (e["fast"]["all_ms"] if e["fast"] else 0)
+
+        def rel(x, g):
+            return "–" if x is None or not g or abs(g) < 0.05 else fmt(x / g)
+
+        for c in est:
+            g = c.gain_ms()
+            d, m = diff(c.estimates.get("detect")), diff(c.estimates.get("measure"))
+            basis = (c.estimates.get("detect", {}).get("slow") or {}).get("basis", "-")
+            w("| %s | %s | %s | %s | %s | %s | %s |" % (
+                c.key, fmt(g), "–" if d is None else fmt(d), basis, rel(d, g),
+                "not available" if m is None else fmt(m), rel(m, g)))
     w("")
     w("## Every run")
     w("")
@@ -589,7 +669,11 @@ def main():
               % (", ".join(sorted(unknown)), os.path.basename(args.raw)), file=sys.stderr)
         return 2
     wanted = lambda c: c.section in only or c.key in only
-    comps = [c for c in everything if wanted(c)]
+    if args.estimates and not args.merge:
+        print("bench-seeds: --estimates goes with --merge (it times nothing, it reads the timings kept)",
+              file=sys.stderr)
+        return 2
+    comps = [] if args.estimates else [c for c in everything if wanted(c)]
     kept_runs = []                    # --merge: the previous run's runs, kept in --raw
     if args.merge and os.path.exists(args.raw):
         with open(args.raw) as fh:
@@ -598,7 +682,7 @@ def main():
         kept = prev.get("comparisons", {})
         kept_runs = prev.get("runs", [])
         for c in everything:
-            if not wanted(c) and c.key in kept:
+            if (args.estimates or not wanted(c)) and c.key in kept:
                 c.from_json(kept[c.key], "from the run of %s" % when)
                 comps.append(c)
         order = {c.key: i for i, c in enumerate(everything)}
@@ -614,6 +698,24 @@ def main():
         with open(args.raw, "w") as fh:
             json.dump({"meta": meta, "comparisons": {c.key: c.to_json() for c in comps if c.status != "not measured"},
                        "runs": kept_runs + runner.raw}, fh, indent=1)
+
+    if args.estimates:
+        for c in comps:
+            if not wanted(c) or c.status != "measured" or c.gain_ms() is None:
+                continue
+            if time.monotonic() - t0 > args.budget_s:
+                print("%-22s skipped: over the time budget" % c.key, flush=True)
+                continue
+            c.estimate(runner)
+            e = c.estimates
+            print("%-22s gain %8s ms  detect %s  measure %s" % (
+                c.key, fmt(c.gain_ms()), e.get("detect"), e.get("measure")), flush=True)
+            write_results(args.results, args, comps, meta, started, False)
+            save()
+        write_results(args.results, args, comps, meta, started, True)
+        save()
+        print("bench-seeds: %s written in %.0f s" % (args.results, time.monotonic() - t0))
+        return 0
 
     for c in comps:
         if not wanted(c):
