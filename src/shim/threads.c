@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "measure.h"
 #include "options.h"
 #include "shim.h"
 
@@ -256,6 +257,7 @@ static void sc_finish(void)
     int saved = errno;
     atomic_store(&sc_g.mode, SC_MODE_DISABLED);
     sc_quiesce();
+    sc_measure_stop();   /* CUDA is still up: atexit handlers run in reverse */
     sc_shim_report();
     errno = saved;
 }
