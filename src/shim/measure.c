@@ -44,6 +44,8 @@ static SC_TLS int64_t tls_c0;
 #define MODEL_MARKS_MAX 50000u
 #define BUF_SIZE (4u << 20)
 #define TOL_NS 1000                /* timestamps of dependent operations may touch */
+#define CHAIN_MAX 256              /* ops followed behind a held-back one on its stream */
+#define COVER_MAX 4096             /* busy intervals of another stream looked at per tail */
 
 /* ------------------------------------------------------------- CUPTI --- */
 static struct {
@@ -644,6 +646,7 @@ static struct {
     uint32_t *spos;       /* per op: stream index */
     uint32_t *sidx;       /* per op: position in its stream */
     uint32_t *stamp;      /* per op: chain membership, per event */
+    uint32_t *chained;    /* per stream: it holds a chain of the event */
     struct cidx { uint32_t corr; uint32_t op; } *byc;   /* ops by correlation */
     mapi **byt; size_t nbyt;                            /* api records by thread, start */
     ivs ev_ivs;
@@ -678,6 +681,26 @@ static int cmp_apip_thread(const void *pa, const void *pb)
     if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
     if (a->start != b->start) return a->start < b->start ? -1 : 1;
     return a->end > b->end ? -1 : a->end < b->end;
+}
+
+static int cmp_ext(const void *pa, const void *pb)
+{
+    const mext *a = pa, *b = pb;
+    return a->ext < b->ext ? -1 : a->ext > b->ext;
+}
+
+/* Whether CUPTI's API records name any thread by this id. */
+static int thread_known(uint32_t id)
+{
+    size_t lo = 0, hi = A.nbyt;
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        if (A.byt[m]->thread < id)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo < A.nbyt && A.byt[lo]->thread == id;
 }
 
 static int cmp_stream_ix(const void *pa, const void *pb)
@@ -846,6 +869,8 @@ static void prepare(void)
         A.spos[i] = (uint32_t)k;
         A.s[k].n++;
     }
+    if (!(A.chained = calloc(A.ns ? A.ns : 1, sizeof *A.chained)))
+        return;
     for (size_t k = 0; k < A.ns; k++) {
         A.s[k].ix = malloc(A.s[k].n * sizeof *A.s[k].ix);
         if (!A.s[k].ix)
@@ -875,6 +900,7 @@ static void prepare(void)
         A.byt[i] = &apis.v[i];
     A.nbyt = apis.n;
     qsort(A.byt, A.nbyt, sizeof *A.byt, cmp_apip_thread);
+    qsort(exts.v, exts.n, sizeof *exts.v, cmp_ext);
     A.done = 1;
 }
 
@@ -885,14 +911,21 @@ static void prepare(void)
 #define MAXC 16
 static size_t event_corrs(const mev *e, uint32_t *c)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < exts.n && n < MAXC; i++)
-        if (exts.v[i].ext == e->ext)
-            c[n++] = exts.v[i].corr;
+    size_t n = 0, lo = 0, hi = exts.n;
+    while (lo < hi) {   /* exts are sorted by external id (prepare) */
+        size_t m = (lo + hi) / 2;
+        if (exts.v[m].ext < e->ext)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    for (; lo < exts.n && exts.v[lo].ext == e->ext && n < MAXC; lo++)
+        c[n++] = exts.v[lo].corr;
     const uint32_t tids[2] = {e->pthread, e->tid};
     for (int t = 0; t < 2; t++) {
         /* just past the last record of this thread starting at or before c1 */
-        size_t lo = 0, hi = A.nbyt;
+        lo = 0;
+        hi = A.nbyt;
         while (lo < hi) {
             size_t m = (lo + hi) / 2;
             const mapi *a = A.byt[m];
@@ -925,7 +958,8 @@ static iv chain(size_t x, int64_t shift, uint32_t stamp)
     size_t j = A.sidx[x], last = x;
     int64_t sh = shift;
     A.stamp[x] = stamp;
-    for (size_t k = j + 1, steps = 0; k < s->n && steps < 100000; k++, steps++) {
+    A.chained[A.spos[x]] = stamp;
+    for (size_t k = j + 1, steps = 0; k < s->n && steps < CHAIN_MAX; k++, steps++) {
         size_t y = s->ix[k];
         int64_t could = A.submit[y] > ops.v[last].end - sh ? A.submit[y] : ops.v[last].end - sh;
         int64_t sy = ops.v[y].start - could;
@@ -984,13 +1018,13 @@ static void analyse_event(mev *e, uint32_t stamp)
     /* (A) The host was held inside the call: the GPU idle time it caused,
        from the call's start (with SC203's wait for its stream) until the
        device's next work started, if the device was busy when the call
-       began; at most the time the host was held. */
+       began and work followed; at most the time the host was held. */
     if (e->timed) {
         int64_t w0 = e->c0 - e->drain, held = e->c1 - w0;
         long b = busy_at(d, w0);
-        if (b >= 0 && held > 0) {
-            size_t nx = first_from(d, e->c1);
-            int64_t w1 = nx < d->o1 ? ops.v[nx].start : e->c1;
+        size_t nx = first_from(d, e->c1);
+        if (b >= 0 && held > 0 && nx < d->o1) {   /* no work after it: nothing waited */
+            int64_t w1 = ops.v[nx].start;
             int64_t total = 0;
             for (size_t k = (size_t)b; k < d->busy.n && total < held; k++) {
                 int64_t ia = d->busy.v[k].b, ib = k + 1 < d->busy.n ? d->busy.v[k + 1].a : INT64_MAX;
@@ -1070,19 +1104,50 @@ static void analyse_event(mev *e, uint32_t stamp)
         }
     }
     iv_norm(&tails, 0);
-    /* less the time other ops (not in the chains) ran */
+    /* less the time other work ran on the device (every op not in this
+       event's chains): there the device was not waiting for the held-back
+       work.  Streams without a chain give their busy time; a stream with
+       one, its ops outside the chain. */
     for (size_t t = 0; t < tails.n; t++) {
         iv cur = tails.v[t];
         ivs cover = {0};
-        size_t hi = first_from(d, cur.b);
-        for (size_t k = hi; k-- > d->o0;) {
-            const mop *o = &ops.v[k];
-            if (o->start < cur.a - d->maxdur)
-                break;
-            if (A.stamp[k] == stamp)
+        for (size_t k = 0; k < A.ns; k++) {
+            const strm *s = &A.s[k];
+            if (s->device != d->id)
                 continue;
-            int64_t a = o->start > cur.a ? o->start : cur.a, b = o->end < cur.b ? o->end : cur.b;
-            iv_add(&cover, a, b);
+            if (A.chained[k] == stamp) {
+                size_t lo = 0, hi = s->n;
+                while (lo < hi) {   /* a stream's ops are in order: the first ending after cur.a */
+                    size_t m = (lo + hi) / 2;
+                    if (ops.v[s->ix[m]].end <= cur.a)
+                        lo = m + 1;
+                    else
+                        hi = m;
+                }
+                for (size_t c = 0; lo < s->n && ops.v[s->ix[lo]].start < cur.b && c < COVER_MAX; lo++, c++) {
+                    const mop *o = &ops.v[s->ix[lo]];
+                    if (A.stamp[s->ix[lo]] != stamp)
+                        iv_add(&cover, o->start > cur.a ? o->start : cur.a, o->end < cur.b ? o->end : cur.b);
+                }
+                continue;
+            }
+            size_t lo = 0, hi = s->busy.n;
+            while (lo < hi) {   /* the first busy interval ending after cur.a */
+                size_t m = (lo + hi) / 2;
+                if (s->busy.v[m].b <= cur.a)
+                    lo = m + 1;
+                else
+                    hi = m;
+            }
+            for (size_t c = 0; lo < s->busy.n && s->busy.v[lo].a < cur.b; lo++, c++) {
+                if (c == COVER_MAX) {   /* dense work: call the rest covered */
+                    iv_add(&cover, s->busy.v[lo].a > cur.a ? s->busy.v[lo].a : cur.a, cur.b);
+                    break;
+                }
+                int64_t a = s->busy.v[lo].a > cur.a ? s->busy.v[lo].a : cur.a;
+                int64_t b = s->busy.v[lo].b < cur.b ? s->busy.v[lo].b : cur.b;
+                iv_add(&cover, a, b);
+            }
         }
         iv_norm(&cover, 0);
         int64_t at = cur.a;
@@ -1292,15 +1357,7 @@ void sc_measure_fill(sc_report *r)
             m->api = name_index(r, api);
             /* the thread as CUPTI names it: whichever of its ids the API
                records use */
-            m->thread = e->pthread;
-            for (size_t j = 0; j < A.nbyt; j++) {
-                if (A.byt[j]->thread == e->tid) {
-                    m->thread = e->tid;
-                    break;
-                }
-                if (A.byt[j]->thread == e->pthread)
-                    break;
-            }
+            m->thread = !thread_known(e->pthread) && thread_known(e->tid) ? e->tid : e->pthread;
             m->start_ns = e->c0;
             m->end_ns = e->c1;
             m->correlation = e->corr;
