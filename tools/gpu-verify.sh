@@ -1,0 +1,106 @@
+#!/bin/bash
+# tools/gpu-verify.sh: the checks a change to streamcheck must pass on a real
+# GPU, in one batched command on a lent machine.  Stage first, here:
+#   ./configure --prefix=$PWD/.stage && make && tools/stage-gpu.sh
+#   tools/corpus/extract-samples.sh MIRROR      (for the corpus step)
+# then, on the GPU with .stage (and .corpus-src) carried:
+#   tools/gpu-verify.sh [STEP...]
+# Steps (default: selftest corpus resnet measure):
+#   selftest    streamcheck --selftest (every bundled app, exact findings)
+#   corpus      NVIDIA's samples (static cudart) and our Python programs,
+#               natively and under streamcheck (tools/corpus/run.sh)
+#   resnet      tools/resnet-verify.py: pinning gain beside SC203's cost,
+#               overhead beside the self-estimate, detect and --measure
+#   measure     seed 001 (C and PyTorch), pageable and pinned, --measure
+#   redirect    the hand-off apps and a PyTorch training loop under every
+#               redirect method: same output, same loss bits
+#   bench-redirect   bench/redirect.sh (independent threads' speed-up)
+#   estimates   bench/seeds.py --estimates --merge (RESULTS.md's column)
+#   profile     STREAMCHECK_PROFILE=1 on the training loop, if present
+# Environment: ROUNDS (resnet, default 5), MROUNDS (its --measure rounds,
+# default 2).  Everything goes to $OUT/results.tgz; summaries to stdout.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+stage=${STAGE:-$root/.stage}
+out=${OUT:-/tmp/gpu-verify}
+res=$(mktemp -d)
+mkdir -p "$out"
+export PATH=$stage/bin:$PATH PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+apps=$stage/libexec/streamcheck/testapps
+t0=$(date +%s)
+step() { echo; echo "=== $* ($(( $(date +%s) - t0 )) s)"; }
+steps=${*:-selftest corpus resnet measure}
+
+for s in $steps; do case $s in
+selftest)
+    step selftest
+    streamcheck --selftest >"$res/selftest.txt" 2>&1
+    grep -vE " pass$| skip " "$res/selftest.txt" | tail -n 30 ;;
+corpus)
+    step "corpus: samples (static cudart) and Python programs"
+    VARIANTS=static DEADLINE=${CORPUS_DEADLINE:-260} RUN_TIMEOUT=90 OUT=$res/corpus \
+        "$root/tools/corpus/run.sh" build samples python >"$res/corpus.log" 2>&1
+    cat "$res/corpus/table.txt" 2>/dev/null | cut -c1-150 ;;
+resnet)
+    step "resnet-verify"
+    python3 "$root/tools/resnet-verify.py" --rounds "${ROUNDS:-5}" --measure-rounds "${MROUNDS:-2}" \
+        --out "$res/resnet" >"$res/resnet.log" 2>&1
+    cat "$res/resnet/summary.txt" 2>/dev/null || tail -n 20 "$res/resnet.log" ;;
+measure)
+    step "measured mode: seed 001, pageable and pinned"
+    for a in seed001_copies seed001_copies_fixed; do
+        mkdir -p "$res/measure/$a"
+        streamcheck --measure --format=json,text,trace --output="$res/measure/$a" -- "$apps/$a" \
+            >"$res/measure/$a/out.txt" 2>"$res/measure/$a/err.txt"
+        echo "$a: exit $?"; grep -E "^@ (GPU|Estimated)" "$res/measure/$a/err.txt"
+        grep -E "^\[(warning|error)\]" "$res/measure/$a/err.txt" | head -n 3
+        for t in "$res/measure/$a"/*.trace.json; do
+            [ -f "$t" ] && python3 "$root/tests/trace_check.py" "$t" >/dev/null 2>&1 && echo "  trace valid: $(basename "$t")"
+        done
+    done
+    py=$stage/dev/python
+    for m in "" --pageable; do
+        d=$res/measure/py$m; mkdir -p "$d"
+        streamcheck --measure --format=json,text --output="$d" -- python3 "$py/seed001_swimming.py" copies $m \
+            >"$d/out.txt" 2>"$d/err.txt"
+        echo "seed001_swimming.py copies $m: exit $?"; grep -E "^@ (GPU|Estimated)" "$d/err.txt"
+        grep -E "^\[(warning|error)\]" "$d/err.txt" | head -n 3
+    done ;;
+redirect)
+    step "redirect keeps the order: hand-off apps and a training loop"
+    for a in handoff turn_taking redirect_mixed; do
+        [ -x "$apps/$a" ] || continue
+        ref=$("$apps/$a" 2>/dev/null | md5sum)
+        for m in stream entry handle; do
+            got=$(streamcheck --redirect=per-thread --redirect-method=$m --log-level=quiet -- "$apps/$a" 2>/dev/null | md5sum)
+            echo "$a $m: $([ "$got" = "$ref" ] && echo same output || echo DIFFERENT output)"
+        done
+    done
+    if [ -x "$root/bench/redirect-torch.sh" ]; then
+        "$root/bench/redirect-torch.sh" >"$res/redirect-torch.log" 2>&1
+        tail -n 12 "$res/redirect-torch.log"
+    fi ;;
+bench-redirect)
+    step "bench/redirect.sh"
+    (cd "$stage/dev" && "$root/bench/redirect.sh" 5 5 10 4 8 16) >"$res/bench-redirect.log" 2>&1
+    tail -n 16 "$res/bench-redirect.log" ;;
+estimates)
+    step "RESULTS.md: estimates beside measured gains"
+    cp "$root/docs/RESULTS-runs.json" "$res/RESULTS-runs.json"
+    python3 "$root/bench/seeds.py" --stage "$stage" --merge --estimates --only "${EST_ONLY:-apps,seeds}" \
+        --results "$res/RESULTS.md" --raw "$res/RESULTS-runs.json" --budget-s "${EST_BUDGET:-200}" \
+        >"$res/estimates.log" 2>&1
+    tail -n 30 "$res/estimates.log"; cp "$res/RESULTS.md" "$res/RESULTS-runs.json" "$out"/ 2>/dev/null ;;
+profile)
+    step "overhead profile"
+    if [ -x "$root/tools/overhead-probe.sh" ]; then
+        OUT=$res/profile "$root/tools/overhead-probe.sh" >"$res/profile.log" 2>&1
+        tail -n 40 "$res/profile.log"
+    else
+        echo "no tools/overhead-probe.sh"
+    fi ;;
+*)
+    echo "gpu-verify.sh: unknown step '$s'" >&2 ;;
+esac; done
+tar czf "$out/results.tgz" -C "$res" . 2>/dev/null
+step "done: $out/results.tgz"
