@@ -436,6 +436,11 @@ static void child_after_fork(void)
 static const sc_part part = {"measure", 45, measure_lock, measure_unlock, child_after_fork, NULL, NULL};
 SC_PART_REGISTER(part)
 
+static void measure_at_exit(void)
+{
+    sc_measure_stop();
+}
+
 #define TAKEN "CUPTI is in use by another tool (a profiler such as Nsight Systems or torch.profiler)"
 
 void sc_measure_start(void)
@@ -533,6 +538,12 @@ void sc_measure_start(void)
     }
     sc_log(SC_LOG_INFO, "measured mode: recording the GPU timeline with %s", lib_path);
     sc_measure_active = 1;
+    /* CUPTI registers an exit handler of its own when it is loaded, after
+       the shim's (core.c): exit handlers run in reverse, so CUPTI would be
+       torn down before the report asked it for the last records (a crash
+       inside cuptiActivityDisable, seen on an H100).  Ours, registered now,
+       runs before CUPTI's; the report's call then finds it stopped. */
+    atexit(measure_at_exit);
 }
 
 /* ---------------------------------------------------------- the calls --- */
