@@ -249,7 +249,7 @@ void sc_held_flush(sc_thread *t)
    earlier work was done before it (detect_copy.c) and is added back to the
    blocked time here, not to the cost. */
 static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, uint64_t blocked,
-                          unsigned weight)
+                          unsigned weight, unsigned device)
 {
     int main_ev = -1;
     uint32_t also = 0;
@@ -257,8 +257,9 @@ static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, u
     for (unsigned i = 0; i < op->nev; i++) {
         const sc_event *e = &op->ev[i];
         if (e->own_site) {
-            sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = e->pending, .api = op->id,
-                        .rt = (uint16_t)rt, .site = e->site, .blocked_ns = blocked, .bytes = op->bytes};
+            sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = e->pending, .device = (uint8_t)device,
+                        .api = op->id, .rt = (uint16_t)rt, .site = e->site, .blocked_ns = blocked,
+                        .bytes = op->bytes};
             sc_finding_add(t, &h, weight);
             continue;
         }
@@ -274,7 +275,8 @@ static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, u
     if (main_ev < 0)
         return;
     const sc_event *e = &op->ev[main_ev];
-    sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = (uint8_t)pending, .api = op->id, .rt = (uint16_t)rt,
+    sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = (uint8_t)pending, .device = (uint8_t)device,
+                .api = op->id, .rt = (uint16_t)rt,
                 .also = also, .site = site, .blocked_ns = blocked + op->drain_ns, .bytes = op->bytes,
                 .cost_ns = sc_rule_cost(e->rule, blocked, pending)};
     /* A device-to-host pageable copy waits for its verdict: a
@@ -341,11 +343,14 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
            Python line is the only useful part of an SC101 site. */
         uint64_t site = sc_callsite_capture(t);
         unsigned rt = sc_tls_rt;
-        commit_events(t, op, site, rt, blocked, weight);
+        /* The call's device: its context's (asked once per call, cached per
+           context), after the call so a context the call made counts. */
+        unsigned device = sc_op_device(op);
+        commit_events(t, op, site, rt, blocked, weight, device);
         if (op->marks & SC_M_ALLOCSITE)
-            sc_alloc_site_add(t, op->id, rt, site, op->bytes, blocked);
+            sc_alloc_site_add(t, op->id, rt, site, op->bytes, blocked, device);
         if (op->marks & SC_M_LEGACY)
-            sc_legacy_site_add(t, op->id, rt, site, weight);
+            sc_legacy_site_add(t, op->id, rt, site, weight, device);
         if (op->redirected)
             sc_redirect_add(t, op->id, rt, site, op->redirected);
     }

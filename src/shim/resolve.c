@@ -423,6 +423,7 @@ void sc_drv_resolve(void)
         {"cuEventRecord", 2000, (void **)&sc_d.EventRecord},
         {"cuStreamWaitEvent", 3020, (void **)&sc_d.StreamWaitEvent},
         {"cuDevicePrimaryCtxGetState", 7000, (void **)&sc_d.PrimaryCtxGetState},
+        {"cuCtxGetDevice", 2000, (void **)&sc_d.CtxGetDevice},
     };
     int all = 1;
     for (size_t i = 0; i < SC_ARRAY_LEN(want); i++) {

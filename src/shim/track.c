@@ -47,7 +47,11 @@ static void clear_stream(sc_stream *r, void *arg)
 }
 static void clear_thread(sc_thread *t, void *arg)
 {
-    (void)arg;
+    struct clear_q *c = arg;
+    /* Another device's per-thread stream did not drain. */
+    CUcontext pc = atomic_load(&t->ptds_ctx);
+    if (c->ctx && pc && pc != c->ctx)
+        return;
     uint64_t tok = atomic_load(&t->ptds_active);
     sc_unmark(&t->ptds_active, tok);
 }
@@ -96,7 +100,7 @@ void sc_track_post(sc_thread *t, sc_op *op, CUresult r)
                per-thread streams included. */
             struct clear_q c = {sc_op_ctx(op)};
             sc_streams_foreach(clear_stream, &c);
-            sc_threads_foreach(clear_thread, NULL);
+            sc_threads_foreach(clear_thread, &c);
             _Atomic uint64_t *m = &sc_ctx_get(c.ctx)->legacy_active;
             sc_unmark(m, atomic_load(m));
         }
