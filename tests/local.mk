@@ -25,5 +25,7 @@ tests/dlopen_helper.expect: $(srcdir)/tests/dlopen_helper.c $(srcdir)/testapps/e
 CLEANFILES += tests/dlopen_helper.expect
 
 # End to end, on the simulator.
-dist_check_SCRIPTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh
-TESTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh
+dist_check_SCRIPTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh \
+	tests/multigpu.sh
+TESTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh \
+	tests/multigpu.sh
