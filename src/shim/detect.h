@@ -59,6 +59,7 @@ typedef struct sc_busy_q {
     uint8_t dir;             /* SC702: count only streams whose last copy went this way */
     uint8_t blocking_only;   /* only streams the legacy stream orders with: blocking
                                 streams and per-thread streams, not non-blocking ones */
+    uint8_t program_only;    /* not the streams NCCL made for itself */
     sc_thread *self;
     unsigned busy;
     unsigned unverified;     /* busy by mark only (other threads' per-thread streams) */
@@ -67,7 +68,11 @@ typedef struct sc_busy_q {
 unsigned sc_busy_others(sc_thread *t, sc_busy_q *q);
 
 /* Created streams alive in ctx (NULL: all), and how many are blocking. */
-typedef struct sc_count_q { CUcontext ctx; unsigned all, blocking; } sc_count_q;
+typedef struct sc_count_q {
+    CUcontext ctx;
+    unsigned all, blocking;
+    unsigned program;        /* of all, those not internal to NCCL (sc_stream.internal) */
+} sc_count_q;
 /* Whether a state of context c (a stream's, a per-thread stream's) counts
    for a query about ctx (NULL: every context) and also[]; unknown (NULL)
    contexts count. */

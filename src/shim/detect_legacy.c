@@ -66,7 +66,7 @@ void sc_detect_legacy_submission(sc_thread *t, sc_op *op)
        PyTorch program): no context lookup, no stream walk.  With several
        devices the question is always about the call's own device. */
     CUcontext ctx = NULL;
-    sc_count_q cq = {NULL, 0, 0};
+    sc_count_q cq = {NULL, 0, 0, 0};
     if (atomic_load_explicit(&sc_g.n_live, memory_order_relaxed) ||
         atomic_load_explicit(&sc_g.multi_ctx, memory_order_relaxed)) {
         ctx = sc_op_ctx(op);
@@ -82,11 +82,15 @@ void sc_detect_legacy_submission(sc_thread *t, sc_op *op)
         if (is_cublas) {
             /* SC601 is about the library's work sharing one queue with the
                program's other legacy work instead of running beside the
-               program's streams: any stream counts, blocking or not, and it
-               costs only while one of them has work (PyTorch's idle pool
-               streams do not make its handle a warning). */
-            others = cq.all > 0 || atomic_load(&sc_g.ptds_used);
-            sc_busy_q q = {.ctx = ctx, .skip_legacy = 1};
+               program's streams: any stream of the program counts, blocking
+               or not, and it costs only while one of them has work
+               (PyTorch's idle pool streams do not make its handle a
+               warning).  NCCL's own streams are not the program's: its
+               collectives run beside the legacy stream (the streams are
+               non-blocking), and the program could not put its GEMMs there
+               (DDP's gradient all-reduce during the backward pass). */
+            others = cq.program > 0 || atomic_load(&sc_g.ptds_used);
+            sc_busy_q q = {.ctx = ctx, .skip_legacy = 1, .program_only = 1};
             pending = others && sc_busy_others(t, &q) > 0;
             if (!others)
                 pending = sc_legacy_serializes(t, &cq, &others);

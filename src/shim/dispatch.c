@@ -110,7 +110,7 @@ void sc_pre(sc_thread *t, sc_op *op)
     case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D: {
         sc_classify_copy(op);
         sc_resolve_lane(t, op);
-        sc_count_q cq = {sc_op_ctx(op), 0, 0};
+        sc_count_q cq = {sc_op_ctx(op), 0, 0, 0};
         sc_count_streams(&cq);
         sc_detect_copy_sync(t, op, &cq);
         if (op->lane == SC_LANE_LEGACY)
@@ -121,7 +121,7 @@ void sc_pre(sc_thread *t, sc_op *op)
 
     case SC_K_SMEMSET: {
         sc_resolve_lane(t, op);
-        sc_count_q cq = {sc_op_ctx(op), 0, 0};
+        sc_count_q cq = {sc_op_ctx(op), 0, 0, 0};
         sc_count_streams(&cq);
         sc_detect_memset_sync(t, op, &cq);
         if (op->lane == SC_LANE_LEGACY)

@@ -186,6 +186,8 @@ static void q_stream(sc_stream *r, void *arg)
         return;
     if (q->blocking_only && (r->flags & CU_STREAM_NON_BLOCKING))
         return;
+    if (q->program_only && atomic_load_explicit(&r->internal, memory_order_relaxed))
+        return;
     if (sc_query_mark(&r->active, r->handle)) {
         q->busy++;
         q->marked++;
@@ -258,6 +260,8 @@ static void count_stream(sc_stream *r, void *arg)
     c->all++;
     if (!(r->flags & CU_STREAM_NON_BLOCKING))
         c->blocking++;
+    if (!atomic_load_explicit(&r->internal, memory_order_relaxed))
+        c->program++;
 }
 
 void sc_count_streams(sc_count_q *cq)

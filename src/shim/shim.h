@@ -179,6 +179,8 @@ typedef struct sc_stream {
     pid_t creator;
     uint64_t create_site;      /* call site that created it (SC102) */
     _Atomic uint8_t last_copy; /* sc_dir of the last async copy (SC702) */
+    _Atomic uint8_t internal;  /* made inside a communication library (NCCL) for its
+                                  own work: not a stream the program could use */
 } sc_stream;
 
 /* One finding event (or weight sampled ones); cost_ns as the rule's basis

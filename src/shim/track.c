@@ -5,6 +5,10 @@
  */
 #include "config.h"
 
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <string.h>
+
 #include "callsites.h"
 #include "detect.h"
 
@@ -35,6 +39,30 @@ static void on_init_done(void)
 }
 
 void sc_on_init_done(void) { on_init_done(); }
+
+/* Whether the calling code, the first frame outside the shim and the CUDA
+   runtime and driver, is NCCL (libnccl.so, which links the runtime
+   statically, or a build that loads it): NCCL creates its streams
+   non-blocking for its own kernels, and the program's work never goes
+   there.  Only stream creation asks (a short walk, once per stream). */
+static int from_nccl(void)
+{
+    void *pcs[32];
+    int n = unw_backtrace(pcs, 32);
+    for (int i = 0; i < n; i++) {
+        uintptr_t pc = (uintptr_t)pcs[i] - 1, base;
+        if (pc >= sc_g.self_lo && pc < sc_g.self_hi)
+            continue;
+        unsigned idx = sc_module_find(pc, &base);
+        const char *b = idx == SC_MOD_UNKNOWN ? NULL : sc_module_base(idx);
+        if (!b)
+            return 0;
+        if (!strncmp(b, "libcuda.so", 10) || !strncmp(b, "libcudart.so", 12))
+            continue;
+        return !strncmp(b, "libnccl", 7);
+    }
+    return 0;
+}
 
 struct clear_q { CUcontext ctx; };
 static void clear_stream(sc_stream *r, void *arg)
@@ -79,7 +107,9 @@ void sc_track_post(sc_thread *t, sc_op *op, CUresult r)
         if (r == CUDA_SUCCESS && op->p1) {
             CUstream h = *(CUstream const *)op->p1;
             uint64_t site = sc_callsite_capture(t);
-            sc_stream_add(h, sc_op_ctx(op), op->flags, op->prio, site);
+            sc_stream *s = sc_stream_add(h, sc_op_ctx(op), op->flags, op->prio, site);
+            if (s && from_nccl())
+                atomic_store(&s->internal, 1);
         }
         break;
     case SC_K_STREAM_DESTROY:

@@ -1,0 +1,96 @@
+// ddp_step: one rank of a data-parallel training loop as PyTorch's
+// DistributedDataParallel runs it: the model on the default (legacy)
+// stream, its GEMMs through a cuBLAS handle on that stream, a pinned batch
+// (pin_memory=True), and the gradient all-reduce of each bucket started
+// during the backward pass on NCCL's own non-blocking stream, ordered with
+// the default stream by events (libnccl-sim.so, nccl_sim.cu); loss.item()
+// at the end of each step.
+//
+// A clean loop: nothing but notes.  The all-reduce runs beside the
+// backward GEMMs, and that is the point: the legacy stream does not wait
+// for a non-blocking stream (CUDA Driver API, Stream synchronization
+// behavior), so the launches stay SC101 notes, and NCCL's stream is not one
+// the program could give cuBLAS: no SC601 (which it would be if the
+// program's own stream were busy).  The event record on the default
+// stream is legacy-stream work too (a note); the waits are not work.
+// The device is LOCAL_RANK's, modulo the devices there are.
+#include <cublas_v2.h>
+
+#include "common.h"
+
+extern "C" {
+int ncclSimInit(void);
+int ncclSimAllReduce(float *buf, size_t n, unsigned long long ring_ns, cudaStream_t caller);
+void ncclSimFinalize(void);
+}
+
+#define M 64
+#define STEPS 3
+
+int main(void)
+{
+    int n = 0, dev = 0;
+    CHECK(cudaGetDeviceCount(&n));
+    const char *lr = getenv("LOCAL_RANK");
+    if (lr && n > 0)
+        dev = atoi(lr) % n;
+    CHECK(cudaSetDevice(dev));
+    cublasHandle_t handle;
+    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "ddp_step: cublasCreate failed\n");
+        return 1;
+    }
+    float *batch, *x, *w1, *w2, *h1, *g1, *g2, *dloss, loss;
+    const size_t mm = M * M * sizeof(float);
+    CHECK(cudaMallocHost(&batch, mm));
+    fill_host(batch, M * M);
+    CHECK(cudaMalloc(&x, mm));
+    CHECK(cudaMalloc(&w1, mm));
+    CHECK(cudaMalloc(&w2, mm));
+    CHECK(cudaMalloc(&h1, mm));
+    CHECK(cudaMalloc(&g1, mm));
+    CHECK(cudaMalloc(&g2, mm));
+    CHECK(cudaMalloc(&dloss, sizeof(float)));
+    CHECK(cudaMemcpyAsync(w1, batch, mm, cudaMemcpyHostToDevice, 0)); // expect: SC101 x1 note
+    CHECK(cudaMemcpyAsync(w2, batch, mm, cudaMemcpyHostToDevice, 0)); // expect: SC101 x1 note
+    if (ncclSimInit()) {
+        fprintf(stderr, "ddp_step: ncclSimInit failed\n");
+        return 1;
+    }
+    const float one = 1.0f, zero = 0.0f, lr_ = -0.01f;
+    double sum = 0;
+    for (int step = 0; step < STEPS; step++) {
+        CHECK(cudaMemcpyAsync(x, batch, mm, cudaMemcpyHostToDevice, 0)); // expect: SC101 x3 note
+        // forward
+        cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, M, M, M, &one, w1, M, x, M, &zero, h1, M); // expect: SC101 x3 note
+        // backward: bucket 2's gradient, then its all-reduce on NCCL's stream
+        cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_T, M, M, M, &one, h1, M, x, M, &zero, g2, M); // expect: SC101 x3 note
+        if (ncclSimAllReduce(g2, M * M, HOLD, 0)) // expect: SC101 x3 note
+            return 1;
+        // bucket 1's gradient while bucket 2's all-reduce runs
+        cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, M, M, M, &one, w2, M, h1, M, &zero, g1, M); // expect: SC101 x3 note
+        if (ncclSimAllReduce(g1, M * M, SPIN, 0)) // expect: SC101 x3 note
+            return 1;
+        // optimizer step, after the all-reduces (the default stream waited)
+        sc_saxpy<<<64, 256>>>(M * M, lr_, g1, w1); // expect: SC101 x3 note
+        sc_saxpy<<<64, 256>>>(M * M, lr_, g2, w2); // expect: SC101 x3 note
+        sc_saxpy<<<1, 1>>>(1, 1.0f, h1, dloss); // expect: SC101 x3 note
+        LAUNCHED();
+        // loss.item(): a copy into pageable memory and a sync of the stream
+        CHECK(cudaMemcpyAsync(&loss, dloss, sizeof(float), cudaMemcpyDeviceToHost, 0));
+        CHECK(cudaStreamSynchronize(0));
+        sum += loss;
+    }
+    printf("ddp_step: device %d, loss sum %.6f\n", dev, sum);
+    ncclSimFinalize();
+    cublasDestroy(handle); // expect: SC402 x0+
+    CHECK(cudaFree(dloss));
+    CHECK(cudaFree(g2));
+    CHECK(cudaFree(g1));
+    CHECK(cudaFree(h1));
+    CHECK(cudaFree(w2));
+    CHECK(cudaFree(w1));
+    CHECK(cudaFree(x));
+    CHECK(cudaFreeHost(batch));
+    return 0;
+}
