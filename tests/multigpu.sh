@@ -10,10 +10,12 @@
 #  - two "ranks" (RANK=0/1, LOCAL_RANK=0/1) of a data-parallel job, one
 #    report each: each names its rank and device, and `streamcheck report`
 #    merges them into one that names the ranks (process table, findings);
+#  - two ranks of a DDP-style step (ddp_step: NCCL's stand-in beside the
+#    default stream), merged: no warnings in either rank;
 #  - the device list of a one-device run is as it always was.
 # TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..9"
+echo "1..10"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d)
@@ -84,6 +86,19 @@ ok $? "each merged finding names its rank (Process: rank N, pid ...)"
     cmp -s "$tmp/m/merged.streamcheck.json" "$tmp/m2/merged.streamcheck.json" &&
     grep -q '"rank": 1' "$tmp/m/merged.streamcheck.json" && grep -q '"device": 1' "$tmp/m/merged.streamcheck.json"
 ok $? "the merged JSON keeps ranks and devices, and reads back to the same bytes"
+
+# --- a DDP step on two ranks: clean --------------------------------------------
+for r in 0 1; do
+    mkdir -p "$tmp/ddp$r"
+    RANK=$r LOCAL_RANK=$r WORLD_SIZE=2 "$SC_CLI" --simulate --format=json --output="$tmp/ddp$r" -- \
+        "$SC_APPS/ddp_step" >"$tmp/ddp$r.out" 2>"$tmp/ddp$r.err"
+done
+"$SC_CLI" report --fail-on warning "$tmp"/ddp0/*.json "$tmp"/ddp1/*.json >"$tmp/ddp.txt" 2>&1
+st=$?
+grep 'streamcheck:' "$tmp/ddp.txt" | sed 's/^/# /'
+[ "$st" -eq 0 ] && grep -q 'ddp_step: device 0' "$tmp/ddp0.out" && grep -q 'ddp_step: device 1' "$tmp/ddp1.out" &&
+    grep -q 'Process *: rank 1, pid' "$tmp/ddp.txt"
+ok $? "two DDP-style ranks (all-reduce on NCCL's stream beside the default stream): no warnings in the merged report"
 
 # --- one device: as before ----------------------------------------------------
 STREAMCHECK_SIM_DEVICES=1 "$SC_CLI" --simulate -- "$SC_APPS/multigpu_rank" >/dev/null 2>"$tmp/one.err"

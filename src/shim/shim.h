@@ -179,8 +179,10 @@ typedef struct sc_stream {
     pid_t creator;
     uint64_t create_site;      /* call site that created it (SC102) */
     _Atomic uint8_t last_copy; /* sc_dir of the last async copy (SC702) */
-    _Atomic uint8_t internal;  /* made inside a communication library (NCCL) for its
-                                  own work: not a stream the program could use */
+    _Atomic uint8_t internal;  /* NCCL's: made inside NCCL, or its first kernel was NCCL's
+                                  (a framework's communication stream, as ProcessGroupNCCL's):
+                                  the program's own work does not go there */
+    _Atomic uint8_t launched;  /* its first kernel launch was looked at (track.c) */
 } sc_stream;
 
 /* One finding event (or weight sampled ones); cost_ns as the rule's basis
@@ -471,6 +473,9 @@ static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op
             return 1;               /* a stream we have not seen created */
         op->srec = r;
         op->lane = SC_LANE_CREATED;
+        if (SC_UNLIKELY(!atomic_load_explicit(&r->launched, memory_order_relaxed)) &&
+            op->kind == SC_K_LAUNCH)
+            return 1;               /* its first kernel: whose? (NCCL's streams, track.c) */
         if (atomic_load_explicit(&r->capturing, memory_order_relaxed))
             return 0;               /* recorded into a graph, not executed */
         if (SC_LIKELY(!sc_mark(t, &r->active)))

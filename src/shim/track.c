@@ -42,9 +42,12 @@ void sc_on_init_done(void) { on_init_done(); }
 
 /* Whether the calling code, the first frame outside the shim and the CUDA
    runtime and driver, is NCCL (libnccl.so, which links the runtime
-   statically, or a build that loads it): NCCL creates its streams
-   non-blocking for its own kernels, and the program's work never goes
-   there.  Only stream creation asks (a short walk, once per stream). */
+   statically, or a build that loads it dynamically).  NCCL's streams are
+   NCCL's: the ones it creates (non-blocking, for its own kernels), and a
+   framework's communication stream, whose first kernel is NCCL's
+   (PyTorch's ProcessGroupNCCL takes one from its pool and hands it to
+   ncclAllReduce).  Asked at a stream's creation and at its first kernel
+   launch: a short walk, twice per stream. */
 static int from_nccl(void)
 {
     void *pcs[32];
@@ -87,6 +90,11 @@ static void clear_thread(sc_thread *t, void *arg)
 void sc_track_post(sc_thread *t, sc_op *op, CUresult r)
 {
     switch ((sc_kind)op->kind) {
+    case SC_K_LAUNCH:
+        if (op->lane == SC_LANE_CREATED && op->srec && !atomic_exchange(&op->srec->launched, 1) &&
+            r == CUDA_SUCCESS && from_nccl())
+            atomic_store(&op->srec->internal, 1);
+        break;
     case SC_K_INIT:
         if (r == CUDA_SUCCESS)
             on_init_done();
