@@ -33,11 +33,13 @@ launches() {   # launches FILE: "STREAM:DEVICE" per launch
     awk '/trace: create stream/ { for (i = 1; i <= NF; i++) if ($i == "stream") s = $(i + 1); for (i = 1; i <= NF; i++) if ($i == "device") d[s] = $(i + 1) }
          /trace: launch / { print $NF ":" d[$NF] }' "$1"
 }
+# shellcheck disable=SC2086 # args: several words
 STREAMCHECK_SIM_TRACE=1 sim "$app" $args >"$tmp/plain.out" 2>"$tmp/plain.err"
 plain_legacy=$(launches "$tmp/plain.err" | grep -c '^[12]:')
 echo "# plain: $(launches "$tmp/plain.err" | sort | uniq -c | tr -s ' \n' ' ')"
 for m in entry handle stream; do
     mkdir -p "$tmp/$m"
+    # shellcheck disable=SC2086 # args: several words
     STREAMCHECK_SIM_TRACE=1 "$SC_CLI" --simulate --redirect=per-thread --redirect-method=$m --format=json \
         --output="$tmp/$m" -- "$app" $args >"$tmp/$m.out" 2>"$tmp/$m.err"
     st=$?
@@ -51,7 +53,7 @@ for m in entry handle stream; do
     [ "$st" -eq 0 ] && cmp -s "$tmp/plain.out" "$tmp/$m.out" && [ "$plain_legacy" -gt 0 ] && [ "$left" -eq 0 ] &&
         [ "$d0" -gt 0 ] && [ "$d0" -eq "$d1" ] &&
         grep -q '"outcome": "redirected"' "$tmp/$m"/multigpu_redirect.*.json
-    ok $? "redirect ($m) on two devices: same output as plain ($(cat "$tmp/plain.out" | tr -d '\n')), no launch left on a legacy stream, $d0 + $d1 launches on each device's own streams"
+    ok $? "redirect ($m) on two devices: same output as plain ($(tr -d '\n' <"$tmp/plain.out")), no launch left on a legacy stream, $d0 + $d1 launches on each device's own streams"
 done
 
 # --- two ranks, merged ------------------------------------------------------
