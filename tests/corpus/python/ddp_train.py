@@ -15,8 +15,9 @@ with or without streamcheck).  With --pin-memory 0 the batches are
 pageable, so the non_blocking copy at the "# corpus: SC203" line is not
 asynchronous: one SC203 per step on each rank.  With --pin-memory 1 a clean
 loop: no warnings on any rank.
-Exits 77 without torch, without NCCL or with fewer than 2 GPUs; 2 when not
-started by torchrun (no RANK/LOCAL_RANK/WORLD_SIZE).
+Exits 77 without torch, without NCCL or with fewer than 2 GPUs
+(DDP_TRAIN_MIN_GPUS=1 lets a smoke test run one rank on one GPU); 2 when
+not started by torchrun (no RANK/LOCAL_RANK/WORLD_SIZE).
 """
 import argparse
 import os
@@ -33,9 +34,10 @@ try:
 except ImportError:
     print("ddp_train: torch is not installed; skipping", file=sys.stderr)
     sys.exit(77)
-if not torch.cuda.is_available() or torch.cuda.device_count() < 2:
-    print("ddp_train: needs 2 CUDA devices, found %d; skipping"
-          % (torch.cuda.device_count() if torch.cuda.is_available() else 0), file=sys.stderr)
+MIN_GPUS = int(os.environ.get("DDP_TRAIN_MIN_GPUS", "2"))
+if not torch.cuda.is_available() or torch.cuda.device_count() < MIN_GPUS:
+    print("ddp_train: needs %d CUDA devices, found %d; skipping"
+          % (MIN_GPUS, torch.cuda.device_count() if torch.cuda.is_available() else 0), file=sys.stderr)
     sys.exit(77)
 if not dist.is_available() or not dist.is_nccl_available():
     print("ddp_train: this torch has no NCCL; skipping", file=sys.stderr)
