@@ -36,6 +36,18 @@
 #define HOLD MS(60)
 #define SPIN MS(2)
 
+// Apps that need several devices: with fewer they say so on stdout and
+// exit 77, which the selftest and make check count as a skip.  On the
+// simulator, STREAMCHECK_SIM_DEVICES=2 (selftest.list) gives them two.
+static inline void need_devices(int n)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count < n) {
+        printf("SKIP: needs %d CUDA devices, found %d\n", n, count);
+        exit(77);
+    }
+}
+
 static inline double checksum(const float *p, int n)
 {
     double s = 0;

@@ -12,14 +12,16 @@ SC_APPS_SHARED = \
 	alloc_loop alloc_loop_fixed device_sync device_sync_fixed redundant_sync redundant_sync_fixed \
 	cache_config cache_config_fixed queue_limit queue_limit_fixed async_engines async_engines_fixed \
 	multithread_default_stream redirect_mixed graph_capture fork_child stress_mixed framework_step named_thread \
-	measure_overlap measure_barrier
+	measure_overlap measure_barrier multigpu_legacy multigpu_legacy_fixed multigpu_peer multigpu_redirect multigpu_rank
 SC_APPS_CUBLAS = cublas_default_stream cublas_default_stream_fixed
+# Linked with cuBLAS and libnccl-sim.so (a stand-in for NCCL, nccl_sim.cu).
+SC_APPS_NCCL = ddp_step
 # Variants built from another app's source.
 SC_APPS_VARIANTS = default_stream_static multithread_default_stream_pt
 
-SC_APPS = $(SC_APPS_SHARED) $(SC_APPS_CUBLAS) $(SC_APPS_VARIANTS)
-SC_APP_BINS = $(addprefix testapps/,$(SC_APPS))
-SC_APP_EXPECTS = $(addprefix testapps/,$(addsuffix .expect,$(SC_APPS_SHARED) $(SC_APPS_CUBLAS)))
+SC_APPS = $(SC_APPS_SHARED) $(SC_APPS_CUBLAS) $(SC_APPS_NCCL) $(SC_APPS_VARIANTS)
+SC_APP_BINS = $(addprefix testapps/,$(SC_APPS)) testapps/libnccl-sim.so
+SC_APP_EXPECTS = $(addprefix testapps/,$(addsuffix .expect,$(SC_APPS_SHARED) $(SC_APPS_CUBLAS) $(SC_APPS_NCCL)))
 SC_APP_DEPS = $(srcdir)/testapps/common.h $(srcdir)/kernels/sc_kernels.cuh
 
 testappsdir = $(pkglibexecdir)/testapps
@@ -27,8 +29,8 @@ testapps_SCRIPTS = $(SC_APP_BINS)
 testapps_DATA = $(SC_APP_EXPECTS) testapps/selftest.list
 all_local_targets += $(SC_APP_BINS) $(SC_APP_EXPECTS)
 CLEANFILES += $(SC_APP_BINS) $(SC_APP_EXPECTS)
-EXTRA_DIST += testapps/common.h testapps/expect.awk testapps/selftest.list \
-	$(addprefix testapps/,$(addsuffix .cu,$(SC_APPS_SHARED) $(SC_APPS_CUBLAS)))
+EXTRA_DIST += testapps/common.h testapps/expect.awk testapps/selftest.list testapps/nccl_sim.cu \
+	$(addprefix testapps/,$(addsuffix .cu,$(SC_APPS_SHARED) $(SC_APPS_CUBLAS) $(SC_APPS_NCCL)))
 
 SC_NVCC_APP = $(NVCC) $(NVCCFLAGS) -I$(srcdir)/testapps
 NVCCAPP_V = $(NVCCAPP_V_@AM_V@)
@@ -41,6 +43,14 @@ $(addprefix testapps/,$(SC_APPS_SHARED)): testapps/%: $(srcdir)/testapps/%.cu $(
 $(addprefix testapps/,$(SC_APPS_CUBLAS)): testapps/%: $(srcdir)/testapps/%.cu $(SC_APP_DEPS)
 	@$(MKDIR_P) testapps
 	$(NVCCAPP_V)$(SC_NVCC_APP) -cudart shared -o $@ $< -lcublas
+# NCCL's stand-in: its own symbols hidden (the kernels' host stubs are the
+# app's too), the API exported; the app finds it next to itself.
+testapps/libnccl-sim.so: $(srcdir)/testapps/nccl_sim.cu $(SC_APP_DEPS)
+	@$(MKDIR_P) testapps
+	$(NVCCAPP_V)$(SC_NVCC_APP) -cudart shared -shared -Xcompiler -fPIC,-fvisibility=hidden -o $@ $<
+testapps/ddp_step: $(srcdir)/testapps/ddp_step.cu testapps/libnccl-sim.so $(SC_APP_DEPS)
+	@$(MKDIR_P) testapps
+	$(NVCCAPP_V)$(SC_NVCC_APP) -cudart shared -o $@ $< -Ltestapps -lnccl-sim -lcublas -Xlinker -rpath='$$ORIGIN'
 # nvcc's default: the CUDA runtime linked statically into the program.
 testapps/default_stream_static: $(srcdir)/testapps/default_stream.cu $(SC_APP_DEPS)
 	@$(MKDIR_P) testapps

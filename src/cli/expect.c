@@ -18,6 +18,7 @@ typedef struct exp_line {
     uint64_t count;
     int at_least;      /* COUNT+: at least count (the number is a library's choice) */
     int severity;      /* -1: any; else only findings of this sc_severity */
+    int device;        /* -1: any; else only findings on this device ordinal */
     unsigned lineno;
 } exp_line;
 
@@ -83,7 +84,7 @@ static int parse_count(const char *s, uint64_t *out, int *at_least)
     return parse_u64(buf, out);
 }
 
-#define MAXTOK 5
+#define MAXTOK 6
 #define LINE_MAX_LEN 4096
 
 sc_expect *sc_expect_parse(const char *text, size_t len, const char *name, char *err, size_t errlen)
@@ -130,16 +131,23 @@ sc_expect *sc_expect_parse(const char *text, size_t len, const char *name, char 
         if (!nt || tok[0][0] == '#')
             continue;
 
-        exp_line x = {.lineno = lineno, .rule = -1, .severity = -1};
+        exp_line x = {.lineno = lineno, .rule = -1, .severity = -1, .device = -1};
         if (!strcmp(tok[0], "finding")) {
-            if (nt != 4 && nt != 5)
-                return fail(e, err, errlen, where, "expected 'finding RULE FILE:LINE COUNT [SEVERITY]' or "
-                            "'finding RULE - COUNT [SEVERITY]'");
+            if (nt < 4 || nt > 6)
+                return fail(e, err, errlen, where, "expected 'finding RULE FILE:LINE COUNT [SEVERITY] "
+                            "[device=N]' or 'finding RULE - COUNT [SEVERITY] [device=N]'");
             sc_severity sev;
-            if (nt == 5) {
-                if (sc_severity_parse(tok[4], &sev) < 0)
-                    return fail(e, err, errlen, where, "'%s' is not error, warning or note", tok[4]);
-                x.severity = (int)sev;
+            for (int k = 4; k < nt; k++) {
+                uint64_t d;
+                if (!strncmp(tok[k], "device=", 7)) {
+                    if (x.device >= 0 || parse_u64(tok[k] + 7, &d) < 0 || d > 65535)
+                        return fail(e, err, errlen, where, "'%s' is not device=ORDINAL (once)", tok[k]);
+                    x.device = (int)d;
+                } else if (x.severity >= 0 || sc_severity_parse(tok[k], &sev) < 0) {
+                    return fail(e, err, errlen, where, "'%s' is not error, warning or note", tok[k]);
+                } else {
+                    x.severity = (int)sev;
+                }
             }
             if ((x.rule = sc_rule_lookup(tok[1])) < 0)
                 return fail(e, err, errlen, where, "unknown rule '%s' (see streamcheck --list-rules)", tok[1]);
@@ -178,6 +186,7 @@ sc_expect *sc_expect_parse(const char *text, size_t len, const char *name, char 
             int same = x.is_api ? (y->is_api && !strcmp(x.api, y->api))
                                 : (!y->is_api && x.rule == y->rule && x.line == y->line &&
                                    (x.severity < 0 || y->severity < 0 || x.severity == y->severity) &&
+                                   (x.device < 0 || y->device < 0 || x.device == y->device) &&
                                    ((!x.file && !y->file) || (x.file && y->file && !strcmp(x.file, y->file))));
             if (same) {
                 free(x.file);
@@ -285,6 +294,7 @@ int sc_expect_check(const sc_expect *e, const sc_report *r, FILE *out)
         for (size_t j = 0; j < r->nfindings; j++) {
             const sc_finding *f = &r->findings[j];
             if ((int)f->rule == x->rule && (x->severity < 0 || (int)f->severity == x->severity) &&
+                (x->device < 0 || f->device == x->device) &&
                 loc_matches(x, sc_report_callsite(r, f->callsite))) {
                 sum += f->count;
                 claimed[j] = 1;
@@ -295,11 +305,14 @@ int sc_expect_check(const sc_expect *e, const sc_report *r, FILE *out)
             where_exp(x, w, sizeof w);
             if (out) {
                 const char *sv = x->severity < 0 ? "" : sc_severity_name((sc_severity)x->severity);
-                fprintf(out, "- finding %s %s %" PRIu64 "%s%s%s\n", sc_rules[x->rule].id, w, x->count,
-                        x->at_least ? "+" : "", *sv ? " " : "", sv);
+                char dv[32] = "";
+                if (x->device >= 0)
+                    snprintf(dv, sizeof dv, " device=%d", x->device);
+                fprintf(out, "- finding %s %s %" PRIu64 "%s%s%s%s\n", sc_rules[x->rule].id, w, x->count,
+                        x->at_least ? "+" : "", *sv ? " " : "", sv, dv);
                 if (sum)
-                    fprintf(out, "+ finding %s %s %" PRIu64 "%s%s\n", sc_rules[x->rule].id, w, sum,
-                            *sv ? " " : "", sv);
+                    fprintf(out, "+ finding %s %s %" PRIu64 "%s%s%s\n", sc_rules[x->rule].id, w, sum,
+                            *sv ? " " : "", sv, dv);
             }
         }
     }
@@ -312,9 +325,12 @@ int sc_expect_check(const sc_expect *e, const sc_report *r, FILE *out)
         const sc_finding *f = &r->findings[j];
         uint64_t sum = 0;
         char wj[1024];
+        /* Where the process used several devices, per device. */
+        int multi = f->device >= 0 && f->process < r->nprocs && r->procs[f->process].ndevices > 1;
         where_of(sc_report_callsite(r, f->callsite), w, sizeof w);
         for (size_t k = j; k < r->nfindings; k++) {
-            if (claimed[k] || r->findings[k].rule != f->rule)
+            if (claimed[k] || r->findings[k].rule != f->rule ||
+                (multi && r->findings[k].device != f->device))
                 continue;
             where_of(sc_report_callsite(r, r->findings[k].callsite), wj, sizeof wj);
             if (!strcmp(w, wj)) {
@@ -323,8 +339,12 @@ int sc_expect_check(const sc_expect *e, const sc_report *r, FILE *out)
             }
         }
         head(out, e->name, &differ);
-        if (out)
-            fprintf(out, "+ finding %s %s %" PRIu64 "\n", sc_rules[f->rule].id, w, sum);
+        if (out) {
+            char dv[32] = "";
+            if (multi)
+                snprintf(dv, sizeof dv, " device=%d", f->device);
+            fprintf(out, "+ finding %s %s %" PRIu64 "%s\n", sc_rules[f->rule].id, w, sum, dv);
+        }
     }
     free(claimed);
     if (out) {

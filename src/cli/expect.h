@@ -9,6 +9,9 @@
  *     finding RULE - COUNT           ... at call sites with no source location
  *     finding ... COUNT SEVERITY     ... counting only findings of SEVERITY
  *                                    (error, warning or note)
+ *     finding ... COUNT device=N     ... counting only findings made on the
+ *                                    device with ordinal N (after COUNT, with
+ *                                    or without SEVERITY, in either order)
  *     api NAME COUNT                 NAME was called COUNT times in all
  *                                    (api_counts, summed over libraries)
  *

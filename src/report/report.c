@@ -35,6 +35,9 @@ static void process_free(sc_process *p)
     free(p->mode);
     sc_gpu_free(p->gpu);
     p->gpu = NULL;
+    for (size_t i = 0; i < p->ndevices; i++)
+        free(p->devices[i].name);
+    free(p->devices);
 }
 
 void sc_callsite_clear(sc_callsite *cs)
@@ -118,6 +121,15 @@ static int process_copy(sc_process *d, const sc_process *s)
     d->host = dup_ok(s->host, &ok);
     d->device = dup_ok(s->device, &ok);
     d->mode = dup_ok(s->mode, &ok);
+    d->devices = NULL;
+    d->ndevices = 0;
+    if (s->ndevices && !(d->devices = calloc(s->ndevices, sizeof *d->devices)))
+        ok = 0;
+    for (size_t i = 0; ok && i < s->ndevices; i++) {
+        d->devices[i].ordinal = s->devices[i].ordinal;
+        d->devices[i].name = dup_ok(s->devices[i].name, &ok);
+        d->ndevices = i + 1;
+    }
     if (!ok) {
         process_free(d);
         return -1;
@@ -267,14 +279,64 @@ static int reserve(void *arrp, size_t n, size_t sz)
         return &(r)->arr[(r)->n++];                                    \
     } while (0)
 
-sc_process *sc_report_add_process(sc_report *r)
+static sc_process *append_process(sc_report *r)
 {
     APPEND(r, procs, nprocs);
 }
 
-sc_finding *sc_report_add_finding(sc_report *r)
+sc_process *sc_report_add_process(sc_report *r)
+{
+    sc_process *p = append_process(r);
+    if (p)
+        p->rank = -1;
+    return p;
+}
+
+static sc_finding *append_finding(sc_report *r)
 {
     APPEND(r, findings, nfindings);
+}
+
+sc_finding *sc_report_add_finding(sc_report *r)
+{
+    sc_finding *f = append_finding(r);
+    if (f)
+        f->device = -1;
+    return f;
+}
+
+int sc_process_add_device(sc_process *p, int ordinal, const char *name)
+{
+    size_t i = 0;
+    while (i < p->ndevices && p->devices[i].ordinal < ordinal)
+        i++;
+    if (i < p->ndevices && p->devices[i].ordinal == ordinal) {
+        if (!p->devices[i].name && name && !(p->devices[i].name = strdup(name)))
+            return -1;
+        return 0;
+    }
+    char *n = NULL;
+    if (name && !(n = strdup(name)))
+        return -1;
+    sc_device_info *v = realloc(p->devices, (p->ndevices + 1) * sizeof *v);
+    if (!v) {
+        free(n);
+        errno = ENOMEM;
+        return -1;
+    }
+    memmove(&v[i + 1], &v[i], (p->ndevices - i) * sizeof *v);
+    v[i] = (sc_device_info){ordinal, n};
+    p->devices = v;
+    p->ndevices++;
+    return 0;
+}
+
+const char *sc_process_device_name(const sc_process *p, int ordinal)
+{
+    for (size_t i = 0; i < p->ndevices; i++)
+        if (p->devices[i].ordinal == ordinal)
+            return p->devices[i].name;
+    return NULL;
 }
 
 sc_redirect *sc_report_add_redirect(sc_report *r)
@@ -499,6 +561,8 @@ static int cmp_finding(const void *pa, const void *pb)
         return c;
     if ((c = cmp_u64(a->rule, b->rule)))
         return c;
+    if (a->device != b->device)
+        return a->device < b->device ? -1 : 1;
     if ((c = cmp_str(a->api, b->api)) || (c = cmp_str(a->driver_api, b->driver_api)))
         return c;
     if ((c = cmp_u64(b->lost_ns, a->lost_ns)) || (c = cmp_u64(b->blocked_ns, a->blocked_ns)) ||

@@ -96,6 +96,8 @@ typedef struct sc_finding {
     int measured;       /* gpu_lost_ns is valid (measured mode saw these calls) */
     uint64_t gpu_lost_ns; /* measured mode: GPU time the calls cost, a union on
                            the device's timeline (libstreamcheck(7), Measured mode) */
+    int device;         /* ordinal of the device the calls were made on (the
+                           current context's); -1 when unknown */
 } sc_finding;
 
 /* Driver calls seen, per calling library. */
@@ -146,6 +148,11 @@ typedef struct sc_gpu {
     sc_gpu_device *devices; size_t ndevices;
     sc_gpu_stream *streams; size_t nstreams;   /* by device, then stream */
 } sc_gpu;
+/* A device a process used (a context on it made calls). */
+typedef struct sc_device_info {
+    int ordinal;        /* CUDA device ordinal, as the process numbered it */
+    char *name;         /* "NVIDIA H100 80GB HBM3"; NULL if not queried */
+} sc_device_info;
 
 typedef struct sc_process {
     char *exe;          /* path of the program */
@@ -164,6 +171,11 @@ typedef struct sc_process {
     uint64_t shim_ns;   /* time spent in streamcheck's own code (estimate) */
     uint64_t suppressed;/* findings dropped by --rules/--ignore/--suppressions */
     sc_gpu *gpu;        /* measured mode; NULL when the process was not measured */
+    sc_device_info *devices; /* the devices it used, by ordinal; device above is
+                                the first one's name */
+    size_t ndevices;
+    long rank;          /* its rank in a parallel job: RANK, OMPI_COMM_WORLD_RANK,
+                           PMI_RANK, SLURM_PROCID or LOCAL_RANK; -1 if none */
 } sc_process;
 
 /* ---- the GPU timeline of measured mode (the trace and HTML renderers).
@@ -346,9 +358,10 @@ int sc_report_read_json(sc_report *r, const char *path, char *err, size_t errlen
 int sc_report_parse_json(sc_report *r, const char *text, size_t len, const char *name,
                          char *err, size_t errlen);
 
-/* ---- building a report (report.c).  Each appends a zeroed entry and
-   returns it, or NULL with errno set.  The pointer is valid until the next
-   append to the same array. ---- */
+/* ---- building a report (report.c).  Each appends a zeroed entry (but a
+   process's rank and a finding's device are -1: unknown) and returns it, or
+   NULL with errno set.  The pointer is valid until the next append to the
+   same array. ---- */
 sc_process *sc_report_add_process(sc_report *r);
 sc_finding *sc_report_add_finding(sc_report *r);
 sc_redirect *sc_report_add_redirect(sc_report *r);
@@ -358,6 +371,11 @@ sc_callsite *sc_report_add_callsite(sc_report *r, const char *id);
 /* Adds calls to the (library, api) row, creating it for process. */
 int sc_report_add_count(sc_report *r, const char *library, const char *api, uint64_t calls,
                         unsigned process);
+/* Adds a device the process used (the name is copied), keeping the list
+   ordered by ordinal and each ordinal once.  0 or -1. */
+int sc_process_add_device(sc_process *p, int ordinal, const char *name);
+/* The name of a process's device by ordinal, or NULL. */
+const char *sc_process_device_name(const sc_process *p, int ordinal);
 /* Append a frame; strings are copied, NULL stays NULL.  0 or -1. */
 int sc_callsite_add_frame(sc_callsite *cs, const char *module, uint64_t offset,
                           const char *function, const char *file, unsigned line);

@@ -128,6 +128,22 @@ static void write_process(sc_jw *w, const sc_process *p, size_t index)
     sc_jw_u64(w, p->suppressed);
     sc_jw_key(w, "gpu");
     write_gpu(w, p->gpu);
+    sc_jw_key(w, "devices");
+    sc_jw_begin_array(w);
+    for (size_t i = 0; i < p->ndevices; i++) {
+        sc_jw_begin_object(w);
+        sc_jw_key(w, "ordinal");
+        sc_jw_i64(w, p->devices[i].ordinal);
+        sc_jw_key(w, "name");
+        sc_jw_string(w, p->devices[i].name);
+        sc_jw_end_object(w);
+    }
+    sc_jw_end_array(w);
+    sc_jw_key(w, "rank");
+    if (p->rank >= 0)
+        sc_jw_i64(w, p->rank);
+    else
+        sc_jw_null(w);
     sc_jw_end_object(w);
 }
 
@@ -173,6 +189,11 @@ static void write_finding(sc_jw *w, const sc_finding *f)
     sc_jw_key(w, "gpu_lost_ns");
     if (f->measured)
         sc_jw_u64(w, f->gpu_lost_ns);
+    else
+        sc_jw_null(w);
+    sc_jw_key(w, "device");
+    if (f->device >= 0)
+        sc_jw_i64(w, f->device);
     else
         sc_jw_null(w);
     sc_jw_end_object(w);

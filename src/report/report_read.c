@@ -168,6 +168,18 @@ static int get_id(ctx *c, const sc_json *obj, const char *path, const char *key,
     return 0;
 }
 
+/* An optional integer member added after schema 2 (adding is free): absent
+   or null gives def. */
+static int get_opt_int(ctx *c, const sc_json *obj, const char *path, const char *key, int64_t min,
+                       int64_t max, int64_t def, int64_t *out)
+{
+    const sc_json *v = sc_json_get(obj, key);
+    *out = def;
+    if (!v || v->type == SC_JSON_NULL)
+        return 0;
+    return get_int(c, obj, path, key, min, max, out);
+}
+
 static const sc_json *get_typed(ctx *c, const sc_json *obj, const char *path, const char *key,
                                 sc_json_type t)
 {
@@ -320,6 +332,35 @@ static int read_process(ctx *c, const sc_json *v, const char *path, sc_process *
     if (get_u64(c, v, path, "calls", &p->calls) < 0 || get_u64(c, v, path, "shim_ns", &p->shim_ns) < 0 ||
         get_u64(c, v, path, "suppressed", &p->suppressed) < 0)
         return -1;
+    /* Added later, optional: the devices it used and its rank. */
+    if (get_opt_int(c, v, path, "rank", 0, LONG_MAX, -1, &i) < 0)
+        return -1;
+    p->rank = (long)i;
+    const sc_json *devs = sc_json_get(v, "devices");
+    if (devs && devs->type != SC_JSON_NULL) {
+        char dp[200];
+        path_of(dp, sizeof dp, path, "devices");
+        if (!(devs = get_typed(c, v, path, "devices", SC_JSON_ARRAY)))
+            return -1;
+        for (size_t k = 0; k < devs->len; k++) {
+            where w;
+            char *name = NULL;
+            at(&w, "%s[%zu]", dp, k);
+            if (expect_object(c, &devs->items[k], w.s) < 0 ||
+                get_int(c, &devs->items[k], w.s, "ordinal", 0, INT_MAX, &i) < 0 ||
+                get_str(c, &devs->items[k], w.s, "name", 1, &name) < 0)
+                return -1;
+            for (size_t j = 0; j < p->ndevices; j++)
+                if (p->devices[j].ordinal == (int)i) {
+                    free(name);
+                    return bad(c, w.s, "device %" PRId64 " appears twice", i);
+                }
+            int rc = sc_process_add_device(p, (int)i, name);
+            free(name);
+            if (rc < 0)
+                return nomem(c);
+        }
+    }
     if (c->version < 3)
         return 0;
     return read_gpu(c, v, path, p);
@@ -374,6 +415,10 @@ static int read_finding(ctx *c, const sc_json *v, const char *path, size_t nproc
         return bad(c, p, "process %" PRIu64 " does not exist (the report has %zu)", proc, nprocs);
     }
     f->process = (unsigned)proc;
+    int64_t dev;
+    if (get_opt_int(c, v, path, "device", 0, INT_MAX, -1, &dev) < 0)
+        return -1;
+    f->device = (int)dev;
     if (c->version < 2) {
         /* Version 1 had no cost: its upper bound is the closest figure. */
         f->cost_ns = f->lost_ns;

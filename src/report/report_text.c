@@ -238,6 +238,53 @@ static void distinct(const sc_report *r, const char *(*get)(const sc_process *),
         snprintf(buf + used, len - used, ", ... (%zu in all)", total);
 }
 
+/* The devices a process used: "0 NVIDIA H100, 1 NVIDIA H100" (compact, for
+   a table: "NVIDIA H100 (devices 0, 1)" when they have one name); a
+   process with one device says its name as it always did (with its
+   ordinal when that is not 0). */
+static void format_devices(const sc_process *p, const char *none, int compact, char *buf, size_t len)
+{
+    if (p->ndevices <= 1) {
+        const char *n = p->ndevices ? p->devices[0].name : NULL;
+        if (!n)
+            n = p->device;
+        if (p->ndevices && p->devices[0].ordinal != 0)
+            snprintf(buf, len, "%s (device %d)", n ? n : "not queried", p->devices[0].ordinal);
+        else
+            snprintf(buf, len, "%s", n ? n : none);
+        return;
+    }
+    size_t used = 0;
+    int same = 1;
+    for (size_t i = 1; i < p->ndevices; i++)
+        same &= !strcmp(or_unknown(p->devices[i].name), or_unknown(p->devices[0].name));
+    buf[0] = '\0';
+    if (compact && same) {
+        int n = snprintf(buf, len, "%s (devices ", or_unknown(p->devices[0].name));
+        used = n > 0 ? (size_t)n : 0;
+        for (size_t i = 0; i < p->ndevices && used < len; i++) {
+            n = snprintf(buf + used, len - used, "%s%d", i ? ", " : "", p->devices[i].ordinal);
+            used += n > 0 ? (size_t)n : 0;
+        }
+        if (used < len)
+            snprintf(buf + used, len - used, ")");
+        return;
+    }
+    for (size_t i = 0; i < p->ndevices && used < len; i++) {
+        int n = snprintf(buf + used, len - used, "%s%d %s", i ? ", " : "", p->devices[i].ordinal,
+                         or_unknown(p->devices[i].name));
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
+
+static int any_rank(const sc_report *r)
+{
+    for (size_t i = 0; i < r->nprocs; i++)
+        if (r->procs[i].rank >= 0)
+            return 1;
+    return 0;
+}
+
 /* ---------------------------------------------------------- header --- */
 
 /* The first thing a person reads: what the warnings cost, in all. */
@@ -275,8 +322,11 @@ static void render_header(const sc_report *r, FILE *out)
         header(out, "Program", "%s", or_unknown(p->exe));
         header(out, "Command line", "%s", or_unknown(p->cmdline));
         header(out, "PID", "%ld", p->pid);
+        if (p->rank >= 0)
+            header(out, "Rank", "%ld", p->rank);
         header(out, "Host", "%s", or_unknown(p->host));
-        header(out, "Device", "%s", p->device ? p->device : "not queried");
+        format_devices(p, "not queried", 0, b, sizeof b);
+        header(out, p->ndevices > 1 ? "Devices" : "Device", "%s", b);
         format_driver(p->driver_version, b, sizeof b);
         header(out, "Driver version", "%s", b);
         if (p->async_engines >= 0)
@@ -350,19 +400,29 @@ static void render_header(const sc_report *r, FILE *out)
 static int render_processes(const sc_report *r, FILE *out)
 {
     table t;
-    char b[64], d[32];
+    char b[64], d[32], dv[512];
+    /* A Rank column when the processes are ranks of a job. */
+    int ranks = any_rank(r);
     section(out, "Processes (%zu)", r->nprocs);
-    table_init(&t, 8, 1u << 1);
-    cellf(&t, "#"); cellf(&t, "PID"); cellf(&t, "Host"); cellf(&t, "Device");
+    table_init(&t, ranks ? 9 : 8, ranks ? 1u << 1 | 1u << 2 : 1u << 1);
+    cellf(&t, "#");
+    if (ranks)
+        cellf(&t, "Rank");
+    cellf(&t, "PID"); cellf(&t, "Host"); cellf(&t, "Device");
     cellf(&t, "Driver"); cellf(&t, "Mode"); cellf(&t, "Run time"); cellf(&t, "Command");
     for (size_t i = 0; i < r->nprocs; i++) {
         const sc_process *p = &r->procs[i];
         sc_format_ns(span_ns(p->start_time, p->end_time), b, sizeof b);
         format_driver(p->driver_version, d, sizeof d);
         cellf(&t, "%zu", i);
+        if (ranks && p->rank >= 0)
+            cellf(&t, "%ld", p->rank);
+        else if (ranks)
+            cellf(&t, "-");
         cellf(&t, "%ld", p->pid);
         cellf(&t, "%s", or_unknown(p->host));
-        cellf(&t, "%s", p->device ? p->device : "-");
+        format_devices(p, "-", 1, dv, sizeof dv);
+        cellf(&t, "%s", dv);
         cellf(&t, "%s", d);
         cellf(&t, "%s%s", or_unknown(p->mode), p->simulated ? " (sim)" : "");
         cellf(&t, "%s", b);
@@ -478,9 +538,18 @@ static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
         fprintf(out, FIELD, "Detail");
         wrap(out, f->detail, FIELD_COL, FIELD_COL);
     }
-    if (r->nprocs > 1 && f->process < r->nprocs)
-        fprintf(out, FIELD "#%u, pid %ld on %s\n", "Process", f->process, r->procs[f->process].pid,
-                or_unknown(r->procs[f->process].host));
+    if (r->nprocs > 1 && f->process < r->nprocs) {
+        const sc_process *p = &r->procs[f->process];
+        if (p->rank >= 0)
+            fprintf(out, FIELD "rank %ld, pid %ld on %s\n", "Process", p->rank, p->pid, or_unknown(p->host));
+        else
+            fprintf(out, FIELD "#%u, pid %ld on %s\n", "Process", f->process, p->pid, or_unknown(p->host));
+    }
+    /* Which device, when its process used more than one. */
+    if (f->process < r->nprocs && r->procs[f->process].ndevices > 1 && f->device >= 0) {
+        const char *n = sc_process_device_name(&r->procs[f->process], f->device);
+        fprintf(out, FIELD "%d (%s)\n", "Device", f->device, or_unknown(n));
+    }
     long k = sc_report_callsite_index(r, f->callsite);
     if (k < 0) {
         fprintf(out, FIELD "none recorded\n", "Call site");

@@ -13,7 +13,7 @@ typedef struct sc_agg_key {
     uint8_t rule;     /* findings: rule; redirects: outcome; alloc sites: 0 */
     uint8_t sev;
     uint8_t table;    /* SC_AGG_* */
-    uint8_t pad;
+    uint8_t device;   /* ordinal of the call's device; SC_DEV_UNKNOWN (0xff) */
 } sc_agg_key;
 
 typedef struct sc_agg_val {

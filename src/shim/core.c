@@ -75,6 +75,7 @@ static void thread_exit(void *p)
     sc_thread *t = p;
     if (atomic_exchange(&t->ptds_active, 0))
         atomic_fetch_sub(&sc_g.n_active, 1);
+    atomic_store(&t->ptds_ctx, NULL);
     t->used_legacy = 0;
     t->capturing_ptds = 0;
     t->last_handle = NULL;
@@ -200,6 +201,7 @@ static void zero_thread(sc_thread *t, void *arg)
     atomic_store(&t->shim_ns, 0);
     atomic_store(&t->busy, 0);
     atomic_store(&t->ptds_active, 0);
+    atomic_store(&t->ptds_ctx, NULL);
     t->used_legacy = 0;
     t->capturing_ptds = 0;
     t->last_handle = NULL;

@@ -24,14 +24,24 @@
 #include "shim.h"
 
 /* --------------------------------------------------------- lanes.c --- */
-/* A context and the mark of its legacy stream. */
+/* A context, the mark of its legacy stream, and its device.  State is per
+   context, and a context is one device's (the primary context, or one the
+   program made): the rules are judged per device. */
 typedef struct sc_ctx {
     _Atomic(CUcontext) ctx;
     _Atomic uint64_t legacy_active;   /* token: the legacy stream has work */
+    _Atomic int device;               /* ordinal + 1; 0 until learned */
+    char name[128];                   /* the device's name, once learned */
 } sc_ctx;
 sc_ctx *sc_ctx_get(CUcontext c);
 CUcontext sc_current_ctx(void);
 CUcontext sc_op_ctx(sc_op *op);   /* the current context, asked at most once per call */
+/* The device of the call's context (cuCtxGetDevice, once per context), or
+   SC_DEV_UNKNOWN. */
+unsigned sc_op_device(sc_op *op);
+/* The device of a context seen before, or SC_DEV_UNKNOWN (no driver call). */
+unsigned sc_ctx_device(CUcontext c);
+
 
 /* Busy marks: a nonzero token says the stream got work since it was last
    seen idle. */
@@ -43,11 +53,13 @@ void sc_mark_lane(sc_thread *t, sc_op *op);   /* the call gives its lane work */
 /* Which streams other than the caller's have unfinished work right now. */
 typedef struct sc_busy_q {
     CUcontext ctx;           /* only this context; NULL: all */
+    CUcontext also[2];       /* and these (a peer copy's two ends); NULL: none */
     const sc_stream *skip;   /* the caller's own stream */
     int skip_legacy, skip_ptds;
     uint8_t dir;             /* SC702: count only streams whose last copy went this way */
     uint8_t blocking_only;   /* only streams the legacy stream orders with: blocking
                                 streams and per-thread streams, not non-blocking ones */
+    uint8_t program_only;    /* not the streams NCCL made for itself */
     sc_thread *self;
     unsigned busy;
     unsigned unverified;     /* busy by mark only (other threads' per-thread streams) */
@@ -56,7 +68,18 @@ typedef struct sc_busy_q {
 unsigned sc_busy_others(sc_thread *t, sc_busy_q *q);
 
 /* Created streams alive in ctx (NULL: all), and how many are blocking. */
-typedef struct sc_count_q { CUcontext ctx; unsigned all, blocking; } sc_count_q;
+typedef struct sc_count_q {
+    CUcontext ctx;
+    unsigned all, blocking;
+    unsigned program;        /* of all, those not internal to NCCL (sc_stream.internal) */
+} sc_count_q;
+/* Whether a state of context c (a stream's, a per-thread stream's) counts
+   for a query about ctx (NULL: every context) and also[]; unknown (NULL)
+   contexts count. */
+static inline int sc_ctx_in(CUcontext c, CUcontext ctx, CUcontext const *also)
+{
+    return !ctx || !c || c == ctx || (also && ((also[0] && c == also[0]) || (also[1] && c == also[1])));
+}
 void sc_count_streams(sc_count_q *cq);
 
 /* The stream a call's work really lands on (op->lane, op->srec). */

@@ -17,7 +17,9 @@ void sc_detect_alloc(sc_thread *t, sc_op *op)
 {
     if ((op->kind == SC_K_FREE_DEV || op->kind == SC_K_FREE_HOST || op->kind == SC_K_UNREGISTER) && !op->p1)
         return;   /* freeing NULL does nothing */
-    sc_busy_q q = {.ctx = NULL};
+    /* The device synchronized is the current context's (PG, Multi-Device
+       System: allocations go to the current device). */
+    sc_busy_q q = {.ctx = sc_op_ctx(op)};
     if (sc_busy_others(t, &q) > 0) {
         int dev = op->kind == SC_K_ALLOC_DEV || op->kind == SC_K_ALLOC_MANAGED || op->kind == SC_K_FREE_DEV;
         /* PG Stream Ordered Memory Allocator (cudaMalloc/cudaFree

@@ -19,7 +19,7 @@ void sc_detect_memset_async(sc_thread *t, sc_op *op)
 {
     sc_resolve_lane(t, op);
     if (op->lane == SC_LANE_LEGACY) {
-        sc_count_q cq = {sc_op_ctx(op), 0, 0};
+        sc_count_q cq = {sc_op_ctx(op), 0, 0, 0};
         sc_count_streams(&cq);
         sc_detect_memset_sync(t, op, &cq);
     }
@@ -57,16 +57,16 @@ void sc_detect_copy_async(sc_thread *t, sc_op *op, int pageable)
        pageable memory makes the "async" copy wait for its stream
        (host to device) or for the copy itself (device to host). */
     if (pageable) {
-        sc_busy_q q = {.ctx = NULL, .skip = op->srec, .skip_legacy = op->lane == SC_LANE_LEGACY,
+        sc_busy_q q = {.ctx = sc_op_ctx(op), .skip = op->srec, .skip_legacy = op->lane == SC_LANE_LEGACY,
                        .skip_ptds = op->lane == SC_LANE_PTDS};
         sc_event_add(op, SC_RULE_SC203, SC_SEV_WARNING, sc_busy_others(t, &q) > 0);
         drain_first(op);
     }
     /* SC702: copies both ways at once need two copy engines (PG,
-       Overlap of Data Transfer and Kernel Execution). */
+       Overlap of Data Transfer and Kernel Execution); a device's own. */
     int eng = atomic_load(&sc_g.async_engines);
     if (eng >= 0 && eng < 2 && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H)) {
-        sc_busy_q q = {.ctx = NULL, .skip = op->srec, .skip_legacy = 1, .skip_ptds = 1,
+        sc_busy_q q = {.ctx = sc_op_ctx(op), .skip = op->srec, .skip_legacy = 1, .skip_ptds = 1,
                        .dir = op->dir == SC_DIR_H2D ? SC_DIR_D2H : SC_DIR_H2D};
         if (sc_busy_others(t, &q) > 0)
             sc_event_add(op, SC_RULE_SC702, SC_SEV_WARNING, 1);
@@ -76,12 +76,26 @@ void sc_detect_copy_async(sc_thread *t, sc_op *op, int pageable)
 }
 
 /* SC201 and SC204, synchronous copies (cuMemcpy*, not Async); cq counts
-   the created streams of the call's context. */
+   the created streams of the call's context.
+
+   A synchronous peer copy (cuMemcpyPeer, or a synchronous copy between two
+   devices' memory under unified addressing) is SC201: the driver API says
+   cuMemcpyPeer "exhibits synchronous behavior for most use cases" (DRV,
+   cuMemcpyPeer, and 2. API synchronization behavior), and the runtime API
+   that cudaMemcpyPeer "is serialized with respect to all pending and future
+   asynchronous work in to the current device, srcDevice, and dstDevice
+   (use cudaMemcpyPeerAsync to avoid this synchronization)" (RT,
+   cudaMemcpyPeer).  So the host waits, behind the work of three devices:
+   other work pending on any of them is what makes it cost. */
 void sc_detect_copy_sync(sc_thread *t, sc_op *op, const sc_count_q *cq)
 {
     int pageable = op->pageable;
     sc_busy_q q = {.ctx = cq->ctx, .skip_legacy = op->lane == SC_LANE_LEGACY,
                    .skip_ptds = op->lane == SC_LANE_PTDS};
+    if (op->dir == SC_DIR_PEER) {
+        q.also[0] = op->peer_ctx[0];
+        q.also[1] = op->peer_ctx[1];
+    }
     /* DRV, 2. API synchronization behavior (Memcpy, Synchronous), and
        PG Concurrent Execution between Host and Device: device-to-device
        copies do not block the host, pageable host-to-device copies of
@@ -96,7 +110,8 @@ void sc_detect_copy_sync(sc_thread *t, sc_op *op, const sc_count_q *cq)
         sc_event_add(op, SC_RULE_SC201, SC_SEV_WARNING, sc_busy_others(t, &q) > 0);
     }
     /* Remember whether the host waits for the lane to drain (post). */
-    if (op->dir == SC_DIR_D2H || op->dir == SC_DIR_H2H || (op->dir == SC_DIR_H2D && !pageable))
+    if (op->dir == SC_DIR_D2H || op->dir == SC_DIR_H2H || op->dir == SC_DIR_PEER ||
+        (op->dir == SC_DIR_H2D && !pageable))
         op->marks |= SC_M_DRAINS;
 }
 

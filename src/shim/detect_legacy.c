@@ -64,10 +64,12 @@ void sc_detect_legacy_submission(sc_thread *t, sc_op *op)
 {
     int is_cublas = sc_module_slot_is_cublas(sc_module_of(t, (uintptr_t)op->ra));
     /* The common case of a one-stream program (every launch of a default
-       PyTorch program): no context lookup, no stream walk. */
+       PyTorch program): no context lookup, no stream walk.  With several
+       devices the question is always about the call's own device. */
     CUcontext ctx = NULL;
-    sc_count_q cq = {NULL, 0, 0};
-    if (atomic_load_explicit(&sc_g.n_live, memory_order_relaxed)) {
+    sc_count_q cq = {NULL, 0, 0, 0};
+    if (atomic_load_explicit(&sc_g.n_live, memory_order_relaxed) ||
+        atomic_load_explicit(&sc_g.multi_ctx, memory_order_relaxed)) {
         ctx = sc_op_ctx(op);
         cq.ctx = ctx;
         sc_count_streams(&cq);
@@ -88,8 +90,11 @@ void sc_detect_legacy_submission(sc_thread *t, sc_op *op)
         /* cuBLAS on the legacy stream while the program has streams of
            its own: SC601, a warning when the legacy stream orders with them
            (blocking streams), else a note (its work could have gone to
-           them: PyTorch's idle pool streams make it a note). */
-        if (is_cublas && (cq.all > 0 || atomic_load(&sc_g.ptds_used)))
+           them: PyTorch's idle pool streams make it a note).  NCCL's own
+           streams are not the program's: its collectives run beside the
+           legacy stream, and the program could not put its GEMMs there
+           (DDP's gradient all-reduce during the backward pass). */
+        if (is_cublas && (cq.program > 0 || atomic_load(&sc_g.ptds_used)))
             sc_event_add(op, SC_RULE_SC601, others ? SC_SEV_WARNING : SC_SEV_NOTE, pending);
         else
             sc_event_add(op, SC_RULE_SC101, others && !asked ? SC_SEV_WARNING : SC_SEV_NOTE, pending);
@@ -99,24 +104,24 @@ void sc_detect_legacy_submission(sc_thread *t, sc_op *op)
 
 /* SC102, after the call's other rules: one finding per blocking stream of
    the context, at the site that created it. */
-struct sc102_q { sc_thread *t; sc_op *op; CUcontext ctx; };
+struct sc102_q { sc_thread *t; sc_op *op; CUcontext ctx; uint8_t device; };
 static void sc102_stream(sc_stream *r, void *arg)
 {
     struct sc102_q *q = arg;
-    if (r->flags & CU_STREAM_NON_BLOCKING || (q->ctx && r->ctx && r->ctx != q->ctx))
+    if (r->flags & CU_STREAM_NON_BLOCKING || !sc_ctx_in(r->ctx, q->ctx, NULL))
         return;
     int busy = atomic_load(&sc_g.n_capturing) == 0 && !atomic_load(&r->capturing) &&
                sc_query_mark(&r->active, r->handle);
     /* A note: the barrier is the legacy-stream call's finding (SC101,
        SC202, ...), at the line that made it; this one says where the
        stream that made it a barrier was created. */
-    sc_hit h = {.rule = SC_RULE_SC102, .sev = SC_SEV_NOTE, .pending = (uint8_t)busy,
+    sc_hit h = {.rule = SC_RULE_SC102, .sev = SC_SEV_NOTE, .pending = (uint8_t)busy, .device = q->device,
                 .api = q->op->id, .rt = sc_tls_rt, .site = r->create_site, .mid = sc_measure_tls_mid};
     sc_finding_add(q->t, &h, 1);
 }
 
 void sc_detect_sc102(sc_thread *t, sc_op *op)
 {
-    struct sc102_q q = {t, op, sc_op_ctx(op)};
+    struct sc102_q q = {t, op, sc_op_ctx(op), (uint8_t)sc_op_device(op)};
     sc_streams_foreach(sc102_stream, &q);
 }

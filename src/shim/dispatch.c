@@ -111,7 +111,7 @@ void sc_pre(sc_thread *t, sc_op *op)
     case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D: {
         sc_classify_copy(op);
         sc_resolve_lane(t, op);
-        sc_count_q cq = {sc_op_ctx(op), 0, 0};
+        sc_count_q cq = {sc_op_ctx(op), 0, 0, 0};
         sc_count_streams(&cq);
         sc_detect_copy_sync(t, op, &cq);
         if (op->lane == SC_LANE_LEGACY)
@@ -122,7 +122,7 @@ void sc_pre(sc_thread *t, sc_op *op)
 
     case SC_K_SMEMSET: {
         sc_resolve_lane(t, op);
-        sc_count_q cq = {sc_op_ctx(op), 0, 0};
+        sc_count_q cq = {sc_op_ctx(op), 0, 0, 0};
         sc_count_streams(&cq);
         sc_detect_memset_sync(t, op, &cq);
         if (op->lane == SC_LANE_LEGACY)
@@ -310,7 +310,7 @@ void sc_held_flush(sc_thread *t)
    earlier work was done before it (detect_copy.c) and is added back to the
    blocked time here, not to the cost. */
 static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, uint64_t blocked,
-                          unsigned weight)
+                          unsigned weight, unsigned device)
 {
     int main_ev = -1;
     uint32_t also = 0;
@@ -318,9 +318,9 @@ static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, u
     for (unsigned i = 0; i < op->nev; i++) {
         const sc_event *e = &op->ev[i];
         if (e->own_site) {
-            sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = e->pending, .api = op->id,
-                        .rt = (uint16_t)rt, .site = e->site, .blocked_ns = blocked, .bytes = op->bytes,
-                        .mid = sc_measure_tls_mid};
+            sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = e->pending, .device = (uint8_t)device,
+                        .api = op->id, .rt = (uint16_t)rt, .site = e->site, .blocked_ns = blocked,
+                        .bytes = op->bytes, .mid = sc_measure_tls_mid};
             sc_finding_add(t, &h, weight);
             continue;
         }
@@ -336,7 +336,8 @@ static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, u
     if (main_ev < 0)
         return;
     const sc_event *e = &op->ev[main_ev];
-    sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = (uint8_t)pending, .api = op->id, .rt = (uint16_t)rt,
+    sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = (uint8_t)pending, .device = (uint8_t)device,
+                .api = op->id, .rt = (uint16_t)rt,
                 .also = also, .site = site, .blocked_ns = blocked + op->drain_ns, .bytes = op->bytes,
                 .cost_ns = sc_rule_cost(e->rule, blocked, pending), .mid = sc_measure_tls_mid};
     /* Some findings wait for what the thread does next (settle_held). */
@@ -406,11 +407,14 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
            Python line is the only useful part of an SC101 site. */
         uint64_t site = sc_callsite_capture(t);
         unsigned rt = sc_tls_rt;
-        commit_events(t, op, site, rt, blocked, weight);
+        /* The call's device: its context's (asked once per call, cached per
+           context), after the call so a context the call made counts. */
+        unsigned device = sc_op_device(op);
+        commit_events(t, op, site, rt, blocked, weight, device);
         if (op->marks & SC_M_ALLOCSITE)
-            sc_alloc_site_add(t, op->id, rt, site, op->bytes, blocked);
+            sc_alloc_site_add(t, op->id, rt, site, op->bytes, blocked, device);
         if (op->marks & SC_M_LEGACY)
-            sc_legacy_site_add(t, op->id, rt, site, weight);
+            sc_legacy_site_add(t, op->id, rt, site, weight, device);
         if (op->redirected)
             sc_redirect_add(t, op->id, rt, site, op->redirected);
     }

@@ -43,8 +43,8 @@ typedef struct sc_aggtab {
 static uint64_t key_hash(const sc_agg_key *k)
 {
     uint64_t h = sc_mix(SC_HASH_INIT, k->site);
-    return sc_mix(h, (uint64_t)k->api << 32 | (uint64_t)k->rt << 16 | (uint64_t)k->rule << 8 |
-                         (uint64_t)k->sev << 4 | k->table);
+    return sc_mix(h, (uint64_t)k->device << 48 | (uint64_t)k->api << 32 | (uint64_t)k->rt << 16 |
+                         (uint64_t)k->rule << 8 | (uint64_t)k->sev << 4 | k->table);
 }
 
 static ent *slot(ent *t, size_t c, const sc_agg_key *k)
@@ -105,16 +105,17 @@ static void add(sc_thread *t, const sc_agg_key *k, uint64_t blocked, int pending
 void sc_finding_add(sc_thread *t, const sc_hit *h, unsigned weight)
 {
     sc_agg_key k = {.site = h->site, .api = h->api, .rt = h->rt, .rule = h->rule, .sev = h->sev,
-                    .table = SC_AGG_FINDING};
+                    .table = SC_AGG_FINDING, .device = h->device};
     add(t, &k, h->blocked_ns, h->pending, h->bytes, weight, h->cost_ns, h->also);
     if (h->mid)
         sc_measure_commit(h->mid, &k, h->also, weight);
 }
 
 void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes,
-                       uint64_t blocked_ns)
+                       uint64_t blocked_ns, unsigned device)
 {
-    sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .table = SC_AGG_ALLOC};
+    sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .table = SC_AGG_ALLOC,
+                    .device = (uint8_t)device};
     add(t, &k, blocked_ns, 0, bytes, 1, 0, 0);
     if (sc_measure_tls_mid)
         sc_measure_commit(sc_measure_tls_mid, &k, 0, 1);
@@ -143,16 +144,18 @@ uint64_t sc_rule_cost(unsigned rule, uint64_t blocked_ns, int pending)
     }
 }
 
-void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight)
+void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight,
+                        unsigned device)
 {
-    sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .table = SC_AGG_LEGACY};
+    sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .table = SC_AGG_LEGACY,
+                    .device = (uint8_t)device};
     add(t, &k, 0, 0, 0, weight, 0, 0);
 }
 
 void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome)
 {
     sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .rule = (uint8_t)outcome,
-                    .table = SC_AGG_REDIRECT};
+                    .table = SC_AGG_REDIRECT, .device = SC_DEV_UNKNOWN};
     add(t, &k, 0, 0, 0, 1, 0, 0);
 }
 

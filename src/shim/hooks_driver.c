@@ -40,6 +40,13 @@
     (op_.kind = SC_K_COPY_U, op_.stream = (s), op_.streamp = &(s), op_.bytes = (n),          \
      op_.p1 = SC_PTR(dst), op_.p2 = SC_PTR(src))
 #define SC_C_SCOPY(d, n, h) (op_.kind = SC_K_SCOPY, op_.dir = (d), op_.bytes = (n), op_.host = (h))
+/* Device to device: the ends, to tell a peer copy between two devices. */
+#define SC_C_SCOPY_D2D(n, dst, src) \
+    (SC_C_SCOPY(SC_DIR_D2D, n, NULL), op_.p1 = SC_PTR(dst), op_.p2 = SC_PTR(src))
+/* A peer copy between the contexts dctx and sctx. */
+#define SC_C_SCOPY_PEER(n, dctx, sctx) \
+    (SC_C_SCOPY(SC_DIR_PEER, n, NULL), op_.peer_ctx[0] = (dctx), op_.peer_ctx[1] = (sctx))
+#define SC_C_COPY_PEER(s, n) (SC_C_COPY(SC_DIR_PEER, s, n, NULL), op_.peer_ctx[0] = op_.peer_ctx[1] = NULL)
 #define SC_C_SCOPY_U(n, dst, src) \
     (op_.kind = SC_K_SCOPY_U, op_.bytes = (n), op_.p1 = SC_PTR(dst), op_.p2 = SC_PTR(src))
 #define SC_C_COPY2D(p, s) (op_.kind = SC_K_COPY2D, op_.stream = (s), op_.streamp = &(s), op_.p1 = (p))

@@ -9,6 +9,14 @@
  * capture is in progress, since a query can invalidate a capture.
  * Per-thread default streams of other threads cannot be queried from here;
  * they count as busy until their thread synchronizes.
+ *
+ * Several devices: every question is asked about one context (the call's,
+ * and for a peer copy its two ends' too), so a busy stream of device 1 does
+ * not make a legacy-stream launch of device 0 a hazard.  Each context's
+ * device is learned once (cuCtxGetDevice) for the findings and the report.
+ * A thread's per-thread stream mark belongs to the context of the
+ * submission that made it busy, learned on the slow path once the process
+ * has used two contexts (sc_g.multi_ctx); before that it counts everywhere.
  */
 #include "config.h"
 
@@ -42,9 +50,58 @@ sc_ctx *sc_ctx_get(CUcontext c)
             atomic_store(&r->ctx, c);
             atomic_store(&nctx, n + 1);
         }
+        /* A second real context: from now on the per-thread marks learn
+           their context (sc_fast), and queries filter by it. */
+        for (int i = 0; c && i < n; i++)
+            if (atomic_load(&ctxs[i].ctx) && atomic_load(&ctxs[i].ctx) != c)
+                atomic_store(&sc_g.multi_ctx, 1);
     }
     pthread_mutex_unlock(&ctx_lock);
     return r;
+}
+
+/* The device of c, which must be the calling thread's current context:
+   asked once, with the device's name for the report (the driver may be
+   gone at exit). */
+static void learn_device(sc_ctx *x)
+{
+    CUdevice d = 0;
+    if (!sc_d.CtxGetDevice || sc_d.CtxGetDevice(&d) != CUDA_SUCCESS || d < 0 || d >= 0xff)
+        return;
+    pthread_mutex_lock(&ctx_lock);
+    if (!atomic_load(&x->device)) {
+        if (sc_d.DeviceGetName)
+            sc_d.DeviceGetName(x->name, (int)sizeof x->name, d);
+        atomic_store(&x->device, (int)d + 1);
+    }
+    pthread_mutex_unlock(&ctx_lock);
+}
+
+unsigned sc_ctx_device(CUcontext c)
+{
+    int n = atomic_load(&nctx);
+    for (int i = 0; c && i < n; i++)
+        if (atomic_load(&ctxs[i].ctx) == c) {
+            int d = atomic_load(&ctxs[i].device);
+            return d ? (unsigned)(d - 1) : SC_DEV_UNKNOWN;
+        }
+    return SC_DEV_UNKNOWN;
+}
+
+unsigned sc_op_device(sc_op *op)
+{
+    CUcontext c = sc_op_ctx(op);
+    return c ? sc_ctx_device(c) : SC_DEV_UNKNOWN;
+}
+
+void sc_devices_foreach(void (*fn)(int ordinal, const char *name, void *), void *arg)
+{
+    int n = atomic_load(&nctx);
+    for (int i = 0; i < n; i++) {
+        int d = atomic_load(&ctxs[i].device);
+        if (atomic_load(&ctxs[i].ctx) && d)
+            fn(d - 1, ctxs[i].name[0] ? ctxs[i].name : NULL, arg);
+    }
 }
 
 /* Fork: ctx_lock is held only to add a context. */
@@ -59,6 +116,7 @@ static void ctx_child(void)
     for (int i = 0; i < n; i++) {
         atomic_store(&ctxs[i].ctx, NULL);
         atomic_store(&ctxs[i].legacy_active, 0);
+        atomic_store(&ctxs[i].device, 0);
     }
     atomic_store(&nctx, 0);
 }
@@ -79,6 +137,13 @@ CUcontext sc_op_ctx(sc_op *op)
     if (!op->has_ctx) {
         op->ctx = sc_current_ctx();
         op->has_ctx = 1;
+        /* Each context is registered, and its device learned, the first
+           time a call is made in it. */
+        if (op->ctx) {
+            sc_ctx *x = sc_ctx_get(op->ctx);
+            if (!atomic_load_explicit(&x->device, memory_order_relaxed))
+                learn_device(x);
+        }
     }
     return op->ctx;
 }
@@ -134,13 +199,15 @@ int sc_query_ptds(sc_thread *t)
 static void q_stream(sc_stream *r, void *arg)
 {
     sc_busy_q *q = arg;
-    if (r == q->skip || (q->ctx && r->ctx && r->ctx != q->ctx))
+    if (r == q->skip || !sc_ctx_in(r->ctx, q->ctx, q->also))
         return;
     if (atomic_load(&r->capturing) || !atomic_load(&r->active))
         return;
     if (q->dir && atomic_load(&r->last_copy) != q->dir)
         return;
     if (q->blocking_only && (r->flags & CU_STREAM_NON_BLOCKING))
+        return;
+    if (q->program_only && atomic_load_explicit(&r->internal, memory_order_relaxed))
         return;
     if (sc_query_mark(&r->active, r->handle)) {
         q->busy++;
@@ -152,6 +219,11 @@ static void q_thread(sc_thread *t, void *arg)
 {
     sc_busy_q *q = arg;
     if (!atomic_load(&t->in_use) || !atomic_load(&t->ptds_active) || q->dir)
+        return;
+    /* Another device's per-thread stream (its context learned when it
+       turned busy) is not this query's business. */
+    if (atomic_load_explicit(&sc_g.multi_ctx, memory_order_relaxed) &&
+        !sc_ctx_in(atomic_load(&t->ptds_ctx), q->ctx, q->also))
         return;
     if (t == q->self) {
         if (q->skip_ptds || t->capturing_ptds)
@@ -175,10 +247,27 @@ unsigned sc_busy_others(sc_thread *t, sc_busy_q *q)
     sc_streams_foreach(q_stream, q);
     sc_threads_foreach(q_thread, q);
     if (!q->skip_legacy && !q->dir) {
-        sc_ctx *c = sc_ctx_get(q->ctx ? q->ctx : sc_current_ctx());
-        if (sc_query_mark(&c->legacy_active, CU_STREAM_LEGACY)) {
+        CUcontext cur = sc_current_ctx();
+        sc_ctx *c = sc_ctx_get(q->ctx ? q->ctx : cur);
+        /* CU_STREAM_LEGACY is the current context's legacy stream. */
+        if ((!q->ctx || q->ctx == cur) && sc_query_mark(&c->legacy_active, CU_STREAM_LEGACY)) {
             q->busy++;
             q->marked++;
+        } else if (q->ctx && q->ctx != cur && atomic_load(&c->legacy_active)) {
+            q->busy++;
+            q->unverified++;
+            q->marked++;
+        }
+        /* The other ends of a peer copy: their legacy streams cannot be
+           queried from this context; marked counts as busy. */
+        for (int i = 0; i < 2; i++) {
+            if (!q->also[i] || q->also[i] == q->ctx || (i && q->also[1] == q->also[0]))
+                continue;
+            if (atomic_load(&sc_ctx_get(q->also[i])->legacy_active)) {
+                q->busy++;
+                q->unverified++;
+                q->marked++;
+            }
         }
     }
     return q->busy;
@@ -187,11 +276,13 @@ unsigned sc_busy_others(sc_thread *t, sc_busy_q *q)
 static void count_stream(sc_stream *r, void *arg)
 {
     sc_count_q *c = arg;
-    if (c->ctx && r->ctx && r->ctx != c->ctx)
+    if (!sc_ctx_in(r->ctx, c->ctx, NULL))
         return;
     c->all++;
     if (!(r->flags & CU_STREAM_NON_BLOCKING))
         c->blocking++;
+    if (!atomic_load_explicit(&r->internal, memory_order_relaxed))
+        c->program++;
 }
 
 void sc_count_streams(sc_count_q *cq)
@@ -248,6 +339,9 @@ void sc_mark_lane(sc_thread *t, sc_op *op)
     _Atomic uint64_t *m = sc_lane_mark(t, op);
     if (!m)
         return;
+    /* Several devices: the per-thread mark belongs to this context. */
+    if (op->lane == SC_LANE_PTDS && atomic_load_explicit(&sc_g.multi_ctx, memory_order_relaxed))
+        atomic_store(&t->ptds_ctx, sc_op_ctx(op));
     uint64_t old = atomic_load_explicit(m, memory_order_relaxed);
     atomic_store_explicit(m, new_token(t), memory_order_relaxed);
     if (!old) {

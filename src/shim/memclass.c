@@ -58,8 +58,44 @@ static void classify_memtypes(sc_op *op, CUmemorytype st, const void *sh, CUdevi
     op->pageable = s == SC_MEM_PAGEABLE || d == SC_MEM_PAGEABLE;
 }
 
+/* A synchronous device-to-device copy between two devices' memory (unified
+   addressing lets cuMemcpy, cuMemcpyDtoD and cudaMemcpy take them) is a
+   peer copy.  Asked only once the process has used two contexts, and only
+   for synchronous copies, which are the ones the rules treat apart. */
+static void classify_peer(sc_op *op)
+{
+    if (!atomic_load_explicit(&sc_g.multi_ctx, memory_order_relaxed) || !sc_d.PointerGetAttributes ||
+        !op->p1 || !op->p2)
+        return;
+    CUcontext c[2] = {NULL, NULL};
+    int dev[2] = {-1, -1};
+    const void *p[2] = {op->p1, op->p2};
+    for (int i = 0; i < 2; i++) {
+        CUpointer_attribute a[] = {CU_POINTER_ATTRIBUTE_CONTEXT, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+        void *v[] = {&c[i], &dev[i]};
+        if (sc_d.PointerGetAttributes(2, a, v, (CUdeviceptr)(uintptr_t)p[i]) != CUDA_SUCCESS)
+            return;
+    }
+    if (c[0] && c[1] && dev[0] >= 0 && dev[1] >= 0 && dev[0] != dev[1]) {
+        op->dir = SC_DIR_PEER;
+        op->peer_ctx[0] = c[0];
+        op->peer_ctx[1] = c[1];
+    }
+}
+
 void sc_classify_copy(sc_op *op)
 {
+    if (op->kind == SC_K_SCOPY && op->dir == SC_DIR_D2D) {
+        classify_peer(op);
+        return;
+    }
+    if (op->kind == SC_K_SCOPY_U) {
+        classify_memtypes(op, CU_MEMORYTYPE_UNIFIED, NULL, (CUdeviceptr)(uintptr_t)op->p2,
+                          CU_MEMORYTYPE_UNIFIED, NULL, (CUdeviceptr)(uintptr_t)op->p1, op->bytes);
+        if (op->dir == SC_DIR_D2D)
+            classify_peer(op);
+        return;
+    }
     switch (op->kind) {
     case SC_K_COPY2D:
     case SC_K_SCOPY2D: {

@@ -190,6 +190,7 @@ void sc_drv_resolve(void)
         {"cuStreamGetCtx", 9020, (void **)&sc_d.StreamGetCtx},
         {"cuEventQuery", 2000, (void **)&sc_d.EventQuery},
         {"cuStreamSynchronize", 2000, (void **)&sc_d.StreamSynchronize},
+        {"cuCtxGetDevice", 2000, (void **)&sc_d.CtxGetDevice},
         {"cuPointerGetAttributes", 7000, (void **)&sc_d.PointerGetAttributes},
         {"cuDriverGetVersion", 2020, (void **)&sc_d.DriverGetVersion},
         {"cuDeviceGet", 2000, (void **)&sc_d.DeviceGet},

@@ -84,7 +84,7 @@ void sc_redirect(sc_thread *t, sc_op *op, sc_count_q *cq)
         op->redirected = SC_RD_CAPTURE;
         return;
     }
-    sc_count_q local = {sc_op_ctx(op), 0, 0};
+    sc_count_q local = {sc_op_ctx(op), 0, 0, 0};
     if (!cq) {
         sc_count_streams(&local);
         cq = &local;

@@ -154,6 +154,7 @@ typedef struct sc_op {
     int saved_errno;
     CUcontext ctx;        /* slow path: the current context, once looked up */
     uint8_t has_ctx;
+    CUcontext peer_ctx[2]; /* dir SC_DIR_PEER: the contexts of the two ends (NULL: unknown) */
     sc_event ev[SC_MAX_EVENTS];
 } sc_op;
 
@@ -180,17 +181,24 @@ typedef struct sc_stream {
     pid_t creator;
     uint64_t create_site;      /* call site that created it (SC102) */
     _Atomic uint8_t last_copy; /* sc_dir of the last async copy (SC702) */
+    _Atomic uint8_t internal;  /* NCCL's: made inside NCCL, or its first kernel was NCCL's
+                                  (a framework's communication stream, as ProcessGroupNCCL's):
+                                  the program's own work does not go there */
+    _Atomic uint8_t launched;  /* its first kernel launch was looked at (track.c) */
 } sc_stream;
 
 /* One finding event (or weight sampled ones); cost_ns as the rule's basis
    prices it (sc_rule_cost_basis), also: other rules the same call broke. */
 typedef struct sc_hit {
     uint8_t rule, sev, pending;
+    uint8_t device;            /* ordinal of the call's device; SC_DEV_UNKNOWN */
     uint16_t api, rt;
     uint32_t also;
     uint64_t site, blocked_ns, bytes, cost_ns;
     uint32_t mid;         /* measured mode: the call's event (measure.h), 0: none */
 } sc_hit;
+
+#define SC_DEV_UNKNOWN 0xff    /* sc_hit.device, sc_agg_key.device: not known */
 
 /* ------------------------------------------------------------ threads --- */
 #define SC_MAX_MODS 32        /* calling libraries counted separately; the last is "other" */
@@ -211,6 +219,8 @@ typedef struct sc_thread {
     uint8_t used_legacy;       /* has submitted to the legacy stream (SC103) */
     uint8_t capturing_ptds;    /* its per-thread stream is being captured */
     _Atomic uint64_t ptds_active; /* token: its per-thread stream has work */
+    _Atomic(CUcontext) ptds_ctx;  /* context of that per-thread stream, when the
+                                     process uses several (lanes.c) */
     pid_t tid;
     unsigned idx;              /* stable small index */
     uint64_t seq;              /* token source */
@@ -263,6 +273,7 @@ typedef struct sc_globals {
     _Atomic unsigned n_live;   /* created streams alive */
     _Atomic unsigned n_blocking; /* of which blocking */
     _Atomic int legacy_threads;  /* threads that submitted to the legacy stream */
+    _Atomic int multi_ctx;     /* calls seen in two or more contexts (devices) */
     pid_t pid;
     int asym_fence;            /* membarrier(PRIVATE_EXPEDITED) is registered */
     uintptr_t self_lo, self_hi; /* our own text, to skip our frames */
@@ -319,6 +330,7 @@ typedef struct sc_drv {
     PFN_cuEventRecord_v2000 EventRecord;
     PFN_cuStreamWaitEvent_v3020 StreamWaitEvent;
     PFN_cuDevicePrimaryCtxGetState_v7000 PrimaryCtxGetState;
+    PFN_cuCtxGetDevice_v2000 CtxGetDevice;         /* findings' device, per context */
 } sc_drv;
 extern sc_drv sc_d;
 void sc_drv_resolve(void);   /* fills sc_d once libcuda is loaded */
@@ -412,6 +424,8 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r);
 void sc_held_flush(sc_thread *t);   /* commits a held SC203 (dispatch.c; at report time) */
 /* track.c */
 extern char sc_device_name[256];   /* device facts learned after cuInit, for the report */
+/* lanes.c: every device a context of the process was seen on (report time). */
+void sc_devices_foreach(void (*fn)(int ordinal, const char *name, void *), void *arg);
 extern int sc_driver_version;
 
 /* Marks a created stream busy; returns 1 when that may push the number of
@@ -476,6 +490,9 @@ static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op
             return 1;               /* a stream we have not seen created */
         op->srec = r;
         op->lane = SC_LANE_CREATED;
+        if (SC_UNLIKELY(!atomic_load_explicit(&r->launched, memory_order_relaxed)) &&
+            op->kind == SC_K_LAUNCH)
+            return 1;               /* its first kernel: whose? (NCCL's streams, track.c) */
         if (atomic_load_explicit(&r->capturing, memory_order_relaxed))
             return 0;               /* recorded into a graph, not executed */
         if (SC_LIKELY(!sc_mark(t, &r->active)))
@@ -489,6 +506,11 @@ ptds:
         atomic_store_explicit(&sc_g.ptds_used, 1, memory_order_relaxed);
     if (SC_UNLIKELY(t->has_own))
         return 1;                   /* ordered with its redirect stream (redirect.c) */
+    /* Several devices: the per-thread stream turning busy learns its
+       context on the slow path, so other devices' queries can skip it. */
+    if (SC_UNLIKELY(atomic_load_explicit(&sc_g.multi_ctx, memory_order_relaxed)) &&
+        !atomic_load_explicit(&t->ptds_active, memory_order_relaxed) && !t->capturing_ptds)
+        return 1;
     if (t->capturing_ptds)
         return 0;
     if (SC_LIKELY(!sc_mark(t, &t->ptds_active)))
@@ -514,9 +536,10 @@ uint64_t sc_callsite_capture(sc_thread *t);
 /* -------------------------------------------------------- findings.c --- */
 void sc_finding_add(sc_thread *t, const sc_hit *h, unsigned weight);
 void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes,
-                       uint64_t blocked_ns);
+                       uint64_t blocked_ns, unsigned device);
 void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome);
-void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight);
+void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight,
+                        unsigned device);
 
 /* ------------------------------------------------------ shim_report.c --- */
 struct sc_report;

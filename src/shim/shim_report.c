@@ -64,6 +64,32 @@ static char *read_cmdline(void)
     return strdup(buf);
 }
 
+/* The process's rank in a parallel job, from the launcher's environment:
+   torchrun and most launchers set RANK, Open MPI OMPI_COMM_WORLD_RANK, MPICH
+   and Intel MPI PMI_RANK, Slurm SLURM_PROCID; LOCAL_RANK alone (one node)
+   is the last resort.  -1 when none is set to a number. */
+static long job_rank(void)
+{
+    static const char *const vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID",
+                                       "LOCAL_RANK"};
+    for (size_t i = 0; i < SC_ARRAY_LEN(vars); i++) {
+        const char *v = getenv(vars[i]);
+        char *end;
+        if (!v || !*v)
+            continue;
+        errno = 0;
+        long r = strtol(v, &end, 10);
+        if (!*end && !errno && r >= 0)
+            return r;
+    }
+    return -1;
+}
+
+static void add_device(int ordinal, const char *name, void *arg)
+{
+    sc_process_add_device(arg, ordinal, name);
+}
+
 static void fill_process(sc_process *p, uint64_t calls, uint64_t shim_ns)
 {
     char exe[4096];
@@ -75,7 +101,14 @@ static void fill_process(sc_process *p, uint64_t calls, uint64_t shim_ns)
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     p->host = strdup(host);
-    p->device = sc_device_name[0] ? strdup(sc_device_name) : NULL;
+    /* The devices its contexts were on (lanes.c learned them as calls were
+       made); without any, device 0's, the one asked about at cuInit. */
+    sc_devices_foreach(add_device, p);
+    if (!p->ndevices && sc_device_name[0])
+        sc_process_add_device(p, 0, sc_device_name);
+    const char *first = p->ndevices && p->devices[0].name ? p->devices[0].name : sc_device_name;
+    p->device = first[0] ? strdup(first) : NULL;
+    p->rank = job_rank();
     p->driver_version = sc_driver_version;
     p->async_engines = atomic_load(&sc_g.async_engines);
     p->max_connections = (int)sc_g.max_conn;
@@ -175,6 +208,7 @@ static sc_finding *new_finding(build *b, unsigned rule, unsigned sev, unsigned a
     f->severity = (sc_severity)sev;
     f->api = xstrdup(api_name(rt, api));
     f->driver_api = xstrdup(sc_apis[api].name);
+    f->device = -1;
     site_id(site, f->callsite);
     want_site(b, site);
     return f;
@@ -211,6 +245,7 @@ static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     sc_finding *f = new_finding(b, k->rule, sev, k->api, k->rt, k->site);
     if (!f)
         return;
+    f->device = k->device == SC_DEV_UNKNOWN ? -1 : k->device;
     f->count = v->count;
     f->blocked_ns = v->blocked_ns;
     f->pending = v->pending;
@@ -293,6 +328,7 @@ static void add_alloc_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     sc_finding *f = new_finding(b, SC_RULE_SC303, SC_SEV_WARNING, k->api, k->rt, k->site);
     if (!f)
         return;
+    f->device = k->device == SC_DEV_UNKNOWN ? -1 : k->device;
     f->count = v->count;
     f->bytes = v->bytes;
     f->blocked_ns = v->blocked_ns;
@@ -316,6 +352,7 @@ static void add_legacy_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     sc_finding *f = new_finding(b, SC_RULE_SC103, SC_SEV_WARNING, k->api, k->rt, k->site);
     if (!f)
         return;
+    f->device = k->device == SC_DEV_UNKNOWN ? -1 : k->device;
     f->count = v->count;
     char d[160];
     snprintf(d, sizeof d, "%d host threads submitted to the legacy stream", threads);

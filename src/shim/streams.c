@@ -84,6 +84,8 @@ sc_stream *sc_stream_add(CUstream h, CUcontext ctx, unsigned flags, int prio, ui
     atomic_store(&r->active, 0);
     atomic_store(&r->capturing, 0);
     atomic_store(&r->last_copy, SC_DIR_UNKNOWN);
+    atomic_store(&r->internal, 0);
+    atomic_store(&r->launched, 0);
     atomic_store_explicit(&r->alive, 1, memory_order_release);
     atomic_fetch_add(&sc_g.n_live, 1);
     if (!(flags & CU_STREAM_NON_BLOCKING))

@@ -5,6 +5,10 @@
  */
 #include "config.h"
 
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <string.h>
+
 #include "callsites.h"
 #include "detect.h"
 #include "measure.h"
@@ -36,6 +40,33 @@ static void on_init_done(void)
     sc_measure_start();   /* measured mode: before any context has work */
 }
 
+/* Whether the calling code, the first frame outside the shim and the CUDA
+   runtime and driver, is NCCL (libnccl.so, which links the runtime
+   statically, or a build that loads it dynamically).  NCCL's streams are
+   NCCL's: the ones it creates (non-blocking, for its own kernels), and a
+   framework's communication stream, whose first kernel is NCCL's
+   (PyTorch's ProcessGroupNCCL takes one from its pool and hands it to
+   ncclAllReduce).  Asked at a stream's creation and at its first kernel
+   launch: a short walk, twice per stream. */
+static int from_nccl(void)
+{
+    void *pcs[32];
+    int n = unw_backtrace(pcs, 32);
+    for (int i = 0; i < n; i++) {
+        uintptr_t pc = (uintptr_t)pcs[i] - 1, base;
+        if (pc >= sc_g.self_lo && pc < sc_g.self_hi)
+            continue;
+        unsigned idx = sc_module_find(pc, &base);
+        const char *b = idx == SC_MOD_UNKNOWN ? NULL : sc_module_base(idx);
+        if (!b)
+            return 0;
+        if (!strncmp(b, "libcuda.so", 10) || !strncmp(b, "libcudart.so", 12))
+            continue;
+        return !strncmp(b, "libnccl", 7);
+    }
+    return 0;
+}
+
 struct clear_q { CUcontext ctx; };
 static void clear_stream(sc_stream *r, void *arg)
 {
@@ -47,7 +78,11 @@ static void clear_stream(sc_stream *r, void *arg)
 }
 static void clear_thread(sc_thread *t, void *arg)
 {
-    (void)arg;
+    struct clear_q *c = arg;
+    /* Another device's per-thread stream did not drain. */
+    CUcontext pc = atomic_load(&t->ptds_ctx);
+    if (c->ctx && pc && pc != c->ctx)
+        return;
     uint64_t tok = atomic_load(&t->ptds_active);
     sc_unmark(&t->ptds_active, tok);
 }
@@ -55,6 +90,11 @@ static void clear_thread(sc_thread *t, void *arg)
 void sc_track_post(sc_thread *t, sc_op *op, CUresult r)
 {
     switch ((sc_kind)op->kind) {
+    case SC_K_LAUNCH:
+        if (op->lane == SC_LANE_CREATED && op->srec && !atomic_exchange(&op->srec->launched, 1) &&
+            r == CUDA_SUCCESS && from_nccl())
+            atomic_store(&op->srec->internal, 1);
+        break;
     case SC_K_INIT:
         if (r == CUDA_SUCCESS)
             on_init_done();
@@ -75,7 +115,9 @@ void sc_track_post(sc_thread *t, sc_op *op, CUresult r)
         if (r == CUDA_SUCCESS && op->p1) {
             CUstream h = *(CUstream const *)op->p1;
             uint64_t site = sc_callsite_capture(t);
-            sc_stream_add(h, sc_op_ctx(op), op->flags, op->prio, site);
+            sc_stream *s = sc_stream_add(h, sc_op_ctx(op), op->flags, op->prio, site);
+            if (s && from_nccl())
+                atomic_store(&s->internal, 1);
         }
         break;
     case SC_K_STREAM_DESTROY:
@@ -96,7 +138,7 @@ void sc_track_post(sc_thread *t, sc_op *op, CUresult r)
                per-thread streams included. */
             struct clear_q c = {sc_op_ctx(op)};
             sc_streams_foreach(clear_stream, &c);
-            sc_threads_foreach(clear_thread, NULL);
+            sc_threads_foreach(clear_thread, &c);
             _Atomic uint64_t *m = &sc_ctx_get(c.ctx)->legacy_active;
             sc_unmark(m, atomic_load(m));
         }

@@ -213,6 +213,7 @@ static uint8_t copy_kind(int k)
     case SCSIM_TL_DTOH: return CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
     case SCSIM_TL_DTOD: return CUPTI_ACTIVITY_MEMCPY_KIND_DTOD;
     case SCSIM_TL_HTOH: return CUPTI_ACTIVITY_MEMCPY_KIND_HTOH;
+    case SCSIM_TL_PTOP: return CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
     default: return CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN;
     }
 }
@@ -659,12 +660,16 @@ EXPORT CUptiResult cuptiFinalize(void)
     return CUPTI_SUCCESS;
 }
 
+/* The device of a context (NULL: the current one). */
 EXPORT CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)
 {
-    (void)context;
     if (!deviceId)
         return CUPTI_ERROR_INVALID_PARAMETER;
     *deviceId = 0;
+    if (!driver())
+        return CUPTI_SUCCESS;
+    if (tl->context_info((void *)context, NULL, deviceId) != 0)
+        return context ? CUPTI_ERROR_INVALID_CONTEXT : CUPTI_SUCCESS;
     return CUPTI_SUCCESS;
 }
 
@@ -674,7 +679,8 @@ EXPORT CUptiResult cuptiGetContextId(CUcontext context, uint32_t *contextId)
         return CUPTI_ERROR_INVALID_PARAMETER;
     if (!driver())
         return CUPTI_ERROR_NOT_INITIALIZED;
-    *contextId = tl->context_id();
+    if (tl->context_info((void *)context, contextId, NULL) != 0)
+        return CUPTI_ERROR_INVALID_CONTEXT;
     return CUPTI_SUCCESS;
 }
 

@@ -27,6 +27,16 @@
  * stages async pageable host->device copies of up to N bytes that way;
  * the default, 0, always waits as documented.
  *
+ * Peer copies (device memory of two devices: cuMemcpyPeer*, or any copy
+ * whose ends unified addressing places on two devices): the async forms
+ * are queued like device-to-device copies; the synchronous ones are
+ * "serialized with respect to all pending and future asynchronous work in
+ * to the current device, srcDevice, and dstDevice" (CUDA Runtime API,
+ * cudaMemcpyPeer) and "exhibit synchronous behavior for most use cases"
+ * (CUDA Driver API, cuMemcpyPeer): queued on the current context's legacy
+ * stream behind all work of the three devices, and the call returns once
+ * the copy is done.
+ *
  * During stream capture nothing runs, so nothing blocks the host: copies
  * and memsets, pageable ones included (the driver captures those too),
  * are recorded into the graph. */
@@ -76,9 +86,9 @@ static bool capturing(struct CUstream_st *s)
 
 /* Queues w on s and blocks the host as the policy says.  For WAIT_STAGED
  * and STAGE_ONLY the source is copied to a staging buffer
- * (w->u.copy.src, n bytes). */
+ * (w->u.copy.src, n bytes).  extra: more dependencies (peer copies). */
 static CUresult copy_submit(struct CUstream_st *s, scsim_work *w,
-                            enum host_wait how)
+                            enum host_wait how, const scsim_deps *extra)
 {
     CUresult r;
     if (how != WAIT_NONE && capturing(s))
@@ -100,7 +110,8 @@ static CUresult copy_submit(struct CUstream_st *s, scsim_work *w,
     uint64_t seq;
     bool captured;
     /* An operation that blocks the host cannot be captured. */
-    r = scsim_submit(s, w, NULL, 0, how == WAIT_NONE, &seq, &captured);
+    r = scsim_submit(s, w, extra ? extra->v : NULL, extra ? extra->n : 0,
+                     how == WAIT_NONE, &seq, &captured);
     if (r != CUDA_SUCCESS) {
         if (staged) {
             free(w->u.copy.owned);
@@ -136,8 +147,9 @@ static CUresult copy1d(void *dst, const void *src, size_t n, CUstream h,
         return CUDA_SUCCESS;
     if (!dst || !src)
         return CUDA_ERROR_INVALID_VALUE;
-    int dk = scsim_mem_classify(dst, n, NULL);
-    int sk = scsim_mem_classify(src, n, NULL);
+    scsim_interval di = {.dev = -1}, si = {.dev = -1};
+    int dk = scsim_mem_classify(dst, n, &di);
+    int sk = scsim_mem_classify(src, n, &si);
     if (((need & NEED_DST_DEV) && !device_accessible(dk)) ||
         ((need & NEED_SRC_DEV) && !device_accessible(sk)))
         return CUDA_ERROR_INVALID_VALUE;
@@ -147,7 +159,24 @@ static CUresult copy1d(void *dst, const void *src, size_t n, CUstream h,
     w.u.copy.n = n;
     w.u.copy.dkind = dk;
     w.u.copy.skind = sk;
-    return copy_submit(s, &w, copy_policy(dk, sk, async, n));
+    w.u.copy.peer = dk == SCSIM_MEM_DEVICE && sk == SCSIM_MEM_DEVICE &&
+                    di.dev != si.dev;
+    if (!w.u.copy.peer || async)
+        return copy_submit(s, &w, copy_policy(dk, sk, async, n), NULL);
+    /* A synchronous peer copy: behind all work of the current device and
+     * both ends' devices, and the host waits for it. */
+    scsim_deps d;
+    scsim_deps_init(&d);
+    if (!capturing(s)) {
+        scsim_device_prior(s->ctx, &d);
+        if (di.dev >= 0 && di.dev < scsim_g.ndevices)
+            scsim_device_prior(&scsim_g.ctx[di.dev], &d);
+        if (si.dev >= 0 && si.dev < scsim_g.ndevices)
+            scsim_device_prior(&scsim_g.ctx[si.dev], &d);
+    }
+    r = copy_submit(s, &w, WAIT_DONE, &d);
+    scsim_deps_free(&d);
+    return r;
 }
 
 #define DPTR(p) ((void *)(uintptr_t)(p))
@@ -262,7 +291,9 @@ CUresult scsim_cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dst, CUdeviceptr src,
                   NEED_DST_DEV | NEED_SRC_DEV));
 }
 
-/* One device, one context: a peer copy is a device-to-device copy. */
+/* cuMemcpyPeer*: device memory of dctx's device from sctx's; within one
+ * context a device-to-device copy.  Peer access need not be enabled
+ * (the driver then stages the copy). */
 static CUresult peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
                      CUcontext sctx, size_t n, CUstream h, bool pt,
                      bool async)
@@ -270,7 +301,7 @@ static CUresult peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
     CUresult r = scsim_check_ctx();
     if (r != CUDA_SUCCESS)
         return r;
-    if (dctx != &scsim_g.ctx || sctx != &scsim_g.ctx)
+    if (!scsim_ctx_valid(dctx) || !scsim_ctx_valid(sctx))
         return CUDA_ERROR_INVALID_CONTEXT;
     return copy1d(DPTR(dst), DPTR(src), n, h, pt, async,
                   NEED_DST_DEV | NEED_SRC_DEV);

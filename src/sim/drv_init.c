@@ -1,5 +1,10 @@
-/* src/sim/drv_init.c: initialization, the simulated device, the primary
- * context, error strings. */
+/* src/sim/drv_init.c: initialization, the simulated devices, their
+ * primary contexts, peer access, error strings.
+ *
+ * STREAMCHECK_SIM_DEVICES=N (default 1, at most SCSIM_MAX_DEVICES)
+ * simulated GPUs, alike but for their names, UUIDs and PCI bus ids; each
+ * has one primary context (the only kind of context the simulator has),
+ * with its own legacy stream, streams and memory. */
 #include "config.h"
 
 #include "sim/drv_api.h"
@@ -11,7 +16,7 @@
 #include <string.h>
 
 scsim_global scsim_g = {
-    .ctx = {.mu = PTHREAD_MUTEX_INITIALIZER},
+    .ndevices = 1,
     .cap_mu = PTHREAD_MUTEX_INITIALIZER,
     .next_stream_id = 1,
     .next_capture_id = 1,
@@ -29,8 +34,8 @@ int scsim_stub_called(atomic_int *once, const char *name)
 /* ----------------------------------------------------------- contexts --- */
 
 /* The calling thread's context stack (cuCtxPushCurrent/PopCurrent); the
- * top is the current context.  Only the primary context exists, so a
- * small fixed stack is plenty. */
+ * top is the current context.  Only primary contexts exist, so a small
+ * fixed stack is plenty. */
 #define SCSIM_CTX_STACK 16
 static __thread CUcontext tls_ctx[SCSIM_CTX_STACK];
 static __thread unsigned tls_ctx_depth;
@@ -48,10 +53,14 @@ CUresult scsim_check_ctx(void)
     return scsim_current_ctx() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
-static bool ctx_valid(CUcontext c)
+bool scsim_ctx_valid(CUcontext c)
 {
-    return c == &scsim_g.ctx;
+    return c && c >= &scsim_g.ctx[0] && c < &scsim_g.ctx[scsim_g.ndevices] &&
+           c->magic == SCSIM_MAGIC_CTX;
 }
+
+#define ctx_valid scsim_ctx_valid
+
 
 /* --------------------------------------------------------------- init --- */
 
@@ -78,16 +87,25 @@ static void init_global(void)
                                                    : SCSIM_ALLOC_SYNC_ALL;
     long stage = scsim_env_long("STREAMCHECK_SIM_PAGEABLE_STAGE_MAX", 0);
     scsim_g.pageable_stage_max = stage > 0 ? (size_t)stage : 0;
+    long ndev = scsim_env_long("STREAMCHECK_SIM_DEVICES", 1);
+    scsim_g.ndevices = ndev < 1                   ? 1
+                       : ndev > SCSIM_MAX_DEVICES ? SCSIM_MAX_DEVICES
+                                                  : (int)ndev;
     scsim_g.total_mem = SCSIM_TOTAL_MEM;
-    scsim_g.ctx.magic = SCSIM_MAGIC_CTX;
-    scsim_g.ctx.legacy = scsim_stream_new(SCSIM_STREAM_LEGACY, 0, 0);
-    if (!scsim_g.ctx.legacy)
-        return;
+    for (int d = 0; d < scsim_g.ndevices; d++) {
+        struct CUctx_st *c = &scsim_g.ctx[d];
+        pthread_mutex_init(&c->mu, NULL);
+        c->ordinal = d;
+        c->magic = SCSIM_MAGIC_CTX;
+        c->legacy = scsim_stream_new(c, SCSIM_STREAM_LEGACY, 0, 0);
+        if (!c->legacy)
+            return;
+    }
     pthread_atfork(NULL, NULL, child_after_fork);
     atomic_store_explicit(&scsim_g.initialized, 1, memory_order_release);
-    SCSIM_TRACE("initialized: async engines %d, allocation sync %d, "
-                "pageable staging up to %zu bytes",
-                scsim_g.async_engines, scsim_g.alloc_sync,
+    SCSIM_TRACE("initialized: %d device(s), async engines %d, allocation "
+                "sync %d, pageable staging up to %zu bytes",
+                scsim_g.ndevices, scsim_g.async_engines, scsim_g.alloc_sync,
                 scsim_g.pageable_stage_max);
 }
 
@@ -117,7 +135,8 @@ static CUresult check_dev(CUdevice dev)
     CUresult r = scsim_check_init();
     if (r != CUDA_SUCCESS)
         return r;
-    return dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+    return dev >= 0 && dev < scsim_g.ndevices ? CUDA_SUCCESS
+                                              : CUDA_ERROR_INVALID_DEVICE;
 }
 
 CUresult scsim_cuDeviceGet(CUdevice *device, int ordinal)
@@ -127,9 +146,9 @@ CUresult scsim_cuDeviceGet(CUdevice *device, int ordinal)
         return r;
     if (!device)
         return CUDA_ERROR_INVALID_VALUE;
-    if (ordinal != 0)
+    if (ordinal < 0 || ordinal >= scsim_g.ndevices)
         return CUDA_ERROR_INVALID_DEVICE;
-    *device = 0;
+    *device = ordinal;
     return CUDA_SUCCESS;
 }
 
@@ -140,7 +159,7 @@ CUresult scsim_cuDeviceGetCount(int *count)
         return r;
     if (!count)
         return CUDA_ERROR_INVALID_VALUE;
-    *count = 1;
+    *count = scsim_g.ndevices;
     return CUDA_SUCCESS;
 }
 
@@ -151,7 +170,12 @@ CUresult scsim_cuDeviceGetName(char *name, int len, CUdevice dev)
         return r;
     if (!name || len <= 0)
         return CUDA_ERROR_INVALID_VALUE;
-    snprintf(name, (size_t)len, "%s", "streamcheck simulated GPU");
+    /* One device keeps the name it always had; with several, each is
+     * numbered. */
+    if (scsim_g.ndevices == 1)
+        snprintf(name, (size_t)len, "%s", "streamcheck simulated GPU");
+    else
+        snprintf(name, (size_t)len, "streamcheck simulated GPU %d", (int)dev);
     return CUDA_SUCCESS;
 }
 
@@ -241,8 +265,11 @@ CUresult scsim_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
     if (!pi || (int)attrib < 1 || attrib >= CU_DEVICE_ATTRIBUTE_MAX)
         return CUDA_ERROR_INVALID_VALUE;
     /* Attributes the table does not know read as 0 (and succeed), so a
-     * program asking about features of newer GPUs sees "unsupported". */
+     * program asking about features of newer GPUs sees "unsupported".
+     * Devices differ in their PCI bus id only. */
     *pi = scsim_device_attribute(attrib);
+    if (attrib == CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)
+        *pi += (int)dev;
     return CUDA_SUCCESS;
 }
 
@@ -255,6 +282,8 @@ static CUresult get_uuid(CUuuid *uuid, CUdevice dev)
         return CUDA_ERROR_INVALID_VALUE;
     static const char id[16] = "streamcheck-sim";
     memcpy(uuid->bytes, id, sizeof uuid->bytes);
+    /* Device 0 keeps the UUID it always had (its last byte is the NUL). */
+    uuid->bytes[15] = (char)dev;
     return CUDA_SUCCESS;
 }
 
@@ -277,8 +306,8 @@ CUresult scsim_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
         return r;
     if (!pctx)
         return CUDA_ERROR_INVALID_VALUE;
-    atomic_fetch_add(&scsim_g.ctx.retains, 1);
-    *pctx = &scsim_g.ctx;
+    atomic_fetch_add(&scsim_g.ctx[dev].retains, 1);
+    *pctx = &scsim_g.ctx[dev];
     return CUDA_SUCCESS;
 }
 
@@ -287,9 +316,9 @@ CUresult scsim_cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     CUresult r = check_dev(dev);
     if (r != CUDA_SUCCESS)
         return r;
-    int old = atomic_load(&scsim_g.ctx.retains);
-    while (old > 0 &&
-           !atomic_compare_exchange_weak(&scsim_g.ctx.retains, &old, old - 1))
+    struct CUctx_st *c = &scsim_g.ctx[dev];
+    int old = atomic_load(&c->retains);
+    while (old > 0 && !atomic_compare_exchange_weak(&c->retains, &old, old - 1))
         ;
     return old > 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
@@ -302,8 +331,8 @@ CUresult scsim_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags,
         return r;
     if (!flags || !active)
         return CUDA_ERROR_INVALID_VALUE;
-    *flags = scsim_g.ctx.flags;
-    *active = atomic_load(&scsim_g.ctx.retains) > 0;
+    *flags = scsim_g.ctx[dev].flags;
+    *active = atomic_load(&scsim_g.ctx[dev].retains) > 0;
     return CUDA_SUCCESS;
 }
 
@@ -317,7 +346,7 @@ CUresult scsim_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
                            CU_CTX_USER_COREDUMP_ENABLE | CU_CTX_SYNC_MEMOPS;
     if (flags & ~known)
         return CUDA_ERROR_INVALID_VALUE;
-    scsim_g.ctx.flags = flags;
+    scsim_g.ctx[dev].flags = flags;
     return CUDA_SUCCESS;
 }
 
@@ -329,10 +358,12 @@ CUresult scsim_cuDevicePrimaryCtxReset_v2(CUdevice dev)
     CUresult r = check_dev(dev);
     if (r != CUDA_SUCCESS)
         return r;
-    scsim_device_sync();
-    scsim_g.ctx.flags = 0;
-    scsim_g.ctx.cache_config = CU_FUNC_CACHE_PREFER_NONE;
-    scsim_g.ctx.shmem_config = CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE;
+    struct CUctx_st *c = &scsim_g.ctx[dev];
+    scsim_device_sync(c);
+    c->flags = 0;
+    c->cache_config = CU_FUNC_CACHE_PREFER_NONE;
+    c->shmem_config = CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE;
+    atomic_store(&c->peers, 0);
     return CUDA_SUCCESS;
 }
 
@@ -401,7 +432,7 @@ CUresult scsim_cuCtxGetDevice(CUdevice *device)
         return r;
     if (!device)
         return CUDA_ERROR_INVALID_VALUE;
-    *device = 0;
+    *device = scsim_current_ctx()->ordinal;
     return CUDA_SUCCESS;
 }
 
@@ -416,7 +447,7 @@ CUresult scsim_cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
         return CUDA_ERROR_INVALID_CONTEXT;
     if (!device)
         return CUDA_ERROR_INVALID_VALUE;
-    *device = 0;
+    *device = ctx->ordinal;
     return CUDA_SUCCESS;
 }
 
@@ -445,7 +476,7 @@ CUresult scsim_cuCtxGetFlags(unsigned int *flags)
         return r;
     if (!flags)
         return CUDA_ERROR_INVALID_VALUE;
-    *flags = scsim_g.ctx.flags;
+    *flags = scsim_current_ctx()->flags;
     return CUDA_SUCCESS;
 }
 
@@ -474,7 +505,7 @@ CUresult scsim_cuCtxSetCacheConfig(CUfunc_cache config)
         return r;
     if ((unsigned)config > CU_FUNC_CACHE_PREFER_EQUAL)
         return CUDA_ERROR_INVALID_VALUE;
-    scsim_g.ctx.cache_config = config;
+    scsim_current_ctx()->cache_config = config;
     return CUDA_SUCCESS;
 }
 
@@ -485,7 +516,7 @@ CUresult scsim_cuCtxGetCacheConfig(CUfunc_cache *pconfig)
         return r;
     if (!pconfig)
         return CUDA_ERROR_INVALID_VALUE;
-    *pconfig = (CUfunc_cache)scsim_g.ctx.cache_config;
+    *pconfig = (CUfunc_cache)scsim_current_ctx()->cache_config;
     return CUDA_SUCCESS;
 }
 
@@ -496,7 +527,7 @@ CUresult scsim_cuCtxSetSharedMemConfig(CUsharedconfig config)
         return r;
     if ((unsigned)config > CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE)
         return CUDA_ERROR_INVALID_VALUE;
-    scsim_g.ctx.shmem_config = config;
+    scsim_current_ctx()->shmem_config = config;
     return CUDA_SUCCESS;
 }
 
@@ -507,13 +538,13 @@ CUresult scsim_cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
         return r;
     if (!pConfig)
         return CUDA_ERROR_INVALID_VALUE;
-    *pConfig = (CUsharedconfig)scsim_g.ctx.shmem_config;
+    *pConfig = (CUsharedconfig)scsim_current_ctx()->shmem_config;
     return CUDA_SUCCESS;
 }
 
 /* cuCtxSynchronize: blocks until the device has completed all preceding
  * requested tasks. */
-static CUresult ctx_sync(void)
+static CUresult ctx_sync(struct CUctx_st *ctx)
 {
     /* It would synchronize capturing streams: invalid during any
      * capture (CUDA Programming Guide, "Prohibited and Unhandled
@@ -524,12 +555,12 @@ static CUresult ctx_sync(void)
             return r;
     }
     if (!scsim_tl_on()) {
-        scsim_device_sync();
+        scsim_device_sync(ctx);
         return CUDA_SUCCESS;
     }
     uint64_t t0 = scsim_tl_now();
-    scsim_device_sync();
-    scsim_tl_sync(SCSIM_TL_SYNC_CONTEXT, 0, t0, CUDA_SUCCESS);
+    scsim_device_sync(ctx);
+    scsim_tl_sync(SCSIM_TL_SYNC_CONTEXT, 0, ctx, t0, CUDA_SUCCESS);
     return CUDA_SUCCESS;
 }
 
@@ -539,7 +570,7 @@ CUresult scsim_cuCtxSynchronize(void)
     CUresult r = scsim_check_ctx();
     if (r != CUDA_SUCCESS)
         return SCSIM_API_RET(r);
-    return SCSIM_API_RET(ctx_sync());
+    return SCSIM_API_RET(ctx_sync(scsim_current_ctx()));
 }
 
 CUresult scsim_cuCtxSynchronize_v2(CUcontext ctx)
@@ -551,7 +582,96 @@ CUresult scsim_cuCtxSynchronize_v2(CUcontext ctx)
         return r;
     if (!ctx_valid(ctx))
         return CUDA_ERROR_INVALID_CONTEXT;
-    return ctx_sync();
+    return ctx_sync(ctx);
+}
+
+/* -------------------------------------------------------- peer access --- */
+
+/* Every pair of distinct simulated devices can reach each other (as on an
+ * NVLink or PCIe-switch node); a device is not its own peer, as the
+ * driver answers (canAccessPeer 0). */
+CUresult scsim_cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev,
+                                     CUdevice peerDev)
+{
+    CUresult r = check_dev(dev);
+    if (r == CUDA_SUCCESS)
+        r = check_dev(peerDev);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!canAccessPeer)
+        return CUDA_ERROR_INVALID_VALUE;
+    *canAccessPeer = dev != peerDev;
+    return CUDA_SUCCESS;
+}
+
+/* cuCtxEnablePeerAccess: one direction, from the current context to the
+ * peer's memory.  Errors as documented: CUDA_ERROR_PEER_ACCESS_ALREADY_
+ * ENABLED when it is, CUDA_ERROR_INVALID_VALUE for flags other than 0,
+ * CUDA_ERROR_INVALID_CONTEXT without a current context, for an invalid
+ * peer, or when the peer is the current context. */
+CUresult scsim_cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
+{
+    CUresult r = scsim_check_ctx();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!ctx_valid(peerContext))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (Flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUctx_st *c = scsim_current_ctx();
+    if (c == peerContext)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    unsigned bit = 1u << peerContext->ordinal;
+    if (atomic_fetch_or(&c->peers, bit) & bit)
+        return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    SCSIM_TRACE("peer access: device %d -> device %d", c->ordinal,
+                peerContext->ordinal);
+    return CUDA_SUCCESS;
+}
+
+/* cuDeviceGetP2PAttribute: CUDA_ERROR_INVALID_DEVICE for the same
+ * device; every pair is a direct link with native atomics. */
+CUresult scsim_cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib,
+                                       CUdevice srcDevice, CUdevice dstDevice)
+{
+    CUresult r = check_dev(srcDevice);
+    if (r == CUDA_SUCCESS)
+        r = check_dev(dstDevice);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (srcDevice == dstDevice)
+        return CUDA_ERROR_INVALID_DEVICE;
+    if (!value)
+        return CUDA_ERROR_INVALID_VALUE;
+    switch (attrib) {
+    case CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK:
+        *value = 0;
+        return CUDA_SUCCESS;
+    case CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED:
+    case CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED:
+    case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED:
+        *value = 1;
+        return CUDA_SUCCESS;
+    case CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED:
+        *value = 0;
+        return CUDA_SUCCESS;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+CUresult scsim_cuCtxDisablePeerAccess(CUcontext peerContext)
+{
+    CUresult r = scsim_check_ctx();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!ctx_valid(peerContext))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    struct CUctx_st *c = scsim_current_ctx();
+    unsigned bit = 1u << peerContext->ordinal;
+    if (!(atomic_fetch_and(&c->peers, ~bit) & bit))
+        return CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+    return CUDA_SUCCESS;
 }
 
 /* ------------------------------------------------------------- errors --- */

@@ -406,6 +406,11 @@ static CUresult launch(CUfunction hf, unsigned gx, unsigned gy, unsigned gz,
     r = scsim_stream_resolve(hs, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
+    /* "A kernel launch will fail if it is issued to a stream that is not
+     * associated to the current device" (CUDA Programming Guide,
+     * Multi-Device System, Stream and Event Behavior). */
+    if (s->ctx != scsim_current_ctx())
+        return CUDA_ERROR_INVALID_HANDLE;
     void *args;
     r = copy_args(f, params, extra, &args);
     if (r != CUDA_SUCCESS)

@@ -4,7 +4,11 @@
  * Device memory is host memory (256-byte aligned, like cudaMalloc); a
  * CUdeviceptr is its address, so kernels' CPU twins dereference it.  Every
  * allocation and registration is an interval of one map, which classifies
- * pointers (device, pinned, pageable) without scanning. */
+ * pointers (device, pinned, pageable) without scanning.  Under unified
+ * addressing one address space holds every device's memory: a device
+ * allocation's interval carries its device (the current context's when it
+ * was made), which is what tells a peer copy from a device-to-device one
+ * and what cuPointerGetAttribute reports. */
 #include "config.h"
 
 #include "sim/drv_api.h"
@@ -74,15 +78,16 @@ static void release(void *p, bool synced)
         free(p);
         return;
     }
+    /* Any device may still use it (peer access): wait for all of them. */
     deferred *d = malloc(sizeof *d);
     if (!d) {
-        scsim_device_sync();
+        scsim_device_sync(NULL);
         free(p);
         return;
     }
     d->p = p;
     scsim_deps_init(&d->deps);
-    scsim_device_prior(&d->deps);
+    scsim_device_prior(NULL, &d->deps);
     pthread_mutex_lock(&deferred_mu);
     d->next = deferred_list;
     deferred_list = d;
@@ -91,28 +96,37 @@ static void release(void *p, bool synced)
 
 /* ------------------------------------------------------ device memory --- */
 
+/* Device memory of the current context's device. */
 static CUresult alloc_device(CUdeviceptr *dptr, size_t size)
 {
     reclaim_deferred();
-    unsigned long long used = atomic_fetch_add(&scsim_g.used_mem, size);
+    struct CUctx_st *c = scsim_current_ctx();
+    unsigned long long used = atomic_fetch_add(&c->used_mem, size);
     if (used + size > scsim_g.total_mem || used + size < used) {
-        atomic_fetch_sub(&scsim_g.used_mem, size);
+        atomic_fetch_sub(&c->used_mem, size);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     void *p = NULL;
     if (posix_memalign(&p, 256, size) != 0) {
-        atomic_fetch_sub(&scsim_g.used_mem, size);
+        atomic_fetch_sub(&c->used_mem, size);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    scsim_interval iv = {(uintptr_t)p, size, SCSIM_MEM_DEVICE, 0};
+    scsim_interval iv = {(uintptr_t)p, size, SCSIM_MEM_DEVICE, 0, c->ordinal};
     if (!scsim_imap_insert(&iv)) {
         free(p);
-        atomic_fetch_sub(&scsim_g.used_mem, size);
+        atomic_fetch_sub(&c->used_mem, size);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     *dptr = (CUdeviceptr)(uintptr_t)p;
-    SCSIM_TRACE("alloc device %p (%zu bytes)", p, size);
+    SCSIM_TRACE("alloc device %p (%zu bytes) on device %d", p, size,
+                c->ordinal);
     return CUDA_SUCCESS;
+}
+
+static void unaccount(const scsim_interval *iv)
+{
+    if (iv->dev >= 0 && iv->dev < scsim_g.ndevices)
+        atomic_fetch_sub(&scsim_g.ctx[iv->dev].used_mem, iv->size);
 }
 
 void scsim_mem_free_device(void *p)
@@ -120,7 +134,7 @@ void scsim_mem_free_device(void *p)
     scsim_interval iv;
     if (!scsim_imap_remove((uintptr_t)p, KIND_BIT(SCSIM_MEM_DEVICE), &iv))
         return;
-    atomic_fetch_sub(&scsim_g.used_mem, iv.size);
+    unaccount(&iv);
     SCSIM_TRACE("free device %p", p);
     /* Stream-ordered: everything before the free on its stream is done,
      * but other streams may still use the memory. */
@@ -196,7 +210,7 @@ CUresult scsim_cuMemFree_v2(CUdeviceptr dptr)
     void *p = (void *)(uintptr_t)dptr;
     if (!scsim_imap_remove((uintptr_t)p, KIND_BIT(SCSIM_MEM_DEVICE), &iv))
         return CUDA_ERROR_INVALID_VALUE;
-    atomic_fetch_sub(&scsim_g.used_mem, iv.size);
+    unaccount(&iv);
     SCSIM_TRACE("free device %p", p);
     release(p, synced);
     return CUDA_SUCCESS;
@@ -209,7 +223,7 @@ CUresult scsim_cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
         return r;
     if (!free_bytes || !total)
         return CUDA_ERROR_INVALID_VALUE;
-    unsigned long long used = atomic_load(&scsim_g.used_mem);
+    unsigned long long used = atomic_load(&scsim_current_ctx()->used_mem);
     *total = scsim_g.total_mem;
     *free_bytes = used < scsim_g.total_mem ? scsim_g.total_mem - used : 0;
     return CUDA_SUCCESS;
@@ -325,7 +339,8 @@ static CUresult host_alloc(void **pp, size_t bytesize, unsigned flags)
     void *p = NULL;
     if (posix_memalign(&p, 4096, bytesize) != 0)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    scsim_interval iv = {(uintptr_t)p, bytesize, SCSIM_MEM_PINNED, flags};
+    scsim_interval iv = {(uintptr_t)p, bytesize, SCSIM_MEM_PINNED, flags,
+                         scsim_current_ctx()->ordinal};
     if (!scsim_imap_insert(&iv)) {
         free(p);
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -374,7 +389,8 @@ CUresult scsim_cuMemHostRegister_v2(void *p, size_t bytesize,
     r = alloc_prologue(false, NULL);
     if (r != CUDA_SUCCESS)
         return r;
-    scsim_interval iv = {(uintptr_t)p, bytesize, SCSIM_MEM_REGISTERED, Flags};
+    scsim_interval iv = {(uintptr_t)p, bytesize, SCSIM_MEM_REGISTERED, Flags,
+                         scsim_current_ctx()->ordinal};
     if (!scsim_imap_insert(&iv))
         return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     SCSIM_TRACE("register %p (%zu bytes)", p, bytesize);
@@ -449,15 +465,18 @@ static void put_bool(void *data, bool v)
     *(unsigned char *)data = v;
 }
 
-/* One attribute of a pointer; known says whether the driver knows it. */
+/* One attribute of a pointer; known says whether the driver knows it.
+ * Its context and device are those that allocated it (page-locked memory
+ * too: the context that allocated or registered it). */
 static CUresult pointer_attribute(void *data, CUpointer_attribute a,
                                   CUdeviceptr ptr, bool known,
                                   const scsim_interval *iv)
 {
     bool device = known && iv->kind == SCSIM_MEM_DEVICE;
+    int dev = known && iv->dev >= 0 && iv->dev < scsim_g.ndevices ? iv->dev : 0;
     switch (a) {
     case CU_POINTER_ATTRIBUTE_CONTEXT:
-        *(CUcontext *)data = known ? &scsim_g.ctx : NULL;
+        *(CUcontext *)data = known ? &scsim_g.ctx[dev] : NULL;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
         *(unsigned int *)data = !known ? 0u
@@ -485,7 +504,7 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute a,
         *(unsigned long long *)data = known ? (unsigned long long)iv->base : 0;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
-        *(int *)data = known ? 0 : -2;
+        *(int *)data = known ? dev : -2;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
         *(CUdeviceptr *)data = known ? (CUdeviceptr)iv->base : 0;
@@ -536,7 +555,7 @@ CUresult scsim_cuPointerGetAttributes(unsigned int numAttributes,
         return r;
     if (numAttributes && (!attributes || !data))
         return CUDA_ERROR_INVALID_VALUE;
-    scsim_interval iv = {0, 0, 0, 0};
+    scsim_interval iv = {0, 0, 0, 0, -1};
     bool known = scsim_imap_find((uintptr_t)ptr, &iv);
     for (unsigned i = 0; i < numAttributes; i++) {
         if (!data[i])

@@ -9,6 +9,12 @@
  *    CU_STREAM_NON_BLOCKING, or a per-thread default stream) waits for all
  *    prior work of the legacy stream;
  *  - non-blocking streams take part in neither rule.
+ * Each device's context has its own legacy stream, and the rules hold
+ * within a context: "each device has its own default stream, so commands
+ * issued to the default stream of a device may execute out of order or
+ * concurrently with respect to commands issued to the default stream of
+ * any other device" (CUDA Programming Guide, Multi-Device System, Stream
+ * and Event Behavior).
  * Both rules become dependencies when the operation is submitted.  A
  * legacy submission snapshots the blocking streams before it takes its
  * sequence number, and a blocking submission reads the legacy stream's
@@ -73,10 +79,10 @@ static bool is_blocking(const struct CUstream_st *t)
            !(t->flags & CU_STREAM_NON_BLOCKING);
 }
 
-/* Prior work of every blocking stream; ctx.mu held. */
-static void blocking_prior_locked(scsim_deps *out)
+/* Prior work of every blocking stream of ctx; ctx->mu held. */
+static void blocking_prior_locked(struct CUctx_st *ctx, scsim_deps *out)
 {
-    for (struct CUstream_st *t = scsim_g.ctx.streams; t; t = t->next)
+    for (struct CUstream_st *t = ctx->streams; t; t = t->next)
         if (is_blocking(t))
             scsim_deps_add(out, t, atomic_load(&t->submitted));
 }
@@ -84,21 +90,26 @@ static void blocking_prior_locked(scsim_deps *out)
 void scsim_stream_prior(struct CUstream_st *s, scsim_deps *out)
 {
     if (s->kind == SCSIM_STREAM_LEGACY) {
-        pthread_mutex_lock(&scsim_g.ctx.mu);
-        blocking_prior_locked(out);
+        pthread_mutex_lock(&s->ctx->mu);
+        blocking_prior_locked(s->ctx, out);
         scsim_deps_add(out, s, atomic_load(&s->submitted));
-        pthread_mutex_unlock(&scsim_g.ctx.mu);
+        pthread_mutex_unlock(&s->ctx->mu);
     } else {
         scsim_deps_add(out, s, atomic_load(&s->submitted));
     }
 }
 
-void scsim_device_prior(scsim_deps *out)
+void scsim_device_prior(struct CUctx_st *ctx, scsim_deps *out)
 {
-    pthread_mutex_lock(&scsim_g.ctx.mu);
-    for (struct CUstream_st *t = scsim_g.ctx.streams; t; t = t->next)
-        scsim_deps_add(out, t, atomic_load(&t->submitted));
-    pthread_mutex_unlock(&scsim_g.ctx.mu);
+    for (int d = 0; d < scsim_g.ndevices; d++) {
+        struct CUctx_st *c = &scsim_g.ctx[d];
+        if (ctx && c != ctx)
+            continue;
+        pthread_mutex_lock(&c->mu);
+        for (struct CUstream_st *t = c->streams; t; t = t->next)
+            scsim_deps_add(out, t, atomic_load(&t->submitted));
+        pthread_mutex_unlock(&c->mu);
+    }
 }
 
 bool scsim_done(scsim_dep d)
@@ -150,11 +161,11 @@ CUresult scsim_stream_sync(struct CUstream_st *s)
     return CUDA_SUCCESS;
 }
 
-void scsim_device_sync(void)
+void scsim_device_sync(struct CUctx_st *ctx)
 {
     scsim_deps d;
     scsim_deps_init(&d);
-    scsim_device_prior(&d);
+    scsim_device_prior(ctx, &d);
     wait_all(&d);
     scsim_deps_free(&d);
 }
@@ -165,10 +176,10 @@ bool scsim_alloc_sync(bool release)
      * "API synchronization behavior": allocation and release of device
      * and page-locked memory synchronize the device.  (Measured on an
      * H100 with driver 580, only the releases do; STREAMCHECK_SIM_ALLOC_
-     * SYNC=free models that.) */
+     * SYNC=free models that.)  The device is the current context's. */
     if (scsim_g.alloc_sync == SCSIM_ALLOC_SYNC_ALL ||
         (scsim_g.alloc_sync == SCSIM_ALLOC_SYNC_FREE && release)) {
-        scsim_device_sync();
+        scsim_device_sync(scsim_current_ctx());
         return true;
     }
     return false;
@@ -188,15 +199,16 @@ static struct CUstream_st *free_streams;
 
 static void stream_recycle(struct CUstream_st *s)
 {
-    pthread_mutex_lock(&scsim_g.ctx.mu);
+    struct CUctx_st *c = s->ctx;
+    pthread_mutex_lock(&c->mu);
     if (s->prev)
         s->prev->next = s->next;
-    else if (scsim_g.ctx.streams == s)
-        scsim_g.ctx.streams = s->next;
+    else if (c->streams == s)
+        c->streams = s->next;
     if (s->next)
         s->next->prev = s->prev;
     s->prev = s->next = NULL;
-    pthread_mutex_unlock(&scsim_g.ctx.mu);
+    pthread_mutex_unlock(&c->mu);
 
     pthread_mutex_lock(&pool_mu);
     s->pool_next = free_streams;
@@ -313,7 +325,8 @@ static bool worker_attach(struct CUstream_st *s)
 
 /* ------------------------------------------------------------ streams --- */
 
-struct CUstream_st *scsim_stream_new(int kind, unsigned flags, int priority)
+struct CUstream_st *scsim_stream_new(struct CUctx_st *ctx, int kind,
+                                     unsigned flags, int priority)
 {
     pthread_mutex_lock(&pool_mu);
     struct CUstream_st *s = free_streams;
@@ -330,6 +343,7 @@ struct CUstream_st *scsim_stream_new(int kind, unsigned flags, int priority)
     }
     /* submitted/completed keep counting across reuse (see sim.h). */
     s->kind = kind;
+    s->ctx = ctx;
     s->flags = flags;
     s->priority = priority;
     s->id = atomic_fetch_add(&scsim_g.next_stream_id, 1);
@@ -340,14 +354,14 @@ struct CUstream_st *scsim_stream_new(int kind, unsigned flags, int priority)
     s->pool_next = NULL;
     s->magic = SCSIM_MAGIC_STREAM;
 
-    pthread_mutex_lock(&scsim_g.ctx.mu);
+    pthread_mutex_lock(&ctx->mu);
     s->prev = NULL;
-    s->next = scsim_g.ctx.streams;
+    s->next = ctx->streams;
     if (s->next)
         s->next->prev = s;
-    scsim_g.ctx.streams = s;
-    pthread_mutex_unlock(&scsim_g.ctx.mu);
-    SCSIM_TRACE("create stream %llu (%s%s)", s->id,
+    ctx->streams = s;
+    pthread_mutex_unlock(&ctx->mu);
+    SCSIM_TRACE("create stream %llu on device %d (%s%s)", s->id, ctx->ordinal,
                 kind == SCSIM_STREAM_LEGACY       ? "legacy"
                 : kind == SCSIM_STREAM_PER_THREAD ? "per-thread"
                                                   : "user",
@@ -429,13 +443,13 @@ CUresult scsim_submit(struct CUstream_st *s, const scsim_work *w,
     bool attach = false;
     uint64_t seq;
     if (s->kind == SCSIM_STREAM_LEGACY) {
-        pthread_mutex_lock(&scsim_g.ctx.mu);
-        blocking_prior_locked(&d);
+        pthread_mutex_lock(&s->ctx->mu);
+        blocking_prior_locked(s->ctx, &d);
         pthread_mutex_lock(&s->mu);
     } else {
         pthread_mutex_lock(&s->mu);
         if (is_blocking(s)) {
-            struct CUstream_st *l = scsim_g.ctx.legacy;
+            struct CUstream_st *l = s->ctx->legacy;
             scsim_deps_add(&d, l, atomic_load(&l->submitted));
         }
     }
@@ -477,7 +491,7 @@ CUresult scsim_submit(struct CUstream_st *s, const scsim_work *w,
     }
     pthread_mutex_unlock(&s->mu);
     if (s->kind == SCSIM_STREAM_LEGACY)
-        pthread_mutex_unlock(&scsim_g.ctx.mu);
+        pthread_mutex_unlock(&s->ctx->mu);
 
     SCSIM_TRACE("submit %s on stream %llu seq %llu (%u deps)",
                 work_name(w->kind), s->id, (unsigned long long)seq,

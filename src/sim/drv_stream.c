@@ -13,15 +13,20 @@
 /* "The per-thread default stream is not a non-blocking stream and will
  * synchronize with the legacy default stream if both are used in a
  * program" (CUDA Driver API, "Stream synchronization behavior").  One per
- * host thread, created on first use, destroyed when the thread exits. */
-static __thread struct CUstream_st *tls_pt_stream;
+ * host thread and context (device), created on first use, destroyed when
+ * the thread exits. */
+static __thread struct CUstream_st *tls_pt_stream[SCSIM_MAX_DEVICES];
 static pthread_key_t pt_key;
 static pthread_once_t pt_key_once = PTHREAD_ONCE_INIT;
 
 static void pt_stream_exit(void *p)
 {
-    if (p)
-        scsim_stream_destroy(p);
+    (void)p;
+    for (int d = 0; d < SCSIM_MAX_DEVICES; d++) {
+        if (tls_pt_stream[d])
+            scsim_stream_destroy(tls_pt_stream[d]);
+        tls_pt_stream[d] = NULL;
+    }
 }
 
 static void pt_key_init(void)
@@ -29,17 +34,20 @@ static void pt_key_init(void)
     pthread_key_create(&pt_key, pt_stream_exit);
 }
 
-static CUresult per_thread_stream(struct CUstream_st **out)
+static CUresult per_thread_stream(struct CUctx_st *ctx, struct CUstream_st **out)
 {
-    if (!tls_pt_stream) {
+    struct CUstream_st **slot = &tls_pt_stream[ctx->ordinal];
+    if (!*slot) {
         pthread_once(&pt_key_once, pt_key_init);
-        struct CUstream_st *s = scsim_stream_new(SCSIM_STREAM_PER_THREAD, 0, 0);
+        struct CUstream_st *s =
+            scsim_stream_new(ctx, SCSIM_STREAM_PER_THREAD, 0, 0);
         if (!s)
             return CUDA_ERROR_OUT_OF_MEMORY;
+        /* Any non-NULL value makes the destructor run at thread exit. */
         pthread_setspecific(pt_key, s);
-        tls_pt_stream = s;
+        *slot = s;
     }
-    *out = tls_pt_stream;
+    *out = *slot;
     return CUDA_SUCCESS;
 }
 
@@ -50,9 +58,10 @@ CUresult scsim_stream_resolve(CUstream h, bool pt, struct CUstream_st **out)
         if (r != CUDA_SUCCESS)
             return r;
         bool per_thread = h == CU_STREAM_PER_THREAD || (h == NULL && pt);
+        struct CUctx_st *ctx = scsim_current_ctx();
         if (per_thread)
-            return per_thread_stream(out);
-        *out = scsim_g.ctx.legacy;
+            return per_thread_stream(ctx, out);
+        *out = ctx->legacy;
         return CUDA_SUCCESS;
     }
     CUresult r = scsim_check_init();
@@ -78,7 +87,9 @@ static CUresult stream_create(CUstream *ph, unsigned flags, int priority)
         priority = 0;
     if (priority < -5)
         priority = -5;
-    struct CUstream_st *s = scsim_stream_new(SCSIM_STREAM_USER, flags, priority);
+    /* The stream belongs to the current context's device. */
+    struct CUstream_st *s = scsim_stream_new(scsim_current_ctx(),
+                                             SCSIM_STREAM_USER, flags, priority);
     if (!s)
         return CUDA_ERROR_OUT_OF_MEMORY;
     *ph = s;
@@ -158,7 +169,7 @@ static CUresult stream_sync(CUstream h, bool pt)
         return scsim_stream_sync(s);
     uint64_t t0 = scsim_tl_now();
     r = scsim_stream_sync(s);
-    scsim_tl_sync(SCSIM_TL_SYNC_STREAM, (uint32_t)s->id, t0, r);
+    scsim_tl_sync(SCSIM_TL_SYNC_STREAM, (uint32_t)s->id, s->ctx, t0, r);
     return r;
 }
 
@@ -226,7 +237,7 @@ static CUresult stream_get_ctx(CUstream h, CUcontext *pctx, bool pt)
         return r;
     if (!pctx)
         return CUDA_ERROR_INVALID_VALUE;
-    *pctx = &scsim_g.ctx;
+    *pctx = s->ctx;
     return CUDA_SUCCESS;
 }
 
@@ -271,7 +282,7 @@ static CUresult stream_get_device(CUstream h, CUdevice *dev, bool pt)
         return r;
     if (!dev)
         return CUDA_ERROR_INVALID_VALUE;
-    *dev = 0;
+    *dev = s->ctx->ordinal;
     return CUDA_SUCCESS;
 }
 
@@ -335,6 +346,7 @@ CUresult scsim_cuEventCreate(CUevent *phEvent, unsigned int Flags)
         pthread_mutex_unlock(&event_pool_mu);
     }
     e->flags = Flags;
+    e->ctx = scsim_current_ctx();
     e->s = NULL;
     e->seq = 0;
     e->gen = 0;
@@ -349,7 +361,11 @@ CUresult scsim_cuEventCreate(CUevent *phEvent, unsigned int Flags)
 
 /* cuEventRecord: captures the contents of the stream at the time of the
  * call; the event completes when that work has completed.  On the legacy
- * stream that includes prior work of all blocking streams. */
+ * stream that includes prior work of all blocking streams.  The stream
+ * and the event must belong to the same device: "cudaEventRecord() will
+ * fail if the input event and input stream are associated to different
+ * devices" (CUDA Programming Guide, Multi-Device System, Stream and Event
+ * Behavior); the driver's error is CUDA_ERROR_INVALID_HANDLE. */
 static CUresult event_record(CUevent h, CUstream hs, unsigned flags, bool pt)
 {
     struct CUevent_st *e = event_check(h);
@@ -364,6 +380,8 @@ static CUresult event_record(CUevent h, CUstream hs, unsigned flags, bool pt)
     r = scsim_stream_resolve(hs, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
+    if (e->ctx && s->ctx != e->ctx)
+        return CUDA_ERROR_INVALID_HANDLE;
     if (atomic_load(&scsim_g.ncaptures) > 0) {
         if (s->kind == SCSIM_STREAM_LEGACY) {
             r = scsim_capture_check_legacy(true);
@@ -481,7 +499,9 @@ CUresult scsim_cuEventSynchronize(CUevent hEvent)
         return SCSIM_API_RET(event_sync(hEvent));
     uint64_t t0 = scsim_tl_now();
     CUresult r = event_sync(hEvent);
-    scsim_tl_sync(SCSIM_TL_SYNC_EVENT, 0, t0, r);
+    struct CUevent_st *e = hEvent;
+    scsim_tl_sync(SCSIM_TL_SYNC_EVENT, 0,
+                  r == CUDA_SUCCESS ? e->ctx : scsim_current_ctx(), t0, r);
     return SCSIM_API_RET(r);
 }
 
@@ -503,7 +523,8 @@ static CUresult event_sync(CUevent hEvent)
 }
 
 /* cuEventElapsedTime: CUDA_ERROR_INVALID_HANDLE if either event was
- * created with CU_EVENT_DISABLE_TIMING or never recorded,
+ * created with CU_EVENT_DISABLE_TIMING or never recorded, or the two
+ * belong to different devices (Programming Guide, Multi-Device System),
  * CUDA_ERROR_NOT_READY if either has not completed.  The time is the
  * host's monotonic clock when each record operation ran. */
 static CUresult elapsed(float *ms, CUevent a, CUevent b)
@@ -516,7 +537,7 @@ static CUresult elapsed(float *ms, CUevent a, CUevent b)
         return CUDA_ERROR_INVALID_HANDLE;
     if (!ms)
         return CUDA_ERROR_INVALID_VALUE;
-    if ((s->flags | t->flags) & CU_EVENT_DISABLE_TIMING)
+    if ((s->flags | t->flags) & CU_EVENT_DISABLE_TIMING || s->ctx != t->ctx)
         return CUDA_ERROR_INVALID_HANDLE;
     scsim_dep ds, dt;
     r = event_latest(s, &ds);
@@ -572,7 +593,8 @@ CUresult scsim_cuEventDestroy_v2(CUevent hEvent)
 }
 
 /* cuStreamWaitEvent: all future work submitted to the stream waits for
- * the event's latest record at the time of the call. */
+ * the event's latest record at the time of the call; "hEvent may be from
+ * a different context or device than hStream". */
 static CUresult stream_wait_event(CUstream hs, CUevent he, unsigned flags,
                                   bool pt)
 {

@@ -60,8 +60,6 @@ void scsim_tl_emit(scsim_tl_rec *r)
     const scsim_tl_sink *s = atomic_load_explicit(&tl_sink, memory_order_acquire);
     if (!s || !s->emit)
         return;
-    r->device_id = 0;
-    r->context_id = 1;
     s->emit(r);
 }
 
@@ -111,7 +109,15 @@ static void api_begin(scsim_tl_api *a, int kind, uint32_t cbid)
         scsim_tl_api_begin_slow(a, kind, cbid);
 }
 
-void scsim_tl_sync(int type, uint32_t stream_id, uint64_t start, CUresult r)
+/* Context ids are the device ordinal + 1 (one primary context each). */
+static void rec_ctx(scsim_tl_rec *r, const struct CUctx_st *c)
+{
+    r->device_id = c ? (uint32_t)c->ordinal : 0;
+    r->context_id = r->device_id + 1;
+}
+
+void scsim_tl_sync(int type, uint32_t stream_id, const struct CUctx_st *ctx,
+                   uint64_t start, CUresult r)
 {
     if (!(atomic_load_explicit(&scsim_tl_mask, memory_order_relaxed) &
           SCSIM_TL_BIT(SCSIM_TL_SYNC)))
@@ -121,6 +127,7 @@ void scsim_tl_sync(int type, uint32_t stream_id, uint64_t start, CUresult r)
     rec.end = scsim_tl_now();
     rec.correlation = scsim_tl_corr;
     rec.stream_id = stream_id;
+    rec_ctx(&rec, ctx);
     rec.sync_type = type;
     rec.result = (int32_t)r;
     scsim_tl_emit(&rec);
@@ -139,12 +146,13 @@ static int tl_mem_kind(int k)
     }
 }
 
-static void copy_kinds(scsim_tl_rec *r, int dk, int sk)
+static void copy_kinds(scsim_tl_rec *r, int dk, int sk, bool peer)
 {
     r->dst_kind = tl_mem_kind(dk);
     r->src_kind = tl_mem_kind(sk);
     bool dd = dk == SCSIM_MEM_DEVICE, sd = sk == SCSIM_MEM_DEVICE;
-    r->copy_kind = sd ? (dd ? SCSIM_TL_DTOD : SCSIM_TL_DTOH)
+    r->copy_kind = sd ? (dd ? (peer ? SCSIM_TL_PTOP : SCSIM_TL_DTOD)
+                            : SCSIM_TL_DTOH)
                       : (dd ? SCSIM_TL_HTOD : SCSIM_TL_HTOH);
 }
 
@@ -185,6 +193,7 @@ void scsim_tl_run(scsim_work *w, struct CUstream_st *s, uint32_t corr)
     r.end = scsim_tl_now();
     r.correlation = corr;
     r.stream_id = (uint32_t)s->id;
+    rec_ctx(&r, s->ctx);
     switch (w->kind) {
     case SCSIM_W_KERNEL: {
         const struct CUfunc_st *f = w->u.kernel.f;
@@ -198,11 +207,11 @@ void scsim_tl_run(scsim_work *w, struct CUstream_st *s, uint32_t corr)
     }
     case SCSIM_W_COPY:
         r.bytes = w->u.copy.n;
-        copy_kinds(&r, w->u.copy.dkind, w->u.copy.skind);
+        copy_kinds(&r, w->u.copy.dkind, w->u.copy.skind, w->u.copy.peer);
         break;
     case SCSIM_W_COPY2D:
         r.bytes = (uint64_t)w->u.copy2d.width * w->u.copy2d.height;
-        copy_kinds(&r, w->u.copy2d.dkind, w->u.copy2d.skind);
+        copy_kinds(&r, w->u.copy2d.dkind, w->u.copy2d.skind, false);
         break;
     case SCSIM_W_MEMSET:
         r.bytes = (uint64_t)w->u.memset.width * w->u.memset.elem *
@@ -224,9 +233,25 @@ static int stream_id(void *h, int per_thread, uint32_t *id)
     return 0;
 }
 
+/* The current context's id (1 without one, as before there were
+ * several). */
 static uint32_t context_id(void)
 {
-    return 1;
+    CUcontext c = scsim_current_ctx();
+    return c ? (uint32_t)c->ordinal + 1 : 1;
+}
+
+/* A context's id and device; -1 for a context that is not one of ours. */
+static int context_info(void *ctx, uint32_t *id, uint32_t *device)
+{
+    struct CUctx_st *c = ctx ? (struct CUctx_st *)ctx : scsim_current_ctx();
+    if (!c || !scsim_ctx_valid(c))
+        return -1;
+    if (id)
+        *id = (uint32_t)c->ordinal + 1;
+    if (device)
+        *device = (uint32_t)c->ordinal;
+    return 0;
 }
 
 static const scsim_tl_table tl_table = {
@@ -241,6 +266,7 @@ static const scsim_tl_table tl_table = {
     .api_end = scsim_tl_api_end,
     .stream_id = stream_id,
     .context_id = context_id,
+    .context_info = context_info,
 };
 
 /* cuGetExportTable: only the simulator's timeline table; any other id is

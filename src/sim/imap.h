@@ -15,6 +15,7 @@ typedef struct scsim_interval {
     size_t size; /* > 0 */
     int kind;
     unsigned flags;
+    int dev; /* device memory: the ordinal of its device */
 } scsim_interval;
 
 /* Adds iv; false if it overlaps an interval of the map or memory ran out. */

@@ -31,10 +31,13 @@ extern scrt_driver scrt_drv;
 #define DRVPT(pt, name) ((pt) ? scrt_drv.pt_##name : scrt_drv.p_##name)
 
 /* Lazy, thread-safe initialization on the first runtime call of a
- * thread: bind the driver, cuInit, retain the primary context, make it
- * current.  Returns the (sticky) initialization error. */
+ * thread: bind the driver, cuInit, retain device 0's primary context, make
+ * it current (unless the thread has a current context).  Returns the
+ * (sticky) initialization error. */
 cudaError_t scrt_init(void);
-CUcontext scrt_primary(void);
+/* Device dev's primary context, retained on first use; NULL (and *err)
+ * for a device that does not exist. */
+CUcontext scrt_primary(int dev, cudaError_t *err);
 
 /* Records e as the thread's last error (cudaErrorNotReady is a status,
  * not an error) and returns it. */

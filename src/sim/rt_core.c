@@ -130,7 +130,11 @@ SCSIM_EXPORT const char *cudaGetErrorString(cudaError_t error)
 const scsim_tl_table *scrt_tl;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static cudaError_t init_error;
-static CUcontext primary;
+/* Each device's primary context, retained once by the runtime (device 0's
+ * at initialization, the others at their first cudaSetDevice). */
+#define SCRT_MAX_DEVICES 64
+static _Atomic(CUcontext) primaries[SCRT_MAX_DEVICES];
+static pthread_mutex_t primary_mu = PTHREAD_MUTEX_INITIALIZER;
 static __thread bool tls_ready;
 
 static void init_process(void)
@@ -148,8 +152,10 @@ static void init_process(void)
         return;
     }
     CUresult r = DRV(cuInit)(0);
+    CUcontext primary = NULL;
     if (r == CUDA_SUCCESS)
         r = DRV(cuDevicePrimaryCtxRetain)(&primary, 0);
+    atomic_store(&primaries[0], primary);
     init_error = scrt_err(r);
     /* The simulated driver's timeline, when the driver is the simulator's
      * (another driver answers the id with an error). */
@@ -172,16 +178,48 @@ cudaError_t scrt_init(void)
     CUcontext cur = NULL;
     CUresult r = DRV(cuCtxGetCurrent)(&cur);
     if (r == CUDA_SUCCESS && !cur)
-        r = DRV(cuCtxSetCurrent)(primary);
+        r = DRV(cuCtxSetCurrent)(atomic_load(&primaries[0]));
     if (r != CUDA_SUCCESS)
         return scrt_err(r);
     tls_ready = true;
     return cudaSuccess;
 }
 
-CUcontext scrt_primary(void)
+CUcontext scrt_primary(int dev, cudaError_t *err)
 {
-    return primary;
+    int n = 0;
+    CUresult r = DRV(cuDeviceGetCount)(&n);
+    if (r != CUDA_SUCCESS) {
+        *err = scrt_err(r);
+        return NULL;
+    }
+    if (dev < 0 || dev >= n || dev >= SCRT_MAX_DEVICES) {
+        *err = cudaErrorInvalidDevice;
+        return NULL;
+    }
+    CUcontext c = atomic_load(&primaries[dev]);
+    if (c)
+        return c;
+    pthread_mutex_lock(&primary_mu);
+    c = atomic_load(&primaries[dev]);
+    if (!c) {
+        r = DRV(cuDevicePrimaryCtxRetain)(&c, dev);
+        if (r == CUDA_SUCCESS)
+            atomic_store(&primaries[dev], c);
+        else
+            *err = scrt_err(r);
+    }
+    pthread_mutex_unlock(&primary_mu);
+    return c;
+}
+
+/* The calling thread's device (that of its current context). */
+static cudaError_t current_device(int *dev)
+{
+    CUdevice d = 0;
+    CUresult r = DRV(cuCtxGetDevice)(&d);
+    *dev = (int)d;
+    return scrt_err(r);
 }
 
 /* ------------------------------------------------------------ devices --- */
@@ -197,31 +235,30 @@ SCSIM_EXPORT cudaError_t cudaGetDeviceCount(int *count)
     return scrt_drv_ret(DRV(cuDeviceGetCount)(count));
 }
 
+/* The current device is the calling thread's: the device of its current
+ * context, which cudaSetDevice makes the device's primary context. */
 SCSIM_EXPORT cudaError_t cudaGetDevice(int *device)
 {
     SCRT_INIT();
     if (!device)
         return scrt_ret(cudaErrorInvalidValue);
-    *device = 0;
-    return cudaSuccess;
+    return scrt_ret(current_device(device));
 }
 
 SCSIM_EXPORT cudaError_t cudaSetDevice(int device)
 {
     SCRT_INIT();
-    int n = 0;
-    CUresult r = DRV(cuDeviceGetCount)(&n);
-    if (r != CUDA_SUCCESS)
-        return scrt_drv_ret(r);
-    if (device < 0 || device >= n)
-        return scrt_ret(cudaErrorInvalidDevice);
-    return scrt_drv_ret(DRV(cuCtxSetCurrent)(primary));
+    cudaError_t e = cudaSuccess;
+    CUcontext c = scrt_primary(device, &e);
+    if (!c)
+        return scrt_ret(e);
+    return scrt_drv_ret(DRV(cuCtxSetCurrent)(c));
 }
 
-static int attr(CUdevice_attribute a)
+static int attr_of(CUdevice_attribute a, int dev)
 {
     int v = 0;
-    DRV(cuDeviceGetAttribute)(&v, a, 0);
+    DRV(cuDeviceGetAttribute)(&v, a, dev);
     return v;
 }
 
@@ -231,15 +268,20 @@ SCSIM_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop,
     SCRT_INIT();
     if (!prop)
         return scrt_ret(cudaErrorInvalidValue);
-    if (device != 0)
+    int n = 0;
+    CUresult r = DRV(cuDeviceGetCount)(&n);
+    if (r != CUDA_SUCCESS)
+        return scrt_drv_ret(r);
+    if (device < 0 || device >= n)
         return scrt_ret(cudaErrorInvalidDevice);
+#define attr(a) attr_of((a), device)
     memset(prop, 0, sizeof *prop);
-    CUresult r = DRV(cuDeviceGetName)(prop->name, sizeof prop->name, 0);
+    r = DRV(cuDeviceGetName)(prop->name, sizeof prop->name, device);
     if (r == CUDA_SUCCESS)
-        r = DRV(cuDeviceTotalMem)(&prop->totalGlobalMem, 0);
+        r = DRV(cuDeviceTotalMem)(&prop->totalGlobalMem, device);
     if (r == CUDA_SUCCESS) {
         CUuuid u;
-        r = DRV(cuDeviceGetUuid)(&u, 0);
+        r = DRV(cuDeviceGetUuid)(&u, device);
         memcpy(prop->uuid.bytes, u.bytes, sizeof prop->uuid.bytes);
     }
     if (r != CUDA_SUCCESS)
@@ -313,6 +355,7 @@ SCSIM_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop,
     prop->memoryPoolsSupported = attr(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED);
     prop->clusterLaunch = attr(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH);
     prop->hostNumaId = attr(CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID);
+#undef attr
     return cudaSuccess;
 }
 
@@ -344,7 +387,59 @@ SCSIM_EXPORT cudaError_t cudaDeviceSynchronize(void)
 SCSIM_EXPORT cudaError_t cudaDeviceReset(void)
 {
     SCRT_INIT();
-    return scrt_drv_ret(DRV(cuDevicePrimaryCtxReset)(0));
+    int dev = 0;
+    cudaError_t e = current_device(&dev);
+    if (e != cudaSuccess)
+        return scrt_ret(e);
+    return scrt_drv_ret(DRV(cuDevicePrimaryCtxReset)(dev));
+}
+
+/* ------------------------------------------------------- peer access --- */
+
+SCSIM_EXPORT cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device,
+                                                 int peerDevice)
+{
+    SCRT_INIT();
+    return scrt_drv_ret(
+        DRV(cuDeviceCanAccessPeer)(canAccessPeer, device, peerDevice));
+}
+
+/* Between the current device's primary context and the peer's: the
+ * driver's CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED and _NOT_ENABLED are
+ * cudaErrorPeerAccessAlreadyEnabled and cudaErrorPeerAccessNotEnabled
+ * (the same numbers); the current device itself is cudaErrorInvalidDevice. */
+static cudaError_t peer_ctx(int peerDevice, CUcontext *out)
+{
+    cudaError_t e = cudaSuccess;
+    *out = scrt_primary(peerDevice, &e);
+    if (!*out)
+        return e;
+    int cur = 0;
+    e = current_device(&cur);
+    if (e == cudaSuccess && cur == peerDevice)
+        e = cudaErrorInvalidDevice;
+    return e;
+}
+
+SCSIM_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice,
+                                                    unsigned int flags)
+{
+    SCRT_INIT();
+    CUcontext c;
+    cudaError_t e = peer_ctx(peerDevice, &c);
+    if (e != cudaSuccess)
+        return scrt_ret(e);
+    return scrt_drv_ret(DRV(cuCtxEnablePeerAccess)(c, flags));
+}
+
+SCSIM_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
+{
+    SCRT_INIT();
+    CUcontext c;
+    cudaError_t e = peer_ctx(peerDevice, &c);
+    if (e != cudaSuccess)
+        return scrt_ret(e);
+    return scrt_drv_ret(DRV(cuCtxDisablePeerAccess)(c));
 }
 
 /* enum cudaFuncCache and cudaSharedMemConfig use the driver's values. */

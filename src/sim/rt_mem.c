@@ -344,18 +344,21 @@ cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src,
                     true);
 }
 
-/* One device: peers are device 0 and 0. */
+/* cudaMemcpyPeer(Async): cuMemcpyPeer(Async) between the two devices'
+ * primary contexts. */
 static cudaError_t memcpy_peer(void *dst, int dstDevice, const void *src,
                                int srcDevice, size_t count,
                                cudaStream_t stream, bool async)
 {
     SCRT_INIT();
-    if (dstDevice != 0 || srcDevice != 0)
-        return scrt_ret(cudaErrorInvalidDevice);
-    CUcontext c = scrt_primary();
-    CUresult r = async ? DRV(cuMemcpyPeerAsync)(DPTR(dst), c, DPTR(src), c,
+    cudaError_t e = cudaSuccess;
+    CUcontext dc = scrt_primary(dstDevice, &e);
+    CUcontext sc = dc ? scrt_primary(srcDevice, &e) : NULL;
+    if (!dc || !sc)
+        return scrt_ret(e);
+    CUresult r = async ? DRV(cuMemcpyPeerAsync)(DPTR(dst), dc, DPTR(src), sc,
                                                 count, stream)
-                       : DRV(cuMemcpyPeer)(DPTR(dst), c, DPTR(src), c, count);
+                       : DRV(cuMemcpyPeer)(DPTR(dst), dc, DPTR(src), sc, count);
     return scrt_drv_ret(r);
 }
 

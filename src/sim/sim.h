@@ -1,6 +1,8 @@
 /* src/sim/sim.h: internals of the simulated libcuda.so.1.
  *
- * Model (docs/ARCHITECTURE.md, "The simulator"): one device with one primary context.  Every
+ * Model (docs/ARCHITECTURE.md, "The simulator"): N devices
+ * (STREAMCHECK_SIM_DEVICES, default 1), each with one primary context and
+ * its own legacy stream.  Every
  * stream is a FIFO of operations served by a worker thread.  Each
  * operation carries a sequence number in its stream and a list of
  * dependencies, (stream, sequence number) pairs that must have completed
@@ -26,6 +28,10 @@
 #include "sim/timeline.h"
 #include "sim/util.h"
 #include "twins.h"
+
+/* Devices: STREAMCHECK_SIM_DEVICES (default 1) simulated GPUs, each with
+ * its primary context, legacy stream and memory. */
+#define SCSIM_MAX_DEVICES 16
 
 /* ------------------------------------------------------------ handles --- */
 
@@ -87,6 +93,7 @@ typedef struct scsim_work {
             size_t n;
             void *owned; /* staging buffer to free after the copy */
             int dkind, skind; /* scsim_mem_kind of each end (timeline) */
+            bool peer;        /* device memory of two devices (timeline) */
         } copy;
         struct {
             char *dst;
@@ -138,6 +145,7 @@ typedef struct scsim_op {
 struct CUstream_st {
     uint32_t magic;
     int kind;
+    struct CUctx_st *ctx; /* the context (device) it belongs to */
     unsigned flags; /* CU_STREAM_NON_BLOCKING */
     int priority;
     unsigned long long id;
@@ -153,7 +161,7 @@ struct CUstream_st {
     /* Capture sequence this stream takes part in; guarded by the
      * capture lock. */
     scsim_capture *cap;
-    /* The context's list of streams; guarded by ctx.mu. */
+    /* The context's list of streams; guarded by ctx->mu. */
     struct CUstream_st *prev, *next;
     struct CUstream_st *pool_next;
 };
@@ -161,6 +169,7 @@ struct CUstream_st {
 struct CUevent_st {
     uint32_t magic;
     unsigned flags;
+    struct CUctx_st *ctx; /* current context when it was created */
     pthread_mutex_t mu;
     /* Latest record: the stream and sequence number of its operation; s
      * is NULL before the first record. */
@@ -233,6 +242,7 @@ struct scsim_capture {
 
 struct CUctx_st {
     uint32_t magic;
+    int ordinal;               /* the device: 0 .. ndevices - 1 */
     pthread_mutex_t mu;        /* stream list, legacy submissions */
     struct CUstream_st *streams; /* every stream with possible work */
     struct CUstream_st *legacy;
@@ -240,6 +250,8 @@ struct CUctx_st {
     unsigned flags; /* cuDevicePrimaryCtxSetFlags */
     int cache_config;
     int shmem_config;
+    atomic_uint peers;  /* bit d: peer access to device d's context enabled */
+    atomic_ullong used_mem;
 };
 
 /* STREAMCHECK_SIM_ALLOC_SYNC: which allocation calls synchronize. */
@@ -252,12 +264,12 @@ enum {
 /* Process-wide simulator state. */
 typedef struct scsim_global {
     atomic_int initialized;
-    struct CUctx_st ctx;
+    int ndevices;                            /* STREAMCHECK_SIM_DEVICES */
+    struct CUctx_st ctx[SCSIM_MAX_DEVICES];  /* primary context of each */
     int async_engines;
     int alloc_sync;           /* SCSIM_ALLOC_SYNC_* */
     size_t pageable_stage_max; /* see drv_copy.c */
-    uint64_t total_mem;
-    atomic_ullong used_mem;
+    uint64_t total_mem; /* per device */
     atomic_ullong next_stream_id;
     /* Capture bookkeeping: active captures count is read without the
      * lock on every submission. */
@@ -284,6 +296,8 @@ static inline CUresult scsim_check_init(void)
  * context. */
 CUresult scsim_check_ctx(void);
 CUcontext scsim_current_ctx(void);
+/* Whether c is one of the simulator's contexts. */
+bool scsim_ctx_valid(CUcontext c);
 
 /* ------------------------------------------------------------ streams --- */
 
@@ -293,7 +307,8 @@ CUcontext scsim_current_ctx(void);
  * those anywhere. */
 CUresult scsim_stream_resolve(CUstream h, bool pt, struct CUstream_st **out);
 
-struct CUstream_st *scsim_stream_new(int kind, unsigned flags, int priority);
+struct CUstream_st *scsim_stream_new(struct CUctx_st *ctx, int kind,
+                                     unsigned flags, int priority);
 void scsim_stream_destroy(struct CUstream_st *s);
 
 /* Queues w on s behind its implicit dependencies and extra ones.  If s
@@ -321,13 +336,15 @@ void scsim_deps_init(scsim_deps *d);
 void scsim_deps_add(scsim_deps *d, struct CUstream_st *s, uint64_t seq);
 void scsim_deps_free(scsim_deps *d);
 void scsim_stream_prior(struct CUstream_st *s, scsim_deps *out);
-/* Every stream's prior work (device-wide synchronization). */
-void scsim_device_prior(scsim_deps *out);
+/* Every stream's prior work in ctx (device-wide synchronization); NULL:
+ * in every context. */
+void scsim_device_prior(struct CUctx_st *ctx, scsim_deps *out);
 
 /* cuStreamSynchronize semantics for s, with the capture rules. */
 CUresult scsim_stream_sync(struct CUstream_st *s);
-/* Waits until all work of the context has completed. */
-void scsim_device_sync(void);
+/* Waits until all work of the context has completed (NULL: of every
+ * context). */
+void scsim_device_sync(struct CUctx_st *ctx);
 
 /* Allocation-time device synchronization (CUDA Runtime API, "Stream
  * Ordered Memory Allocator": cudaMalloc/cudaFree synchronize the
@@ -379,7 +396,8 @@ enum scsim_mem_kind {
     SCSIM_MEM_REGISTERED,   /* cuMemHostRegister */
 };
 
-/* Kind of the memory at [p, p + n), with the containing region. */
+/* Kind of the memory at [p, p + n), with the containing region (whose
+ * dev is the ordinal of the device that owns device memory). */
 int scsim_mem_classify(const void *p, size_t n, scsim_interval *r);
 static inline bool scsim_mem_is_host(int kind)
 {
@@ -413,8 +431,9 @@ void scsim_tl_api_begin_slow(scsim_tl_api *a, int kind, uint32_t cbid);
 void scsim_tl_api_end(scsim_tl_api *a, int result);
 /* Runs w on s's worker, recording it when its kind is enabled. */
 void scsim_tl_run(scsim_work *w, struct CUstream_st *s, uint32_t corr);
-/* A synchronization record (SCSIM_TL_SYNC_*) from start to now. */
-void scsim_tl_sync(int type, uint32_t stream_id, uint64_t start, CUresult r);
+/* A synchronization record (SCSIM_TL_SYNC_*) from start to now, in ctx. */
+void scsim_tl_sync(int type, uint32_t stream_id, const struct CUctx_st *ctx,
+                   uint64_t start, CUresult r);
 
 static inline bool scsim_tl_on(void)
 {
@@ -442,7 +461,7 @@ static inline CUresult scsim_tl_api_ret(scsim_tl_api *a, CUresult r)
 
 /* -------------------------------------------------------------- misc --- */
 
-/* Device-attribute table lookup. */
+/* Device-attribute table lookup (every simulated device is alike). */
 int scsim_device_attribute(CUdevice_attribute attr);
 
 #endif /* SC_SIM_SIM_H */

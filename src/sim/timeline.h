@@ -34,7 +34,7 @@ enum scsim_tl_kind {
 #define SCSIM_TL_BIT(k) (1u << (k))
 
 /* Directions and memory kinds (libcupti maps them onto CUPTI's). */
-enum { SCSIM_TL_HTOD = 1, SCSIM_TL_DTOH, SCSIM_TL_DTOD, SCSIM_TL_HTOH };
+enum { SCSIM_TL_HTOD = 1, SCSIM_TL_DTOH, SCSIM_TL_DTOD, SCSIM_TL_HTOH, SCSIM_TL_PTOP };
 enum { SCSIM_TL_MEM_PAGEABLE = 1, SCSIM_TL_MEM_PINNED, SCSIM_TL_MEM_DEVICE };
 enum {
     SCSIM_TL_SYNC_EVENT = 1,  /* cuEventSynchronize */
@@ -46,6 +46,8 @@ typedef struct scsim_tl_rec {
     int kind;
     uint64_t start, end; /* ns on the timeline clock */
     uint32_t correlation;
+    /* device ordinal, context id (ordinal + 1) and stream of the work;
+     * 0, 0 (API records) or 0, 1 when there is no context */
     uint32_t device_id, context_id, stream_id;
     /* API records */
     uint32_t cbid;
@@ -106,6 +108,9 @@ typedef struct scsim_tl_table {
     /* Stream and context ids as the timeline names them. */
     int (*stream_id)(void *hstream, int per_thread, uint32_t *id);
     uint32_t (*context_id)(void);
+    /* A context's id and device ordinal (NULL: the current context);
+     * -1 when it is not a context of the driver. */
+    int (*context_info)(void *ctx, uint32_t *id, uint32_t *device);
 } scsim_tl_table;
 
 #endif /* SC_SIM_TIMELINE_H */

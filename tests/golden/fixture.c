@@ -104,6 +104,9 @@ sc_report *fixture_process_a(void)
     sc_report *r = fixture_check(sc_report_new());
     r->tool_version = fixture_check(strdup("0.1.0-golden"));
     process(r, 4242, "node01", 1717243200.25, 1717243212.75, 123456, 1234567);
+    /* Rank 0 of a job, on one device. */
+    r->procs[0].rank = 0;
+    ok(sc_process_add_device(&r->procs[0], 0, "NVIDIA H100 80GB HBM3"));
 
     callsite_copy(r);
     sc_callsite *cs = fixture_check(sc_report_add_callsite(r, "0a1b2c3d4e5f6071"));
@@ -142,6 +145,9 @@ sc_report *fixture_process_a(void)
     finding(r, SC_RULE_SC401, SC_SEV_NOTE, "cudaDeviceSynchronize", "cuCtxSynchronize", NULL, 1, 800, 1, 0,
             800, "control characters\tand\x01 bytes that are not UTF-8: \xff");
 
+    for (size_t i = 0; i < r->nfindings; i++)
+        r->findings[i].device = 0;
+
     ok(sc_report_add_count(r, "libcudart.so.13", "cuLaunchKernel", 1000, 0));
     ok(sc_report_add_count(r, "libcudart.so.13", "cuMemcpyDtoHAsync_v2", 128, 0));
     ok(sc_report_add_count(r, "libcudart.so.13", "cuCtxSynchronize", 4, 0));
@@ -163,6 +169,10 @@ sc_report *fixture_process_b(void)
     sc_report *r = fixture_check(sc_report_new());
     r->tool_version = fixture_check(strdup("0.1.0-golden"));
     process(r, 4243, "node02", 1717243200.5, 1717243213.125, 100000, 1000000);
+    /* Rank 1, driving two devices. */
+    r->procs[0].rank = 1;
+    ok(sc_process_add_device(&r->procs[0], 1, "NVIDIA H100 80GB HBM3"));
+    ok(sc_process_add_device(&r->procs[0], 0, "NVIDIA H100 80GB HBM3"));
 
     callsite_copy(r);
     sc_callsite *cs = fixture_check(sc_report_add_callsite(r, "5555aaaa5555aaaa"));
@@ -194,12 +204,13 @@ sc_report *fixture_process_b(void)
     sc_finding *f = finding(r, SC_RULE_SC203, SC_SEV_WARNING, "cudaMemcpyAsync", "cuMemcpyDtoHAsync_v2",
                             "9f3c2e1a5b7d4c60", 64, 20000000, 60, 268435456, 18000000,
                             "pageable buffer \xe2\x80\x9ch_out\xe2\x80\x9d");
+    f->device = 0;
     f->measured = 1;
     f->gpu_lost_ns = 25000000;
     f->basis = SC_COST_GPU;
     f->cost_ns = f->gpu_lost_ns;
     finding(r, SC_RULE_SC201, SC_SEV_WARNING, "cudaMemcpy", "cuMemcpyDtoH_v2", "5555aaaa5555aaaa", 10, 700000, 0,
-            40960, 0, NULL);
+            40960, 0, NULL)->device = 1;
 
     ok(sc_report_add_count(r, "libcudart.so.13", "cuLaunchKernel", 900, 0));
     ok(sc_report_add_count(r, "libcudart.so.13", "cuMemcpyDtoHAsync_v2", 64, 0));

@@ -96,11 +96,11 @@ grep -q '^streamcheck: expectations met' "$tmp/out" && ok "--expect says so" || 
 printf 'finding SC203 train.py:42 64\n' >"$tmp/short.exp"
 cli --expect "$tmp/short.exp" "$tmp/b.json"
 status_is 1 "--expect: an unexpected finding fails"
-grep -qx '+ finding SC201 data.py:17 10' "$tmp/out" && ok "--expect prints the diff" || not_ok "--expect prints the diff"
+grep -qx '+ finding SC201 data.py:17 10 device=1' "$tmp/out" && ok "--expect prints the diff" || not_ok "--expect prints the diff"
 printf 'finding SC203 train.py\n' >"$tmp/bad.exp"
 cli --expect "$tmp/bad.exp" "$tmp/b.json"
 status_is 2 "--expect: a bad expectation file"
-error_is "bad.exp:1: expected 'finding RULE FILE:LINE COUNT [SEVERITY]'" "bad expectation line"
+error_is "bad.exp:1: expected 'finding RULE FILE:LINE COUNT [SEVERITY] [device=N]'" "bad expectation line"
 
 # --- bad input: exit 2, one line naming the file ---
 printf '{"schema_version": 1,\n "tool": tru}\n' >"$tmp/bad.json"

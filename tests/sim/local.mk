@@ -73,6 +73,15 @@ tests_sim_check_cupti_CFLAGS = $(SCSIM_TEST_CFLAGS)
 tests_sim_check_cupti_LDADD = src/sim/libcupti.la src/sim/libcudart.la $(SCSIM_TEST_LDADD)
 TESTS += tests/sim/check_cupti
 
+# Several devices (STREAMCHECK_SIM_DEVICES=2), through the driver, the
+# runtime and libcupti.so.13.
+check_PROGRAMS += tests/sim/check_multigpu
+tests_sim_check_multigpu_SOURCES = tests/sim/check_multigpu.c $(SCSIM_TEST_HELPERS)
+tests_sim_check_multigpu_CPPFLAGS = $(SCSIM_TEST_CPPFLAGS) $(SCSIM_CUPTI_CPPFLAGS)
+tests_sim_check_multigpu_CFLAGS = $(SCSIM_TEST_CFLAGS)
+tests_sim_check_multigpu_LDADD = src/sim/libcupti.la src/sim/libcudart.la $(SCSIM_TEST_LDADD)
+TESTS += tests/sim/check_multigpu
+
 # twin-names.sh compares this list with the kernels nvcc emits.
 check_PROGRAMS += tests/sim/twin-list
 tests_sim_twin_list_SOURCES = tests/sim/twin-list.c

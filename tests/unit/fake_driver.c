@@ -40,6 +40,7 @@ static CUresult f_stream_create(CUstream *ph, unsigned flags)
         return CUDA_ERROR_OUT_OF_MEMORY;
     int i = fake.nstreams++;
     fake.flags[i] = flags;
+    fake.stream_device[i] = fake.device;
     *ph = FAKE_STREAM(i);
     return CUDA_SUCCESS;
 }
@@ -121,7 +122,9 @@ static CUresult f_capture_end(CUstream s, CUgraph *g) { (void)s; *g = NULL; retu
 static CUresult f_graph_launch(CUgraphExec g, CUstream s) { (void)g; fake.last_launch_stream = s; return CUDA_SUCCESS; }
 
 /* ------------------------------------------------ the shim's queries --- */
-static CUresult q_ctx(CUcontext *c) { *c = (CUcontext)(uintptr_t)0xc0ffee; return CUDA_SUCCESS; }
+/* One context per device: device 0's is 0xc0ffee. */
+static CUcontext ctx_of(int device) { return (CUcontext)(uintptr_t)(0xc0ffee + 0x100 * device); }
+static CUresult q_ctx(CUcontext *c) { *c = ctx_of(fake.device); return CUDA_SUCCESS; }
 
 static CUresult q_stream(CUstream h)
 {
@@ -144,7 +147,12 @@ static CUresult q_flags(CUstream h, unsigned *f)
     return CUDA_SUCCESS;
 }
 static CUresult q_prio(CUstream h, int *p) { (void)h; *p = 0; return CUDA_SUCCESS; }
-static CUresult q_sctx(CUstream h, CUcontext *c) { (void)h; return q_ctx(c); }
+static CUresult q_sctx(CUstream h, CUcontext *c)
+{
+    int i = stream_index(h);
+    *c = ctx_of(i >= 0 ? fake.stream_device[i] : fake.device);
+    return CUDA_SUCCESS;
+}
 static CUresult q_event(CUevent e) { (void)e; return fake.event_done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; }
 static CUresult q_ptr(unsigned n, CUpointer_attribute *attrs, void **vals, CUdeviceptr p)
 {
@@ -170,6 +178,7 @@ static CUresult q_ptr(unsigned n, CUpointer_attribute *attrs, void **vals, CUdev
 }
 static CUresult q_version(int *v) { *v = 13000; return CUDA_SUCCESS; }
 static CUresult q_dev(CUdevice *d, int ord) { (void)ord; *d = 0; return CUDA_SUCCESS; }
+static CUresult q_ctx_dev(CUdevice *d) { *d = fake.device; return CUDA_SUCCESS; }
 static CUresult q_name(char *n, int len, CUdevice d) { (void)d; snprintf(n, (size_t)len, "fake GPU"); return CUDA_SUCCESS; }
 static CUresult q_attr(int *v, CUdevice_attribute a, CUdevice d)
 {
@@ -263,4 +272,5 @@ void fake_install(void)
     sc_d.EventRecord = o_event_record;
     sc_d.StreamWaitEvent = o_wait_event;
     sc_d.PrimaryCtxGetState = q_primary;
+    sc_d.CtxGetDevice = q_ctx_dev;
 }

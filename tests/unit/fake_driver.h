@@ -23,6 +23,8 @@ typedef struct fake_state {
     int launches, launches_pt, sync_pt, queries;
     int own_streams;              /* streams the shim made for itself */
     int primary_active;           /* cuDevicePrimaryCtxGetState: still retained */
+    int device;                   /* the current context's device (one context each) */
+    int stream_device[FAKE_MAX_STREAMS]; /* the device a stream was created on */
     /* The ordering calls the shim makes itself, in order:
        'r' cuEventRecord(event, stream), 'w' cuStreamWaitEvent(stream, event),
        and 'c' for a synchronous copy through a per-thread entry point. */

@@ -78,7 +78,7 @@ START_TEST(mismatches)
                           "- finding SC204 copy.cu:9 1\n"
                           "- api cuLaunchKernel 4451\n"
                           "+ api cuLaunchKernel 4450\n"
-                          "+ finding SC201 data.py:17 10\n"
+                          "+ finding SC201 data.py:17 10 device=1\n"
                           "streamcheck: expectations not met: 4 differences\n");
     free(out);
     sc_report_free(r);
@@ -92,8 +92,8 @@ START_TEST(no_findings_expected)
     /* a file without finding lines demands a clean report */
     ck_assert_int_eq(check("# clean\napi cuMemcpyDtoH_v2 10\n", r, &out), 1);
     ck_assert_str_eq(out, "streamcheck: the report does not meet app.exp ('-' expected, '+' found):\n"
-                          "+ finding SC203 train.py:42 64\n"
-                          "+ finding SC201 data.py:17 10\n"
+                          "+ finding SC203 train.py:42 64 device=0\n"
+                          "+ finding SC201 data.py:17 10 device=1\n"
                           "streamcheck: expectations not met: 2 differences\n");
     free(out);
     sc_report_free(r);
@@ -141,9 +141,33 @@ START_TEST(location_matching)
 }
 END_TEST
 
+/* device=N: only findings made on that device (the merged fixture's rank 1
+   copied on device 1, its other finding is device 0's). */
+START_TEST(device_matching)
+{
+    sc_report *r = fixture_merged();
+    char *out;
+    ck_assert_int_eq(check("finding SC203 train.py:88 192\n"
+                           "finding SC301 app.cu:57 12\nfinding SC101 - 2000\nfinding SC402 app.cu:57 3\n"
+                           "finding SC401 - 1\nfinding SC201 data.py:17 10 device=1\n",
+                           r, &out), 0);
+    free(out);
+    ck_assert_int_eq(check("finding SC203 train.py:88 128 device=0\nfinding SC203 train.py:88 64 device=1\n"
+                           "finding SC301 app.cu:57 12\nfinding SC101 - 2000\nfinding SC402 app.cu:57 3\n"
+                           "finding SC401 - 1\nfinding SC201 data.py:17 10 warning device=0\n",
+                           r, &out), 1);
+    ck_assert(strstr(out, "- finding SC203 train.py:88 64 device=1\n") != NULL);
+    ck_assert(strstr(out, "- finding SC201 data.py:17 10 warning device=0\n") != NULL);
+    /* An unexpected finding of a process with several devices says which. */
+    ck_assert(strstr(out, "+ finding SC201 data.py:17 10 device=1\n") != NULL);
+    free(out);
+    sc_report_free(r);
+}
+END_TEST
+
 START_TEST(bad_lines)
 {
-    bad("finding SC203 a.cu:1\n", "app.exp:1: expected 'finding RULE FILE:LINE COUNT [SEVERITY]' or 'finding RULE - COUNT [SEVERITY]'");
+    bad("finding SC203 a.cu:1\n", "app.exp:1: expected 'finding RULE FILE:LINE COUNT [SEVERITY] [device=N]' or 'finding RULE - COUNT [SEVERITY] [device=N]'");
     bad("finding SC203 a.cu:1 3 loud\n", "app.exp:1: 'loud' is not error, warning or note");
     bad("\nfinding SC999 a.cu:1 1\n", "app.exp:2: unknown rule 'SC999' (see streamcheck --list-rules)");
     bad("finding SC203 a.cu 1\n", "app.exp:1: 'a.cu' is not FILE:LINE (or '-' for no source location)");
@@ -156,7 +180,12 @@ START_TEST(bad_lines)
     bad("expect SC203 a.cu:1 1\n", "app.exp:1: unknown directive 'expect' (expected 'finding' or 'api')");
     bad("finding SC203 a.cu:1 1\nfinding pageable-async-copy dir/a.cu:1 2\n", "app.exp:2: repeats line 1");
     bad("api x 1\napi x 2\n", "app.exp:2: repeats line 1");
-    bad("finding SC203 a.cu:1 1 extra more\n", "app.exp:1: too many fields");
+    bad("finding SC203 a.cu:1 1 note device=1 more\n", "app.exp:1: too many fields");
+    bad("finding SC203 a.cu:1 1 extra\n", "app.exp:1: 'extra' is not error, warning or note");
+    bad("finding SC203 a.cu:1 1 device=x\n", "app.exp:1: 'device=x' is not device=ORDINAL (once)");
+    bad("finding SC203 a.cu:1 1 device=1 device=2\n", "app.exp:1: 'device=2' is not device=ORDINAL (once)");
+    bad("finding SC203 a.cu:1 1 note warning\n", "app.exp:1: 'warning' is not error, warning or note");
+    bad("finding SC203 a.cu:1 1 device=0\nfinding SC203 a.cu:1 2\n", "app.exp:2: repeats line 1");
     const char nul[] = "api x 1\nap\0i y 2\n";
     ck_assert_ptr_null(sc_expect_parse(nul, sizeof nul - 1, "n.exp", err, sizeof err));
     ck_assert_str_eq(err, "n.exp:2: NUL byte in line (not a text file?)");
@@ -171,6 +200,7 @@ int main(void)
     tcase_add_test(tc, mismatches);
     tcase_add_test(tc, no_findings_expected);
     tcase_add_test(tc, location_matching);
+    tcase_add_test(tc, device_matching);
     tcase_add_test(tc, bad_lines);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

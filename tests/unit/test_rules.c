@@ -116,6 +116,25 @@ static CUstream make_stream(unsigned flags)
     return s;
 }
 
+/* Events of rule on device dev. */
+struct dsum { unsigned rule; int sev; int dev; uint64_t count, pending; };
+static void add_up_dev(const sc_agg_key *k, const sc_agg_val *v, void *arg)
+{
+    struct dsum *s = arg;
+    if (k->rule != s->rule || (s->sev >= 0 && k->sev != s->sev) || k->device != s->dev)
+        return;
+    s->count += v->count;
+    s->pending += v->pending;
+}
+
+static uint64_t seen_on(unsigned rule, int sev, int dev)
+{
+    struct dsum s = {rule, sev, dev, 0, 0};
+    flush_held();
+    sc_aggs_foreach(SC_AGG_FINDING, add_up_dev, &s);
+    return s.count;
+}
+
 /* ---------------------------------------------------------- SC101 --- */
 START_TEST(sc101_note_when_alone)
 {
@@ -384,6 +403,64 @@ START_TEST(sc204_device_to_device_through_the_sync_api)
 END_TEST
 
 /* ---------------------------------------------------- SC301 SC302 --- */
+/* ------------------------------------------------------ per device --- */
+/* A blocking stream of device 1, busy: device 0's legacy stream does not
+   order with it (each device has its own), device 1's does. */
+START_TEST(legacy_rules_per_device)
+{
+    cuInit(0);
+    fake.device = 1;
+    CUstream s1 = make_stream(0);
+    launch(s1);
+    fake.busy[0] = 1;
+    fake.device = 0;
+    launch(NULL);                        /* device 0: only its own streams count */
+    CUdeviceptr d = 0;
+    cuMemAlloc(&d, 64);                  /* device 0 synchronizes: nothing of its own busy */
+    fake.device = 1;
+    launch(NULL);                        /* device 1: s1 is busy */
+    cuMemAlloc(&d, 64);
+    ck_assert_uint_eq(seen_on(SC_RULE_SC101, SC_SEV_NOTE, 0), 1);
+    ck_assert_uint_eq(seen_on(SC_RULE_SC101, SC_SEV_WARNING, 0), 0);
+    ck_assert_uint_eq(seen_on(SC_RULE_SC101, SC_SEV_WARNING, 1), 1);
+    ck_assert_uint_eq(seen_on(SC_RULE_SC301, -1, 0), 0);
+    ck_assert_uint_eq(seen_on(SC_RULE_SC301, SC_SEV_WARNING, 1), 1);
+    /* SC102 counts device 1's legacy work only, at s1's creation. */
+    ck_assert_uint_eq(seen(SC_RULE_SC102, -1), 1);
+    ck_assert_uint_eq(seen_on(SC_RULE_SC102, -1, 1), 1);
+    /* The report lists both devices, and each finding its own. */
+    sc_report *r = sc_shim_build_report();
+    ck_assert_ptr_nonnull(r);
+    ck_assert_uint_eq(r->procs[0].ndevices, 2);
+    ck_assert_int_eq(r->procs[0].devices[0].ordinal, 0);
+    ck_assert_int_eq(r->procs[0].devices[1].ordinal, 1);
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (r->findings[i].rule == SC_RULE_SC301)
+            ck_assert_int_eq(r->findings[i].device, 1);
+    sc_report_free(r);
+}
+END_TEST
+
+/* The hardware queues are each device's: eight busy streams on each of two
+   devices are not nine on one. */
+START_TEST(sc701_counts_per_device)
+{
+    cuInit(0);
+    for (int dev = 0; dev < 2; dev++) {
+        fake.device = dev;
+        for (int i = 0; i < 8; i++) {
+            CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+            launch(s);
+            fake.busy[fake.nstreams - 1] = 1;
+        }
+    }
+    ck_assert_uint_eq(seen(SC_RULE_SC701, -1), 0);
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);   /* a ninth on device 1 */
+    launch(s);
+    ck_assert_uint_eq(seen_on(SC_RULE_SC701, -1, 1), 1);
+}
+END_TEST
+
 START_TEST(sc301_only_while_work_is_pending)
 {
     cuInit(0);
@@ -899,6 +976,8 @@ static Suite *rules_suite(void)
     tcase_add_test(tc, sc203_classifies_pinned_and_pageable_exactly);
     tcase_add_test(tc, pinned_memory_freed_becomes_pageable);
     tcase_add_test(tc, sc204_device_to_device_through_the_sync_api);
+    tcase_add_test(tc, legacy_rules_per_device);
+    tcase_add_test(tc, sc701_counts_per_device);
     tcase_add_test(tc, sc301_only_while_work_is_pending);
     tcase_add_test(tc, sc302_pinned_alloc_while_work_is_pending);
     tcase_add_test(tc, sc303_alloc_in_loop_at_the_threshold);
