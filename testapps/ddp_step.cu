@@ -89,13 +89,13 @@ int main(void)
     for (int step = 0; step < STEPS; step++) {
         CHECK(cudaMemcpyAsync(x, batch, mm, cudaMemcpyHostToDevice, 0)); // expect: SC101 x3 note
         // forward
-        cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, M, M, M, &one, w1, M, x, M, &zero, h1, M); // expect: SC101 x3 note
+        cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, M, M, M, &one, w1, M, x, M, &zero, h1, M); // expect: SC101 x3+ note
         // backward: bucket 2's gradient, then its all-reduce on NCCL's stream
-        cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_T, M, M, M, &one, h1, M, x, M, &zero, g2, M); // expect: SC101 x3 note
+        cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_T, M, M, M, &one, h1, M, x, M, &zero, g2, M); // expect: SC101 x3+ note
         if (allreduce(g2, M * M, HOLD)) // expect: SC101 x3 note
             return 1;
         // bucket 1's gradient while bucket 2's all-reduce runs
-        cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, M, M, M, &one, w2, M, h1, M, &zero, g1, M); // expect: SC101 x3 note
+        cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, M, M, M, &one, w2, M, h1, M, &zero, g1, M); // expect: SC101 x3+ note
         if (allreduce(g1, M * M, SPIN)) // expect: SC101 x3 note
             return 1;
         // optimizer step, after the all-reduces (the default stream waited)
