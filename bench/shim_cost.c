@@ -2,12 +2,17 @@
  * the fake driver of the unit tests (whose launch does nothing), so what is
  * timed is streamcheck alone.  Not a test: a benchmark (make bench).
  *   shim_cost [CALLS]
+ * Redirected launches are timed in a child process per method (the options
+ * are read once, at the first call).
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../tests/unit/fake_driver.h"
 #include "shim.h"
@@ -27,10 +32,35 @@ static double per_call(CUstream s, long n)
     return (now() - t0) / n * 1e9;
 }
 
+/* Legacy-stream launches under --redirect=per-thread --redirect-method=m,
+   in a child; prints one line. */
+static void redirected(const char *m, long n)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("STREAMCHECK_REDIRECT", "per-thread", 1);
+        setenv("STREAMCHECK_REDIRECT_METHOD", m, 1);
+        setenv("STREAMCHECK_OUTPUT", "/dev/null", 1);
+        fake_install();
+        cuInit(0);
+        per_call(NULL, 1000);
+        double ns = per_call(NULL, n);
+        printf("  legacy stream, redirected (%s)%*s %7.1f\n", m, (int)(6 - strlen(m)), "", ns);
+        fflush(stdout);
+        _exit(0);
+    }
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+}
+
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 2000000;
     setenv("STREAMCHECK_FORMAT", "json", 1);
+    printf("ns per cuLaunchKernel through the shim (fake driver, %ld calls each):\n", n);
+    for (const char *m = "stream"; m; m = !strcmp(m, "stream") ? "entry" : !strcmp(m, "entry") ? "handle" : NULL)
+        redirected(m, n);
     fake_install();
     cuInit(0);
     per_call(NULL, 1000);   /* warm: call site registered, caches filled */
@@ -41,7 +71,6 @@ int main(int argc, char **argv)
     double legacy_with_stream = per_call(NULL, n);
     atomic_store(&sc_g.mode, SC_MODE_DISABLED);
     double disabled = per_call(s, n);
-    printf("ns per cuLaunchKernel through the shim (fake driver, %ld calls each):\n", n);
     printf("  created stream (fast path)          %7.1f\n", created);
     printf("  legacy stream, no other stream      %7.1f  (SC101 note)\n", legacy_alone);
     printf("  legacy stream, another stream       %7.1f  (SC101 warning)\n", legacy_with_stream);
