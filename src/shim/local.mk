@@ -12,7 +12,7 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/hooks/README src/shim/hooks/all.def src/shim/hooks/launch.def src/shim/hooks/copy.def \
 	src/shim/hooks/memset.def src/shim/hooks/alloc.def src/shim/hooks/stream.def src/shim/hooks/event.def \
 	src/shim/hooks/ctx.def src/shim/hooks/runtime.def \
-	src/shim/modules.c src/shim/streams.c src/shim/hostmem.c \
+	src/shim/modules.c src/shim/streams.c src/shim/hostmem.c src/shim/hb.c src/shim/hb.h \
 	src/shim/detect.h src/shim/dispatch.c src/shim/lanes.c src/shim/memclass.c src/shim/track.c \
 	src/shim/redirect.c src/shim/detect_legacy.c src/shim/detect_copy.c src/shim/detect_alloc.c \
 	src/shim/detect_sync.c src/shim/detect_queue.c \
