@@ -52,8 +52,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "core.h"
 #include "hb.h"
-#include "options.h"
 #include "shim.h"
 
 #define HB_PROBE 16
@@ -305,12 +305,14 @@ static int skip_caller(hb_thr *h, const void *ra)
     if (pc >= sc_g.self_lo && pc < sc_g.self_hi)
         return 1;
     unsigned i = (unsigned)(pc >> 4) & (HB_RACACHE - 1);
-    if (h->racache[i].ra == pc)
+    if (h && h->racache[i].ra == pc)
         return h->racache[i].skip;
     unsigned idx = sc_module_find(pc, NULL);
     int skip = idx != SC_MOD_UNKNOWN && sc_module_is_cuda_lib(idx);
-    h->racache[i].ra = pc;
-    h->racache[i].skip = (uint8_t)skip;
+    if (h) {
+        h->racache[i].ra = pc;
+        h->racache[i].skip = (uint8_t)skip;
+    }
     return skip;
 }
 
@@ -323,8 +325,10 @@ static void acquire_key(uintptr_t key, const void *ra, int clear)
     hb_ent *e = ent_find(key, 0);
     if (!e || !atomic_load_explicit(&e->mask, memory_order_relaxed))
         return;
+    if (ra && skip_caller(hb_self, ra))
+        return;
     hb_thr *h = self_get();
-    if (!h || (ra && skip_caller(h, ra)))
+    if (!h)
         return;
     spin_lock(&e->lock);
     if (e->rel != (uintptr_t)h && !atomic_load_explicit(&e->xacq, memory_order_relaxed))
@@ -447,7 +451,6 @@ static void enable(void)
             atomic_store(&ov->key, (uintptr_t)1);
         }
         if (pthread_key_create(&hb_key, key_dtor) == 0) {
-            pthread_atfork(NULL, NULL, sc_hb_atfork_child);
             const char *m = getenv("STREAMCHECK_TEST_NO_HB_ORDER");
             no_order = m && *m && strcmp(m, "0") != 0;
             done = p != MAP_FAILED ? 1 : -1;
@@ -893,7 +896,6 @@ void sc_hb_atfork_child(void)
    version, as sanitizers do, and by plain name where that version does not
    exist (other architectures).  errno and return values pass unchanged. */
 typedef void *(*dlsym_fn)(void *, const char *);
-SC_HIDDEN void *sc_resolve_real_dlsym(void);
 
 enum {
     R_MUTEX_LOCK, R_MUTEX_TRYLOCK, R_MUTEX_TIMEDLOCK, R_MUTEX_CLOCKLOCK, R_MUTEX_UNLOCK,
@@ -1296,3 +1298,13 @@ SC_EXPORT int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk, cons
         after_join(th, RA);
     return r;
 }
+
+/* ------------------------------------------------------------ the part --- */
+/* Registered with the shim's fork handler (core.h).  Nothing to hold before
+   fork: the child clears every spin lock with the rest of the state, and a
+   lock held here would deadlock whatever the fork handlers of others do
+   with a mutex afterwards (it comes through this file). */
+static void hb_fork_lock(void) {}
+static void hb_fork_unlock(void) {}
+static const sc_part hb_part = {"hb", 80, hb_fork_lock, hb_fork_unlock, sc_hb_atfork_child, NULL, NULL};
+SC_PART_REGISTER(hb_part)

@@ -93,7 +93,7 @@ void sc_hb_ctx_sync_end(CUcontext ctx);
    order no event covered. */
 void sc_hb_stats(uint64_t *handoffs, uint64_t *waits, uint64_t *kept);
 
-/* Fork: the child starts from nothing (registered with pthread_atfork). */
+/* Fork: the child starts from nothing (a part of core.h's fork handler). */
 void sc_hb_atfork_child(void);
 
 /* ---- the vector-clock core, for the interposers and the unit tests ---- */
