@@ -96,6 +96,10 @@ typedef struct sc_process {
     uint64_t calls;     /* intercepted driver calls */
     uint64_t shim_ns;   /* time spent in streamcheck's own code (estimate) */
     uint64_t suppressed;/* findings dropped by --rules/--ignore/--suppressions */
+    /* Redirect: orders between threads kept (the program synchronized two
+       threads, and one's redirected work followed the other's). */
+    uint64_t handoffs;      /* such hand-offs seen at a redirected call */
+    uint64_t handoff_waits; /* event waits added for them (none where the work had finished) */
 } sc_process;
 
 typedef struct sc_report {

@@ -9,6 +9,7 @@
 #include "callsites.h"
 #include "detect.h"
 #include "findings.h"
+#include "hb.h"
 
 /* Work submitted to a stream: launches, async copies and memsets, host
    functions, graphs, event records and waits, stream-ordered allocation. */
@@ -69,6 +70,7 @@ void sc_pre(sc_thread *t, sc_op *op)
     op->nev = op->redirected = op->pageable = op->timed = op->bypass = op->has_ctx = 0;
     op->call = NULL;
     op->rd_chain = NULL;
+    op->rd_where = 0;
     op->t0 = op->tin = 0;
     op->ctx = NULL;
     sc_busy_enter(t);
@@ -159,6 +161,7 @@ void sc_pre(sc_thread *t, sc_op *op)
 
     case SC_K_CTX_SYNC:
         sc_detect_ctx_sync(t, op);
+        sc_hb_ctx_sync_begin();   /* what every thread had submitted by now drains */
         break;
 
     case SC_K_CACHE_CONFIG:
@@ -194,6 +197,14 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
 
     sc_redirect_post(op);
     sc_track_post(t, op, r);
+    if ((op->marks & SC_M_LEGACY) && r == CUDA_SUCCESS) {
+        /* SC103: does this submission race another thread's latest one?
+           (Marks both threads' lifetimes; the report counts their sites.)
+           Then the thread's clock component advances (hb.h). */
+        sc_hb_legacy_concurrent(t);
+        int rd = op->redirected == SC_RD_REDIRECTED;
+        sc_hb_submitted(t, rd ? op->rd_where : SC_HB_LEGACY, rd ? sc_op_ctx(op) : NULL);
+    }
 
     /* A call the driver rejected did nothing: no finding, and nothing to
        count for SC103 or SC303.  (A query's NOT_READY is not a rejection.) */
@@ -238,7 +249,7 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         if (op->marks & SC_M_ALLOCSITE)
             sc_alloc_site_add(t, op->id, rt, site, op->bytes);
         if (op->marks & SC_M_LEGACY)
-            sc_legacy_site_add(t, op->id, rt, site, weight);
+            sc_legacy_site_add(t, op->id, rt, site, weight, sc_hb_lifetime());
         if (op->redirected)
             sc_redirect_add(t, op->id, rt, site, op->redirected);
     }

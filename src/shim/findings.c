@@ -25,6 +25,10 @@ const char *const sc_redirect_outcomes[SC_RD_NOUTCOMES] = {
     [SC_RD_EXPLICIT_LEGACY] = "not redirected: the program named cudaStreamLegacy explicitly",
     [SC_RD_NO_ENTRY] = "not redirected: the driver has no per-thread entry point for it",
     [SC_RD_NO_ORDER] = "not redirected: it could not be ordered after the thread's redirect stream",
+    [SC_RD_UNTRACKED] = "not redirected: more threads use the legacy stream than streamcheck can keep "
+                        "in order (32)",
+    [SC_RD_HANDOFF] = "not redirected: it follows another thread's work (the program synchronized the "
+                      "two threads), and no event of that thread's stream could order it",
 };
 
 typedef struct ent {
@@ -111,9 +115,11 @@ void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, u
     add(t, &k, 0, 0, bytes, 1);
 }
 
-void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight)
+void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight, unsigned lid)
 {
-    sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .table = SC_AGG_LEGACY};
+    /* Counted per thread lifetime: SC103 keeps those found racing (hb.h). */
+    sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .rule = (uint8_t)lid,
+                    .sev = (uint8_t)(lid >> 8), .pad = (uint8_t)(lid >> 16), .table = SC_AGG_LEGACY};
     add(t, &k, 0, 0, 0, weight);
 }
 

@@ -8,7 +8,8 @@ typedef struct sc_agg_key {
     uint64_t site;
     uint16_t api;
     uint16_t rt;
-    uint8_t rule;     /* findings: rule; redirects: outcome; alloc sites: 0 */
+    uint8_t rule;     /* findings: rule; redirects: outcome; alloc sites: 0;
+                         legacy sites: with sev and pad, the thread lifetime (hb.h) */
     uint8_t sev;
     uint8_t table;    /* SC_AGG_* */
     uint8_t pad;
@@ -29,6 +30,8 @@ enum {
     SC_RD_EXPLICIT_LEGACY,  /* the program asked for cudaStreamLegacy by name */
     SC_RD_NO_ENTRY,         /* no per-thread entry point to call */
     SC_RD_NO_ORDER,         /* could not order it after the thread's own stream */
+    SC_RD_UNTRACKED,        /* more threads than the order tracker follows (hb.h) */
+    SC_RD_HANDOFF,          /* an order between threads no event could carry: kept on the legacy stream */
     SC_RD_NOUTCOMES
 };
 extern const char *const sc_redirect_outcomes[SC_RD_NOUTCOMES];

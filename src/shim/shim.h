@@ -133,6 +133,7 @@ typedef struct sc_op {
     uint8_t marks;        /* SC_M_*: work the slow path still owes this call */
     uint8_t timed;        /* the call can block the host: measure it */
     uint8_t bypass;       /* the shim stopped judging (exit): pass through */
+    uint8_t rd_where;     /* redirected: where the work went (SC_HB_OWN or SC_HB_PTDS, hb.h) */
     struct sc_own *rd_chain; /* redirected to the per-thread stream beside this
                              own stream: order the two after the call (sc_post) */
     CUstream stream;      /* as passed; NULL for implicit-stream calls */
@@ -490,7 +491,8 @@ void sc_finding_add(sc_thread *t, unsigned rule, unsigned sev, unsigned api, uns
                     uint64_t blocked_ns, int pending, uint64_t bytes, unsigned weight);
 void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes);
 void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome);
-void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight);
+void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight,
+                        unsigned lid);   /* lid: the thread lifetime (hb.h) */
 
 /* ------------------------------------------------------ shim_report.c --- */
 struct sc_report;
