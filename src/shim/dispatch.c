@@ -219,10 +219,15 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
        SC_NOTE_SAMPLE_LONG (the report says the counts are estimates).  A
        stack walk through CUDA's libraries costs microseconds on a GPU host,
        against about 3 us for a launch: one in 1024 keeps it under 1%.
-       Everything else is exact. */
+       Redirected calls are counted the same way: under redirect every
+       legacy-stream launch is one, and the redirect table of the report
+       needs their call sites, not a walk per launch.  Everything else is
+       exact. */
     unsigned weight = 1;
+    int rd_record = op->redirected != 0;   /* the redirect table gets this call */
     if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || op->redirected) {
-        int note_only = !(op->marks & SC_M_ALLOCSITE) && !op->redirected;
+        int note_only = !(op->marks & SC_M_ALLOCSITE) &&
+                        (!op->redirected || op->redirected == SC_RD_REDIRECTED);
         for (unsigned i = 0; i < op->nev; i++)
             if (!(op->ev[i].rule == SC_RULE_SC101 && op->ev[i].sev == SC_SEV_NOTE))
                 note_only = 0;
@@ -231,12 +236,13 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
             if ((t->nnotes - SC_NOTES_EXACT) % every) {
                 op->nev = 0;
                 op->marks &= (uint8_t)~SC_M_LEGACY;
+                rd_record = 0;
             } else {
                 weight = every;
             }
         }
     }
-    if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || op->redirected) {
+    if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || rd_record) {
         /* Python frames cost 0.1-0.4 us (pyframes.c) and notes are already
            sampled above, so every reported site carries them: in PyTorch the
            Python line is the only useful part of an SC101 site. */
@@ -250,8 +256,8 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
             sc_alloc_site_add(t, op->id, rt, site, op->bytes);
         if (op->marks & SC_M_LEGACY)
             sc_legacy_site_add(t, op->id, rt, site, weight, sc_hb_lifetime());
-        if (op->redirected)
-            sc_redirect_add(t, op->id, rt, site, op->redirected);
+        if (rd_record)
+            sc_redirect_add(t, op->id, rt, site, op->redirected, weight);
     }
 
     if (op->tin) {   /* a sampled call: count our time in pre and post, less its walks */

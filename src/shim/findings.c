@@ -123,11 +123,11 @@ void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, 
     add(t, &k, 0, 0, 0, weight);
 }
 
-void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome)
+void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome, unsigned weight)
 {
     sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .rule = (uint8_t)outcome,
                     .table = SC_AGG_REDIRECT};
-    add(t, &k, 0, 0, 0, 1);
+    add(t, &k, 0, 0, 0, weight);
 }
 
 /* ------------------------------------------------------ merged view --- */

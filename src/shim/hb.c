@@ -601,9 +601,12 @@ void sc_hb_submitted(sc_thread *t, int where, CUcontext ctx)
     h->mask |= 1u << h->slot;
     atomic_store_explicit(&sl->last_lid, h->lid, memory_order_relaxed);
     if (where != SC_HB_LEGACY && ctx) {
-        CUcontext expect = NULL;
-        if (!atomic_compare_exchange_strong(&sl->ctx, &expect, ctx) && expect != ctx)
-            atomic_store(&sl->multi, 1);
+        CUcontext c = atomic_load_explicit(&sl->ctx, memory_order_relaxed);
+        if (SC_UNLIKELY(c != ctx)) {
+            CUcontext expect = NULL;
+            if (!atomic_compare_exchange_strong(&sl->ctx, &expect, ctx) && expect != ctx)
+                atomic_store(&sl->multi, 1);
+        }
     }
     if (where == SC_HB_OWN)
         atomic_store_explicit(&sl->own_last, n, memory_order_relaxed);

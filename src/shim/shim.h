@@ -490,7 +490,8 @@ uint64_t sc_callsite_capture(sc_thread *t);
 void sc_finding_add(sc_thread *t, unsigned rule, unsigned sev, unsigned api, unsigned rt, uint64_t site,
                     uint64_t blocked_ns, int pending, uint64_t bytes, unsigned weight);
 void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes);
-void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome);
+void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome,
+                     unsigned weight);   /* weight > 1: a sampled call standing for that many */
 void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight,
                         unsigned lid);   /* lid: the thread lifetime (hb.h) */
 
