@@ -6,6 +6,8 @@
 #   bench/launch_overhead    launches per second, natively and under the shim
 #   bench/torch_step.py      a launch-bound PyTorch training step, likewise
 #   bench/redirect.sh        redirect vs the per-thread recompile (make bench-redirect)
+#   bench/redirect-torch.sh  a PyTorch training loop (bench/torch_train.py) natively and
+#                            under every redirect method: same loss bits, images/s
 #   bench/queue_mapping      how streams land on hardware queues
 # The GPU ones run side by side in one run (bench/side-by-side.sh) and only
 # where `nvidia-smi -L` finds a GPU.
@@ -20,7 +22,7 @@ SC_BENCH_CU = bench/launch_overhead bench/queue_mapping
 all_local_targets += $(SC_BENCH_CU)
 CLEANFILES += $(SC_BENCH_CU)
 EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/torch_step.py \
-	bench/side-by-side.sh bench/redirect.sh
+	bench/side-by-side.sh bench/redirect.sh bench/torch_train.py bench/redirect-torch.sh
 $(SC_BENCH_CU): bench/%: $(srcdir)/bench/%.cu $(srcdir)/kernels/sc_kernels.cuh
 	@$(MKDIR_P) bench
 	$(NVCCAPP_V)$(NVCC) $(NVCCFLAGS) -cudart shared -o $@ $<

@@ -149,8 +149,8 @@ static _Atomic uint64_t lid_raced[HB_LIDS / 64];
 static _Atomic uint64_t n_handoffs, n_waits, n_kept;
 static _Atomic unsigned n_overflowed;
 static pthread_key_t hb_key;
-static int follow_all;                   /* tests */
-static int no_order;                     /* STREAMCHECK_TEST_NO_HB_ORDER: the mutant */
+static _Atomic int follow_all;           /* tests */
+static _Atomic int no_order;             /* STREAMCHECK_TEST_NO_HB_ORDER: the mutant */
 
 static hb_spin pool_lock;
 static hb_thr *pool_free;
@@ -162,7 +162,7 @@ static SC_TLS int hb_in;                 /* inside the tracker: pass everything 
 static SC_TLS hb_start_rec *hb_pending;  /* from the parent, not yet joined */
 
 int sc_hb_on(void) { return atomic_load_explicit(&hb_on_flag, memory_order_relaxed); }
-void sc_hb_test_follow_all(int on) { follow_all = on; }
+void sc_hb_test_follow_all(int on) { atomic_store(&follow_all, on); }
 unsigned sc_hb_test_overflowed(void) { return atomic_load(&n_overflowed); }
 
 /* ------------------------------------------------------- clock helpers --- */
@@ -294,15 +294,18 @@ static inline int is_overflow(const hb_ent *e)
    code, or CUDA's libraries. */
 static int skip_caller(hb_thr *h, const void *ra)
 {
-    if (follow_all)
+    if (atomic_load_explicit(&follow_all, memory_order_relaxed))
         return 0;
     sc_thread *t = sc_tls_self;
     if (t && atomic_load_explicit(&t->busy, memory_order_relaxed))
         return 1;   /* inside the shim's slow path (unwinder, Python frames...) */
     uintptr_t pc = (uintptr_t)ra;
-    if (!sc_g.self_hi)
+    uintptr_t hi = __atomic_load_n(&sc_g.self_hi, __ATOMIC_ACQUIRE);
+    if (!hi) {
         sc_self_range();
-    if (pc >= sc_g.self_lo && pc < sc_g.self_hi)
+        hi = __atomic_load_n(&sc_g.self_hi, __ATOMIC_ACQUIRE);
+    }
+    if (pc >= sc_g.self_lo && pc < hi)
         return 1;
     unsigned i = (unsigned)(pc >> 4) & (HB_RACACHE - 1);
     if (h && h->racache[i].ra == pc)
@@ -452,7 +455,7 @@ static void enable(void)
         }
         if (pthread_key_create(&hb_key, key_dtor) == 0) {
             const char *m = getenv("STREAMCHECK_TEST_NO_HB_ORDER");
-            no_order = m && *m && strcmp(m, "0") != 0;
+            atomic_store(&no_order, m && *m && strcmp(m, "0") != 0);
             done = p != MAP_FAILED ? 1 : -1;
         } else {
             done = -1;
@@ -774,7 +777,8 @@ int sc_hb_order(sc_thread *t, CUcontext ctx, CUstream target)
         if (v <= h->waited[s])
             continue;
         atomic_fetch_add_explicit(&n_handoffs, 1, memory_order_relaxed);
-        if (!no_order && v > atomic_load_explicit(&slots[s].idle, memory_order_acquire) &&
+        if (!atomic_load_explicit(&no_order, memory_order_relaxed) &&
+            v > atomic_load_explicit(&slots[s].idle, memory_order_acquire) &&
             pull(h, s, v, ctx, target) != 0) {
             rc = -1;
             break;
