@@ -61,17 +61,6 @@
 #define HB_RACACHE 16
 #define HB_PULL 4              /* per-thread events, one per context, to pull other threads' work */
 
-#if defined(__SANITIZE_THREAD__)
-#define HB_NO_TSAN __attribute__((no_sanitize_thread))
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define HB_NO_TSAN __attribute__((no_sanitize("thread")))
-#endif
-#endif
-#ifndef HB_NO_TSAN
-#define HB_NO_TSAN
-#endif
-
 /* ----------------------------------------------------------- spin lock --- */
 typedef _Atomic uint32_t hb_spin;
 
@@ -1224,7 +1213,7 @@ SC_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
    touches nothing a sanitizer would instrument: it leaves the parent's
    clock for the child's first tracked call and for its exit (the key's
    destructor runs even if the child never calls anything we follow). */
-HB_NO_TSAN SC_NO_SANITIZE static void *hb_start(void *p)
+SC_NO_SANITIZE static void *hb_start(void *p)
 {
     hb_start_rec *r = p;
     void *(*fn)(void *) = r->fn;

@@ -187,18 +187,20 @@ static void *legacy_thread(void *arg)
     return NULL;
 }
 
-/* Two threads that submit while neither waits for the other: each one's
-   second launch comes after the other's first (atomics, which the order
-   tracker does not see). */
+/* Two threads that submit while neither waits for the other, as far as
+   the order tracker can see: they take turns through an atomic counter
+   (which the tracker does not follow; the fake driver is not thread-safe,
+   so its calls must not overlap). */
 static _Atomic int racers_at;
 static void *racer(void *arg)
 {
-    (void)arg;
-    launch(NULL);
-    atomic_fetch_add(&racers_at, 1);
-    while (atomic_load(&racers_at) < 2)
-        sched_yield();
-    launch(NULL);
+    int me = (int)(long)arg;
+    for (int k = 0; k < 2; k++) {
+        while (atomic_load(&racers_at) != 2 * k + me)
+            sched_yield();
+        launch(NULL);
+        atomic_fetch_add(&racers_at, 1);
+    }
     return NULL;
 }
 
@@ -218,8 +220,8 @@ START_TEST(sc103_only_for_threads_that_race)
     ck_assert_uint_eq(reported(SC_RULE_SC103, -1, NULL), 0);
     /* Racing: every legacy submission of both racers, none of the main
        thread's (it created them after its work and joins them). */
-    pthread_create(&t, NULL, racer, NULL);
-    pthread_create(&u, NULL, racer, NULL);
+    pthread_create(&t, NULL, racer, (void *)0L);
+    pthread_create(&u, NULL, racer, (void *)1L);
     pthread_join(t, NULL);
     pthread_join(u, NULL);
     ck_assert_uint_eq(reported(SC_RULE_SC103, SC_SEV_WARNING, NULL), 4);
