@@ -12,7 +12,7 @@ n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-sim() { LD_LIBRARY_PATH="$SC_SIMDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
+sim() { sc_sim "$@"; }
 
 # 1: the stress app, its counts and classification exact.  Its 32 streams
 #    are busy at once: with the default 8 hardware queues that is SC701, a
@@ -27,7 +27,7 @@ ok $st "stress_mixed: api counts and SC203 (pageable) counts exact"
 # 2: disabled means a pure pass-through.
 sim "$SC_APPS/default_stream" >"$tmp/plain.out" 2>"$tmp/plain.err"
 mkdir "$tmp/off"
-STREAMCHECK_DISABLE=1 STREAMCHECK_FORMAT=json STREAMCHECK_OUTPUT="$tmp/off" LD_PRELOAD="$SC_SHIM" \
+STREAMCHECK_DISABLE=1 STREAMCHECK_FORMAT=json STREAMCHECK_OUTPUT="$tmp/off" LD_PRELOAD="$SC_PRELOAD_SHIM" \
     sim "$SC_APPS/default_stream" >"$tmp/off.out" 2>"$tmp/off.err"
 cmp -s "$tmp/plain.out" "$tmp/off.out" && cmp -s "$tmp/plain.err" "$tmp/off.err"
 ok $? "STREAMCHECK_DISABLE=1: stdout and stderr byte-identical"

@@ -26,7 +26,7 @@ n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-sim() { LD_LIBRARY_PATH="$SC_SIMDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
+sim() { sc_sim "$@"; }
 ms() { sed -n 's/^elapsed_ms=//p' "$1"; }
 app=$SC_APPS/multithread_default_stream
 args="4 2 5"   # 4 threads, 2 ms spins, 5 kernels each, 1 spin from the main thread
