@@ -940,13 +940,19 @@ SC_NO_SANITIZE static void *resolve_real(unsigned i)
 {
     /* dlvsym and the real dlsym are not ours: this cannot come back here.
        (They take the loader's lock through libc's internal functions, not
-       through the interposable symbols.) */
-    void *p = NULL;
-    if (real_names[i].ver)
-        p = dlvsym(RTLD_NEXT, real_names[i].name, real_names[i].ver);
-    if (!p) {
-        dlsym_fn f = (dlsym_fn)sc_resolve_real_dlsym();
-        p = f ? f(RTLD_NEXT, real_names[i].name) : NULL;
+       through the interposable symbols.)  The next definition by plain name
+       is the one to call: another interposer's (ThreadSanitizer's, when its
+       runtime comes after us), else the C library's default version.  For
+       the versioned functions the C library's is taken by its version when
+       it is the C library's anyway: dlvsym skips unversioned definitions
+       such as interposers', so it cannot be asked first. */
+    dlsym_fn f = (dlsym_fn)sc_resolve_real_dlsym();
+    void *p = f ? f(RTLD_NEXT, real_names[i].name) : NULL;
+    if (real_names[i].ver) {
+        void *v = dlvsym(RTLD_NEXT, real_names[i].name, real_names[i].ver);
+        Dl_info a, b;
+        if (v && (!p || (dladdr(p, &a) && dladdr(v, &b) && a.dli_fbase == b.dli_fbase)))
+            p = v;
     }
     if (p)
         atomic_store_explicit(&reals[i], p, memory_order_release);
