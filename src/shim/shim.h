@@ -169,16 +169,19 @@ typedef struct sc_op {
     } while (0)
 
 /* ------------------------------------------------------------ streams --- */
+/* A record is reused when the driver hands out a destroyed stream's handle
+   again, while another thread may still be reading it through an earlier
+   lookup: what a reuse rewrites is atomic (ThreadSanitizer found it). */
 typedef struct sc_stream {
-    CUstream handle;
-    CUcontext ctx;
+    CUstream handle;           /* set once */
+    _Atomic(CUcontext) ctx;
     _Atomic uint64_t active;   /* nonzero token: work submitted since last seen idle */
     _Atomic int alive;
     _Atomic int capturing;
-    unsigned flags;            /* CU_STREAM_NON_BLOCKING or default */
-    int prio;
-    pid_t creator;
-    uint64_t create_site;      /* call site that created it (SC102) */
+    _Atomic unsigned flags;    /* CU_STREAM_NON_BLOCKING or default */
+    _Atomic int prio;
+    _Atomic pid_t creator;
+    _Atomic uint64_t create_site; /* call site that created it (SC102) */
     _Atomic uint8_t last_copy; /* sc_dir of the last async copy (SC702) */
 } sc_stream;
 
