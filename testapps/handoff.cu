@@ -19,8 +19,11 @@
 //           thread joins it, then consumes
 //   sem     two semaphores
 //   hostfn  as cond, with a host function instead of the spin kernel
+//   cxx     std::thread, std::mutex and std::condition_variable (waiting
+//           with a timeout, which libstdc++ turns into
+//           pthread_cond_clockwait), as PyTorch's autograd engine does
 //
-//   handoff [cond|join|sem|hostfn [ROUNDS [SPIN_MS]]]
+//   handoff [cond|join|sem|hostfn|cxx [ROUNDS [SPIN_MS]]]
 // The checksum goes to stdout.  The expectations are those of the default
 // run (cond, 5 rounds): SC101 notes, and no SC103, since the threads take
 // turns rather than race.
@@ -29,6 +32,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 #include "common.h"
 
@@ -147,6 +155,40 @@ static void *sem_consumer(void *arg)
     return NULL;
 }
 
+// ---- C++: std::mutex and std::condition_variable, std::thread
+static std::mutex cxx_m;
+static std::condition_variable cxx_cv;
+
+static void cxx_producer()
+{
+    for (int r = 0; r < rounds; r++) {
+        {
+            std::unique_lock<std::mutex> l(cxx_m);
+            while (consumed != r - 1)
+                cxx_cv.wait_for(l, std::chrono::milliseconds(50));
+        }
+        produce(r);
+        std::lock_guard<std::mutex> l(cxx_m);
+        ready = r;
+        cxx_cv.notify_all();
+    }
+}
+
+static void cxx_consumer()
+{
+    for (int r = 0; r < rounds; r++) {
+        {
+            std::unique_lock<std::mutex> l(cxx_m);
+            while (ready != r)
+                cxx_cv.wait_for(l, std::chrono::milliseconds(50));
+        }
+        consume(r);
+        std::lock_guard<std::mutex> l(cxx_m);
+        consumed = r;
+        cxx_cv.notify_all();
+    }
+}
+
 // ---- join: a producer thread per round
 static void *join_producer(void *arg)
 {
@@ -162,8 +204,9 @@ int main(int argc, char **argv)
     if (argc > 3)
         spin_ns = MS(atoi(argv[3]));
     if (rounds < 1 || rounds > 1000 ||
-        (strcmp(how, "cond") && strcmp(how, "join") && strcmp(how, "sem") && strcmp(how, "hostfn"))) {
-        fprintf(stderr, "usage: %s [cond|join|sem|hostfn [ROUNDS(1-1000) [SPIN_MS]]]\n", argv[0]);
+        (strcmp(how, "cond") && strcmp(how, "join") && strcmp(how, "sem") && strcmp(how, "hostfn") &&
+         strcmp(how, "cxx"))) {
+        fprintf(stderr, "usage: %s [cond|join|sem|hostfn|cxx [ROUNDS(1-1000) [SPIN_MS]]]\n", argv[0]);
         return 2;
     }
     use_hostfn = !strcmp(how, "hostfn");
@@ -179,6 +222,10 @@ int main(int argc, char **argv)
             pthread_join(p, NULL);
             consume(r);
         }
+    } else if (!strcmp(how, "cxx")) {
+        std::thread tp(cxx_producer), tc(cxx_consumer);
+        tp.join();
+        tc.join();
     } else if (!strcmp(how, "sem")) {
         sem_init(&full, 0, 0);
         sem_init(&empty, 0, 1);

@@ -14,7 +14,8 @@
 #  - orders the host program gives its threads stay: testapps/handoff (a
 #    producer's slow legacy-stream work, then a consumer's work reading its
 #    result, handed over through a mutex and a condition variable, a join,
-#    semaphores, or with a host function as the slow work) computes the
+#    semaphores, C++ std::mutex and std::condition_variable, or with a host
+#    function as the slow work) computes the
 #    same under every method, the report counts the hand-offs and waits;
 #    with the ordering disabled (STREAMCHECK_TEST_NO_HB_ORDER=1, a test hook
 #    read only by src/shim/hb.c) the app fails under every method, so the
@@ -116,12 +117,12 @@ ok $? "redirect_mixed: legacy and per-thread-stream work stay in order, same res
 
 # Hand-offs: every variant under every method gives the plain run's output
 # (the app checks every element and exits 1 on a mismatch).
-for v in cond join sem hostfn; do
+for v in cond join sem hostfn cxx; do
     sim "$SC_APPS/handoff" $v 3 >"$tmp/handoff.$v.plain" 2>/dev/null || echo "# handoff $v fails without streamcheck"
 done
 for m in stream entry handle; do
     fails=
-    for v in cond join sem hostfn; do
+    for v in cond join sem hostfn cxx; do
         mkdir -p "$tmp/ho-$m-$v"
         "$SC_CLI" --simulate --redirect=per-thread --redirect-method=$m --format=json --output="$tmp/ho-$m-$v" -- \
             "$SC_APPS/handoff" $v 3 >"$tmp/handoff.$v.$m" 2>"$tmp/handoff.$v.$m.err" &&

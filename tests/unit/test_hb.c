@@ -257,6 +257,7 @@ static void a_signal(pair *x)
         sched_yield();
     }
 }
+static int use_clockwait;   /* pthread_cond_clockwait (C++'s wait_for) instead */
 static void b_wait(pair *x)
 {
     pthread_mutex_lock(&x->m2);
@@ -264,13 +265,16 @@ static void b_wait(pair *x)
        write until B is done). */
     for (int i = 0; i < 20000 && !sc_hb_test_clock(0); i++) {
         struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
+        clock_gettime(use_clockwait ? CLOCK_MONOTONIC : CLOCK_REALTIME, &ts);
         ts.tv_nsec += 100000;
         if (ts.tv_nsec >= 1000000000) {
             ts.tv_sec++;
             ts.tv_nsec -= 1000000000;
         }
-        pthread_cond_timedwait(&x->cv, &x->m2, &ts);
+        if (use_clockwait)
+            pthread_cond_clockwait(&x->cv, &x->m2, CLOCK_MONOTONIC, &ts);
+        else
+            pthread_cond_timedwait(&x->cv, &x->m2, &ts);
     }
     pthread_mutex_unlock(&x->m2);
     atomic_store(&x->flag, 1);
@@ -295,6 +299,19 @@ static void b_sem(pair *x)
     if (sem_wait(&x->sem) != 0)
         atomic_fetch_add(&bad, 1);
 }
+
+START_TEST(condition_variable_clockwait_orders)
+{
+    pair x;
+    pair_init(&x);
+    use_clockwait = 1;
+    x.a = a_signal;
+    x.b = b_wait;
+    pair_run(&x);
+    ck_assert_uint_eq(x.b_sees_a, 1);
+    ck_assert_int_eq(x.conc_b, 0);
+}
+END_TEST
 
 START_TEST(semaphore_orders)
 {
@@ -750,6 +767,7 @@ static Suite *hb_suite(void)
     tcase_add_test(tc, mutex_orders);
     tcase_add_test(tc, mutex_trylock_and_timedlock);
     tcase_add_test(tc, condition_variable_orders);
+    tcase_add_test(tc, condition_variable_clockwait_orders);
     tcase_add_test(tc, semaphore_orders);
     tcase_add_test(tc, barrier_orders);
     tcase_add_test(tc, rwlock_orders);
