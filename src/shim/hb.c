@@ -629,8 +629,9 @@ static void record_ptds_event(hb_thr *h)
 {
     hb_slot *sl = &slots[h->slot];
     uint64_t pl = atomic_load_explicit(&sl->ptds_last, memory_order_relaxed);
-    if (pl <= atomic_load_explicit(&sl->ev_upto, memory_order_relaxed))
-        return;
+    if (pl <= atomic_load_explicit(&sl->ev_upto, memory_order_relaxed) ||
+        pl <= atomic_load_explicit(&sl->idle, memory_order_relaxed))
+        return;   /* covered, or finished (the thread synchronized it) */
     CUevent ev = atomic_load(&sl->ev);
     if (!ev || atomic_load(&sl->multi) || atomic_load(&sc_g.n_capturing) > 0 || !sc_d.EventRecord ||
         !sc_d.CtxGetCurrent || atomic_load(&sl->ev_gen) != atomic_load(&sc_g.ctx_gen))
