@@ -9,6 +9,8 @@
 #                            (tests/corpus/python/train_resnet.py), likewise,
 #                            beside the report's own time estimate
 #   bench/redirect.sh        redirect vs the per-thread recompile (make bench-redirect)
+#   bench/redirect-torch.sh  a PyTorch training loop (bench/torch_train.py) natively and
+#                            under every redirect method: same loss bits, images/s
 #   bench/queue_mapping      how streams land on hardware queues
 # The GPU ones run side by side in one run (bench/side-by-side.sh) and only
 # where `nvidia-smi -L` finds a GPU.
@@ -23,7 +25,7 @@ SC_BENCH_CU = bench/launch_overhead bench/queue_mapping
 all_local_targets += $(SC_BENCH_CU)
 CLEANFILES += $(SC_BENCH_CU)
 EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/torch_step.py \
-	bench/side-by-side.sh bench/redirect.sh bench/train_bench.py
+	bench/side-by-side.sh bench/redirect.sh bench/train_bench.py bench/torch_train.py bench/redirect-torch.sh
 $(SC_BENCH_CU): bench/%: $(srcdir)/bench/%.cu $(srcdir)/kernels/sc_kernels.cuh
 	@$(MKDIR_P) bench
 	$(NVCCAPP_V)$(NVCC) $(NVCCFLAGS) -cudart shared -o $@ $<

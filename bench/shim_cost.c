@@ -2,35 +2,122 @@
  * the fake driver of the unit tests (whose launch does nothing), so what is
  * timed is streamcheck alone.  Not a test: a benchmark (make bench).
  *   shim_cost [CALLS]
+ * Redirected launches are timed in a child process per method (the options
+ * are read once, at the first call).
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <dlfcn.h>
+#include <pthread.h>
 
 #include "../tests/unit/fake_driver.h"
+#include "hb.h"
 #include "shim.h"
 
-static double now(void)
+/* CPU time of the calling thread: a loaded machine does not inflate it. */
+static double cpu_now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static double per_call(CUstream s, long n)
 {
-    double t0 = now();
+    double t0 = cpu_now();
     for (long i = 0; i < n; i++)
         cuLaunchKernel(NULL, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL);
-    return (now() - t0) / n * 1e9;
+    return (cpu_now() - t0) / n * 1e9;
+}
+
+/* ns per pthread_mutex_lock + unlock pair of the program (this one holds
+   the shim, so its calls go through the interposers). */
+static double mutex_pair(pthread_mutex_t *m, long n)
+{
+    double t0 = cpu_now();
+    for (long i = 0; i < n; i++) {
+        pthread_mutex_lock(m);
+        pthread_mutex_unlock(m);
+    }
+    return (cpu_now() - t0) / n * 1e9;
+}
+
+static pthread_mutex_t bench_m = PTHREAD_MUTEX_INITIALIZER;
+static double other_ns;
+static void *untracked_thread(void *arg)
+{
+    other_ns = mutex_pair(&bench_m, *(long *)arg);
+    return NULL;
+}
+
+/* The tracker's cost on the calls PyTorch makes around every allocation:
+   off (no legacy work yet), on for a thread with no clock, on for a thread
+   that submits legacy work (its clock goes into the mutex each time). */
+static void hb_cost(long n)
+{
+    typedef int (*fn)(pthread_mutex_t *);
+    fn lock = (fn)dlsym(RTLD_NEXT, "pthread_mutex_lock"), unlock = (fn)dlsym(RTLD_NEXT, "pthread_mutex_unlock");
+    double t0 = cpu_now();
+    for (long i = 0; i < n; i++) {
+        lock(&bench_m);
+        unlock(&bench_m);
+    }
+    double libc = (cpu_now() - t0) / n * 1e9;
+    double off = mutex_pair(&bench_m, n);
+    /* The program's own calls must count as the program's: this program
+       holds the shim's code, so say that the shim's range is empty. */
+    sc_self_range();
+    sc_g.self_lo = sc_g.self_hi = 1;
+    sc_thread *t = sc_enter();
+    sc_hb_thread_legacy(t);
+    pthread_t th;
+    pthread_create(&th, NULL, untracked_thread, &n);
+    pthread_join(th, NULL);
+    sc_hb_submitted(t, SC_HB_LEGACY, NULL);
+    double tracked = mutex_pair(&bench_m, n);
+    printf("ns per pthread_mutex_lock + unlock pair (%ld pairs each, thread CPU time):\n", n);
+    printf("  libc, not interposed                %7.1f\n", libc);
+    printf("  tracker off (no legacy work yet)    %7.1f\n", off);
+    printf("  tracker on, thread without a clock  %7.1f\n", other_ns);
+    printf("  tracker on, thread that submits     %7.1f\n", tracked);
+}
+
+/* Legacy-stream launches under --redirect=per-thread --redirect-method=m,
+   in a child; prints one line. */
+static void redirected(const char *m, long n)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("STREAMCHECK_REDIRECT", "per-thread", 1);
+        setenv("STREAMCHECK_REDIRECT_METHOD", m, 1);
+        setenv("STREAMCHECK_OUTPUT", "/dev/null", 1);
+        fake_install();
+        cuInit(0);
+        per_call(NULL, 1000);
+        double ns = per_call(NULL, n);
+        printf("  legacy stream, redirected (%s)%*s %7.1f\n", m, (int)(6 - strlen(m)), "", ns);
+        fflush(stdout);
+        _exit(0);
+    }
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
 }
 
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 2000000;
     setenv("STREAMCHECK_FORMAT", "json", 1);
+    printf("ns per cuLaunchKernel through the shim (fake driver, %ld calls each, thread CPU time):\n", n);
+    for (const char *m = "stream"; m; m = !strcmp(m, "stream") ? "entry" : !strcmp(m, "entry") ? "handle" : NULL)
+        redirected(m, n);
     fake_install();
     cuInit(0);
     per_call(NULL, 1000);   /* warm: call site registered, caches filled */
@@ -41,10 +128,11 @@ int main(int argc, char **argv)
     double legacy_with_stream = per_call(NULL, n);
     atomic_store(&sc_g.mode, SC_MODE_DISABLED);
     double disabled = per_call(s, n);
-    printf("ns per cuLaunchKernel through the shim (fake driver, %ld calls each):\n", n);
     printf("  created stream (fast path)          %7.1f\n", created);
     printf("  legacy stream, no other stream      %7.1f  (SC101 note)\n", legacy_alone);
     printf("  legacy stream, another stream       %7.1f  (SC101 warning)\n", legacy_with_stream);
     printf("  disabled (pass-through)             %7.1f\n", disabled);
+    fflush(stdout);
+    hb_cost(n);
     return 0;
 }

@@ -9,6 +9,16 @@ tests_unit_test_rules_LDADD = $(SC_SHIM_LIBS) \
 	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 TESTS += tests/unit/test_rules
 
+# The happens-before tracker (src/shim/hb.c): its clocks through the real,
+# interposed pthread functions, and the waits it adds for redirect.
+check_PROGRAMS += tests/unit/test_hb
+tests_unit_test_hb_SOURCES = tests/unit/test_hb.c
+tests_unit_test_hb_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_hb_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
+tests_unit_test_hb_LDADD = $(SC_SHIM_LIBS) \
+	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
+TESTS += tests/unit/test_hb
+
 # A CUDA-using library loaded late, with dlopen, by a program that does not
 # link the runtime (tests/interception.sh; also run on a GPU).
 check_LTLIBRARIES = tests/libscdlopen.la

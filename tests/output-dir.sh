@@ -5,7 +5,7 @@
 echo "1..3"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-output.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-sim() { LD_LIBRARY_PATH="$SC_SIMDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
+sim() { sc_sim "$@"; }
 
 "$SC_CLI" --simulate --format=json --output="$tmp/a/b/c" -- "$SC_APPS/default_stream" >"$tmp/1.out" 2>&1
 if [ -d "$tmp/a/b/c" ] && [ "$(ls "$tmp/a/b/c" | grep -c '\.json$')" -eq 1 ]; then
@@ -14,7 +14,7 @@ else
     echo "not ok 1 - --output $tmp/a/b/c"; sed 's/^/# /' "$tmp/1.out"
 fi
 
-STREAMCHECK_FORMAT=json STREAMCHECK_OUTPUT="$tmp/x/y" LD_PRELOAD="$SC_SHIM" \
+STREAMCHECK_FORMAT=json STREAMCHECK_OUTPUT="$tmp/x/y" LD_PRELOAD="$SC_PRELOAD_SHIM" \
     sim "$SC_APPS/default_stream" >"$tmp/2.out" 2>&1
 if [ "$(ls "$tmp/x/y" 2>/dev/null | grep -c '\.json$')" -eq 1 ]; then
     echo "ok 2 - STREAMCHECK_OUTPUT makes the directory and its parents"

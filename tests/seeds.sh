@@ -21,7 +21,7 @@ run() {
     name="$app${*:+ $*}"
     d=$tmp/$(echo "$name" | tr ' ' _)
     mkdir -p "$d"
-    LD_LIBRARY_PATH="$SC_SIMDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$SC_APPS/$app" "$@" >"$d/plain.out" 2>"$d/plain.err"
+    sc_sim "$SC_APPS/$app" "$@" >"$d/plain.out" 2>"$d/plain.err"
     p=$?
     "$SC_CLI" --simulate --format=json --output="$d" --log-level=quiet -- "$SC_APPS/$app" "$@" >"$d/shim.out" 2>"$d/shim.err"
     s=$?

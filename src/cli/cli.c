@@ -338,7 +338,13 @@ static int sc_cli_run(int argc, char **argv, const run_opts *o)
         setenv("STREAMCHECK_STATUS_DIR", statusdir, 1);
 
     /* The shim first, after anything that must come before it (a
-       sanitizer runtime in our own sanitizer builds). */
+       sanitizer runtime in our own sanitizer builds), and before anything
+       that must come right after it (ThreadSanitizer's runtime: the shim's
+       pthread interposers must see the program's calls first, then hand
+       them to its interceptors). */
+    const char *after = getenv("STREAMCHECK_PRELOAD_AFTER");
+    if (after && *after)
+        prepend_env("LD_PRELOAD", after, ':');
     prepend_env("LD_PRELOAD", lib, ':');
     const char *first = getenv("STREAMCHECK_PRELOAD_FIRST");
     if (first && *first)

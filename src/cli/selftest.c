@@ -108,7 +108,7 @@ static void free_app(app *a)
 /* Runs argv with the app's environment, stdout and stderr to files;
    returns the wait status (or -1), killing it after timeout seconds. */
 static int run(char *const argv[], const app *a, const char *simdir, const char *out, const char *err,
-               int timeout)
+               int timeout, int plain)
 {
     fflush(NULL);
     pid_t pid = fork();
@@ -129,6 +129,19 @@ static int run(char *const argv[], const app *a, const char *simdir, const char 
             char buf[8192];
             snprintf(buf, sizeof buf, "%s%s%s", simdir, old && *old ? ":" : "", old ? old : "");
             setenv("LD_LIBRARY_PATH", buf, 1);
+        }
+        /* Our sanitizer builds: the plain run loads the sanitizer's runtime
+           first too (a sanitized simulator needs it; ThreadSanitizer's
+           crashes the process without it).  The launcher does the same for
+           the run under streamcheck. */
+        const char *san = getenv("STREAMCHECK_PRELOAD_FIRST");
+        if (!san || !*san)
+            san = getenv("STREAMCHECK_PRELOAD_AFTER");
+        if (plain && san && *san) {
+            const char *old = getenv("LD_PRELOAD");
+            char buf[8192];
+            snprintf(buf, sizeof buf, "%s%s%s", san, old && *old ? ":" : "", old ? old : "");
+            setenv("LD_PRELOAD", buf, 1);
         }
         execv(argv[0], argv);
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
@@ -301,8 +314,8 @@ static int one(const app *a, const char *appdir, const char *self, const char *s
         shim[k++] = a->args[i];
     shim[k] = NULL;
 
-    int st1 = run(plain, a, simdir, pout, perr, timeout);
-    int st2 = run(shim, a, NULL, sout, serr, timeout);
+    int st1 = run(plain, a, simdir, pout, perr, timeout, 1);
+    int st2 = run(shim, a, NULL, sout, serr, timeout, 0);
 
     if (st1 == st2 && st1 >= 0 && WIFEXITED(st1) && WEXITSTATUS(st1) == 77) {
         char line[160] = "";

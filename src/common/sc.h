@@ -14,9 +14,10 @@
 #define SC_TLS __thread __attribute__((tls_model("initial-exec")))
 #define SC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 /* For code that runs inside a sanitizer's own start-up (it resolves its
-   interceptors through our dlsym before its shadow memory exists): no
-   instrumentation, or the first checked access faults. */
-#define SC_NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
+   interceptors through our dlsym before its shadow memory, or
+   ThreadSanitizer's thread state, exists): no instrumentation, or the
+   first checked access faults. */
+#define SC_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
 
 static inline uint64_t sc_now_ns(void)
 {

@@ -176,6 +176,10 @@ typedef struct sc_process {
     size_t ndevices;
     long rank;          /* its rank in a parallel job: RANK, OMPI_COMM_WORLD_RANK,
                            PMI_RANK, SLURM_PROCID or LOCAL_RANK; -1 if none */
+    /* Redirect: orders between threads kept (the program synchronized two
+       threads, and one's redirected work followed the other's). */
+    uint64_t handoffs;      /* such hand-offs seen at a redirected call */
+    uint64_t handoff_waits; /* event waits added for them (none where the work had finished) */
 } sc_process;
 
 /* ---- the GPU timeline of measured mode (the trace and HTML renderers).

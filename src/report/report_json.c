@@ -144,6 +144,10 @@ static void write_process(sc_jw *w, const sc_process *p, size_t index)
         sc_jw_i64(w, p->rank);
     else
         sc_jw_null(w);
+    sc_jw_key(w, "handoffs");
+    sc_jw_u64(w, p->handoffs);
+    sc_jw_key(w, "handoff_waits");
+    sc_jw_u64(w, p->handoff_waits);
     sc_jw_end_object(w);
 }
 

@@ -332,6 +332,10 @@ static int read_process(ctx *c, const sc_json *v, const char *path, sc_process *
     if (get_u64(c, v, path, "calls", &p->calls) < 0 || get_u64(c, v, path, "shim_ns", &p->shim_ns) < 0 ||
         get_u64(c, v, path, "suppressed", &p->suppressed) < 0)
         return -1;
+    /* Added to schema version 1 later: absent in older reports. */
+    if ((sc_json_get(v, "handoffs") && get_u64(c, v, path, "handoffs", &p->handoffs) < 0) ||
+        (sc_json_get(v, "handoff_waits") && get_u64(c, v, path, "handoff_waits", &p->handoff_waits) < 0))
+        return -1;
     /* Added later, optional: the devices it used and its rank. */
     if (get_opt_int(c, v, path, "rank", 0, LONG_MAX, -1, &i) < 0)
         return -1;

@@ -830,6 +830,15 @@ static int render_redirects(const sc_report *r, FILE *out)
         any = 1;
     }
     fprintf(out, "%s.\n", any ? ")" : "");
+    /* The orders between threads that redirect kept (hb.h). */
+    uint64_t handoffs = 0, waits = 0;
+    for (size_t i = 0; i < r->nprocs; i++) {
+        handoffs += r->procs[i].handoffs;
+        waits += r->procs[i].handoff_waits;
+    }
+    fprintf(out, "  Kept the order of %" PRIu64 " hand-off%s between threads (mutexes, condition variables, "
+            "semaphores, barriers, create, join): %" PRIu64 " wait%s added.\n", handoffs, handoffs == 1 ? "" : "s",
+            waits, waits == 1 ? "" : "s");
     return 0;
 }
 

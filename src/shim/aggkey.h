@@ -10,7 +10,8 @@ typedef struct sc_agg_key {
     uint64_t site;
     uint16_t api;
     uint16_t rt;
-    uint8_t rule;     /* findings: rule; redirects: outcome; alloc sites: 0 */
+    uint8_t rule;     /* findings: rule; redirects: outcome; alloc sites: 0;
+                         legacy sites: with sev, the thread lifetime (hb.h) */
     uint8_t sev;
     uint8_t table;    /* SC_AGG_* */
     uint8_t device;   /* ordinal of the call's device; SC_DEV_UNKNOWN (0xff) */

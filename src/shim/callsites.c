@@ -155,6 +155,30 @@ static const char *thread_name(sc_thread *t)
     return t->name;
 }
 
+#if defined(__SANITIZE_THREAD__)
+/* ThreadSanitizer (gcc 12) crashes a thread at its exit when libunwind's
+   unw_backtrace cache, freed by a thread-specific destructor that takes a
+   mutex, outlives ThreadSanitizer's own state of the thread: in its
+   builds, walk with unw_step, which keeps no per-thread cache. */
+static int backtrace_pcs(void **pcs, int max)
+{
+    unw_context_t uc;
+    unw_cursor_t c;
+    int n = 0;
+    if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0)
+        return 0;
+    while (n < max && unw_step(&c) > 0) {
+        unw_word_t ip;
+        if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0)
+            break;
+        pcs[n++] = (void *)(uintptr_t)ip;
+    }
+    return n;
+}
+#else
+#define backtrace_pcs unw_backtrace
+#endif
+
 static uint64_t capture(sc_thread *t)
 {
     void *pcs[MAX_PCS];
@@ -170,7 +194,7 @@ static uint64_t capture(sc_thread *t)
        NVIDIA's frames used the walk up. */
     int want = (int)depth + WALK_SLACK, n = 0;
     for (int pass = 0; pass < 2; pass++) {
-        n = unw_backtrace(pcs, want);
+        n = backtrace_pcs(pcs, want);
         for (int i = 0; i < n; i++) {
             uintptr_t pc = (uintptr_t)pcs[i] - 1;
             if (is_self(pc)) {

@@ -17,7 +17,8 @@ typedef struct sc_part {
        unlocked in decreasing order after it.  A module that takes another
        module's lock while it holds its own must have the smaller order.
        In use: modules 10, streams 20, hostmem 30, pyframes 35,
-       callsites 40, findings 50, contexts (lanes.c) 60, cublas 70. */
+       callsites 40, findings 50, contexts (lanes.c) 60, cublas 70,
+       hb 80 (it holds nothing: its child reset clears its spin locks). */
     unsigned order;
     void (*lock)(void);          /* take every lock of the module */
     void (*unlock)(void);        /* in the parent after fork */

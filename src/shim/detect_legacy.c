@@ -18,6 +18,7 @@
 #include "detect.h"
 #include "measure.h"
 #include "findings.h"
+#include "hb.h"
 
 /* Everything that lands on the legacy stream: launches, async copies and
    memsets, and the synchronous copies and memsets that run there.  SC102
@@ -28,12 +29,15 @@ void sc_detect_legacy_common(sc_thread *t, sc_op *op, sc_count_q *cq)
         sc_redirect(t, op, cq);
         return;
     }
-    /* SC103 is judged at report time, once we know how many threads
-       shared the legacy stream; here we count where its work came from. */
+    /* SC103 is judged at report time, over the threads found submitting
+       concurrently (hb.h, sc_hb_legacy_concurrent, asked in sc_post); here
+       we count where its work came from.  The first legacy-stream work of
+       the process turns the order tracker on. */
     if (!t->used_legacy) {
         t->used_legacy = 1;
         atomic_fetch_add(&sc_g.legacy_threads, 1);
     }
+    sc_hb_thread_legacy(t);
     op->marks |= SC_M_LEGACY;
     /* SC102: every blocking stream of the context must drain first; the
        finding belongs to the call that created it. */

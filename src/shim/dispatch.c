@@ -10,6 +10,7 @@
 #include "detect.h"
 #include "findings.h"
 #include "measure.h"
+#include "hb.h"
 
 /* Work submitted to a stream: launches, async copies and memsets, host
    functions, graphs, event records and waits, stream-ordered allocation. */
@@ -72,6 +73,7 @@ void sc_pre(sc_thread *t, sc_op *op)
     op->nev = op->redirected = op->pageable = op->timed = op->bypass = op->has_ctx = 0;
     op->call = NULL;
     op->rd_chain = NULL;
+    op->rd_where = 0;
     op->t0 = op->tin = op->drain_ns = 0;
     op->ctx = NULL;
     sc_busy_enter(t);
@@ -163,6 +165,7 @@ void sc_pre(sc_thread *t, sc_op *op)
 
     case SC_K_CTX_SYNC:
         sc_detect_ctx_sync(t, op);
+        sc_hb_ctx_sync_begin();   /* what every thread had submitted by now drains */
         break;
 
     case SC_K_CACHE_CONFIG:
@@ -370,6 +373,14 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
 
     sc_redirect_post(op);
     sc_track_post(t, op, r);
+    if ((op->marks & SC_M_LEGACY) && r == CUDA_SUCCESS) {
+        /* SC103: does this submission race another thread's latest one?
+           (Marks both threads' lifetimes; the report counts their sites.)
+           Then the thread's clock component advances (hb.h). */
+        sc_hb_legacy_concurrent(t);
+        int rd = op->redirected == SC_RD_REDIRECTED;
+        sc_hb_submitted(t, rd ? op->rd_where : SC_HB_LEGACY, rd ? sc_op_ctx(op) : NULL);
+    }
 
     /* A call the driver rejected did nothing: no finding, and nothing to
        count for SC103 or SC303.  (A query's NOT_READY is not a rejection.) */
@@ -384,10 +395,15 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
        SC_NOTE_SAMPLE_LONG (the report says the counts are estimates).  A
        stack walk through CUDA's libraries costs microseconds on a GPU host,
        against about 3 us for a launch: one in 1024 keeps it under 1%.
-       Everything else is exact. */
+       Redirected calls are counted the same way: under redirect every
+       legacy-stream launch is one, and the redirect table of the report
+       needs their call sites, not a walk per launch.  Everything else is
+       exact. */
     unsigned weight = 1;
+    int rd_record = op->redirected != 0;   /* the redirect table gets this call */
     if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || op->redirected) {
-        int note_only = !(op->marks & SC_M_ALLOCSITE) && !op->redirected;
+        int note_only = !(op->marks & SC_M_ALLOCSITE) &&
+                        (!op->redirected || op->redirected == SC_RD_REDIRECTED);
         for (unsigned i = 0; i < op->nev; i++)
             if (!(op->ev[i].rule == SC_RULE_SC101 && op->ev[i].sev == SC_SEV_NOTE))
                 note_only = 0;
@@ -396,12 +412,13 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
             if ((t->nnotes - SC_NOTES_EXACT) % every) {
                 op->nev = 0;
                 op->marks &= (uint8_t)~SC_M_LEGACY;
+                rd_record = 0;
             } else {
                 weight = every;
             }
         }
     }
-    if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || op->redirected) {
+    if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || rd_record) {
         /* Python frames cost 0.1-0.4 us (pyframes.c) and notes are already
            sampled above, so every reported site carries them: in PyTorch the
            Python line is the only useful part of an SC101 site. */
@@ -414,9 +431,9 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         if (op->marks & SC_M_ALLOCSITE)
             sc_alloc_site_add(t, op->id, rt, site, op->bytes, blocked, device);
         if (op->marks & SC_M_LEGACY)
-            sc_legacy_site_add(t, op->id, rt, site, weight, device);
-        if (op->redirected)
-            sc_redirect_add(t, op->id, rt, site, op->redirected);
+            sc_legacy_site_add(t, op->id, rt, site, weight, device, sc_hb_lifetime());
+        if (rd_record)
+            sc_redirect_add(t, op->id, rt, site, op->redirected, weight);
     }
 
     if (op->tin) {   /* a sampled call: count our time in pre and post, less its walks */

@@ -27,6 +27,10 @@ const char *const sc_redirect_outcomes[SC_RD_NOUTCOMES] = {
     [SC_RD_EXPLICIT_LEGACY] = "not redirected: the program named cudaStreamLegacy explicitly",
     [SC_RD_NO_ENTRY] = "not redirected: the driver has no per-thread entry point for it",
     [SC_RD_NO_ORDER] = "not redirected: it could not be ordered after the thread's redirect stream",
+    [SC_RD_UNTRACKED] = "not redirected: more threads use the legacy stream than streamcheck can keep "
+                        "in order (32)",
+    [SC_RD_HANDOFF] = "not redirected: it follows another thread's work (the program synchronized the "
+                      "two threads), and no event of that thread's stream could order it",
 };
 
 typedef struct ent {
@@ -145,18 +149,23 @@ uint64_t sc_rule_cost(unsigned rule, uint64_t blocked_ns, int pending)
 }
 
 void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight,
-                        unsigned device)
+                        unsigned device, unsigned lid)
 {
-    sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .table = SC_AGG_LEGACY,
-                    .device = (uint8_t)device};
+    /* Counted per thread lifetime: SC103 keeps those found racing (hb.h).
+       The lifetime takes the key's rule and severity bytes: hb.c gives a
+       verdict to the first 65536 (HB_LIDS); later ones count as 0, none. */
+    if (lid > 0xffff)
+        lid = 0;
+    sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .rule = (uint8_t)lid,
+                    .sev = (uint8_t)(lid >> 8), .table = SC_AGG_LEGACY, .device = (uint8_t)device};
     add(t, &k, 0, 0, 0, weight, 0, 0);
 }
 
-void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome)
+void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome, unsigned weight)
 {
     sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .rule = (uint8_t)outcome,
                     .table = SC_AGG_REDIRECT, .device = SC_DEV_UNKNOWN};
-    add(t, &k, 0, 0, 0, 1, 0, 0);
+    add(t, &k, 0, 0, 0, weight, 0, 0);
 }
 
 /* ------------------------------------------------------ merged view --- */

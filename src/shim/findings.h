@@ -14,6 +14,8 @@ enum {
     SC_RD_EXPLICIT_LEGACY,  /* the program asked for cudaStreamLegacy by name */
     SC_RD_NO_ENTRY,         /* no per-thread entry point to call */
     SC_RD_NO_ORDER,         /* could not order it after the thread's own stream */
+    SC_RD_UNTRACKED,        /* more threads than the order tracker follows (hb.h) */
+    SC_RD_HANDOFF,          /* an order between threads no event could carry: kept on the legacy stream */
     SC_RD_NOUTCOMES
 };
 extern const char *const sc_redirect_outcomes[SC_RD_NOUTCOMES];

@@ -12,7 +12,7 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/hooks/README src/shim/hooks/all.def src/shim/hooks/launch.def src/shim/hooks/copy.def \
 	src/shim/hooks/memset.def src/shim/hooks/alloc.def src/shim/hooks/stream.def src/shim/hooks/event.def \
 	src/shim/hooks/ctx.def src/shim/hooks/runtime.def \
-	src/shim/modules.c src/shim/streams.c src/shim/hostmem.c \
+	src/shim/modules.c src/shim/streams.c src/shim/hostmem.c src/shim/hb.c src/shim/hb.h src/shim/interposed.list \
 	src/shim/detect.h src/shim/dispatch.c src/shim/lanes.c src/shim/memclass.c src/shim/track.c \
 	src/shim/redirect.c src/shim/detect_legacy.c src/shim/detect_copy.c src/shim/detect_alloc.c \
 	src/shim/detect_sync.c src/shim/detect_queue.c \
@@ -32,8 +32,11 @@ lib_LTLIBRARIES += src/libstreamcheck.la
 src_libstreamcheck_la_SOURCES =
 # $ORIGIN: a libunwind.so.8 or libdw.so.1 copied next to the installed shim
 # is found there (clusters that lack them).
+# The pthread functions hb.c interposes are left preemptible
+# (interposed.list says why).
 src_libstreamcheck_la_LDFLAGS = -module -avoid-version -no-undefined -shared \
-	-Wl,-Bsymbolic-functions -Wl,-z,nodelete -Wl,-rpath,'$$ORIGIN'
+	-Wl,-Bsymbolic-functions -Wl,--dynamic-list=$(top_srcdir)/src/shim/interposed.list \
+	-Wl,-z,nodelete -Wl,-rpath,'$$ORIGIN'
 src_libstreamcheck_la_LIBADD = $(SC_SHIM_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 # Automake wants a linker for an object-less library: the C one.
 nodist_EXTRA_src_libstreamcheck_la_SOURCES = src/shim/dummy.c

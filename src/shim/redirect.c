@@ -9,6 +9,7 @@
 
 #include "detect.h"
 #include "findings.h"
+#include "hb.h"
 #include "options.h"
 
 /* --redirect-method=stream: the thread's own blocking stream in ctx, and
@@ -43,6 +44,7 @@ static sc_own *own_stream(sc_thread *t, CUcontext ctx)
     }
     *free_slot = (sc_own){s, e, ctx, gen};
     t->has_own = 1;
+    sc_hb_own_stream(t, ctx, s, gen);   /* other threads record on it to wait for it */
     return free_slot;
 }
 
@@ -96,7 +98,25 @@ void sc_redirect(sc_thread *t, sc_op *op, sc_count_q *cq)
         op->redirected = SC_RD_BLOCKING;
         return;
     }
-    sc_own *own = sc_g.redirect_method == SC_RDM_STREAM ? own_stream(t, sc_op_ctx(op)) : NULL;
+    /* Orders between threads (hb.h): a thread the tracker cannot follow
+       keeps its work on the legacy stream, which orders it with everyone. */
+    if (sc_hb_thread_legacy(t) < 0) {
+        op->redirected = SC_RD_UNTRACKED;
+        return;
+    }
+    CUcontext ctx = sc_op_ctx(op);
+    sc_own *own = sc_g.redirect_method == SC_RDM_STREAM ? own_stream(t, ctx) : NULL;
+    /* The legacy stream ordered this work after other threads' work that
+       the program put before it (a mutex, a condition variable, join...):
+       wait for theirs first.  When no event can say so, the work stays on
+       the legacy stream, which waits for every blocking stream's work (and
+       the thread's own streams then wait for it). */
+    if (sc_hb_order(t, ctx, own ? own->stream : CU_STREAM_PER_THREAD) != 0) {
+        sc_hb_kept_legacy(t);
+        op->redirected = SC_RD_HANDOFF;
+        return;
+    }
+    op->rd_where = own ? SC_HB_OWN : SC_HB_PTDS;
     if (own && op->streamp) {
         *op->streamp = own->stream;
     } else if (own && op->cfgp && *op->cfgp) {

@@ -133,6 +133,7 @@ typedef struct sc_op {
     uint8_t marks;        /* SC_M_*: work the slow path still owes this call */
     uint8_t timed;        /* the call can block the host: measure it */
     uint8_t bypass;       /* the shim stopped judging (exit): pass through */
+    uint8_t rd_where;     /* redirected: where the work went (SC_HB_OWN or SC_HB_PTDS, hb.h) */
     struct sc_own *rd_chain; /* redirected to the per-thread stream beside this
                              own stream: order the two after the call (sc_post) */
     CUstream stream;      /* as passed; NULL for implicit-stream calls */
@@ -170,16 +171,19 @@ typedef struct sc_op {
     } while (0)
 
 /* ------------------------------------------------------------ streams --- */
+/* A record is reused when the driver hands out a destroyed stream's handle
+   again, while another thread may still be reading it through an earlier
+   lookup: what a reuse rewrites is atomic (ThreadSanitizer found it). */
 typedef struct sc_stream {
-    CUstream handle;
-    CUcontext ctx;
+    CUstream handle;           /* set once */
+    _Atomic(CUcontext) ctx;
     _Atomic uint64_t active;   /* nonzero token: work submitted since last seen idle */
     _Atomic int alive;
     _Atomic int capturing;
-    unsigned flags;            /* CU_STREAM_NON_BLOCKING or default */
-    int prio;
-    pid_t creator;
-    uint64_t create_site;      /* call site that created it (SC102) */
+    _Atomic unsigned flags;    /* CU_STREAM_NON_BLOCKING or default */
+    _Atomic int prio;
+    _Atomic pid_t creator;
+    _Atomic uint64_t create_site; /* call site that created it (SC102) */
     _Atomic uint8_t last_copy; /* sc_dir of the last async copy (SC702) */
     _Atomic uint8_t internal;  /* NCCL's: made inside NCCL, or its first kernel was NCCL's
                                   (a framework's communication stream, as ProcessGroupNCCL's):
@@ -537,9 +541,10 @@ uint64_t sc_callsite_capture(sc_thread *t);
 void sc_finding_add(sc_thread *t, const sc_hit *h, unsigned weight);
 void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes,
                        uint64_t blocked_ns, unsigned device);
-void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome);
+void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome,
+                     unsigned weight);   /* weight > 1: a sampled call standing for that many */
 void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight,
-                        unsigned device);
+                        unsigned device, unsigned lid);   /* lid: the thread lifetime (hb.h) */
 
 /* ------------------------------------------------------ shim_report.c --- */
 struct sc_report;

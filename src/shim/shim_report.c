@@ -23,6 +23,7 @@
 #include "findings.h"
 #include "fsutil.h"
 #include "measure.h"
+#include "hb.h"
 #include "options.h"
 #include "report.h"
 #include "shim.h"
@@ -123,6 +124,8 @@ static void fill_process(sc_process *p, uint64_t calls, uint64_t shim_ns)
     p->end_time = sc_start_time + (double)(sc_now_ns() - sc_start_ns) / 1e9;
     p->calls = calls;
     p->shim_ns = shim_ns;
+    uint64_t kept = 0;   /* counted per call site with the redirects (SC_RD_HANDOFF) */
+    sc_hb_stats(&p->handoffs, &p->handoff_waits, &kept);
 }
 
 /* ------------------------------------------------------ api counts --- */
@@ -340,22 +343,39 @@ static void add_alloc_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     f->detail = strdup(d);
 }
 
-/* SC103 is judged over the whole run: once two or more threads have
-   submitted to the legacy stream, every call site that put work there
-   shares it with the others (DRV, 3. Stream synchronization behavior). */
+/* SC103 is judged over the whole run: the legacy-stream work of every
+   thread found submitting while another thread's latest submission was not
+   ordered before it (hb.h: threads racing to submit, not taking turns)
+   shares the one stream with theirs (DRV, 3. Stream synchronization
+   behavior).  Sites are counted per thread lifetime; the lifetimes of one
+   site are summed into one finding here. */
 static void add_legacy_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
 {
     build *b = arg;
     int threads = atomic_load(&sc_g.legacy_threads);
-    if (threads < 2)
+    unsigned lid = k->rule | (unsigned)k->sev << 8;
+    if (threads < 2 || !sc_hb_lifetime_concurrent(lid))
         return;
+    char id[17];
+    site_id(k->site, id);
+    const char *drv = sc_apis[k->api].name;
+    const char *api = api_name(k->rt, k->api);
+    for (size_t i = 0; i < b->r->nfindings; i++) {
+        sc_finding *f = &b->r->findings[i];
+        if (f->rule == SC_RULE_SC103 && !strcmp(f->callsite, id) && f->driver_api && !strcmp(f->driver_api, drv) &&
+            f->api && api && !strcmp(f->api, api)) {
+            f->count += v->count;
+            return;
+        }
+    }
     sc_finding *f = new_finding(b, SC_RULE_SC103, SC_SEV_WARNING, k->api, k->rt, k->site);
     if (!f)
         return;
     f->device = k->device == SC_DEV_UNKNOWN ? -1 : k->device;
     f->count = v->count;
-    char d[160];
-    snprintf(d, sizeof d, "%d host threads submitted to the legacy stream", threads);
+    char d[200];
+    snprintf(d, sizeof d, "%d host threads submitted to the legacy stream, this one while another one's "
+             "work was not ordered before it by the program", threads);
     f->detail = strdup(d);
 }
 

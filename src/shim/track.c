@@ -12,6 +12,8 @@
 #include "callsites.h"
 #include "detect.h"
 #include "measure.h"
+#include "findings.h"
+#include "hb.h"
 
 /* Device facts learned after cuInit, for the report. */
 char sc_device_name[256];
@@ -130,6 +132,10 @@ void sc_track_post(sc_thread *t, sc_op *op, CUresult r)
             _Atomic uint64_t *m = sc_lane_mark(t, op);
             if (m)
                 sc_unmark(m, atomic_load(m));
+            /* A redirected cudaStreamSynchronize(0): the thread's redirected
+               work has finished; nobody need wait for it (hb.h). */
+            if (op->redirected == SC_RD_REDIRECTED)
+                sc_hb_drained(t, sc_op_ctx(op));
         }
         break;
     case SC_K_CTX_SYNC:
@@ -141,6 +147,7 @@ void sc_track_post(sc_thread *t, sc_op *op, CUresult r)
             sc_threads_foreach(clear_thread, &c);
             _Atomic uint64_t *m = &sc_ctx_get(c.ctx)->legacy_active;
             sc_unmark(m, atomic_load(m));
+            sc_hb_ctx_sync_end(c.ctx);
         }
         break;
     case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D:
@@ -148,6 +155,8 @@ void sc_track_post(sc_thread *t, sc_op *op, CUresult r)
             _Atomic uint64_t *m = sc_lane_mark(t, op);
             if (m)
                 sc_unmark(m, atomic_load(m));
+            if (op->redirected == SC_RD_REDIRECTED)
+                sc_hb_drained(t, sc_op_ctx(op));
         }
         break;
     case SC_K_CAPTURE_BEGIN:

@@ -201,6 +201,20 @@ static unsigned hash_name(const char *s)
     return h % FUNC_BUCKETS;
 }
 
+/* Checked under the table's lock: a handle can reach another thread with no
+   synchronization the simulator sees (nvcc's launch stubs cache it in a
+   plain static variable), and the lock orders this thread's reads of the
+   function after the thread that made it (ThreadSanitizer found it). */
+struct CUfunc_st *scsim_func_check(CUfunction f)
+{
+    if (!f)
+        return NULL;
+    pthread_mutex_lock(&func_mu);
+    int ok = f->magic == SCSIM_MAGIC_FUNC;
+    pthread_mutex_unlock(&func_mu);
+    return ok ? f : NULL;
+}
+
 struct CUfunc_st *scsim_func_get(const char *name)
 {
     unsigned b = hash_name(name);

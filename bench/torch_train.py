@@ -1,0 +1,95 @@
+"""torch_train: a small CNN training loop whose loss must be bit-identical
+natively and under streamcheck --redirect=per-thread (every method).
+
+PyTorch's autograd engine runs the backward pass on a thread of its own
+(one per device) while the main thread waits in backward(): both threads
+queue work on the legacy default stream, and the legacy stream orders the
+backward pass after the forward pass.  Redirect must keep that order
+(man streamcheck.1, REDIRECT MODE); a lost order shows as a different loss.
+
+Deterministic: fixed seeds, synthetic data made on the host, cuDNN in
+deterministic mode, deterministic algorithms (CUBLAS_WORKSPACE_CONFIG is
+set here if unset).  Prints the summed loss exactly (float.hex) and
+images per second:
+    loss_sum=0x1.5a3b2c...p+7 loss=173.3704 images_per_sec=2798.1
+Usage: torch_train.py [STEPS [BATCH]]   Exits 77 without torch or a GPU.
+"""
+import os
+import sys
+import time
+
+os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+try:
+    import torch
+except ImportError:
+    sys.exit(77)
+if not torch.cuda.is_available():
+    sys.exit(77)
+
+STEPS = int(sys.argv[1]) if len(sys.argv) > 1 else 60
+BATCH = int(sys.argv[2]) if len(sys.argv) > 2 else 64
+WARMUP = 10
+
+torch.manual_seed(0)
+torch.backends.cudnn.deterministic = True
+torch.backends.cudnn.benchmark = False
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+# warn_only: an op without a deterministic kernel warns instead of failing;
+# redirect-torch.sh runs the native loop more than once, so a loop that is
+# not reproducible by itself shows there.
+torch.use_deterministic_algorithms(True, warn_only=True)
+
+
+def block(cin, cout, stride):
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(cin, cout, 3, stride, 1, bias=False), torch.nn.BatchNorm2d(cout), torch.nn.ReLU(inplace=True),
+        torch.nn.Conv2d(cout, cout, 3, 1, 1, bias=False), torch.nn.BatchNorm2d(cout), torch.nn.ReLU(inplace=True))
+
+
+class SpatialMean(torch.nn.Module):
+    """Global average pooling whose backward is deterministic (that of
+    AdaptiveAvgPool2d on CUDA is not)."""
+
+    def forward(self, x):
+        return x.mean(dim=(2, 3))
+
+
+model = torch.nn.Sequential(
+    block(3, 32, 1), block(32, 64, 2), block(64, 128, 2), block(128, 256, 2),
+    SpatialMean(), torch.nn.Linear(256, 10)).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=5e-4)
+loss_fn = torch.nn.CrossEntropyLoss()
+
+# Synthetic data, made on the host with its own generator, copied per step
+# (pinned, non_blocking: the copies are legacy-stream work too).
+g = torch.Generator().manual_seed(1)
+xs = torch.randn(8, BATCH, 3, 32, 32, generator=g).pin_memory()
+ys = torch.randint(0, 10, (8, BATCH), generator=g).pin_memory()
+
+
+def step(i):
+    x = xs[i % 8].cuda(non_blocking=True)
+    y = ys[i % 8].cuda(non_blocking=True)
+    opt.zero_grad(set_to_none=True)
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss
+
+
+losses = []
+for i in range(WARMUP):
+    losses.append(step(i).detach())
+torch.cuda.synchronize()
+t0 = time.perf_counter()
+for i in range(WARMUP, WARMUP + STEPS):
+    losses.append(step(i).detach())
+torch.cuda.synchronize()
+dt = time.perf_counter() - t0
+# Summed on the host, in order, in double precision: the same bits for the
+# same losses.
+total = 0.0
+for v in torch.stack(losses).double().cpu().tolist():
+    total += v
+print(f"loss_sum={total.hex()} loss={total:.4f} images_per_sec={STEPS * BATCH / dt:.1f}")

@@ -1,0 +1,1313 @@
+/* hb.c: happens-before between host threads, and the pthread functions
+ * interposed to follow it (see hb.h for what it is for).
+ *
+ * Clocks.  A clock is SC_HB_SLOTS 64-bit components and a bit mask of the
+ * nonzero ones; joins walk the mask, so their cost follows the number of
+ * threads that actually met, not SC_HB_SLOTS.  Component s of thread B's
+ * clock is the number of legacy-stream submissions of tracked thread s that
+ * happen before B's current point.  A tracked thread's own component is its
+ * submission count (there is no separate epoch: only submissions need
+ * ordering).  Counts never go back, also when a thread exits and another one
+ * takes its component over (components belong to the shim's thread blocks,
+ * which are recycled with their redirect streams), so a value seen once
+ * keeps meaning "at least these submissions".
+ *
+ * Sync objects.  A fixed table of SC_HB_TABLE entries keyed by the object's
+ * address (open addressing, HB_PROBE probes), mapped on first need.  An
+ * object that finds no free entry shares one overflow entry with every other
+ * such object: an acquire of any of them joins everything released into any
+ * of them, which only adds order (conservative for redirect, and for SC103,
+ * where "ordered" means no finding).  Entries are never freed: an address
+ * reused by a new object inherits the old clock, which again only adds
+ * order.  Each entry has a small spin lock; a mutex already serializes its
+ * own entry, condition variables, semaphores and rwlock readers need it.
+ *
+ * Threads.  Each thread that holds a clock has a state block (pool of mmap'd
+ * blocks, recycled at thread exit through a pthread key destructor, which
+ * also publishes the thread's final clock for pthread_join).  A thread
+ * created by a thread with a clock gets the parent's clock through a
+ * wrapper of its start routine.
+ *
+ * What is followed.  Calls made from inside the shim (its own locks, the
+ * unwinder) and from CUDA's own libraries (the driver's, the runtime's and
+ * cuBLAS's internal locks) are not the program's ordering: following them
+ * would order every pair of threads that ever called CUDA.  They are told
+ * apart by the caller's return address (a small per-thread cache of
+ * verdicts) and by the shim's busy flag.
+ *
+ * Cost.  Until some thread submits legacy-stream work, an interposed call is
+ * the real call plus one relaxed load.  After that: a thread with an empty
+ * clock pays a TLS load on release and a table probe on acquire; a thread
+ * with a clock, the return-address check, the entry's spin lock and a join
+ * over its nonzero components (bench: see hb_cost in bench/shim_cost.c).
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "core.h"
+#include "hb.h"
+#include "shim.h"
+
+#define HB_PROBE 16
+#define HB_LIDS 65536          /* thread lifetimes with their own SC103 verdict */
+#define HB_RACACHE 16
+#define HB_PULL 4              /* per-thread events, one per context, to pull other threads' work */
+
+/* ----------------------------------------------------------- spin lock --- */
+typedef _Atomic uint32_t hb_spin;
+
+static inline void spin_lock(hb_spin *l)
+{
+    while (atomic_exchange_explicit(l, 1, memory_order_acquire))
+        while (atomic_load_explicit(l, memory_order_relaxed))
+            __builtin_ia32_pause();
+}
+
+static inline void spin_unlock(hb_spin *l)
+{
+    atomic_store_explicit(l, 0, memory_order_release);
+}
+
+/* --------------------------------------------------------------- types --- */
+typedef struct hb_ent {
+    _Atomic uintptr_t key;      /* 0: free */
+    hb_spin lock;
+    _Atomic uint32_t mask;      /* nonzero components of c (read unlocked as a hint) */
+    _Atomic uint32_t xacq;      /* acquired by a thread other than its last releaser */
+    uintptr_t rel;              /* last releaser's state */
+    uint64_t c[SC_HB_SLOTS];
+} hb_ent;
+
+/* A tracked thread's component.  Written by its occupant; read by others. */
+typedef struct hb_slot {
+    _Atomic(sc_thread *) block;   /* the shim thread block it belongs to */
+    _Atomic uint64_t nsub;        /* legacy submissions (the component's value) */
+    _Atomic unsigned last_lid;    /* lifetime that made the latest one */
+    _Atomic uint64_t idle;        /* submissions up to here are known finished */
+    _Atomic uint64_t stale;       /* per-thread-stream work of earlier occupants, not coverable */
+    _Atomic(CUcontext) ctx;       /* context of its redirected work */
+    _Atomic int multi;            /* redirected work in more than one context */
+    _Atomic uint64_t own_last;    /* latest submission that went to its own stream */
+    _Atomic uint64_t ptds_last;   /* latest submission that went to the per-thread stream */
+    _Atomic uint64_t ev_upto;     /* submissions the event's latest record covers */
+    _Atomic(CUevent) ev;          /* recorded on the occupant's per-thread stream */
+    _Atomic(CUcontext) ev_ctx;
+    _Atomic unsigned ev_gen;
+    hb_spin lock;                 /* guards own[] */
+    struct { CUcontext ctx; CUstream stream; unsigned gen; } own[SC_OWN_MAX];
+} hb_slot;
+
+typedef struct hb_thr {
+    uint32_t mask;
+    int slot;                   /* component, or -1 */
+    int untracked;              /* wanted a component and got none */
+    unsigned lid;
+    uint64_t c[SC_HB_SLOTS];
+    uint64_t waited[SC_HB_SLOTS];   /* redirect: covered on this thread's stream in waited_ctx */
+    CUcontext waited_ctx;
+    uint64_t snap[SC_HB_SLOTS];     /* submissions before a context synchronization */
+    uint32_t snap_mask;
+    struct { uintptr_t ra; uint8_t skip; } racache[HB_RACACHE];
+    struct { CUcontext ctx; CUevent ev; unsigned gen; } pull[HB_PULL];   /* kept across reuse */
+    struct hb_thr *next_free;
+} hb_thr;
+
+/* pthread_create: the child's start routine and the parent's clock. */
+typedef struct hb_start_rec {
+    void *(*fn)(void *);
+    void *arg;
+    uint32_t mask;
+    uint64_t c[SC_HB_SLOTS];
+} hb_start_rec;
+
+/* -------------------------------------------------------------- state --- */
+static _Atomic int hb_on_flag;           /* some thread submitted legacy work */
+static _Atomic(hb_ent *) tab;            /* SC_HB_TABLE entries + the overflow one */
+static hb_slot slots[SC_HB_SLOTS];
+static _Atomic uint32_t slots_used;      /* components handed out */
+static _Atomic unsigned next_lid;
+static _Atomic uint64_t lid_raced[HB_LIDS / 64];
+static _Atomic uint64_t n_handoffs, n_waits, n_kept;
+static _Atomic unsigned n_overflowed;
+static pthread_key_t hb_key;
+static _Atomic int follow_all;           /* tests */
+static _Atomic int no_order;             /* STREAMCHECK_TEST_NO_HB_ORDER: the mutant */
+
+static hb_spin pool_lock;
+static hb_thr *pool_free;
+static hb_thr *pool_chunk;
+static unsigned pool_left;
+
+static SC_TLS hb_thr *hb_self;
+static SC_TLS int hb_in;                 /* inside the tracker: pass everything through */
+static SC_TLS hb_start_rec *hb_pending;  /* from the parent, not yet joined */
+
+int sc_hb_on(void) { return atomic_load_explicit(&hb_on_flag, memory_order_relaxed); }
+void sc_hb_test_follow_all(int on) { atomic_store(&follow_all, on); }
+unsigned sc_hb_test_overflowed(void) { return atomic_load(&n_overflowed); }
+
+/* ------------------------------------------------------- clock helpers --- */
+static inline void join_into(uint64_t *dst, uint32_t *dmask, const uint64_t *src, uint32_t smask)
+{
+    for (uint32_t m = smask; m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctz(m);
+        if (src[i] > dst[i])
+            dst[i] = src[i];
+    }
+    *dmask |= smask;
+}
+
+/* --------------------------------------------------------------- pool --- */
+static hb_thr *thr_alloc(void)
+{
+    spin_lock(&pool_lock);
+    hb_thr *h = pool_free;
+    if (h) {
+        pool_free = h->next_free;
+    } else {
+        if (!pool_left) {
+            size_t n = 64;
+            void *p = mmap(NULL, n * sizeof(hb_thr), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (p != MAP_FAILED) {
+                pool_chunk = p;
+                pool_left = (unsigned)n;
+            }
+        }
+        if (pool_left) {
+            h = pool_chunk++;
+            pool_left--;
+        }
+    }
+    spin_unlock(&pool_lock);
+    if (!h)
+        return NULL;
+    /* Everything but the events, which stay valid for the next thread. */
+    h->mask = 0;
+    h->slot = -1;
+    h->untracked = 0;
+    h->lid = 0;
+    memset(h->c, 0, sizeof h->c);
+    memset(h->waited, 0, sizeof h->waited);
+    h->waited_ctx = NULL;
+    h->snap_mask = 0;
+    memset(h->racache, 0, sizeof h->racache);
+    h->next_free = NULL;
+    return h;
+}
+
+static void thr_free(hb_thr *h)
+{
+    spin_lock(&pool_lock);
+    h->next_free = pool_free;
+    pool_free = h;
+    spin_unlock(&pool_lock);
+}
+
+/* The calling thread's state, made if it has none (NULL without memory). */
+static hb_thr *self_get(void)
+{
+    hb_thr *h = hb_self;
+    if (SC_LIKELY(h))
+        return h;
+    h = thr_alloc();
+    if (!h)
+        return NULL;
+    hb_self = h;
+    if (atomic_load_explicit(&hb_on_flag, memory_order_acquire))
+        pthread_setspecific(hb_key, h);
+    return h;
+}
+
+/* A clock handed over by pthread_create, not joined yet. */
+static void take_pending(void)
+{
+    hb_start_rec *r = hb_pending;
+    if (SC_LIKELY(!r))
+        return;
+    hb_pending = NULL;
+    hb_thr *h = self_get();
+    if (h)
+        join_into(h->c, &h->mask, r->c, r->mask);
+    free(r);
+}
+
+/* -------------------------------------------------------------- table --- */
+static inline unsigned key_hash(uintptr_t k)
+{
+    uint64_t x = (uint64_t)k * 0x9e3779b97f4a7c15ull;
+    return (unsigned)(x >> 40) & (SC_HB_TABLE - 1);
+}
+
+/* The entry of key; with create, a new one if needed (the overflow entry
+   when its probe window is full).  Without create: NULL if the object never
+   had a clock, the overflow entry if it may be there. */
+static hb_ent *ent_find(uintptr_t key, int create)
+{
+    hb_ent *t = atomic_load_explicit(&tab, memory_order_acquire);
+    if (!t)
+        return NULL;
+    unsigned h = key_hash(key);
+    for (unsigned i = 0; i < HB_PROBE; i++) {
+        hb_ent *e = &t[(h + i) & (SC_HB_TABLE - 1)];
+        uintptr_t k = atomic_load_explicit(&e->key, memory_order_acquire);
+        if (k == key)
+            return e;
+        if (k == 0) {
+            if (!create)
+                return NULL;   /* never released: entries are never freed */
+            uintptr_t expect = 0;
+            if (atomic_compare_exchange_strong(&e->key, &expect, key) || expect == key)
+                return e;
+        }
+    }
+    if (create)
+        atomic_fetch_add_explicit(&n_overflowed, 1, memory_order_relaxed);
+    return &t[SC_HB_TABLE];
+}
+
+static inline int is_overflow(const hb_ent *e)
+{
+    return atomic_load_explicit(&e->key, memory_order_relaxed) == (uintptr_t)1;
+}
+
+/* --------------------------------------------------------- the filter --- */
+/* 1 when a call made from ra is not the program's own ordering: the shim's
+   code, or CUDA's libraries. */
+static int skip_caller(hb_thr *h, const void *ra)
+{
+    if (atomic_load_explicit(&follow_all, memory_order_relaxed))
+        return 0;
+    sc_thread *t = sc_tls_self;
+    if (t && atomic_load_explicit(&t->busy, memory_order_relaxed))
+        return 1;   /* inside the shim's slow path (unwinder, Python frames...) */
+    uintptr_t pc = (uintptr_t)ra;
+    uintptr_t hi = __atomic_load_n(&sc_g.self_hi, __ATOMIC_ACQUIRE);
+    if (!hi) {
+        sc_self_range();
+        hi = __atomic_load_n(&sc_g.self_hi, __ATOMIC_ACQUIRE);
+    }
+    if (pc >= sc_g.self_lo && pc < hi)
+        return 1;
+    unsigned i = (unsigned)(pc >> 4) & (HB_RACACHE - 1);
+    if (h && h->racache[i].ra == pc)
+        return h->racache[i].skip;
+    unsigned idx = sc_module_find(pc, NULL);
+    int skip = idx != SC_MOD_UNKNOWN && sc_module_is_nvidia(idx);
+    if (h) {
+        h->racache[i].ra = pc;
+        h->racache[i].skip = (uint8_t)skip;
+    }
+    return skip;
+}
+
+/* ------------------------------------------------ acquire and release --- */
+static void record_ptds_event(hb_thr *h);
+
+static void acquire_key(uintptr_t key, const void *ra, int clear)
+{
+    take_pending();
+    hb_ent *e = ent_find(key, 0);
+    if (!e || !atomic_load_explicit(&e->mask, memory_order_relaxed))
+        return;
+    if (ra && skip_caller(hb_self, ra))
+        return;
+    hb_thr *h = self_get();
+    if (!h)
+        return;
+    spin_lock(&e->lock);
+    if (e->rel != (uintptr_t)h && !atomic_load_explicit(&e->xacq, memory_order_relaxed))
+        atomic_store_explicit(&e->xacq, 1, memory_order_relaxed);
+    join_into(h->c, &h->mask, e->c, atomic_load_explicit(&e->mask, memory_order_relaxed));
+    if (clear && !is_overflow(e)) {   /* the shared entry holds other objects' clocks too */
+        memset(e->c, 0, sizeof e->c);
+        atomic_store_explicit(&e->mask, 0, memory_order_relaxed);
+    }
+    spin_unlock(&e->lock);
+}
+
+/* kind: 0 a mutex or rwlock unlock (an event is recorded only for objects
+   seen passing between threads), 1 anything else (condition variables,
+   semaphores, barriers, create: made to hand over). */
+static void release_key(uintptr_t key, const void *ra, int kind)
+{
+    take_pending();
+    hb_thr *h = hb_self;
+    if (!h || !h->mask || (ra && skip_caller(h, ra)))
+        return;
+    hb_ent *e = ent_find(key, 1);
+    if (!e)
+        return;
+    if (h->slot >= 0 && (kind || atomic_load_explicit(&e->xacq, memory_order_relaxed)))
+        record_ptds_event(h);
+    spin_lock(&e->lock);
+    uint32_t m = atomic_load_explicit(&e->mask, memory_order_relaxed);
+    join_into(e->c, &m, h->c, h->mask);
+    atomic_store_explicit(&e->mask, m, memory_order_relaxed);
+    e->rel = (uintptr_t)h;
+    spin_unlock(&e->lock);
+}
+
+static inline uintptr_t obj_key(const void *p) { return (uintptr_t)p; }
+/* Thread ends, for pthread_join: the pthread_t, tagged (objects are aligned). */
+static inline uintptr_t thread_key(pthread_t t) { return (uintptr_t)t | 1; }
+
+void sc_hb_acquire(const void *obj)
+{
+    if (!sc_hb_on() || hb_in)
+        return;
+    int saved = errno;
+    hb_in = 1;
+    acquire_key(obj_key(obj), NULL, 0);
+    hb_in = 0;
+    errno = saved;
+}
+
+void sc_hb_release(const void *obj)
+{
+    if (!sc_hb_on() || hb_in)
+        return;
+    int saved = errno;
+    hb_in = 1;
+    release_key(obj_key(obj), NULL, 1);
+    hb_in = 0;
+    errno = saved;
+}
+
+uint64_t sc_hb_test_clock(int slot)
+{
+    take_pending();
+    hb_thr *h = hb_self;
+    return h && slot >= 0 && slot < SC_HB_SLOTS ? h->c[slot] : 0;
+}
+
+/* ---------------------------------------------------- thread lifetime --- */
+/* Thread exit: the final clock goes where pthread_join finds it. */
+static void key_dtor(void *v)
+{
+    (void)v;   /* the state, or hb_start's marker: the TLS says which */
+    int saved = errno;
+    hb_in = 1;
+    hb_thr *h = hb_self;
+    if (hb_pending) {
+        hb_start_rec *r = hb_pending;
+        hb_pending = NULL;
+        if (!h)
+            h = hb_self = thr_alloc();
+        if (h)
+            join_into(h->c, &h->mask, r->c, r->mask);
+        free(r);
+    }
+    if (h) {
+        if (h->mask) {
+            hb_ent *e = ent_find(thread_key(pthread_self()), 1);
+            if (e) {
+                spin_lock(&e->lock);
+                uint32_t m = atomic_load_explicit(&e->mask, memory_order_relaxed);
+                if (!is_overflow(e)) {   /* a thread before with this pthread_t was joined */
+                    memset(e->c, 0, sizeof e->c);
+                    m = 0;
+                }
+                join_into(e->c, &m, h->c, h->mask);
+                atomic_store_explicit(&e->mask, m, memory_order_relaxed);
+                e->rel = (uintptr_t)h;
+                spin_unlock(&e->lock);
+            }
+        }
+        hb_self = NULL;
+        thr_free(h);
+    }
+    hb_in = 0;
+    errno = saved;
+}
+
+/* ------------------------------------------------------------ enabling --- */
+static void enable(void)
+{
+    static hb_spin lock;
+    static int done;
+    spin_lock(&lock);
+    if (!done) {
+        size_t sz = (SC_HB_TABLE + 1) * sizeof(hb_ent);
+        void *p = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            atomic_store_explicit(&tab, (hb_ent *)p, memory_order_release);
+            hb_ent *ov = &((hb_ent *)p)[SC_HB_TABLE];
+            atomic_store(&ov->key, (uintptr_t)1);
+        }
+        if (pthread_key_create(&hb_key, key_dtor) == 0) {
+            const char *m = getenv("STREAMCHECK_TEST_NO_HB_ORDER");
+            atomic_store(&no_order, m && *m && strcmp(m, "0") != 0);
+            done = p != MAP_FAILED ? 1 : -1;
+        } else {
+            done = -1;
+        }
+    }
+    int ok = done > 0;
+    spin_unlock(&lock);
+    if (ok && !atomic_load(&hb_on_flag)) {
+        atomic_store_explicit(&hb_on_flag, 1, memory_order_release);
+        /* The thread that turned it on may hold a clock already (a test). */
+        if (hb_self)
+            pthread_setspecific(hb_key, hb_self);
+    }
+}
+
+static unsigned new_lid(void)
+{
+    unsigned l = atomic_fetch_add(&next_lid, 1) + 1;
+    return l < HB_LIDS ? l : HB_LIDS - 1;   /* the last one stands for all the rest */
+}
+
+static void mark_raced(unsigned lid)
+{
+    if (lid && lid < HB_LIDS)
+        atomic_fetch_or_explicit(&lid_raced[lid / 64], 1ull << (lid % 64), memory_order_relaxed);
+}
+
+int sc_hb_lifetime_concurrent(unsigned lid)
+{
+    return lid && lid < HB_LIDS &&
+           (atomic_load_explicit(&lid_raced[lid / 64], memory_order_relaxed) >> (lid % 64) & 1);
+}
+
+unsigned sc_hb_lifetime(void)
+{
+    hb_thr *h = hb_self;
+    return h ? h->lid : 0;
+}
+
+/* A component for block t: the one it had (a thread block is recycled with
+   its redirect streams), else a free one. */
+static int bind_slot(sc_thread *t, hb_thr *h)
+{
+    uint32_t used = atomic_load(&slots_used);
+    int s = -1;
+    for (uint32_t m = used; m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctz(m);
+        if (atomic_load(&slots[i].block) == t) {
+            s = (int)i;
+            break;
+        }
+    }
+    while (s < 0) {
+        used = atomic_load(&slots_used);
+        if (used == UINT32_MAX)
+            return -1;
+        unsigned i = (unsigned)__builtin_ctz(~used);
+        if (atomic_compare_exchange_strong(&slots_used, &used, used | (1u << i))) {
+            atomic_store(&slots[i].block, t);
+            s = (int)i;
+        }
+    }
+    hb_slot *sl = &slots[s];
+    /* A new occupant: its per-thread stream is not its predecessor's, whose
+       unfinished work there no event of the new one will cover. */
+    uint64_t pl = atomic_load(&sl->ptds_last), idle = atomic_load(&sl->idle);
+    if (pl > idle && pl > atomic_load(&sl->stale))
+        atomic_store(&sl->stale, pl);
+    atomic_store(&sl->ev_upto, 0);
+    /* Its own component starts where the block's left off (counts never go
+       back); that carries the predecessor's work as if it were this
+       thread's, which only adds order.  But first, SC103: unless this thread
+       is ordered after the predecessor's latest submission (it joined it,
+       say), the two raced, as two threads with blocks of their own would
+       have (sc_hb_legacy_concurrent skips the thread's own component). */
+    uint64_t n = atomic_load(&sl->nsub);
+    unsigned prev = atomic_load(&sl->last_lid);
+    if (n > h->c[s] && prev && prev != h->lid) {
+        mark_raced(prev);
+        mark_raced(h->lid);
+    }
+    if (n > h->c[s])
+        h->c[s] = n;
+    if (n)
+        h->mask |= 1u << s;
+    return s;
+}
+
+int sc_hb_thread_legacy(sc_thread *t)
+{
+    if (SC_UNLIKELY(!sc_hb_on()))
+        enable();
+    if (!sc_hb_on())
+        return -1;
+    int saved = errno;
+    hb_in = 1;
+    take_pending();
+    hb_thr *h = self_get();
+    int s = -1;
+    if (h) {
+        if (!h->lid)
+            h->lid = new_lid();
+        if (h->slot < 0 && !h->untracked && t) {
+            h->slot = bind_slot(t, h);
+            h->untracked = h->slot < 0;
+        }
+        s = h->slot;
+    }
+    hb_in = 0;
+    errno = saved;
+    return s;
+}
+
+int sc_hb_legacy_concurrent(sc_thread *t)
+{
+    (void)t;
+    hb_thr *h = hb_self;
+    if (!h || !sc_hb_on())
+        return 0;
+    uint32_t used = atomic_load_explicit(&slots_used, memory_order_acquire);
+    int raced = 0;
+    for (uint32_t m = used; m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctz(m);
+        if ((int)i == h->slot)
+            continue;
+        uint64_t n = atomic_load_explicit(&slots[i].nsub, memory_order_acquire);
+        if (n > h->c[i]) {
+            raced = 1;
+            mark_raced(atomic_load_explicit(&slots[i].last_lid, memory_order_relaxed));
+        }
+    }
+    if (raced)
+        mark_raced(h->lid);
+    return raced;
+}
+
+void sc_hb_submitted(sc_thread *t, int where, CUcontext ctx)
+{
+    (void)t;
+    hb_thr *h = hb_self;
+    if (!h || h->slot < 0)
+        return;
+    hb_slot *sl = &slots[h->slot];
+    uint64_t n = atomic_load_explicit(&sl->nsub, memory_order_relaxed) + 1;
+    h->c[h->slot] = n;
+    h->mask |= 1u << h->slot;
+    atomic_store_explicit(&sl->last_lid, h->lid, memory_order_relaxed);
+    if (where != SC_HB_LEGACY && ctx) {
+        CUcontext c = atomic_load_explicit(&sl->ctx, memory_order_relaxed);
+        if (SC_UNLIKELY(c != ctx)) {
+            CUcontext expect = NULL;
+            if (!atomic_compare_exchange_strong(&sl->ctx, &expect, ctx) && expect != ctx)
+                atomic_store(&sl->multi, 1);
+        }
+    }
+    if (where == SC_HB_OWN)
+        atomic_store_explicit(&sl->own_last, n, memory_order_relaxed);
+    if (where == SC_HB_PTDS) {
+        atomic_store_explicit(&sl->ptds_last, n, memory_order_relaxed);
+        /* The event other threads wait on: made once per slot and context. */
+        unsigned gen = atomic_load(&sc_g.ctx_gen);
+        if (ctx && (!atomic_load(&sl->ev) || atomic_load(&sl->ev_ctx) != ctx ||
+                    atomic_load(&sl->ev_gen) != gen) && sc_d.EventCreate) {
+            CUevent ev = NULL;
+            if (sc_d.EventCreate(&ev, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS) {
+                atomic_store(&sl->ev_upto, 0);
+                atomic_store(&sl->ev_ctx, ctx);
+                atomic_store(&sl->ev_gen, gen);
+                atomic_store(&sl->ev, ev);
+            }
+        }
+    }
+    /* Published last: whoever reads n sees the rest. */
+    atomic_store_explicit(&sl->nsub, n, memory_order_release);
+}
+
+/* Release with per-thread-stream work no event covers yet: record the
+   slot's event on the per-thread stream, so other threads can wait for it
+   (nobody else can name this thread's per-thread stream).  Not during a
+   capture, and only in the context the work went to. */
+static void record_ptds_event(hb_thr *h)
+{
+    hb_slot *sl = &slots[h->slot];
+    uint64_t pl = atomic_load_explicit(&sl->ptds_last, memory_order_relaxed);
+    if (pl <= atomic_load_explicit(&sl->ev_upto, memory_order_relaxed) ||
+        pl <= atomic_load_explicit(&sl->idle, memory_order_relaxed))
+        return;   /* covered, or finished (the thread synchronized it) */
+    CUevent ev = atomic_load(&sl->ev);
+    if (!ev || atomic_load(&sl->multi) || atomic_load(&sc_g.n_capturing) > 0 || !sc_d.EventRecord ||
+        !sc_d.CtxGetCurrent || atomic_load(&sl->ev_gen) != atomic_load(&sc_g.ctx_gen))
+        return;
+    CUcontext cur = NULL;
+    if (sc_d.CtxGetCurrent(&cur) != CUDA_SUCCESS || cur != atomic_load(&sl->ev_ctx))
+        return;
+    uint64_t n = atomic_load_explicit(&sl->nsub, memory_order_relaxed);
+    if (sc_d.EventRecord(ev, CU_STREAM_PER_THREAD) == CUDA_SUCCESS)
+        atomic_store_explicit(&sl->ev_upto, n, memory_order_release);
+}
+
+/* ------------------------------------------------------------ redirect --- */
+void sc_hb_own_stream(sc_thread *t, CUcontext ctx, CUstream s, unsigned gen)
+{
+    (void)t;
+    hb_thr *h = hb_self;
+    if (!h || h->slot < 0)
+        return;
+    hb_slot *sl = &slots[h->slot];
+    spin_lock(&sl->lock);
+    int free_i = -1, i;
+    for (i = 0; i < SC_OWN_MAX; i++) {
+        if (sl->own[i].stream && sl->own[i].ctx == ctx)
+            break;
+        if (free_i < 0 && (!sl->own[i].stream || sl->own[i].gen != gen))
+            free_i = i;
+    }
+    if (i == SC_OWN_MAX)
+        i = free_i;
+    if (i >= 0) {
+        sl->own[i].ctx = ctx;
+        sl->own[i].stream = s;
+        sl->own[i].gen = gen;
+    }
+    spin_unlock(&sl->lock);
+}
+
+static CUstream own_of(hb_slot *sl, CUcontext ctx, unsigned gen)
+{
+    CUstream s = NULL;
+    spin_lock(&sl->lock);
+    for (unsigned i = 0; i < SC_OWN_MAX; i++)
+        if (sl->own[i].stream && sl->own[i].ctx == ctx && sl->own[i].gen == gen)
+            s = sl->own[i].stream;
+    spin_unlock(&sl->lock);
+    return s;
+}
+
+/* This thread's event for pulling other threads' streams in ctx. */
+static CUevent pull_event(hb_thr *h, CUcontext ctx, unsigned gen)
+{
+    int slot = -1;
+    for (int i = 0; i < HB_PULL; i++) {
+        if (h->pull[i].ev && h->pull[i].ctx == ctx && h->pull[i].gen == gen)
+            return h->pull[i].ev;
+        if (slot < 0 && (!h->pull[i].ev || h->pull[i].gen != gen))
+            slot = i;
+    }
+    if (slot < 0 || !sc_d.EventCreate)
+        return NULL;
+    CUevent ev = NULL;
+    if (sc_d.EventCreate(&ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+        return NULL;
+    h->pull[slot].ctx = ctx;
+    h->pull[slot].ev = ev;
+    h->pull[slot].gen = gen;
+    return ev;
+}
+
+/* Makes target wait for slot s's redirected work up to v.  0 done, -1 no. */
+static int pull(hb_thr *h, unsigned s, uint64_t v, CUcontext ctx, CUstream target)
+{
+    hb_slot *sl = &slots[s];
+    unsigned gen = atomic_load(&sc_g.ctx_gen);
+    uint64_t lo = h->waited[s], idle = atomic_load_explicit(&sl->idle, memory_order_acquire);
+    if (idle > lo)
+        lo = idle;
+    /* Its own stream in this context (method stream): record there now; the
+       event covers at least everything it queued before its release. */
+    CUstream os = atomic_load_explicit(&sl->own_last, memory_order_acquire) > lo ? own_of(sl, ctx, gen) : NULL;
+    if (os) {
+        CUevent ev = pull_event(h, ctx, gen);
+        if (!ev || sc_d.EventRecord(ev, os) != CUDA_SUCCESS || sc_d.StreamWaitEvent(target, ev, 0) != CUDA_SUCCESS)
+            return -1;
+        atomic_fetch_add_explicit(&n_waits, 1, memory_order_relaxed);
+    }
+    /* Its per-thread stream: only its own event can reach it. */
+    uint64_t pl = atomic_load_explicit(&sl->ptds_last, memory_order_acquire);
+    if (atomic_load(&sl->stale) > lo)
+        return -1;   /* an earlier occupant's, not covered by any event */
+    if (pl > lo) {
+        CUcontext wctx = atomic_load(&sl->ctx);
+        if (atomic_load(&sl->multi))
+            return -1;
+        if (wctx != ctx)
+            return 0;   /* another context's: the legacy stream never ordered it with ours */
+        uint64_t need = pl < v ? pl : v;
+        uint64_t eu = atomic_load_explicit(&sl->ev_upto, memory_order_acquire);
+        CUevent ev = atomic_load(&sl->ev);
+        if (eu < need || !ev || atomic_load(&sl->ev_ctx) != ctx || atomic_load(&sl->ev_gen) != gen)
+            return -1;
+        if (sc_d.StreamWaitEvent(target, ev, 0) != CUDA_SUCCESS)
+            return -1;
+        atomic_fetch_add_explicit(&n_waits, 1, memory_order_relaxed);
+    }
+    return 0;
+}
+
+int sc_hb_order(sc_thread *t, CUcontext ctx, CUstream target)
+{
+    (void)t;
+    hb_thr *h = hb_self;
+    if (!h || !sc_hb_on())
+        return 0;
+    take_pending();
+    uint32_t others = h->mask & ~(h->slot >= 0 ? 1u << h->slot : 0u);
+    if (!others)
+        return 0;
+    if (h->waited_ctx != ctx) {
+        memset(h->waited, 0, sizeof h->waited);
+        h->waited_ctx = ctx;
+    }
+    if (atomic_load(&sc_g.n_capturing) > 0)
+        return 0;   /* nothing is redirected during a capture */
+    if (!sc_d.EventRecord || !sc_d.StreamWaitEvent)
+        return -1;
+    int saved = errno, rc = 0;
+    hb_in = 1;
+    for (uint32_t m = others; m; m &= m - 1) {
+        unsigned s = (unsigned)__builtin_ctz(m);
+        uint64_t v = h->c[s];
+        if (v <= h->waited[s])
+            continue;
+        atomic_fetch_add_explicit(&n_handoffs, 1, memory_order_relaxed);
+        if (!atomic_load_explicit(&no_order, memory_order_relaxed) &&
+            v > atomic_load_explicit(&slots[s].idle, memory_order_acquire) &&
+            pull(h, s, v, ctx, target) != 0) {
+            rc = -1;
+            break;
+        }
+        h->waited[s] = v;
+    }
+    hb_in = 0;
+    errno = saved;
+    return rc;
+}
+
+void sc_hb_kept_legacy(sc_thread *t)
+{
+    (void)t;
+    hb_thr *h = hb_self;
+    if (!h)
+        return;
+    /* The legacy stream waits for every blocking stream's earlier work, and
+       this thread's streams wait for it: everything seen so far is covered. */
+    memcpy(h->waited, h->c, sizeof h->waited);
+    atomic_fetch_add_explicit(&n_kept, 1, memory_order_relaxed);
+}
+
+void sc_hb_drained(sc_thread *t, CUcontext ctx)
+{
+    (void)t;
+    hb_thr *h = hb_self;
+    if (!h || h->slot < 0)
+        return;
+    hb_slot *sl = &slots[h->slot];
+    if (atomic_load(&sl->multi) || (atomic_load(&sl->ctx) && atomic_load(&sl->ctx) != ctx))
+        return;
+    if (atomic_load(&sl->stale) > atomic_load(&sl->idle))
+        return;   /* a predecessor's per-thread stream is not this thread's to drain */
+    atomic_store_explicit(&sl->idle, h->c[h->slot], memory_order_release);
+}
+
+void sc_hb_ctx_sync_begin(void)
+{
+    hb_thr *h = hb_self;
+    if (!h || !sc_hb_on())
+        return;
+    uint32_t used = atomic_load(&slots_used);
+    for (uint32_t m = used; m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctz(m);
+        h->snap[i] = atomic_load_explicit(&slots[i].nsub, memory_order_acquire);
+    }
+    h->snap_mask = used;
+}
+
+void sc_hb_ctx_sync_end(CUcontext ctx)
+{
+    hb_thr *h = hb_self;
+    if (!h || !sc_hb_on())
+        return;
+    for (uint32_t m = h->snap_mask; m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctz(m);
+        hb_slot *sl = &slots[i];
+        CUcontext c = atomic_load(&sl->ctx);
+        if (atomic_load(&sl->multi) || (c && c != ctx))
+            continue;
+        uint64_t idle = atomic_load(&sl->idle);
+        while (idle < h->snap[i] && !atomic_compare_exchange_weak(&sl->idle, &idle, h->snap[i]))
+            ;
+    }
+    h->snap_mask = 0;
+}
+
+void sc_hb_stats(uint64_t *handoffs, uint64_t *waits, uint64_t *kept)
+{
+    *handoffs = atomic_load(&n_handoffs);
+    *waits = atomic_load(&n_waits);
+    *kept = atomic_load(&n_kept);
+}
+
+/* ---------------------------------------------------------------- fork --- */
+void sc_hb_atfork_child(void)
+{
+    /* The child's GPU work is not the parent's, and the parent's other
+       threads do not exist here: start from nothing, off until the child
+       submits legacy work itself. */
+    atomic_store(&hb_on_flag, 0);
+    hb_ent *t = atomic_load(&tab);
+    if (t)
+        madvise(t, (SC_HB_TABLE + 1) * sizeof(hb_ent), MADV_DONTNEED);   /* zero again */
+    if (t)
+        atomic_store(&t[SC_HB_TABLE].key, (uintptr_t)1);
+    for (unsigned i = 0; i < SC_HB_SLOTS; i++) {
+        hb_slot *sl = &slots[i];
+        memset(sl, 0, sizeof *sl);
+    }
+    atomic_store(&slots_used, 0);
+    atomic_store(&next_lid, 0);
+    for (unsigned i = 0; i < HB_LIDS / 64; i++)
+        atomic_store(&lid_raced[i], 0);
+    atomic_store(&n_handoffs, 0);
+    atomic_store(&n_waits, 0);
+    atomic_store(&n_kept, 0);
+    atomic_store(&n_overflowed, 0);
+    atomic_store(&pool_lock, 0);
+    hb_thr *h = hb_self;
+    if (h) {
+        h->mask = 0;
+        h->slot = -1;
+        h->untracked = 0;
+        h->lid = 0;
+        memset(h->c, 0, sizeof h->c);
+        memset(h->waited, 0, sizeof h->waited);
+        memset(h->pull, 0, sizeof h->pull);   /* the parent's events */
+        h->snap_mask = 0;
+    }
+    hb_in = 0;
+}
+
+/* ============================================== the interposed functions === */
+/* Each resolves the real function once, lazily, from the next object in the
+   lookup order (libc, or a sanitizer's interceptor when one comes before
+   us), and never calls itself.  pthread_cond_* exist in two versions on
+   glibc (x86-64: GLIBC_2.3.2, the default, and GLIBC_2.2.5, the old
+   condition variable); an unversioned definition such as ours satisfies
+   references to either, so the real one is asked for by the default
+   version, as sanitizers do, and by plain name where that version does not
+   exist (other architectures).  errno and return values pass unchanged. */
+typedef void *(*dlsym_fn)(void *, const char *);
+
+enum {
+    R_MUTEX_LOCK, R_MUTEX_TRYLOCK, R_MUTEX_TIMEDLOCK, R_MUTEX_CLOCKLOCK, R_MUTEX_UNLOCK,
+    R_COND_WAIT, R_COND_TIMEDWAIT, R_COND_CLOCKWAIT, R_COND_SIGNAL, R_COND_BROADCAST,
+    R_RW_RDLOCK, R_RW_TRYRDLOCK, R_RW_TIMEDRDLOCK, R_RW_CLOCKRDLOCK,
+    R_RW_WRLOCK, R_RW_TRYWRLOCK, R_RW_TIMEDWRLOCK, R_RW_CLOCKWRLOCK, R_RW_UNLOCK,
+    R_SEM_POST, R_SEM_WAIT, R_SEM_TRYWAIT, R_SEM_TIMEDWAIT, R_SEM_CLOCKWAIT,
+    R_BARRIER_WAIT, R_CREATE, R_JOIN, R_TRYJOIN, R_TIMEDJOIN, R_CLOCKJOIN,
+    R_N
+};
+static const struct { const char *name, *ver; } real_names[R_N] = {
+    [R_MUTEX_LOCK] = {"pthread_mutex_lock", NULL},
+    [R_MUTEX_TRYLOCK] = {"pthread_mutex_trylock", NULL},
+    [R_MUTEX_TIMEDLOCK] = {"pthread_mutex_timedlock", NULL},
+    [R_MUTEX_CLOCKLOCK] = {"pthread_mutex_clocklock", NULL},
+    [R_MUTEX_UNLOCK] = {"pthread_mutex_unlock", NULL},
+    [R_COND_WAIT] = {"pthread_cond_wait", "GLIBC_2.3.2"},
+    [R_COND_TIMEDWAIT] = {"pthread_cond_timedwait", "GLIBC_2.3.2"},
+    [R_COND_CLOCKWAIT] = {"pthread_cond_clockwait", NULL},
+    [R_COND_SIGNAL] = {"pthread_cond_signal", "GLIBC_2.3.2"},
+    [R_COND_BROADCAST] = {"pthread_cond_broadcast", "GLIBC_2.3.2"},
+    [R_RW_RDLOCK] = {"pthread_rwlock_rdlock", NULL},
+    [R_RW_TRYRDLOCK] = {"pthread_rwlock_tryrdlock", NULL},
+    [R_RW_TIMEDRDLOCK] = {"pthread_rwlock_timedrdlock", NULL},
+    [R_RW_CLOCKRDLOCK] = {"pthread_rwlock_clockrdlock", NULL},
+    [R_RW_WRLOCK] = {"pthread_rwlock_wrlock", NULL},
+    [R_RW_TRYWRLOCK] = {"pthread_rwlock_trywrlock", NULL},
+    [R_RW_TIMEDWRLOCK] = {"pthread_rwlock_timedwrlock", NULL},
+    [R_RW_CLOCKWRLOCK] = {"pthread_rwlock_clockwrlock", NULL},
+    [R_RW_UNLOCK] = {"pthread_rwlock_unlock", NULL},
+    [R_SEM_POST] = {"sem_post", NULL},
+    [R_SEM_WAIT] = {"sem_wait", NULL},
+    [R_SEM_TRYWAIT] = {"sem_trywait", NULL},
+    [R_SEM_TIMEDWAIT] = {"sem_timedwait", NULL},
+    [R_SEM_CLOCKWAIT] = {"sem_clockwait", NULL},
+    [R_BARRIER_WAIT] = {"pthread_barrier_wait", NULL},
+    [R_CREATE] = {"pthread_create", NULL},
+    [R_JOIN] = {"pthread_join", NULL},
+    [R_TRYJOIN] = {"pthread_tryjoin_np", NULL},
+    [R_TIMEDJOIN] = {"pthread_timedjoin_np", NULL},
+    [R_CLOCKJOIN] = {"pthread_clockjoin_np", NULL},
+};
+static void *_Atomic reals[R_N];
+
+SC_NO_SANITIZE static void *resolve_real(unsigned i)
+{
+    /* dlvsym and the real dlsym are not ours: this cannot come back here.
+       (They take the loader's lock through libc's internal functions, not
+       through the interposable symbols.)  The next definition by plain name
+       is the one to call: another interposer's (ThreadSanitizer's, when its
+       runtime comes after us), else the C library's default version.  For
+       the versioned functions the C library's is taken by its version when
+       it is the C library's anyway: dlvsym skips unversioned definitions
+       such as interposers', so it cannot be asked first. */
+    dlsym_fn f = (dlsym_fn)sc_resolve_real_dlsym();
+    void *p = f ? f(RTLD_NEXT, real_names[i].name) : NULL;
+    if (real_names[i].ver) {
+        void *v = dlvsym(RTLD_NEXT, real_names[i].name, real_names[i].ver);
+        Dl_info a, b;
+        if (v && (!p || (dladdr(p, &a) && dladdr(v, &b) && a.dli_fbase == b.dli_fbase)))
+            p = v;
+    }
+    if (p)
+        atomic_store_explicit(&reals[i], p, memory_order_release);
+    return p;
+}
+
+static inline void *real(unsigned i)
+{
+    void *p = atomic_load_explicit(&reals[i], memory_order_acquire);
+    return SC_LIKELY(p != NULL) ? p : resolve_real(i);
+}
+
+#define RA __builtin_return_address(0)
+#define HB_ACTIVE() SC_UNLIKELY(atomic_load_explicit(&hb_on_flag, memory_order_relaxed) && !hb_in)
+
+__attribute__((noinline)) static void after_acquire_slow(uintptr_t key, const void *ra)
+{
+    int saved = errno;
+    hb_in = 1;
+    acquire_key(key, ra, 0);
+    hb_in = 0;
+    errno = saved;
+}
+
+/* Most acquires find no clock in the object: only a probe, inline. */
+static inline void after_acquire(const void *obj, const void *ra)
+{
+    uintptr_t key = obj_key(obj);
+    hb_ent *e = ent_find(key, 0);
+    if (e || SC_UNLIKELY(hb_pending != NULL))
+        after_acquire_slow(key, ra);
+}
+
+__attribute__((noinline)) static void before_release_slow(const void *obj, const void *ra, int kind)
+{
+    int saved = errno;
+    hb_in = 1;
+    release_key(obj_key(obj), ra, kind);
+    hb_in = 0;
+    errno = saved;
+}
+
+/* A thread with an empty clock has nothing to release. */
+static inline void before_release(const void *obj, const void *ra, int kind)
+{
+    hb_thr *h = hb_self;
+    if ((h && h->mask) || SC_UNLIKELY(hb_pending != NULL))
+        before_release_slow(obj, ra, kind);
+}
+
+/* An acquire succeeded (robust mutexes: EOWNERDEAD still locks it). */
+#define LOCKED(r) ((r) == 0 || (r) == EOWNERDEAD)
+
+typedef int (*mutex_fn)(pthread_mutex_t *);
+typedef int (*mutex_timed_fn)(pthread_mutex_t *, const struct timespec *);
+typedef int (*mutex_clock_fn)(pthread_mutex_t *, clockid_t, const struct timespec *);
+typedef int (*cond_wait_fn)(pthread_cond_t *, pthread_mutex_t *);
+typedef int (*cond_timed_fn)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+typedef int (*cond_clock_fn)(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *);
+typedef int (*cond_fn)(pthread_cond_t *);
+typedef int (*rw_fn)(pthread_rwlock_t *);
+typedef int (*rw_timed_fn)(pthread_rwlock_t *, const struct timespec *);
+typedef int (*rw_clock_fn)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+typedef int (*sem_fn)(sem_t *);
+typedef int (*sem_timed_fn)(sem_t *, const struct timespec *);
+typedef int (*sem_clock_fn)(sem_t *, clockid_t, const struct timespec *);
+typedef int (*barrier_fn)(pthread_barrier_t *);
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+typedef int (*join_fn)(pthread_t, void **);
+typedef int (*join_timed_fn)(pthread_t, void **, const struct timespec *);
+typedef int (*join_clock_fn)(pthread_t, void **, clockid_t, const struct timespec *);
+
+#define CALL(id, type, ...) ({                          \
+    type f_ = (type)real(id);                           \
+    f_ ? f_(__VA_ARGS__) : ENOSYS;                      \
+})
+/* For the sem_* family: -1 and errno. */
+#define CALL_ERRNO(id, type, ...) ({                    \
+    type f_ = (type)real(id);                           \
+    f_ ? f_(__VA_ARGS__) : (errno = ENOSYS, -1);        \
+})
+
+/* ------------------------------------------------------------ mutexes --- */
+SC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+    int r = CALL(R_MUTEX_LOCK, mutex_fn, m);
+    if (HB_ACTIVE() && LOCKED(r))
+        after_acquire(m, RA);
+    return r;
+}
+
+SC_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+    int r = CALL(R_MUTEX_TRYLOCK, mutex_fn, m);
+    if (HB_ACTIVE() && LOCKED(r))
+        after_acquire(m, RA);
+    return r;
+}
+
+SC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *restrict m, const struct timespec *restrict ts)
+{
+    int r = CALL(R_MUTEX_TIMEDLOCK, mutex_timed_fn, m, ts);
+    if (HB_ACTIVE() && LOCKED(r))
+        after_acquire(m, RA);
+    return r;
+}
+
+SC_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t clk, const struct timespec *restrict ts)
+{
+    int r = CALL(R_MUTEX_CLOCKLOCK, mutex_clock_fn, m, clk, ts);
+    if (HB_ACTIVE() && LOCKED(r))
+        after_acquire(m, RA);
+    return r;
+}
+
+SC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+    if (HB_ACTIVE())
+        before_release(m, RA, 0);
+    return CALL(R_MUTEX_UNLOCK, mutex_fn, m);
+}
+
+/* -------------------------------------------------- condition variables --- */
+/* The wait unlocks the mutex (a release), and returns with it locked again
+   (an acquire), after a signal or broadcast (a release of the condition
+   variable) or a timeout: both are acquired in every case, which at worst
+   adds order. */
+SC_EXPORT int pthread_cond_wait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m)
+{
+    const void *ra = RA;
+    if (HB_ACTIVE())
+        before_release(m, ra, 0);
+    int r = CALL(R_COND_WAIT, cond_wait_fn, c, m);
+    if (HB_ACTIVE() && r == 0) {   /* asked again: the tracker may have come on meanwhile */
+        after_acquire(c, ra);
+        after_acquire(m, ra);
+    }
+    return r;
+}
+
+SC_EXPORT int pthread_cond_timedwait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m,
+                                     const struct timespec *restrict ts)
+{
+    const void *ra = RA;
+    if (HB_ACTIVE())
+        before_release(m, ra, 0);
+    int r = CALL(R_COND_TIMEDWAIT, cond_timed_fn, c, m, ts);
+    if (HB_ACTIVE() && (r == 0 || r == ETIMEDOUT)) {
+        after_acquire(c, ra);
+        after_acquire(m, ra);
+    }
+    return r;
+}
+
+SC_EXPORT int pthread_cond_clockwait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m, clockid_t clk,
+                                     const struct timespec *restrict ts)
+{
+    const void *ra = RA;
+    if (HB_ACTIVE())
+        before_release(m, ra, 0);
+    int r = CALL(R_COND_CLOCKWAIT, cond_clock_fn, c, m, clk, ts);
+    if (HB_ACTIVE() && (r == 0 || r == ETIMEDOUT)) {
+        after_acquire(c, ra);
+        after_acquire(m, ra);
+    }
+    return r;
+}
+
+SC_EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+    if (HB_ACTIVE())
+        before_release(c, RA, 1);
+    return CALL(R_COND_SIGNAL, cond_fn, c);
+}
+
+SC_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
+{
+    if (HB_ACTIVE())
+        before_release(c, RA, 1);
+    return CALL(R_COND_BROADCAST, cond_fn, c);
+}
+
+/* ------------------------------------------------------------ rwlocks --- */
+/* Readers release into the lock too, and acquire what other readers
+   released: more order than the program has, never less. */
+#define RW_ACQUIRE(id, type, ...)                        \
+    do {                                                 \
+        int r = CALL(id, type, __VA_ARGS__);             \
+        if (HB_ACTIVE() && r == 0)                       \
+            after_acquire(rw, RA);                       \
+        return r;                                        \
+    } while (0)
+
+SC_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *rw) { RW_ACQUIRE(R_RW_RDLOCK, rw_fn, rw); }
+SC_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw) { RW_ACQUIRE(R_RW_TRYRDLOCK, rw_fn, rw); }
+SC_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *rw) { RW_ACQUIRE(R_RW_WRLOCK, rw_fn, rw); }
+SC_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *rw) { RW_ACQUIRE(R_RW_TRYWRLOCK, rw_fn, rw); }
+SC_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *restrict rw, const struct timespec *restrict ts)
+{
+    RW_ACQUIRE(R_RW_TIMEDRDLOCK, rw_timed_fn, rw, ts);
+}
+SC_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict rw, const struct timespec *restrict ts)
+{
+    RW_ACQUIRE(R_RW_TIMEDWRLOCK, rw_timed_fn, rw, ts);
+}
+SC_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *restrict rw, clockid_t clk, const struct timespec *restrict ts)
+{
+    RW_ACQUIRE(R_RW_CLOCKRDLOCK, rw_clock_fn, rw, clk, ts);
+}
+SC_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *restrict rw, clockid_t clk, const struct timespec *restrict ts)
+{
+    RW_ACQUIRE(R_RW_CLOCKWRLOCK, rw_clock_fn, rw, clk, ts);
+}
+
+SC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
+{
+    if (HB_ACTIVE())
+        before_release(rw, RA, 0);
+    return CALL(R_RW_UNLOCK, rw_fn, rw);
+}
+
+/* --------------------------------------------------------- semaphores --- */
+SC_EXPORT int sem_post(sem_t *s)
+{
+    if (HB_ACTIVE())
+        before_release(s, RA, 1);
+    return CALL_ERRNO(R_SEM_POST, sem_fn, s);
+}
+
+#define SEM_ACQUIRE(id, type, ...)                       \
+    do {                                                 \
+        int r = CALL_ERRNO(id, type, __VA_ARGS__);       \
+        if (HB_ACTIVE() && r == 0)                       \
+            after_acquire(s, RA);                        \
+        return r;                                        \
+    } while (0)
+
+SC_EXPORT int sem_wait(sem_t *s) { SEM_ACQUIRE(R_SEM_WAIT, sem_fn, s); }
+SC_EXPORT int sem_trywait(sem_t *s) { SEM_ACQUIRE(R_SEM_TRYWAIT, sem_fn, s); }
+SC_EXPORT int sem_timedwait(sem_t *restrict s, const struct timespec *restrict ts)
+{
+    SEM_ACQUIRE(R_SEM_TIMEDWAIT, sem_timed_fn, s, ts);
+}
+SC_EXPORT int sem_clockwait(sem_t *restrict s, clockid_t clk, const struct timespec *restrict ts)
+{
+    SEM_ACQUIRE(R_SEM_CLOCKWAIT, sem_clock_fn, s, clk, ts);
+}
+
+/* ----------------------------------------------------------- barriers --- */
+SC_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
+{
+    const void *ra = RA;
+    if (HB_ACTIVE())
+        before_release(b, ra, 1);
+    int r = CALL(R_BARRIER_WAIT, barrier_fn, b);
+    if (HB_ACTIVE() && (r == 0 || r == PTHREAD_BARRIER_SERIAL_THREAD))
+        after_acquire(b, ra);
+    return r;
+}
+
+/* ---------------------------------------------------- create and join --- */
+/* The child's first code: runs before a sanitizer's own start routine when
+   one comes before us in the lookup order (it passes us its routine), so it
+   touches nothing a sanitizer would instrument: it leaves the parent's
+   clock for the child's first tracked call and for its exit (the key's
+   destructor runs even if the child never calls anything we follow). */
+SC_NO_SANITIZE static void *hb_start(void *p)
+{
+    hb_start_rec *r = p;
+    void *(*fn)(void *) = r->fn;
+    void *arg = r->arg;
+    hb_pending = r;
+    pthread_setspecific(hb_key, r);   /* any non-NULL value: the destructor reads the TLS */
+    return fn(arg);
+}
+
+SC_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restrict attr, void *(*fn)(void *),
+                             void *restrict arg)
+{
+    create_fn f = (create_fn)real(R_CREATE);
+    if (!f)
+        return EAGAIN;
+    if (!HB_ACTIVE())
+        return f(th, attr, fn, arg);
+    int saved = errno;
+    hb_in = 1;
+    take_pending();
+    hb_thr *h = hb_self;
+    hb_start_rec *r = NULL;
+    if (h && h->mask && !skip_caller(h, RA) && (r = malloc(sizeof *r)) != NULL) {
+        r->fn = fn;
+        r->arg = arg;
+        r->mask = h->mask;
+        memcpy(r->c, h->c, sizeof r->c);
+        if (h->slot >= 0)
+            record_ptds_event(h);
+    }
+    hb_in = 0;
+    errno = saved;
+    if (!r)
+        return f(th, attr, fn, arg);
+    int rc = f(th, attr, hb_start, r);
+    if (rc)
+        free(r);
+    return rc;
+}
+
+__attribute__((noinline)) static void after_join(pthread_t th, const void *ra)
+{
+    int saved = errno;
+    hb_in = 1;
+    acquire_key(thread_key(th), ra, 1);
+    hb_in = 0;
+    errno = saved;
+}
+
+SC_EXPORT int pthread_join(pthread_t th, void **ret)
+{
+    int r = CALL(R_JOIN, join_fn, th, ret);
+    if (HB_ACTIVE() && r == 0)
+        after_join(th, RA);
+    return r;
+}
+
+SC_EXPORT int pthread_tryjoin_np(pthread_t th, void **ret)
+{
+    int r = CALL(R_TRYJOIN, join_fn, th, ret);
+    if (HB_ACTIVE() && r == 0)
+        after_join(th, RA);
+    return r;
+}
+
+SC_EXPORT int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *ts)
+{
+    int r = CALL(R_TIMEDJOIN, join_timed_fn, th, ret, ts);
+    if (HB_ACTIVE() && r == 0)
+        after_join(th, RA);
+    return r;
+}
+
+SC_EXPORT int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk, const struct timespec *ts)
+{
+    int r = CALL(R_CLOCKJOIN, join_clock_fn, th, ret, clk, ts);
+    if (HB_ACTIVE() && r == 0)
+        after_join(th, RA);
+    return r;
+}
+
+/* ------------------------------------------------------------ the part --- */
+/* Registered with the shim's fork handler (core.h).  Nothing to hold before
+   fork: the child clears every spin lock with the rest of the state, and a
+   lock held here would deadlock whatever the fork handlers of others do
+   with a mutex afterwards (it comes through this file). */
+static void hb_fork_lock(void) {}
+static void hb_fork_unlock(void) {}
+static const sc_part hb_part = {"hb", 80, hb_fork_lock, hb_fork_unlock, sc_hb_atfork_child, NULL, NULL};
+SC_PART_REGISTER(hb_part)

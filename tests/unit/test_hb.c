@@ -1,0 +1,795 @@
+/* test_hb.c: the happens-before tracker (src/shim/hb.c): its vector clocks
+ * through the real, interposed pthread functions (the shim is linked into
+ * this program, so every pthread call in it goes through the tracker),
+ * transitivity, the limits (components, table), fork, and the waits it adds
+ * for redirect, against a fake driver that logs them.  Check runs each test
+ * in a fork, so each starts with the tracker off.
+ *
+ * Threads coordinate through plain atomics wherever the test must not add
+ * an order of its own: the tracker does not see those.  Nothing asserts
+ * inside a thread: Check's assertions take a mutex, which is an order too.
+ * Threads count what went wrong in `bad`; the main thread asserts.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hb.h"
+#include "shim.h"
+
+/* ------------------------------------------------------ fake driver --- */
+#define CTX ((CUcontext)(uintptr_t)0xc0)
+static _Atomic int nlog;
+static struct { char op; CUstream s; CUevent e; } flog[256];
+static _Atomic uintptr_t next_ev = 0xe0;
+
+static void logop(char op, CUstream s, CUevent e)
+{
+    int i = atomic_fetch_add(&nlog, 1);
+    if (i < 256) {
+        flog[i].op = op;
+        flog[i].s = s;
+        flog[i].e = e;
+    }
+}
+static CUresult f_ctx(CUcontext *c) { *c = CTX; return CUDA_SUCCESS; }
+static CUresult f_ev_create(CUevent *e, unsigned flags)
+{
+    (void)flags;
+    *e = (CUevent)atomic_fetch_add(&next_ev, 1);
+    return CUDA_SUCCESS;
+}
+static CUresult f_record(CUevent e, CUstream s) { logop('r', s, e); return CUDA_SUCCESS; }
+static CUresult f_wait(CUstream s, CUevent e, unsigned f) { (void)f; logop('w', s, e); return CUDA_SUCCESS; }
+
+/* How many 'r'/'w' entries the log has from index `from` on. */
+static int count(char op, int from)
+{
+    int n = 0, end = atomic_load(&nlog);
+    for (int i = from; i < end && i < 256; i++)
+        n += flog[i].op == op;
+    return n;
+}
+
+static void setup(void)
+{
+    unsetenv("STREAMCHECK_TEST_NO_HB_ORDER");
+    setenv("STREAMCHECK_FORMAT", "json", 1);
+    sc_d.CtxGetCurrent = f_ctx;
+    sc_d.EventCreate = f_ev_create;
+    sc_d.EventRecord = f_record;
+    sc_d.StreamWaitEvent = f_wait;
+    atomic_store(&nlog, 0);
+    sc_hb_test_follow_all(1);
+}
+
+static void teardown(void)
+{
+    atomic_store(&sc_g.mode, SC_MODE_DISABLED);
+}
+
+/* --------------------------------------------------------- helpers --- */
+/* The calling thread's shim block (made on first use). */
+static _Atomic int bad;
+
+static sc_thread *me(void)
+{
+    sc_thread *t = sc_enter();
+    if (!t)
+        abort();
+    return t;
+}
+
+/* One legacy-stream submission of the calling thread; returns whether it
+   raced another thread's latest one (the SC103 query). */
+static int submit(int where)
+{
+    sc_thread *t = me();
+    if (sc_hb_thread_legacy(t) < 0)
+        atomic_fetch_add(&bad, 1);
+    int c = sc_hb_legacy_concurrent(t);
+    sc_hb_submitted(t, where, CTX);
+    return c;
+}
+
+static int my_slot(void) { return sc_hb_thread_legacy(me()); }
+
+static void spin_until(_Atomic int *flag, int value)
+{
+    while (atomic_load(flag) != value)
+        sched_yield();
+}
+
+/* Two threads, A then B; B's body runs after A's, ordered only by what
+   the bodies do (the test waits through an atomic the tracker ignores). */
+typedef struct pair {
+    void (*a)(struct pair *), (*b)(struct pair *);
+    _Atomic int a_done, b_done;
+    _Atomic int slot_a;       /* atomic: B may read it with no order to A's write (ThreadSanitizer) */
+    int slot_b;
+    int conc_b;               /* B's submission raced? */
+    uint64_t b_sees_a;        /* B's clock component of A after its body */
+    unsigned lid_a, lid_b;
+    pthread_mutex_t m, m2;
+    pthread_cond_t cv;
+    pthread_rwlock_t rw;
+    sem_t sem;
+    pthread_barrier_t bar;
+    _Atomic int flag;
+} pair;
+
+static void *run_a(void *p)
+{
+    pair *x = p;
+    me();
+    x->slot_a = my_slot();
+    if (submit(SC_HB_LEGACY) != 0)
+        atomic_fetch_add(&bad, 1);
+    x->lid_a = sc_hb_lifetime();
+    x->a(x);
+    atomic_store(&x->a_done, 1);
+    /* Alive until B is done: a thread block is reused once its thread
+       ends, and B must have one of its own here. */
+    spin_until(&x->b_done, 1);
+    return NULL;
+}
+
+static void *run_b(void *p)
+{
+    pair *x = p;
+    me();
+    if (x->b == NULL)
+        spin_until(&x->a_done, 1);
+    else
+        x->b(x);
+    x->slot_b = my_slot();
+    x->b_sees_a = sc_hb_test_clock(x->slot_a);
+    x->conc_b = submit(SC_HB_LEGACY);
+    x->lid_b = sc_hb_lifetime();
+    atomic_store(&x->b_done, 1);
+    return NULL;
+}
+
+static void pair_init(pair *x)
+{
+    memset(x, 0, sizeof *x);
+    pthread_mutex_init(&x->m, NULL);
+    pthread_mutex_init(&x->m2, NULL);
+    pthread_cond_init(&x->cv, NULL);
+    pthread_rwlock_init(&x->rw, NULL);
+    sem_init(&x->sem, 0, 0);
+    pthread_barrier_init(&x->bar, NULL, 2);
+}
+
+/* Runs A and B concurrently; nothing of the main thread orders them (it
+   never submits, so its create and join carry no clock). */
+static void pair_run(pair *x)
+{
+    pthread_t ta, tb;
+    ck_assert_int_eq(pthread_create(&ta, NULL, run_a, x), 0);
+    ck_assert_int_eq(pthread_create(&tb, NULL, run_b, x), 0);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    ck_assert_int_eq(atomic_load(&bad), 0);
+}
+
+/* ----------------------------------------------------------- clocks --- */
+static void a_unlock(pair *x) { pthread_mutex_lock(&x->m); pthread_mutex_unlock(&x->m); }
+static void b_lock(pair *x)
+{
+    spin_until(&x->a_done, 1);
+    pthread_mutex_lock(&x->m);
+    pthread_mutex_unlock(&x->m);
+}
+
+START_TEST(racing_threads_are_concurrent)
+{
+    pair x;
+    pair_init(&x);
+    x.a = a_unlock;
+    x.b = NULL;   /* B never touches A's mutex */
+    pair_run(&x);
+    ck_assert_int_eq(x.b_sees_a, 0);
+    ck_assert_int_eq(x.conc_b, 1);
+    /* Both lifetimes count for SC103, whichever submitted first. */
+    ck_assert(sc_hb_lifetime_concurrent(x.lid_a));
+    ck_assert(sc_hb_lifetime_concurrent(x.lid_b));
+}
+END_TEST
+
+START_TEST(mutex_orders)
+{
+    pair x;
+    pair_init(&x);
+    x.a = a_unlock;
+    x.b = b_lock;
+    pair_run(&x);
+    ck_assert_int_ne(x.slot_a, x.slot_b);
+    ck_assert_uint_eq(x.b_sees_a, 1);
+    ck_assert_int_eq(x.conc_b, 0);
+    ck_assert(!sc_hb_lifetime_concurrent(x.lid_a));
+    ck_assert(!sc_hb_lifetime_concurrent(x.lid_b));
+}
+END_TEST
+
+static void a_trylock(pair *x)
+{
+    if (pthread_mutex_trylock(&x->m) != 0)
+        atomic_fetch_add(&bad, 1);
+    pthread_mutex_unlock(&x->m);
+}
+static void b_timedlock(pair *x)
+{
+    spin_until(&x->a_done, 1);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 5;
+    if (pthread_mutex_timedlock(&x->m, &ts) != 0)
+        atomic_fetch_add(&bad, 1);
+    pthread_mutex_unlock(&x->m);
+}
+
+START_TEST(mutex_trylock_and_timedlock)
+{
+    pair x;
+    pair_init(&x);
+    x.a = a_trylock;
+    x.b = b_timedlock;
+    pair_run(&x);
+    ck_assert_uint_eq(x.b_sees_a, 1);
+    ck_assert_int_eq(x.conc_b, 0);
+}
+END_TEST
+
+/* A signals until B has woken with A's clock: B's wait must carry it, the
+   mutex B waits with is B's alone. */
+static void a_signal(pair *x)
+{
+    while (!atomic_load(&x->flag)) {
+        pthread_cond_broadcast(&x->cv);
+        sched_yield();
+    }
+}
+static int use_clockwait;   /* pthread_cond_clockwait (C++'s wait_for) instead */
+static void b_wait(pair *x)
+{
+    pthread_mutex_lock(&x->m2);
+    /* A is the first thread to submit: component 0 (x->slot_a is A's to
+       write until B is done). */
+    for (int i = 0; i < 20000 && !sc_hb_test_clock(0); i++) {
+        struct timespec ts;
+        clock_gettime(use_clockwait ? CLOCK_MONOTONIC : CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        if (use_clockwait)
+            pthread_cond_clockwait(&x->cv, &x->m2, CLOCK_MONOTONIC, &ts);
+        else
+            pthread_cond_timedwait(&x->cv, &x->m2, &ts);
+    }
+    pthread_mutex_unlock(&x->m2);
+    atomic_store(&x->flag, 1);
+}
+
+START_TEST(condition_variable_orders)
+{
+    pair x;
+    pair_init(&x);
+    x.a = a_signal;
+    x.b = b_wait;
+    pair_run(&x);
+    ck_assert_int_eq(x.slot_a, 0);
+    ck_assert_uint_eq(x.b_sees_a, 1);
+    ck_assert_int_eq(x.conc_b, 0);
+}
+END_TEST
+
+static void a_post(pair *x) { sem_post(&x->sem); }
+static void b_sem(pair *x)
+{
+    if (sem_wait(&x->sem) != 0)
+        atomic_fetch_add(&bad, 1);
+}
+
+START_TEST(condition_variable_clockwait_orders)
+{
+    pair x;
+    pair_init(&x);
+    use_clockwait = 1;
+    x.a = a_signal;
+    x.b = b_wait;
+    pair_run(&x);
+    ck_assert_uint_eq(x.b_sees_a, 1);
+    ck_assert_int_eq(x.conc_b, 0);
+}
+END_TEST
+
+START_TEST(semaphore_orders)
+{
+    pair x;
+    pair_init(&x);
+    x.a = a_post;
+    x.b = b_sem;
+    pair_run(&x);
+    ck_assert_uint_eq(x.b_sees_a, 1);
+    ck_assert_int_eq(x.conc_b, 0);
+}
+END_TEST
+
+static void a_barrier(pair *x) { pthread_barrier_wait(&x->bar); }
+static void b_barrier(pair *x) { pthread_barrier_wait(&x->bar); }
+
+START_TEST(barrier_orders)
+{
+    pair x;
+    pair_init(&x);
+    x.a = a_barrier;
+    x.b = b_barrier;
+    pair_run(&x);
+    ck_assert_uint_eq(x.b_sees_a, 1);
+    ck_assert_int_eq(x.conc_b, 0);
+}
+END_TEST
+
+static void a_wr(pair *x) { pthread_rwlock_wrlock(&x->rw); pthread_rwlock_unlock(&x->rw); }
+static void b_rd(pair *x)
+{
+    spin_until(&x->a_done, 1);
+    pthread_rwlock_rdlock(&x->rw);
+    pthread_rwlock_unlock(&x->rw);
+}
+
+START_TEST(rwlock_orders)
+{
+    pair x;
+    pair_init(&x);
+    x.a = a_wr;
+    x.b = b_rd;
+    pair_run(&x);
+    ck_assert_uint_eq(x.b_sees_a, 1);
+    ck_assert_int_eq(x.conc_b, 0);
+}
+END_TEST
+
+/* create and join: a child starts after its parent's earlier work, and a
+   joiner continues after the joined thread's. */
+static uint64_t child_sees;
+static int parent_slot;
+static void *child(void *arg)
+{
+    (void)arg;
+    child_sees = sc_hb_test_clock(parent_slot);
+    return NULL;
+}
+static void *submitter(void *arg)
+{
+    (void)arg;
+    parent_slot = my_slot();
+    submit(SC_HB_LEGACY);
+    submit(SC_HB_LEGACY);
+    return NULL;
+}
+
+START_TEST(create_and_join_order)
+{
+    /* create: the main thread submits, then creates. */
+    parent_slot = my_slot();
+    submit(SC_HB_LEGACY);
+    pthread_t th;
+    pthread_create(&th, NULL, child, NULL);
+    pthread_join(th, NULL);
+    ck_assert_uint_eq(child_sees, 1);
+    /* join: another thread submits twice; the main thread joins it. */
+    pthread_create(&th, NULL, submitter, NULL);
+    pthread_join(th, NULL);
+    ck_assert_uint_eq(sc_hb_test_clock(parent_slot), 2);
+    ck_assert_int_eq(submit(SC_HB_LEGACY), 0);   /* not racing: it ended before */
+}
+END_TEST
+
+/* A thread block (and its component) is reused once its thread ends; the
+   new thread still races the old one unless it is ordered after its end. */
+static sc_thread *_Atomic blk;
+static unsigned lid_out;
+static void *sub_once(void *arg)
+{
+    (void)arg;
+    submit(SC_HB_LEGACY);
+    lid_out = sc_hb_lifetime();
+    atomic_store(&blk, me());
+    return NULL;
+}
+
+static unsigned run_sub_once(pthread_t *th, int join)
+{
+    atomic_store(&blk, NULL);
+    pthread_create(th, NULL, sub_once, NULL);
+    if (join) {
+        pthread_join(*th, NULL);
+    } else {
+        pthread_detach(*th);
+        while (!atomic_load(&blk) || atomic_load(&atomic_load(&blk)->in_use))
+            sched_yield();
+    }
+    return lid_out;
+}
+
+START_TEST(a_reused_block_races_unless_ordered)
+{
+    pthread_t th;
+    /* Joined before the next one starts: turn-taking. */
+    unsigned c = run_sub_once(&th, 1);
+    sc_thread *first = atomic_load(&blk);
+    unsigned d = run_sub_once(&th, 1);
+    ck_assert_ptr_eq(atomic_load(&blk), first);   /* the same block, the same component */
+    ck_assert(!sc_hb_lifetime_concurrent(c));
+    ck_assert(!sc_hb_lifetime_concurrent(d));
+    /* Not joined: A (created after D was joined) takes over from D in
+       order; B takes over from A, which it never waited for. */
+    unsigned a = run_sub_once(&th, 0);
+    unsigned b = run_sub_once(&th, 0);
+    ck_assert_ptr_eq(atomic_load(&blk), first);
+    ck_assert(!sc_hb_lifetime_concurrent(d));
+    ck_assert(sc_hb_lifetime_concurrent(a));
+    ck_assert(sc_hb_lifetime_concurrent(b));
+    ck_assert_int_eq(atomic_load(&bad), 0);
+}
+END_TEST
+
+/* A -> C -> B through two mutexes; C never submits. */
+static pthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER, m2 = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int step;
+static int slot_a;
+static uint64_t b_sees;
+static int b_conc;
+static void *ta(void *arg)
+{
+    (void)arg;
+    slot_a = my_slot();
+    submit(SC_HB_LEGACY);
+    pthread_mutex_lock(&m1);
+    pthread_mutex_unlock(&m1);
+    atomic_store(&step, 1);
+    return NULL;
+}
+static void *tc(void *arg)
+{
+    (void)arg;
+    spin_until(&step, 1);
+    pthread_mutex_lock(&m1);
+    pthread_mutex_unlock(&m1);
+    pthread_mutex_lock(&m2);
+    pthread_mutex_unlock(&m2);
+    atomic_store(&step, 2);
+    return NULL;
+}
+static void *tb(void *arg)
+{
+    (void)arg;
+    spin_until(&step, 2);
+    pthread_mutex_lock(&m2);
+    pthread_mutex_unlock(&m2);
+    b_sees = sc_hb_test_clock(slot_a);
+    b_conc = submit(SC_HB_LEGACY);
+    return NULL;
+}
+
+START_TEST(transitive_through_a_thread_that_never_submits)
+{
+    pthread_t a, b, c;
+    /* The tracker must be on before C's first lock. */
+    submit(SC_HB_LEGACY);
+    atomic_store(&step, 0);
+    pthread_create(&a, NULL, ta, NULL);
+    pthread_create(&c, NULL, tc, NULL);
+    pthread_create(&b, NULL, tb, NULL);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    pthread_join(c, NULL);
+    ck_assert_uint_eq(b_sees, 1);
+    ck_assert_int_eq(b_conc, 0);
+}
+END_TEST
+
+/* ---------------------------------------------------------- limits --- */
+#define MANY (SC_HB_SLOTS + 2)
+static pthread_barrier_t many_bar;
+static _Atomic int got_slot, got_none;
+static void *one_of_many(void *arg)
+{
+    (void)arg;
+    /* All alive at once: a thread block is reused only after its thread ends. */
+    pthread_barrier_wait(&many_bar);
+    int s = sc_hb_thread_legacy(me());
+    atomic_fetch_add(s >= 0 ? &got_slot : &got_none, 1);
+    pthread_barrier_wait(&many_bar);
+    return NULL;
+}
+
+START_TEST(components_are_bounded)
+{
+    pthread_t th[MANY];
+    pthread_barrier_init(&many_bar, NULL, MANY);
+    for (int i = 0; i < MANY; i++)
+        pthread_create(&th[i], NULL, one_of_many, NULL);
+    for (int i = 0; i < MANY; i++)
+        pthread_join(th[i], NULL);
+    ck_assert_int_eq(atomic_load(&got_slot), SC_HB_SLOTS);
+    ck_assert_int_eq(atomic_load(&got_none), MANY - SC_HB_SLOTS);
+}
+END_TEST
+
+/* More objects than the table holds: those left over share one clock,
+   which is conservative (an acquire of any of them is ordered after all). */
+static char objs[3 * SC_HB_TABLE];
+static _Atomic int released;
+static uint64_t seen_last, seen_never;
+static int rel_slot;
+static void *releaser(void *arg)
+{
+    (void)arg;
+    rel_slot = my_slot();
+    submit(SC_HB_LEGACY);
+    for (size_t i = 0; i < sizeof objs; i++)
+        sc_hb_release(&objs[i]);
+    atomic_store(&released, 1);
+    return NULL;
+}
+static void *acquirer(void *arg)
+{
+    (void)arg;
+    spin_until(&released, 1);
+    sc_hb_acquire(&objs[sizeof objs - 1]);
+    seen_last = sc_hb_test_clock(rel_slot);
+    return NULL;
+}
+static void *acquirer_never(void *arg)
+{
+    (void)arg;
+    spin_until(&released, 1);
+    static char other;
+    sc_hb_acquire(&other);   /* never released: nothing, unless its window is full */
+    seen_never = sc_hb_test_clock(rel_slot);
+    return NULL;
+}
+
+START_TEST(table_overflow_is_conservative)
+{
+    pthread_t a, b, c;
+    pthread_create(&a, NULL, releaser, NULL);
+    pthread_create(&b, NULL, acquirer, NULL);
+    pthread_create(&c, NULL, acquirer_never, NULL);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    pthread_join(c, NULL);
+    ck_assert_uint_gt(sc_hb_test_overflowed(), 0);
+    ck_assert_uint_eq(seen_last, 1);
+    /* The table is full: any object may be in the shared entry. */
+    ck_assert_uint_eq(seen_never, 1);
+}
+END_TEST
+
+START_TEST(off_until_legacy_work_and_after_fork)
+{
+    static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    ck_assert(!sc_hb_on());
+    pthread_mutex_lock(&m);
+    pthread_mutex_unlock(&m);
+    ck_assert(!sc_hb_on());
+    submit(SC_HB_LEGACY);
+    ck_assert(sc_hb_on());
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* The child: off, and its clock empty. */
+        int ok = !sc_hb_on() && sc_hb_test_clock(0) == 0;
+        _exit(ok ? 0 : 1);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+END_TEST
+
+START_TEST(errno_and_results_pass_through)
+{
+    submit(SC_HB_LEGACY);
+    sem_t s;
+    sem_init(&s, 0, 0);
+    errno = 0;
+    ck_assert_int_eq(sem_trywait(&s), -1);
+    ck_assert_int_eq(errno, EAGAIN);
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&m);
+    errno = 1234;
+    pthread_mutex_unlock(&m);
+    ck_assert_int_eq(errno, 1234);
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+    pthread_mutex_t e;
+    pthread_mutex_init(&e, &a);
+#ifndef __SANITIZE_THREAD__   /* ThreadSanitizer reports the unlock of a mutex nobody holds */
+    ck_assert_int_eq(pthread_mutex_unlock(&e), EPERM);
+#endif
+    ck_assert_int_eq(pthread_mutex_lock(&e), 0);
+    ck_assert_int_eq(pthread_mutex_trylock(&e), EBUSY);
+    ck_assert_int_eq(pthread_mutex_unlock(&e), 0);
+}
+END_TEST
+
+/* -------------------------------------------------------- redirect --- */
+#define S_A ((CUstream)(uintptr_t)0x5a)
+#define S_B ((CUstream)(uintptr_t)0x5b)
+static pthread_mutex_t rm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t rcv = PTHREAD_COND_INITIALIZER;
+static _Atomic int phase;
+static int where_a;
+
+/* A: redirected work, then a hand-off (mutex, then condition variable). */
+static void *rd_a(void *arg)
+{
+    (void)arg;
+    sc_thread *t = me();
+    sc_hb_thread_legacy(t);
+    if (where_a == SC_HB_OWN)
+        sc_hb_own_stream(t, CTX, S_A, atomic_load(&sc_g.ctx_gen));
+    sc_hb_submitted(t, where_a, CTX);
+    pthread_mutex_lock(&rm);
+    pthread_mutex_unlock(&rm);
+    atomic_store(&phase, 1);
+    spin_until(&phase, 2);
+    sc_hb_submitted(t, where_a, CTX);
+    pthread_mutex_lock(&rm);
+    pthread_cond_broadcast(&rcv);
+    pthread_mutex_unlock(&rm);
+    atomic_store(&phase, 3);
+    return NULL;
+}
+
+static int order_b(void) { return sc_hb_order(me(), CTX, S_B); }
+
+START_TEST(redirect_to_own_streams_pulls_the_other_thread)
+{
+    where_a = SC_HB_OWN;
+    atomic_store(&phase, 0);
+    me();
+    sc_hb_thread_legacy(me());   /* B: the main thread */
+    pthread_t a;
+    pthread_create(&a, NULL, rd_a, NULL);
+    spin_until(&phase, 1);
+    /* Before B synchronizes with A: nothing to wait for. */
+    ck_assert_int_eq(order_b(), 0);
+    ck_assert_int_eq(atomic_load(&nlog), 0);
+    pthread_mutex_lock(&rm);
+    pthread_mutex_unlock(&rm);
+    int from = atomic_load(&nlog);
+    ck_assert_int_eq(order_b(), 0);
+    /* An event recorded on A's stream, waited for on B's. */
+    ck_assert_int_eq(count('r', from), 1);
+    ck_assert_int_eq(count('w', from), 1);
+    ck_assert_ptr_eq(flog[from].s, S_A);
+    ck_assert_ptr_eq(flog[from + 1].s, S_B);
+    ck_assert_ptr_eq(flog[from].e, flog[from + 1].e);
+    /* Once is enough. */
+    from = atomic_load(&nlog);
+    ck_assert_int_eq(order_b(), 0);
+    ck_assert_int_eq(atomic_load(&nlog), from);
+    uint64_t h, w, k;
+    sc_hb_stats(&h, &w, &k);
+    ck_assert_uint_eq(h, 1);
+    ck_assert_uint_eq(w, 1);
+    /* A's next work, finished before the next hand-off: no wait. */
+    atomic_store(&phase, 2);
+    spin_until(&phase, 3);
+    pthread_join(a, NULL);
+    from = atomic_load(&nlog);
+    sc_hb_ctx_sync_begin();
+    sc_hb_ctx_sync_end(CTX);
+    ck_assert_int_eq(order_b(), 0);
+    ck_assert_int_eq(atomic_load(&nlog), from);
+}
+END_TEST
+
+START_TEST(redirect_to_per_thread_streams_uses_the_other_threads_event)
+{
+    where_a = SC_HB_PTDS;
+    atomic_store(&phase, 0);
+    sc_hb_thread_legacy(me());
+    pthread_t a;
+    pthread_create(&a, NULL, rd_a, NULL);
+    spin_until(&phase, 1);
+    /* A's mutex had not been seen passing between threads: A recorded no
+       event, so B must stay on the legacy stream once. */
+    ck_assert_int_eq(count('r', 0), 0);
+    pthread_mutex_lock(&rm);
+    pthread_mutex_unlock(&rm);
+    ck_assert_int_eq(order_b(), -1);
+    sc_hb_kept_legacy(me());
+    ck_assert_int_eq(order_b(), 0);
+    /* Second round: A records at the broadcast, on its per-thread stream. */
+    int from = atomic_load(&nlog);
+    atomic_store(&phase, 2);
+    spin_until(&phase, 3);
+    ck_assert_int_ge(count('r', from), 1);
+    ck_assert_ptr_eq(flog[from].s, CU_STREAM_PER_THREAD);
+    CUevent ev = flog[from].e;
+    pthread_mutex_lock(&rm);
+    pthread_mutex_unlock(&rm);
+    from = atomic_load(&nlog);
+    ck_assert_int_eq(order_b(), 0);
+    ck_assert_int_eq(count('w', from), 1);
+    ck_assert_int_eq(count('r', from), 0);
+    ck_assert_ptr_eq(flog[from].s, S_B);
+    ck_assert_ptr_eq(flog[from].e, ev);
+    pthread_join(a, NULL);
+    uint64_t h, w, k;
+    sc_hb_stats(&h, &w, &k);
+    ck_assert_uint_eq(h, 2);
+    ck_assert_uint_eq(w, 1);
+    ck_assert_uint_eq(k, 1);
+}
+END_TEST
+
+START_TEST(the_mutant_hook_drops_the_order)
+{
+    setenv("STREAMCHECK_TEST_NO_HB_ORDER", "1", 1);
+    where_a = SC_HB_OWN;
+    atomic_store(&phase, 0);
+    sc_hb_thread_legacy(me());
+    pthread_t a;
+    pthread_create(&a, NULL, rd_a, NULL);
+    spin_until(&phase, 1);
+    pthread_mutex_lock(&rm);
+    pthread_mutex_unlock(&rm);
+    ck_assert_int_eq(order_b(), 0);
+    ck_assert_int_eq(atomic_load(&nlog), 0);
+    atomic_store(&phase, 2);
+    pthread_join(a, NULL);
+}
+END_TEST
+
+static Suite *hb_suite(void)
+{
+    Suite *s = suite_create("hb");
+    TCase *tc = tcase_create("hb");
+    tcase_set_timeout(tc, 30);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, racing_threads_are_concurrent);
+    tcase_add_test(tc, mutex_orders);
+    tcase_add_test(tc, mutex_trylock_and_timedlock);
+    tcase_add_test(tc, condition_variable_orders);
+    tcase_add_test(tc, condition_variable_clockwait_orders);
+    tcase_add_test(tc, semaphore_orders);
+    tcase_add_test(tc, barrier_orders);
+    tcase_add_test(tc, rwlock_orders);
+    tcase_add_test(tc, create_and_join_order);
+    tcase_add_test(tc, a_reused_block_races_unless_ordered);
+    tcase_add_test(tc, transitive_through_a_thread_that_never_submits);
+    tcase_add_test(tc, components_are_bounded);
+    tcase_add_test(tc, table_overflow_is_conservative);
+    tcase_add_test(tc, off_until_legacy_work_and_after_fork);
+    tcase_add_test(tc, errno_and_results_pass_through);
+    tcase_add_test(tc, redirect_to_own_streams_pulls_the_other_thread);
+    tcase_add_test(tc, redirect_to_per_thread_streams_uses_the_other_threads_event);
+    tcase_add_test(tc, the_mutant_hook_drops_the_order);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(hb_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
