@@ -121,7 +121,7 @@ static CUresult f_capture_end(CUstream s, CUgraph *g) { (void)s; *g = NULL; retu
 static CUresult f_graph_launch(CUgraphExec g, CUstream s) { (void)g; fake.last_launch_stream = s; return CUDA_SUCCESS; }
 
 /* ------------------------------------------------ the shim's queries --- */
-static CUresult q_ctx(CUcontext *c) { *c = (CUcontext)(uintptr_t)0xc0ffee; return CUDA_SUCCESS; }
+static CUresult q_ctx(CUcontext *c) { fake.ctx_queries++; *c = (CUcontext)(uintptr_t)0xc0ffee; return CUDA_SUCCESS; }
 
 static CUresult q_stream(CUstream h)
 {
@@ -144,10 +144,11 @@ static CUresult q_flags(CUstream h, unsigned *f)
     return CUDA_SUCCESS;
 }
 static CUresult q_prio(CUstream h, int *p) { (void)h; *p = 0; return CUDA_SUCCESS; }
-static CUresult q_sctx(CUstream h, CUcontext *c) { (void)h; return q_ctx(c); }
+static CUresult q_sctx(CUstream h, CUcontext *c) { (void)h; *c = (CUcontext)(uintptr_t)0xc0ffee; return CUDA_SUCCESS; }
 static CUresult q_event(CUevent e) { (void)e; return fake.event_done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; }
 static CUresult q_ptr(unsigned n, CUpointer_attribute *attrs, void **vals, CUdeviceptr p)
 {
+    fake.ptr_queries++;
     for (unsigned i = 0; i < n; i++) {
         switch (attrs[i]) {
         case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
