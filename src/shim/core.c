@@ -204,6 +204,7 @@ static void zero_thread(sc_thread *t, void *arg)
     t->capturing_ptds = 0;
     t->last_handle = NULL;
     t->last_rec = NULL;
+    t->legacy_mark = NULL;   /* the parent's contexts are gone */
     memset(t->own, 0, sizeof t->own);   /* the parent's streams are not the child's */
     t->has_own = 0;
     if (t != self)

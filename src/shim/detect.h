@@ -58,6 +58,7 @@ unsigned sc_busy_others(sc_thread *t, sc_busy_q *q);
 /* Created streams alive in ctx (NULL: all), and how many are blocking. */
 typedef struct sc_count_q { CUcontext ctx; unsigned all, blocking; } sc_count_q;
 void sc_count_streams(sc_count_q *cq);
+void sc_count_op_streams(sc_op *op, sc_count_q *cq);   /* of the call's context, walking only if needed */
 
 /* The stream a call's work really lands on (op->lane, op->srec). */
 void sc_resolve_lane(sc_thread *t, sc_op *op);

@@ -19,8 +19,8 @@ void sc_detect_memset_async(sc_thread *t, sc_op *op)
 {
     sc_resolve_lane(t, op);
     if (op->lane == SC_LANE_LEGACY) {
-        sc_count_q cq = {sc_op_ctx(op), 0, 0};
-        sc_count_streams(&cq);
+        sc_count_q cq;
+        sc_count_op_streams(op, &cq);
         sc_detect_memset_sync(t, op, &cq);
     }
 }

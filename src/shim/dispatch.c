@@ -42,14 +42,6 @@ static int can_block(unsigned kind)
     }
 }
 
-/* SC101 notes: exact call sites for the first of a thread, then sampled. */
-#define SC_NOTES_EXACT 256        /* a thread's first SC101 notes: exact sites */
-#define SC_NOTE_SAMPLE 64         /* then one in 64 ... */
-#define SC_NOTES_SAMPLED (SC_NOTES_EXACT + 256 * SC_NOTE_SAMPLE)
-#define SC_NOTE_SAMPLE_LONG 1024  /* ... and after 256 such samples, one in 1024 */
-_Static_assert((SC_NOTES_SAMPLED - SC_NOTES_EXACT) % SC_NOTE_SAMPLE_LONG == 0,
-               "the long sampling period starts on one of its own multiples");
-
 /* Our own time is sampled too: one slow call in SC_SLOW_SAMPLE is timed. */
 #define SC_SLOW_SAMPLE 64
 
@@ -110,8 +102,8 @@ void sc_pre(sc_thread *t, sc_op *op)
     case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D: {
         sc_classify_copy(op);
         sc_resolve_lane(t, op);
-        sc_count_q cq = {sc_op_ctx(op), 0, 0};
-        sc_count_streams(&cq);
+        sc_count_q cq;
+        sc_count_op_streams(op, &cq);
         sc_detect_copy_sync(t, op, &cq);
         if (op->lane == SC_LANE_LEGACY)
             sc_detect_legacy_common(t, op, &cq);
@@ -121,8 +113,8 @@ void sc_pre(sc_thread *t, sc_op *op)
 
     case SC_K_SMEMSET: {
         sc_resolve_lane(t, op);
-        sc_count_q cq = {sc_op_ctx(op), 0, 0};
-        sc_count_streams(&cq);
+        sc_count_q cq;
+        sc_count_op_streams(op, &cq);
         sc_detect_memset_sync(t, op, &cq);
         if (op->lane == SC_LANE_LEGACY)
             sc_detect_legacy_common(t, op, &cq);
@@ -368,22 +360,25 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         op->marks &= (uint8_t)~(SC_M_ALLOCSITE | SC_M_LEGACY);
     }
     /* The SC101 note of a one-stream program comes with every launch (every
-       default PyTorch launch): the first SC_NOTES_EXACT of a thread get
-       their call site exactly, after that one in SC_NOTE_SAMPLE is walked
-       and counted for SC_NOTE_SAMPLE, and past SC_NOTES_SAMPLED one in
-       SC_NOTE_SAMPLE_LONG (the report says the counts are estimates).  A
-       stack walk through CUDA's libraries costs microseconds on a GPU host,
-       against about 3 us for a launch: one in 1024 keeps it under 1%.
-       Everything else is exact. */
+       default PyTorch launch; SC601 notes with cuBLAS's): the first
+       SC_NOTES_EXACT of a thread get their call site exactly, after that one
+       in SC_NOTE_SAMPLE is walked and counted for SC_NOTE_SAMPLE, and past
+       SC_NOTES_SAMPLED one in SC_NOTE_SAMPLE_LONG (the report says the
+       counts are estimates).  A stack walk through CUDA's libraries costs
+       microseconds on a GPU host, against about 3 us for a launch: one in
+       1024 keeps it under 1%.  Where nothing else can be found the fast path
+       keeps the unsampled ones (sc_fast_legacy) and counts them in
+       t->nnotes; the samples come here.  Everything else is exact. */
     unsigned weight = 1;
     if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || op->redirected) {
         int note_only = !(op->marks & SC_M_ALLOCSITE) && !op->redirected;
         for (unsigned i = 0; i < op->nev; i++)
-            if (!(op->ev[i].rule == SC_RULE_SC101 && op->ev[i].sev == SC_SEV_NOTE))
+            if (!((op->ev[i].rule == SC_RULE_SC101 || op->ev[i].rule == SC_RULE_SC601) &&
+                  op->ev[i].sev == SC_SEV_NOTE))
                 note_only = 0;
         if (note_only && ++t->nnotes > SC_NOTES_EXACT) {
             unsigned every = t->nnotes > SC_NOTES_SAMPLED ? SC_NOTE_SAMPLE_LONG : SC_NOTE_SAMPLE;
-            if ((t->nnotes - SC_NOTES_EXACT) % every) {
+            if (!sc_note_sampled(t->nnotes)) {
                 op->nev = 0;
                 op->marks &= (uint8_t)~SC_M_LEGACY;
             } else {

@@ -41,6 +41,7 @@ sc_ctx *sc_ctx_get(CUcontext c)
         if (n < MAX_CTX) {
             atomic_store(&r->ctx, c);
             atomic_store(&nctx, n + 1);
+            atomic_store(&sc_g.n_ctx, (unsigned)n + 1);
         }
     }
     pthread_mutex_unlock(&ctx_lock);
@@ -61,6 +62,7 @@ static void ctx_child(void)
         atomic_store(&ctxs[i].legacy_active, 0);
     }
     atomic_store(&nctx, 0);
+    atomic_store(&sc_g.n_ctx, 0);
 }
 
 static const sc_part part = {"contexts", 60, ctx_lock_all, ctx_unlock_all, ctx_child, NULL, NULL};
@@ -199,6 +201,26 @@ void sc_count_streams(sc_count_q *cq)
     sc_streams_foreach(count_stream, cq);
 }
 
+/* The same for the call's context, without the walk or the context lookup
+   when no created stream is blocking and one context exists (PyTorch's 128
+   non-blocking pool streams): then every live stream is the context's and
+   none is blocking. */
+void sc_count_op_streams(sc_op *op, sc_count_q *cq)
+{
+    cq->all = cq->blocking = 0;
+    cq->ctx = NULL;
+    unsigned live = atomic_load_explicit(&sc_g.n_live, memory_order_relaxed);
+    if (!live)
+        return;
+    if (!atomic_load_explicit(&sc_g.n_blocking, memory_order_relaxed) &&
+        atomic_load_explicit(&sc_g.n_ctx, memory_order_relaxed) <= 1) {
+        cq->all = live;
+        return;
+    }
+    cq->ctx = sc_op_ctx(op);
+    sc_count_streams(cq);
+}
+
 /* ------------------------------------------------------------ lanes --- */
 void sc_resolve_lane(sc_thread *t, sc_op *op)
 {
@@ -234,8 +256,12 @@ _Atomic uint64_t *sc_lane_mark(sc_thread *t, sc_op *op)
         return op->srec ? &op->srec->active : NULL;
     if (op->lane == SC_LANE_PTDS)
         return &t->ptds_active;
-    if (op->lane == SC_LANE_LEGACY)
-        return &sc_ctx_get(sc_op_ctx(op))->legacy_active;
+    if (op->lane == SC_LANE_LEGACY) {
+        /* Remembered for the fast path's notes (sc_fast_legacy). */
+        _Atomic uint64_t *m = &sc_ctx_get(sc_op_ctx(op))->legacy_active;
+        t->legacy_mark = m;
+        return m;
+    }
     return NULL;
 }
 

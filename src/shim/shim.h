@@ -217,6 +217,10 @@ typedef struct sc_thread {
     struct sc_stream *last_rec;
     uint32_t nfast, nslow;     /* sampling counters for our own timing */
     uint64_t nnotes;           /* SC101 notes seen (their call sites are sampled) */
+    /* The busy mark of the legacy stream of the thread's context, as its
+       last slow call on the legacy stream found it (lanes.c): the fast path
+       marks it for the notes it keeps (sc_fast_legacy). */
+    _Atomic uint64_t *legacy_mark;
     _Atomic uint64_t shim_ns;  /* time in our own code, estimated from samples */
     uint64_t walk_ns;          /* time in call-site walks, all of them (callsites.c) */
     struct sc_aggtab *agg;     /* this thread's findings (findings.c) */
@@ -262,6 +266,7 @@ typedef struct sc_globals {
     _Atomic unsigned n_live;   /* created streams alive */
     _Atomic unsigned n_blocking; /* of which blocking */
     _Atomic int legacy_threads;  /* threads that submitted to the legacy stream */
+    _Atomic unsigned n_ctx;    /* contexts the slow path has seen (lanes.c) */
     pid_t pid;
     int asym_fence;            /* membarrier(PRIVATE_EXPEDITED) is registered */
     uintptr_t self_lo, self_hi; /* our own text, to skip our frames */
@@ -429,6 +434,65 @@ static inline int sc_mark(sc_thread *t, _Atomic uint64_t *active)
     return n > sc_g.max_conn;
 }
 
+/* SC101 notes (and SC601 notes) of a thread: the first SC_NOTES_EXACT go
+   to the slow path and get their call site; after that one in
+   SC_NOTE_SAMPLE does and is counted for SC_NOTE_SAMPLE, and past
+   SC_NOTES_SAMPLED one in SC_NOTE_SAMPLE_LONG (dispatch.c, sc_post).  The
+   others are counted here, on the fast path (sc_fast_legacy). */
+#define SC_NOTES_EXACT 256
+#define SC_NOTE_SAMPLE 64
+#define SC_NOTES_SAMPLED (SC_NOTES_EXACT + 256 * SC_NOTE_SAMPLE)
+#define SC_NOTE_SAMPLE_LONG 1024
+_Static_assert((SC_NOTES_SAMPLED - SC_NOTES_EXACT) % SC_NOTE_SAMPLE_LONG == 0,
+               "the long sampling period starts on one of its own multiples");
+_Static_assert(!(SC_NOTE_SAMPLE & (SC_NOTE_SAMPLE - 1)) && !(SC_NOTE_SAMPLE_LONG & (SC_NOTE_SAMPLE_LONG - 1)),
+               "sampling periods are powers of two");
+
+/* Whether the nth note of a thread goes to the slow path (a sample). */
+static inline int sc_note_sampled(uint64_t n)
+{
+    if (n <= SC_NOTES_EXACT)
+        return 1;
+    uint64_t every = n > SC_NOTES_SAMPLED ? SC_NOTE_SAMPLE_LONG : SC_NOTE_SAMPLE;
+    return ((n - SC_NOTES_EXACT) & (every - 1)) == 0;
+}
+
+/* Work on the legacy stream while no stream it orders with exists (no
+   blocking created stream, no per-thread stream used, no capture, no
+   redirect): every launch of a default PyTorch program, whose 128 pool
+   streams are non-blocking.  The slow path would find an SC101 note (or an
+   SC601 note, for cuBLAS) and nothing else, so the fast path counts it as
+   the slow path would and sends only the sampled notes there.  It marks
+   the legacy stream busy as the slow path would, through the mark the
+   thread's last slow legacy call found (one context only: with several, a
+   thread's current context needs a driver call).  Anything the slow path
+   must see first takes it: the thread's first legacy work (SC103 counts the
+   thread), a held finding to settle, stream-ordered allocation (tracked
+   after the call). */
+static inline int sc_fast_legacy(sc_thread *t, sc_op *op)
+{
+    op->lane = SC_LANE_LEGACY;
+    _Atomic uint64_t *m = t->legacy_mark;
+    if (!m || !t->used_legacy || t->held.live || op->kind == SC_K_ALLOC_ASYNC || op->kind == SC_K_FREE_ASYNC)
+        return 1;
+    if (sc_g.redirect || atomic_load_explicit(&sc_g.n_blocking, memory_order_relaxed) ||
+        atomic_load_explicit(&sc_g.ptds_used, memory_order_relaxed) ||
+        atomic_load_explicit(&sc_g.n_capturing, memory_order_relaxed) ||
+        atomic_load_explicit(&sc_g.n_ctx, memory_order_relaxed) != 1)
+        return 1;
+    if (op->kind == SC_K_WAIT_EVENT)
+        return 0;                   /* neither a note nor work */
+    uint64_t n = t->nnotes + 1;
+    if (sc_note_sampled(n))
+        return 1;                   /* the slow path counts it */
+    if (SC_UNLIKELY(sc_mark(t, m))) {
+        op->marks |= SC_M_CHECK701;
+        return 1;                   /* ditto */
+    }
+    t->nnotes = n;
+    return 0;
+}
+
 /* The fast path: counts the call and decides whether it needs the slow
    path.  Returns nonzero for the slow path. */
 static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op)
@@ -462,11 +526,11 @@ static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op
     CUstream s = op->stream;
     if (s == NULL) {
         if (!op->pt)
-            return 1;               /* legacy stream */
+            return sc_fast_legacy(t, op);
         goto ptds;
     }
     if (s == CU_STREAM_LEGACY)
-        return 1;
+        return sc_fast_legacy(t, op);
     if (s == CU_STREAM_PER_THREAD)
         goto ptds;
     {

@@ -114,6 +114,7 @@ static CUresult f_unregister(void *p) { (void)p; return CUDA_SUCCESS; }
 static CUresult f_stream_sync(CUstream s) { fake.last_sync_stream = s; return CUDA_SUCCESS; }
 static CUresult f_stream_sync_pt(CUstream s) { fake.sync_pt++; return f_stream_sync(s); }
 static CUresult f_event_record(CUevent e, CUstream s) { (void)e; (void)s; return CUDA_SUCCESS; }
+static CUresult f_wait_event(CUstream s, CUevent e, unsigned flags) { (void)s; (void)e; (void)flags; return CUDA_SUCCESS; }
 static CUresult f_event_sync(CUevent e) { (void)e; return CUDA_SUCCESS; }
 static CUresult f_cache(CUfunc_cache c) { (void)c; return CUDA_SUCCESS; }
 static CUresult f_capture_begin(CUstream s, CUstreamCaptureMode m) { (void)s; (void)m; return CUDA_SUCCESS; }
@@ -236,6 +237,7 @@ void fake_install(void)
     SET(SC_API_cuStreamQuery, q_stream);
     SET(SC_API_cuEventRecord, f_event_record);
     SET(SC_API_cuEventSynchronize, f_event_sync);
+    SET(SC_API_cuStreamWaitEvent, f_wait_event);
     SET(SC_API_cuCtxSynchronize, f_ok0);
     SET(SC_API_cuCtxSetCacheConfig, f_cache);
     SET(SC_API_cuStreamBeginCapture_v2, f_capture_begin);
