@@ -10,6 +10,14 @@
 #include "detect.h"
 #include "findings.h"
 
+/* Profile mode: the phase of one detector call (shim.h, sc_phase). */
+#define PH(ph, call)                        \
+    do {                                    \
+        uint64_t p0_ = sc_prof_t0();        \
+        call;                               \
+        sc_prof_add(t, (ph), p0_, 0);       \
+    } while (0)
+
 /* Work submitted to a stream: launches, async copies and memsets, host
    functions, graphs, event records and waits, stream-ordered allocation. */
 static void submission(sc_thread *t, sc_op *op)
@@ -18,7 +26,7 @@ static void submission(sc_thread *t, sc_op *op)
     if (sc_lane_capturing(t, op))
         return;     /* recorded into a graph: its cost comes with the graph launch */
     if (op->lane == SC_LANE_LEGACY)
-        sc_detect_legacy_submission(t, op);
+        PH(SC_PH_LEGACY, sc_detect_legacy_submission(t, op));
     if (op->kind != SC_K_WAIT_EVENT)
         sc_mark_lane(t, op);
 }
@@ -42,15 +50,26 @@ static int can_block(unsigned kind)
     }
 }
 
-/* Our own time is sampled too: one slow call in SC_SLOW_SAMPLE is timed. */
-#define SC_SLOW_SAMPLE 64
-
+/* Our own time (shim.h, "own time"): the fast path is timed one call in
+   SC_FAST_SAMPLE and counted for SC_FAST_SAMPLE calls; in profile mode
+   every call is timed and counted once.  The slow path is timed in full,
+   every call: since the fast path keeps the notes, slow calls are few, and
+   a TSC read costs a few ns. */
 int sc_fast_timed(sc_thread *t, sc_op *op)
 {
-    t->nfast = 0;
-    uint64_t t0 = sc_now_ns();
+    uint64_t t0 = sc_tsc();
     int slow = sc_fast(t, op);
-    atomic_fetch_add_explicit(&t->shim_ns, (sc_now_ns() - t0) * SC_FAST_SAMPLE, memory_order_relaxed);
+    uint64_t dt = sc_tsc() - t0;
+    dt = dt > sc_tsc_overhead ? dt - sc_tsc_overhead : 0;
+    if (SC_UNLIKELY(sc_prof_on)) {
+        t->nfast = SC_FAST_SAMPLE - 1;   /* time the next one too */
+        t->prof[SC_PH_FAST].ticks += dt;
+        t->prof[SC_PH_FAST].calls++;
+    } else {
+        t->nfast = 0;
+        dt *= SC_FAST_SAMPLE;
+    }
+    atomic_fetch_add_explicit(&t->own_ticks, dt, memory_order_relaxed);
     return slow;
 }
 
@@ -60,10 +79,11 @@ void sc_pre(sc_thread *t, sc_op *op)
        turns the mode off, then waits for every thread to leave its slow
        path.  One of the two always sees the other's store: with membarrier
        the report pays for the fence (core.c), otherwise this store does. */
+    uint64_t tin = sc_tsc();
     op->nev = op->redirected = op->pageable = op->timed = op->bypass = op->has_ctx = 0;
     op->call = NULL;
     op->rd_chain = NULL;
-    op->t0 = op->tin = op->drain_ns = 0;
+    op->t0 = op->tin = op->drain_ns = op->drain_tk = 0;
     op->ctx = NULL;
     sc_busy_enter(t);
     if (atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE) {
@@ -71,10 +91,11 @@ void sc_pre(sc_thread *t, sc_op *op)
         return;
     }
     op->saved_errno = errno;
-    int sync_read = SC_UNLIKELY(t->held.live) && settle_held(t, op);
-    if (++t->nslow == SC_SLOW_SAMPLE) {
-        t->nslow = 0;
-        op->tin = sc_now_ns();
+    int sync_read = 0;
+    if (SC_UNLIKELY(t->held.live)) {
+        uint64_t p0 = sc_prof_t0();
+        sync_read = settle_held(t, op);
+        sc_prof_add(t, SC_PH_HELD, p0, 0);
     }
     op->timed = (uint8_t)can_block(op->kind);
     sc_drv_resolve();
@@ -86,7 +107,7 @@ void sc_pre(sc_thread *t, sc_op *op)
         break;
 
     case SC_K_MEMSET:
-        sc_detect_memset_async(t, op);
+        PH(SC_PH_COPY, sc_detect_memset_async(t, op));
         submission(t, op);
         break;
 
@@ -95,7 +116,7 @@ void sc_pre(sc_thread *t, sc_op *op)
         sc_resolve_lane(t, op);
         int pageable = op->pageable && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H);
         submission(t, op);
-        sc_detect_copy_async(t, op, pageable);
+        PH(SC_PH_COPY, sc_detect_copy_async(t, op, pageable));
         break;
     }
 
@@ -104,9 +125,9 @@ void sc_pre(sc_thread *t, sc_op *op)
         sc_resolve_lane(t, op);
         sc_count_q cq;
         sc_count_op_streams(op, &cq);
-        sc_detect_copy_sync(t, op, &cq);
+        PH(SC_PH_COPY, sc_detect_copy_sync(t, op, &cq));
         if (op->lane == SC_LANE_LEGACY)
-            sc_detect_legacy_common(t, op, &cq);
+            PH(SC_PH_LEGACY, sc_detect_legacy_common(t, op, &cq));
         sc_mark_lane(t, op);
         break;
     }
@@ -115,16 +136,16 @@ void sc_pre(sc_thread *t, sc_op *op)
         sc_resolve_lane(t, op);
         sc_count_q cq;
         sc_count_op_streams(op, &cq);
-        sc_detect_memset_sync(t, op, &cq);
+        PH(SC_PH_COPY, sc_detect_memset_sync(t, op, &cq));
         if (op->lane == SC_LANE_LEGACY)
-            sc_detect_legacy_common(t, op, &cq);
+            PH(SC_PH_LEGACY, sc_detect_legacy_common(t, op, &cq));
         sc_mark_lane(t, op);
         break;
     }
 
     case SC_K_ALLOC_DEV: case SC_K_ALLOC_MANAGED: case SC_K_FREE_DEV:
     case SC_K_ALLOC_HOST: case SC_K_FREE_HOST: case SC_K_REGISTER: case SC_K_UNREGISTER:
-        sc_detect_alloc(t, op);
+        PH(SC_PH_ALLOC, sc_detect_alloc(t, op));
         break;
 
     case SC_K_STREAM_CREATE: case SC_K_STREAM_DESTROY: case SC_K_CAPTURE_END: case SC_K_CTX_GONE:
@@ -138,26 +159,26 @@ void sc_pre(sc_thread *t, sc_op *op)
     case SC_K_STREAM_QUERY:
         sc_resolve_lane(t, op);
         if (op->lane == SC_LANE_LEGACY)
-            sc_redirect(t, op, NULL);
+            PH(SC_PH_REDIRECT, sc_redirect(t, op, NULL));
         break;
 
     case SC_K_STREAM_SYNC:
         sc_resolve_lane(t, op);
         if (op->lane == SC_LANE_LEGACY)
-            sc_redirect(t, op, NULL);
-        sc_detect_stream_sync(t, op);
+            PH(SC_PH_REDIRECT, sc_redirect(t, op, NULL));
+        PH(SC_PH_SYNC, sc_detect_stream_sync(t, op));
         break;
 
     case SC_K_EVENT_SYNC:
-        sc_detect_event_sync(op);
+        PH(SC_PH_SYNC, sc_detect_event_sync(op));
         break;
 
     case SC_K_CTX_SYNC:
-        sc_detect_ctx_sync(t, op);
+        PH(SC_PH_SYNC, sc_detect_ctx_sync(t, op));
         break;
 
     case SC_K_CACHE_CONFIG:
-        sc_detect_cache_config(t, op);
+        PH(SC_PH_QUEUE, sc_detect_cache_config(t, op));
         break;
 
     case SC_K_NONE:
@@ -176,11 +197,12 @@ void sc_pre(sc_thread *t, sc_op *op)
     if (t->has_own && op->lane == SC_LANE_PTDS && !op->redirected && !op->rd_chain)
         sc_order_with_own(t, op);
     if (op->marks & SC_M_CHECK701)
-        sc_detect_queues(t, op);
+        PH(SC_PH_QUEUE, sc_detect_queues(t, op));
     if (op->marks & SC_M_SC102)
-        sc_detect_sc102(t, op);
-    if (op->tin)
-        op->tin = sc_now_ns() - op->tin;   /* now: time spent in here */
+        PH(SC_PH_SC102, sc_detect_sc102(t, op));
+    /* Ticks spent in here, less the wait drain_first did for the driver. */
+    uint64_t dt = sc_tsc() - tin;
+    op->tin = dt > op->drain_tk ? dt - op->drain_tk : 0;
     errno = op->saved_errno;
 }
 
@@ -345,13 +367,15 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         atomic_store(&t->busy, 0);
         return;
     }
-    uint64_t t1 = op->timed || op->tin ? sc_now_ns() : 0;
-    uint64_t walks0 = t->walk_ns;   /* counted in full by sc_callsite_capture */
+    uint64_t p0 = sc_tsc();
+    uint64_t t1 = op->timed ? sc_now_ns() : 0;
     int err = errno;
     uint64_t blocked = op->timed ? t1 - op->t0 : 0;
 
     sc_redirect_post(op);
+    uint64_t q0 = sc_prof_t0();
     sc_track_post(t, op, r);
+    sc_prof_add(t, SC_PH_TRACK, q0, 0);
 
     /* A call the driver rejected did nothing: no finding, and nothing to
        count for SC103 or SC303.  (A query's NOT_READY is not a rejection.) */
@@ -392,6 +416,7 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
            Python line is the only useful part of an SC101 site. */
         uint64_t site = sc_callsite_capture(t);
         unsigned rt = sc_tls_rt;
+        uint64_t c0 = sc_prof_t0();
         commit_events(t, op, site, rt, blocked, weight);
         if (op->marks & SC_M_ALLOCSITE)
             sc_alloc_site_add(t, op->id, rt, site, op->bytes, blocked);
@@ -399,12 +424,20 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
             sc_legacy_site_add(t, op->id, rt, site, weight);
         if (op->redirected)
             sc_redirect_add(t, op->id, rt, site, op->redirected);
+        sc_prof_add(t, SC_PH_COMMIT, c0, 0);
     }
 
-    if (op->tin) {   /* a sampled call: count our time in pre and post, less its walks */
-        uint64_t in = op->tin + (sc_now_ns() - t1), walks = t->walk_ns - walks0;
-        atomic_fetch_add_explicit(&t->shim_ns, (in > walks ? in - walks : 0) * SC_SLOW_SAMPLE,
-                                  memory_order_relaxed);
+    /* Our time in pre and post, walks included, the real call not. */
+    uint64_t post = sc_tsc() - p0;
+    atomic_fetch_add_explicit(&t->own_ticks, op->tin + post, memory_order_relaxed);
+    if (SC_UNLIKELY(sc_prof_on)) {
+        sc_prof_cell *c = t->prof;
+        c[SC_PH_PRE].ticks += op->tin;
+        c[SC_PH_PRE].calls++;
+        c[SC_PH_POST].ticks += post;
+        c[SC_PH_POST].calls++;
+        c[SC_PH_SLOW].ticks += op->tin + post;
+        c[SC_PH_SLOW].calls++;
     }
     atomic_store_explicit(&t->busy, 0, memory_order_release);
     errno = err;

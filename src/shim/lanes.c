@@ -71,8 +71,10 @@ SC_PART_REGISTER(part)
 CUcontext sc_current_ctx(void)
 {
     CUcontext c = NULL;
+    uint64_t p0 = sc_prof_t0();
     if (sc_d.CtxGetCurrent)
         sc_d.CtxGetCurrent(&c);
+    sc_prof_add(sc_tls_self, SC_PH_CTX, p0, 1);
     return c;
 }
 
@@ -110,6 +112,8 @@ int sc_query_mark(_Atomic uint64_t *mark, CUstream h)
     uint64_t tok = atomic_load(mark);
     if (!tok)
         return 0;
+    if (SC_UNLIKELY(sc_prof_on) && sc_tls_self)
+        sc_tls_self->prof[SC_PH_BUSY].items++;   /* a cuStreamQuery */
     CUresult r = sc_d.StreamQuery ? sc_d.StreamQuery(h) : CUDA_ERROR_NOT_INITIALIZED;
     if (r == CUDA_ERROR_NOT_READY)
         return 1;
@@ -174,6 +178,7 @@ unsigned sc_busy_others(sc_thread *t, sc_busy_q *q)
     q->self = t;
     if (atomic_load(&sc_g.n_capturing) > 0 || !sc_d.StreamQuery)
         return 0;
+    uint64_t p0 = sc_prof_t0();
     sc_streams_foreach(q_stream, q);
     sc_threads_foreach(q_thread, q);
     if (!q->skip_legacy && !q->dir) {
@@ -183,6 +188,7 @@ unsigned sc_busy_others(sc_thread *t, sc_busy_q *q)
             q->marked++;
         }
     }
+    sc_prof_add(t, SC_PH_BUSY, p0, 0);
     return q->busy;
 }
 
@@ -198,7 +204,9 @@ static void count_stream(sc_stream *r, void *arg)
 
 void sc_count_streams(sc_count_q *cq)
 {
+    uint64_t p0 = sc_prof_t0();
     sc_streams_foreach(count_stream, cq);
+    sc_prof_add(sc_tls_self, SC_PH_COUNT, p0, atomic_load(&sc_g.n_live));
 }
 
 /* The same for the call's context, without the walk or the context lookup

@@ -150,7 +150,8 @@ typedef struct sc_op {
     void *call;           /* redirect: the entry point to call instead */
     uint64_t t0;          /* slow path: start of the real call */
     uint64_t drain_ns;    /* SC203: the wait for the stream's earlier work, done before the call */
-    uint64_t tin;         /* slow path: entry into sc_pre */
+    uint64_t drain_tk;    /* the same in TSC ticks: the driver's wait, not our time */
+    uint64_t tin;         /* slow path: TSC at entry into sc_pre, then ticks spent in it */
     int saved_errno;
     CUcontext ctx;        /* slow path: the current context, once looked up */
     uint8_t has_ctx;
@@ -191,6 +192,62 @@ typedef struct sc_hit {
     uint64_t site, blocked_ns, bytes, cost_ns;
 } sc_hit;
 
+/* ----------------------------------------------------- own time, TSC --- */
+/* The shim times itself with the time-stamp counter (a few ns, never a
+   system call), converted to ns at report time against CLOCK_MONOTONIC
+   over the whole run (core.c, sc_tsc_ns).  Always: the slow path, every
+   call (sc_pre to the end of sc_post, less the real call and the wait
+   drain_first does for the driver); the fast path, one call in
+   SC_FAST_SAMPLE; initialization, the fork handlers and the report's own
+   building at exit.  With STREAMCHECK_PROFILE=1 every phase below is timed
+   and counted per thread and a table is printed at exit (prof.c). */
+static inline uint64_t sc_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#else
+    return sc_now_ns();
+#endif
+}
+
+typedef enum sc_phase {
+    SC_PH_FAST,        /* sc_fast (profile mode: every call) */
+    SC_PH_SLOW,        /* sc_pre + sc_post, less the real call and the drain */
+    SC_PH_PRE,         /* sc_pre */
+    SC_PH_POST,        /* sc_post */
+    SC_PH_HELD,        /* settling a held finding */
+    SC_PH_LEGACY,      /* detect_legacy.c (SC101, SC601, SC103 counting) */
+    SC_PH_SC102,       /* SC102, per blocking stream */
+    SC_PH_COPY,        /* detect_copy.c */
+    SC_PH_ALLOC,       /* detect_alloc.c */
+    SC_PH_SYNC,        /* detect_sync.c */
+    SC_PH_QUEUE,       /* detect_queue.c */
+    SC_PH_REDIRECT,    /* redirect.c */
+    SC_PH_BUSY,        /* busy-stream queries; items: cuStreamQuery calls */
+    SC_PH_COUNT,       /* stream-table walks; items: streams visited */
+    SC_PH_CTX,         /* cuCtxGetCurrent */
+    SC_PH_MEMCLASS,    /* pointer classification misses; items: cuPointerGetAttributes */
+    SC_PH_DRAIN,       /* drain_first: the driver's own wait, not ours (excluded) */
+    SC_PH_TRACK,       /* track.c after the call */
+    SC_PH_COMMIT,      /* findings and sites committed */
+    SC_PH_WALK,        /* call-site walks; items: native frames walked */
+    SC_PH_PYFRAMES,    /* Python frames; items: frames read */
+    SC_PH_INIT,        /* initialization */
+    SC_PH_FORK,        /* fork handlers (prepare to parent, or to child) */
+    SC_PH_QUIESCE,     /* exit handshake */
+    SC_PH_BUILD,       /* report model at exit (symbolization included) */
+    SC_PH_SYMBOLIZE,   /* of which symbolization */
+    SC_PH_JUDGE,       /* filters, judgement, sorting at exit */
+    SC_PH_WRITE,       /* rendering and writing the report (not in the estimate) */
+    SC_PH_N
+} sc_phase;
+
+typedef struct sc_prof_cell { uint64_t ticks, calls, items; } sc_prof_cell;
+
 /* ------------------------------------------------------------ threads --- */
 #define SC_MAX_MODS 32        /* calling libraries counted separately; the last is "other" */
 #define SC_RACACHE 64
@@ -215,14 +272,14 @@ typedef struct sc_thread {
     uint64_t seq;              /* token source */
     CUstream last_handle;      /* one-entry cache for stream lookups */
     struct sc_stream *last_rec;
-    uint32_t nfast, nslow;     /* sampling counters for our own timing */
+    uint32_t nfast;            /* sampling counter for the fast path's own time */
     uint64_t nnotes;           /* SC101 notes seen (their call sites are sampled) */
     /* The busy mark of the legacy stream of the thread's context, as its
        last slow call on the legacy stream found it (lanes.c): the fast path
        marks it for the notes it keeps (sc_fast_legacy). */
     _Atomic uint64_t *legacy_mark;
-    _Atomic uint64_t shim_ns;  /* time in our own code, estimated from samples */
-    uint64_t walk_ns;          /* time in call-site walks, all of them (callsites.c) */
+    _Atomic uint64_t own_ticks; /* time in our own code, TSC ticks (slow path exact, fast path sampled) */
+    sc_prof_cell prof[SC_PH_N]; /* STREAMCHECK_PROFILE: per phase */
     struct sc_aggtab *agg;     /* this thread's findings (findings.c) */
     struct { uintptr_t ra; unsigned mod; } racache[SC_RACACHE];
     struct { uintptr_t pc, base; unsigned idx; } pccache[SC_RACACHE];   /* frames -> module */
@@ -277,6 +334,23 @@ extern SC_TLS sc_thread *sc_tls_self;
 extern SC_TLS uint16_t sc_tls_rt;     /* current runtime API (attribution) */
 extern sc_options sc_opt;             /* the settings, loaded at initialization */
 extern double sc_start_time;          /* seconds since the epoch, at start (or fork) */
+extern int sc_prof_on;                /* STREAMCHECK_PROFILE=1 */
+extern uint64_t sc_tsc_overhead;      /* ticks of an empty sc_tsc() pair (subtracted) */
+double sc_tsc_ns(void);               /* ns per tick, calibrated over the run */
+void sc_prof_add_slow(sc_thread *t, unsigned ph, uint64_t t0, uint64_t items);
+void sc_prof_proc(unsigned ph, uint64_t ticks, uint64_t items);   /* process-wide phases */
+extern _Atomic uint64_t sc_proc_own_ticks;   /* init, fork handlers, exit: in the estimate */
+void sc_proc_cell(unsigned ph, sc_prof_cell *out);
+/* Timing a phase in profile mode: one predictable branch when off. */
+static inline uint64_t sc_prof_t0(void)
+{
+    return SC_UNLIKELY(sc_prof_on) ? sc_tsc() : 0;
+}
+static inline void sc_prof_add(sc_thread *t, unsigned ph, uint64_t t0, uint64_t items)
+{
+    if (SC_UNLIKELY(t0))
+        sc_prof_add_slow(t, ph, t0, items);
+}
 extern uint64_t sc_start_ns;          /* sc_now_ns() then */
 
 /* ------------------------------------------------------------ real.c --- */
@@ -561,7 +635,8 @@ ptds:
 }
 
 /* The fast path, timed once every SC_FAST_SAMPLE calls of a thread so the
-   report can say what the shim cost without reading a clock per call. */
+   report can say what the shim cost without reading a clock per call (in
+   profile mode, every call: sc_fast_timed sets the count back). */
 #define SC_FAST_SAMPLE 4096
 int sc_fast_timed(sc_thread *t, sc_op *op);
 static inline int sc_fast_sampled(sc_thread *t, sc_op *op)

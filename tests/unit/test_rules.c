@@ -85,6 +85,7 @@ static uint64_t reported(unsigned rule, int sev, unsigned *entries)
 
 static void setup(void)
 {
+    unsetenv("STREAMCHECK_PROFILE");
     unsetenv("STREAMCHECK_REDIRECT");
     unsetenv("STREAMCHECK_REDIRECT_METHOD");
     unsetenv("STREAMCHECK_DISABLE");
@@ -155,6 +156,7 @@ END_TEST
    path alone (sc101_note_sites_sampled). */
 START_TEST(sc101_notes_of_pytorch_stay_on_the_fast_path)
 {
+    setenv("STREAMCHECK_PROFILE", "1", 1);
     cuInit(0);
     for (int i = 0; i < 128; i++)
         make_stream(CU_STREAM_NON_BLOCKING);
@@ -173,6 +175,14 @@ START_TEST(sc101_notes_of_pytorch_stay_on_the_fast_path)
     for (int i = 0; i < 100; i++)
         cuStreamWaitEvent(NULL, NULL, 0);
     ck_assert_int_eq(fake.ctx_queries - c0, 256 + 256 + 3);
+    /* The profile counts every call on the fast path, and the slow ones:
+       cuInit, the 128 creations and the sampled notes. */
+    sc_thread *t = sc_tls_self;
+    ck_assert_uint_eq(t->prof[SC_PH_FAST].calls, 1 + 128 + 20000 + 100);
+    ck_assert_uint_eq(t->prof[SC_PH_SLOW].calls, 1 + 128 + 256 + 256 + 3);
+    ck_assert_uint_eq(t->prof[SC_PH_BUSY].items, 0);   /* no cuStreamQuery */
+    ck_assert_uint_eq(t->prof[SC_PH_COUNT].calls, 0);  /* no stream-table walk */
+    ck_assert_uint_gt(atomic_load(&t->own_ticks), 0);
 }
 END_TEST
 
