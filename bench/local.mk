@@ -19,10 +19,10 @@ bench_shim_cost_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
 bench_shim_cost_LDADD = $(SC_SHIM_LIBS) \
 	$(LIBUNWIND_LIBS) -ldl -lpthread
 
-SC_BENCH_CU = bench/launch_overhead bench/queue_mapping
+SC_BENCH_CU = bench/launch_overhead bench/queue_mapping bench/framework_loop
 all_local_targets += $(SC_BENCH_CU)
 CLEANFILES += $(SC_BENCH_CU)
-EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/torch_step.py \
+EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/framework_loop.cu bench/torch_step.py \
 	bench/side-by-side.sh bench/redirect.sh bench/train_bench.py
 $(SC_BENCH_CU): bench/%: $(srcdir)/bench/%.cu $(srcdir)/kernels/sc_kernels.cuh
 	@$(MKDIR_P) bench

@@ -241,9 +241,10 @@ static void reset_times(void)
     start_tsc = sc_tsc();
 }
 
-/* The fork handlers' own time: counted in the parent (prepare to parent)
-   and in the child (prepare to the end of its reset, in its own report). */
-static uint64_t fork_t0;
+/* The fork handlers' own time, not fork's: the prepare handler's, plus
+   the parent's handler in the parent, the child's in the child (its own
+   report). */
+static uint64_t fork_t0, fork_prepare;
 
 static void atfork_prepare(void)
 {
@@ -255,15 +256,17 @@ static void atfork_prepare(void)
     for (unsigned i = 0; i < nparts; i++)
         if (parts[i]->lock)
             parts[i]->lock();
+    fork_prepare = sc_tsc() - fork_t0;
 }
 
 static void atfork_parent(void)
 {
+    uint64_t t0 = sc_tsc();
     for (unsigned i = nparts; i-- > 0;)
         if (parts[i]->unlock)
             parts[i]->unlock();
     pthread_mutex_unlock(&parts_lock);
-    uint64_t dt = sc_tsc() - fork_t0;
+    uint64_t dt = fork_prepare + (sc_tsc() - t0);
     sc_prof_proc(SC_PH_FORK, dt, 0);
     atomic_fetch_add_explicit(&sc_proc_own_ticks, dt, memory_order_relaxed);
 }
@@ -292,6 +295,7 @@ static void atfork_child(void)
     /* The child is a new process with its own report: it starts from zero.
        Its locks are re-initialized, not unlocked (POSIX leaves unlocking a
        mutex another thread owned undefined). */
+    uint64_t t0 = sc_tsc();
     pthread_mutex_init(&parts_lock, NULL);
     for (unsigned i = 0; i < nparts; i++)
         if (parts[i]->child_reset)
@@ -303,10 +307,9 @@ static void atfork_child(void)
     for (unsigned i = 0; i < SC_PH_N; i++)
         for (unsigned k = 0; k < 3; k++)
             atomic_store(&proc_cells[i][k], 0);
-    uint64_t t0 = fork_t0;
     reset_times();
     /* The child's clock starts at the fork: its handlers' time is its own. */
-    uint64_t dt = sc_tsc() - t0;
+    uint64_t dt = fork_prepare + (sc_tsc() - t0);
     atomic_store(&sc_proc_own_ticks, dt);
     sc_prof_proc(SC_PH_FORK, dt, 0);
 }
