@@ -5,9 +5,13 @@
 #                            driver (no GPU needed)
 #   bench/launch_overhead    launches per second, natively and under the shim
 #   bench/torch_step.py      a launch-bound PyTorch training step, likewise
+#   bench/framework_loop     a framework's loop (PyTorch-like streams and
+#                            threads), likewise
 #   bench/train_bench.py     a ResNet-18 DataLoader training loop
 #                            (tests/corpus/python/train_resnet.py), likewise,
-#                            beside the report's own time estimate
+#                            7 alternating pairs, median ratio and spread,
+#                            beside the report's own time estimate (and
+#                            streamcheck --measure when the launcher has it)
 #   bench/redirect.sh        redirect vs the per-thread recompile (make bench-redirect)
 #   bench/queue_mapping      how streams land on hardware queues
 # The GPU ones run side by side in one run (bench/side-by-side.sh) and only
@@ -40,6 +44,8 @@ bench: bench/shim_cost$(EXEEXT) $(SC_BENCH_CU) src/streamcheck$(EXEEXT) src/libs
 	  done; \
 	  echo "== PyTorch MLP step, native vs streamcheck"; \
 	  $(SHELL) $(srcdir)/bench/side-by-side.sh "torch MLP step" steps_per_sec 7 -- python3 $(srcdir)/bench/torch_step.py 2000 || true; \
+	  echo "== a framework's loop (legacy-stream launches beside 128 pool streams, two threads, forks)"; \
+	  $(SHELL) $(srcdir)/bench/side-by-side.sh "framework_loop" steps_per_s 7 -- bench/framework_loop 2000 50 20 || true; \
 	  echo "== ResNet-18 training loop (DataLoader), native vs streamcheck"; \
 	  python3 $(srcdir)/bench/train_bench.py --pairs 7; \
 	  case $$? in 0|77) ;; *) echo "train_bench.py failed";; esac; \
