@@ -22,12 +22,15 @@
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 builddir=${abs_top_builddir:-$(pwd)}
-if [ -f "$builddir/tests/env.sh" ]; then
-    . "$builddir/tests/env.sh"
-    STREAMCHECK=${STREAMCHECK:-$SC_CLI}
-elif [ -f "$here/tests/env.sh" ]; then
-    . "$here/tests/env.sh"
-    STREAMCHECK=${STREAMCHECK:-$SC_CLI}
+# In a build tree, its launcher and shim (unless STREAMCHECK names one).
+if [ -z "${STREAMCHECK:-}" ]; then
+    for d in "$builddir" "$here"; do
+        if [ -f "$d/tests/env.sh" ]; then
+            . "$d/tests/env.sh"
+            [ -x "$SC_CLI" ] && STREAMCHECK=$SC_CLI
+            break
+        fi
+    done
 fi
 STREAMCHECK=${STREAMCHECK:-streamcheck}
 export STREAMCHECK
