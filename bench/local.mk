@@ -5,9 +5,13 @@
 #                            driver (no GPU needed)
 #   bench/launch_overhead    launches per second, natively and under the shim
 #   bench/torch_step.py      a launch-bound PyTorch training step, likewise
+#   bench/framework_loop     a framework's loop (PyTorch-like streams and
+#                            threads), likewise
 #   bench/train_bench.py     a ResNet-18 DataLoader training loop
 #                            (tests/corpus/python/train_resnet.py), likewise,
-#                            beside the report's own time estimate
+#                            7 alternating pairs, median ratio and spread,
+#                            beside the report's own time estimate (and
+#                            streamcheck --measure when the launcher has it)
 #   bench/redirect.sh        redirect vs the per-thread recompile (make bench-redirect)
 #   bench/redirect-torch.sh  a PyTorch training loop (bench/torch_train.py) natively and
 #                            under every redirect method: same loss bits, images/s
@@ -21,10 +25,10 @@ bench_shim_cost_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
 bench_shim_cost_LDADD = $(SC_SHIM_LIBS) \
 	$(LIBUNWIND_LIBS) -ldl -lpthread
 
-SC_BENCH_CU = bench/launch_overhead bench/queue_mapping
+SC_BENCH_CU = bench/launch_overhead bench/queue_mapping bench/framework_loop
 all_local_targets += $(SC_BENCH_CU)
 CLEANFILES += $(SC_BENCH_CU)
-EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/torch_step.py \
+EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/framework_loop.cu bench/torch_step.py \
 	bench/side-by-side.sh bench/redirect.sh bench/train_bench.py bench/torch_train.py bench/redirect-torch.sh
 $(SC_BENCH_CU): bench/%: $(srcdir)/bench/%.cu $(srcdir)/kernels/sc_kernels.cuh
 	@$(MKDIR_P) bench
@@ -42,6 +46,8 @@ bench: bench/shim_cost$(EXEEXT) $(SC_BENCH_CU) src/streamcheck$(EXEEXT) src/libs
 	  done; \
 	  echo "== PyTorch MLP step, native vs streamcheck"; \
 	  $(SHELL) $(srcdir)/bench/side-by-side.sh "torch MLP step" steps_per_sec 7 -- python3 $(srcdir)/bench/torch_step.py 2000 || true; \
+	  echo "== a framework's loop (legacy-stream launches beside 128 pool streams, two threads, forks)"; \
+	  $(SHELL) $(srcdir)/bench/side-by-side.sh "framework_loop" steps_per_s 7 -- bench/framework_loop 2000 50 20 || true; \
 	  echo "== ResNet-18 training loop (DataLoader), native vs streamcheck"; \
 	  python3 $(srcdir)/bench/train_bench.py --pairs 7; \
 	  case $$? in 0|77) ;; *) echo "train_bench.py failed";; esac; \

@@ -226,6 +226,7 @@ static int apply(sc_options *o, sc_opt_id id, const char *v, char *err, size_t e
     case SC_OPT_LOG_LEVEL: o->log_level = (int)l; break;   /* same order as SC_LOG_* */
     case SC_OPT_DUMP_CONFIG: o->dump_config = b; break;
     case SC_OPT_MEASURE: o->measure = b; break;
+    case SC_OPT_PROFILE: o->profile = b; break;
     case SC_OPT_REDIRECT: o->redirect = (int)l; break;
     case SC_OPT_REDIRECT_METHOD: o->redirect_method = (int)l; break;
     case SC_OPT_RULES: o->rules = bits; break;
@@ -347,6 +348,7 @@ void sc_options_dump(const sc_options *o, FILE *out)
         case SC_OPT_LOG_LEVEL: snprintf(val, sizeof val, "%s", levels[o->log_level & 3]); break;
         case SC_OPT_DUMP_CONFIG: snprintf(val, sizeof val, "%d", o->dump_config); break;
         case SC_OPT_MEASURE: snprintf(val, sizeof val, "%d", o->measure); break;
+        case SC_OPT_PROFILE: snprintf(val, sizeof val, "%d", o->profile); break;
         case SC_OPT_REDIRECT: snprintf(val, sizeof val, "%s", o->redirect ? "per-thread" : "off"); break;
         case SC_OPT_REDIRECT_METHOD: snprintf(val, sizeof val, "%s", enum_values(SC_OPT_REDIRECT_METHOD)[o->redirect_method]); break;
         case SC_OPT_RULES:

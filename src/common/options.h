@@ -30,6 +30,7 @@ typedef struct sc_options {
     int python_depth;
     int log_level;             /* SC_LOG_* (sc.h) */
     int dump_config;
+    int profile;               /* STREAMCHECK_PROFILE: the phase table at exit */
     int redirect;              /* 0 off, 1 per-thread */
     int measure;               /* measured mode (CUPTI); also on with SC_FMT_TRACE */
 #define SC_RDM_ENTRY 0         /* call the per-thread (_ptsz/_ptds) entry point */

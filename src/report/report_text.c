@@ -759,7 +759,8 @@ static void render_overhead(const sc_report *r, FILE *out)
     section(out, "Overhead%s", r->nprocs > 1 ? " (all processes)" : "");
     fprintf(out, "  %-20s: %" PRIu64 "\n", "Calls intercepted", calls);
     if (calls && !shim) {
-        /* One slow call in 64 and one fast call in 4096 are timed. */
+        /* Every slow call and one fast call in 4096 are timed (an old
+           report, or one of a process that never initialized). */
         fprintf(out, "  %-20s: too few calls to estimate\n", "Time in streamcheck");
     } else {
         sc_format_ns(shim, b, sizeof b);

@@ -193,8 +193,10 @@ static uint64_t capture(sc_thread *t)
        rest of a slow call: walk what the depth needs, and further only when
        NVIDIA's frames used the walk up. */
     int want = (int)depth + WALK_SLACK, n = 0;
+    uint64_t p0 = sc_prof_t0(), walked = 0;
     for (int pass = 0; pass < 2; pass++) {
         n = backtrace_pcs(pcs, want);
+        walked += n > 0 ? (uint64_t)n : 0;
         for (int i = 0; i < n; i++) {
             uintptr_t pc = (uintptr_t)pcs[i] - 1;
             if (is_self(pc)) {
@@ -209,6 +211,7 @@ static uint64_t capture(sc_thread *t)
             break;
         want = (int)depth + WALK_MORE;
     }
+    sc_prof_add(t, SC_PH_WALK, p0, walked);
 
     sc_frame_ref fr[64];
     unsigned nf = 0;
@@ -227,7 +230,9 @@ static uint64_t capture(sc_thread *t)
     sc_pyref py[32];
     unsigned np = 0;
     if (sc_opt.python_depth > 0) {
+        uint64_t q0 = sc_prof_t0();
         np = (unsigned)sc_py_capture(py, sc_opt.python_depth < 32 ? sc_opt.python_depth : 32);
+        sc_prof_add(t, SC_PH_PYFRAMES, q0, np);
         for (unsigned k = 0; k < np; k++) {
             h = sc_mix(h, sc_hash_bytes(SC_HASH_INIT, py[k].file, strlen(py[k].file)));
             h = sc_mix(h, py[k].line);
@@ -247,18 +252,12 @@ static uint64_t capture(sc_thread *t)
     return h;
 }
 
-/* Every walk is timed and counted in full: walks are few (notes are
-   sampled) and cost microseconds, so folding them into the sampled
-   estimate of the shim's time would multiply one walk by the sampling
-   period, or miss it (sc_post subtracts t->walk_ns from its sample). */
+/* Walks run inside the slow path, whose time is counted in full (the one
+   outside, cublasCreate's, counts its own); in profile mode they are timed
+   and their frames counted (capture). */
 uint64_t sc_callsite_capture(sc_thread *t)
 {
-    uint64_t t0 = sc_now_ns();
-    uint64_t id = capture(t);
-    uint64_t dt = sc_now_ns() - t0;
-    t->walk_ns += dt;
-    atomic_fetch_add_explicit(&t->shim_ns, dt, memory_order_relaxed);
-    return id;
+    return capture(t);
 }
 
 static void callsites_lock(void) { pthread_mutex_lock(&lock); }

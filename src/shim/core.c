@@ -35,6 +35,71 @@ sc_options sc_opt;
 int sc_log_level = SC_LOG_WARNING;
 double sc_start_time;     /* seconds since the epoch */
 uint64_t sc_start_ns;
+int sc_prof_on;
+uint64_t sc_tsc_overhead;
+_Atomic uint64_t sc_proc_own_ticks;
+static uint64_t start_tsc;   /* sc_tsc() at sc_start_ns */
+
+/* ------------------------------------------------------------ own time --- */
+/* ns per TSC tick: measured over the run so far against CLOCK_MONOTONIC
+   (one pair of reads at start, one now), waiting a millisecond first if
+   the run is shorter than that. */
+double sc_tsc_ns(void)
+{
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+    uint64_t ns = sc_now_ns(), tk = sc_tsc();
+    while (ns - sc_start_ns < 1000000 && sc_start_ns) {
+        ns = sc_now_ns();
+        tk = sc_tsc();
+    }
+    return tk > start_tsc && sc_start_ns ? (double)(ns - sc_start_ns) / (double)(tk - start_tsc) : 1.0;
+#else
+    return 1.0;
+#endif
+}
+
+/* Profile cells of phases outside any thread's calls: initialization,
+   fork, exit. */
+static _Atomic uint64_t proc_cells[SC_PH_N][3];
+
+void sc_prof_proc(unsigned ph, uint64_t ticks, uint64_t items)
+{
+    atomic_fetch_add_explicit(&proc_cells[ph][0], ticks, memory_order_relaxed);
+    atomic_fetch_add_explicit(&proc_cells[ph][1], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&proc_cells[ph][2], items, memory_order_relaxed);
+}
+
+void sc_proc_cell(unsigned ph, sc_prof_cell *out)
+{
+    out->ticks = atomic_load(&proc_cells[ph][0]);
+    out->calls = atomic_load(&proc_cells[ph][1]);
+    out->items = atomic_load(&proc_cells[ph][2]);
+}
+
+void sc_prof_add_slow(sc_thread *t, unsigned ph, uint64_t t0, uint64_t items)
+{
+    uint64_t dt = sc_tsc() - t0;
+    dt = dt > sc_tsc_overhead ? dt - sc_tsc_overhead : 0;
+    if (!t) {
+        sc_prof_proc(ph, dt, items);
+        return;
+    }
+    t->prof[ph].ticks += dt;
+    t->prof[ph].calls++;
+    t->prof[ph].items += items;
+}
+
+/* The cost of reading the counter twice, taken off every timed interval. */
+static void tsc_calibrate(void)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 200; i++) {
+        uint64_t a = sc_tsc(), b = sc_tsc();
+        if (b - a < best)
+            best = b - a;
+    }
+    sc_tsc_overhead = best == UINT64_MAX ? 0 : best;
+}
 
 /* --------------------------------------------------------------- log --- */
 void sc_log(int level, const char *fmt, ...)
@@ -108,6 +173,7 @@ sc_thread *sc_thread_new(void)
         while (!atomic_compare_exchange_weak(&thread_list, &head, t));
     }
     t->tid = (pid_t)gettid();
+    t->nfast = sc_prof_on ? SC_FAST_SAMPLE - 1 : 0;   /* profile mode times every fast call */
     sc_tls_self = t;
     pthread_setspecific(thread_key, t);
     errno = saved;
@@ -173,10 +239,17 @@ static void reset_times(void)
     clock_gettime(CLOCK_REALTIME, &ts);
     sc_start_time = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
     sc_start_ns = sc_now_ns();
+    start_tsc = sc_tsc();
 }
+
+/* The fork handlers' own time, not fork's: the prepare handler's, plus
+   the parent's handler in the parent, the child's in the child (its own
+   report). */
+static uint64_t fork_t0, fork_prepare;
 
 static void atfork_prepare(void)
 {
+    fork_t0 = sc_tsc();
     /* Hold every lock so the child never inherits one mid-update: the
        registry's first (so no part comes or goes), then every part's, in
        lock order. */
@@ -184,21 +257,27 @@ static void atfork_prepare(void)
     for (unsigned i = 0; i < nparts; i++)
         if (parts[i]->lock)
             parts[i]->lock();
+    fork_prepare = sc_tsc() - fork_t0;
 }
 
 static void atfork_parent(void)
 {
+    uint64_t t0 = sc_tsc();
     for (unsigned i = nparts; i-- > 0;)
         if (parts[i]->unlock)
             parts[i]->unlock();
     pthread_mutex_unlock(&parts_lock);
+    uint64_t dt = fork_prepare + (sc_tsc() - t0);
+    sc_prof_proc(SC_PH_FORK, dt, 0);
+    atomic_fetch_add_explicit(&sc_proc_own_ticks, dt, memory_order_relaxed);
 }
 
 static void zero_thread(sc_thread *t, void *arg)
 {
     sc_thread *self = arg;
     memset((void *)t->counts, 0, sizeof t->counts);
-    atomic_store(&t->shim_ns, 0);
+    atomic_store(&t->own_ticks, 0);
+    memset(t->prof, 0, sizeof t->prof);
     atomic_store(&t->busy, 0);
     atomic_store(&t->ptds_active, 0);
     atomic_store(&t->ptds_ctx, NULL);
@@ -206,6 +285,7 @@ static void zero_thread(sc_thread *t, void *arg)
     t->capturing_ptds = 0;
     t->last_handle = NULL;
     t->last_rec = NULL;
+    t->legacy_mark = NULL;   /* the parent's contexts are gone */
     memset(t->own, 0, sizeof t->own);   /* the parent's streams are not the child's */
     t->has_own = 0;
     if (t != self)
@@ -217,6 +297,7 @@ static void atfork_child(void)
     /* The child is a new process with its own report: it starts from zero.
        Its locks are re-initialized, not unlocked (POSIX leaves unlocking a
        mutex another thread owned undefined). */
+    uint64_t t0 = sc_tsc();
     pthread_mutex_init(&parts_lock, NULL);
     for (unsigned i = 0; i < nparts; i++)
         if (parts[i]->child_reset)
@@ -225,7 +306,14 @@ static void atfork_child(void)
     atomic_store(&sc_g.legacy_threads, 0);
     atomic_store(&sc_g.ptds_used, 0);
     sc_g.pid = getpid();
+    for (unsigned i = 0; i < SC_PH_N; i++)
+        for (unsigned k = 0; k < 3; k++)
+            atomic_store(&proc_cells[i][k], 0);
     reset_times();
+    /* The child's clock starts at the fork: its handlers' time is its own. */
+    uint64_t dt = fork_prepare + (sc_tsc() - t0);
+    atomic_store(&sc_proc_own_ticks, dt);
+    sc_prof_proc(SC_PH_FORK, dt, 0);
 }
 
 /* ------------------------------------------------------------- exit --- */
@@ -267,7 +355,11 @@ static void sc_finish(void)
         return;
     int saved = errno;
     atomic_store(&sc_g.mode, SC_MODE_DISABLED);
+    uint64_t t0 = sc_tsc();
     sc_quiesce();
+    uint64_t dt = sc_tsc() - t0;
+    sc_prof_proc(SC_PH_QUIESCE, dt, 0);
+    atomic_fetch_add_explicit(&sc_proc_own_ticks, dt, memory_order_relaxed);
     parts_call(offsetof(sc_part, at_exit));
     errno = saved;
 }
@@ -281,7 +373,9 @@ __attribute__((destructor)) static void sc_fini(void)
 
 static void init_once(void)
 {
+    uint64_t t0 = sc_tsc();
     sc_options_load(&sc_opt, option_warning);
+    sc_prof_on = sc_opt.profile;
     sc_log_level = sc_opt.log_level;
     if (sc_opt.dump_config) {
         fprintf(stderr, "streamcheck[%ld]: effective settings:\n", (long)getpid());
@@ -293,6 +387,7 @@ static void init_once(void)
     }
     sc_g.pid = getpid();
     reset_times();
+    tsc_calibrate();
 
     /* CUDA_DEVICE_MAX_CONNECTIONS (PG, CUDA Environment Variables): hardware
        work queues, 8 by default, at most 32. */
@@ -310,6 +405,9 @@ static void init_once(void)
     atomic_store(&inited, 1);
     parts_call(offsetof(sc_part, init));   /* our own address range, the suppressions */
     atexit(sc_finish);
+    uint64_t dt = sc_tsc() - t0;
+    sc_prof_proc(SC_PH_INIT, dt, 0);
+    atomic_fetch_add_explicit(&sc_proc_own_ticks, dt, memory_order_relaxed);
     atomic_store(&sc_g.mode, SC_MODE_ACTIVE);
 }
 

@@ -81,6 +81,7 @@ static inline int sc_ctx_in(CUcontext c, CUcontext ctx, CUcontext const *also)
     return !ctx || !c || c == ctx || (also && ((also[0] && c == also[0]) || (also[1] && c == also[1])));
 }
 void sc_count_streams(sc_count_q *cq);
+void sc_count_op_streams(sc_op *op, sc_count_q *cq);   /* of the call's context, walking only if needed */
 
 /* The stream a call's work really lands on (op->lane, op->srec). */
 void sc_resolve_lane(sc_thread *t, sc_op *op);

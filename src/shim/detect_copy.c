@@ -19,8 +19,8 @@ void sc_detect_memset_async(sc_thread *t, sc_op *op)
 {
     sc_resolve_lane(t, op);
     if (op->lane == SC_LANE_LEGACY) {
-        sc_count_q cq = {sc_op_ctx(op), 0, 0, 0};
-        sc_count_streams(&cq);
+        sc_count_q cq;
+        sc_count_op_streams(op, &cq);
         sc_detect_memset_sync(t, op, &cq);
     }
 }
@@ -42,9 +42,13 @@ static void drain_first(sc_op *op)
                : op->lane == SC_LANE_PTDS ? CU_STREAM_PER_THREAD : op->stream;
     if (op->lane == SC_LANE_CREATED && !s)
         return;
-    uint64_t t0 = sc_now_ns();
+    uint64_t p0 = sc_prof_t0(), k0 = sc_tsc(), t0 = sc_now_ns();
     if (sc_d.StreamSynchronize(s) == CUDA_SUCCESS)
         op->drain_ns = sc_now_ns() - t0;
+    /* The driver's own wait (it drains the stream before a pageable copy
+       anyway): not the shim's time (sc_pre takes it off). */
+    op->drain_tk = sc_tsc() - k0;
+    sc_prof_add(sc_tls_self, SC_PH_DRAIN, p0, 0);
 }
 
 /* SC203 and SC702, async copies, once submitted (pageable: the host side

@@ -67,17 +67,11 @@ int sc_legacy_serializes(sc_thread *t, const sc_count_q *cq, int *others)
 void sc_detect_legacy_submission(sc_thread *t, sc_op *op)
 {
     int is_cublas = sc_module_slot_is_cublas(sc_module_of(t, (uintptr_t)op->ra));
-    /* The common case of a one-stream program (every launch of a default
-       PyTorch program): no context lookup, no stream walk.  With several
-       devices the question is always about the call's own device. */
-    CUcontext ctx = NULL;
-    sc_count_q cq = {NULL, 0, 0, 0};
-    if (atomic_load_explicit(&sc_g.n_live, memory_order_relaxed) ||
-        atomic_load_explicit(&sc_g.multi_ctx, memory_order_relaxed)) {
-        ctx = sc_op_ctx(op);
-        cq.ctx = ctx;
-        sc_count_streams(&cq);
-    }
+    /* The common case of a one-stream program, or of one whose streams are
+       all non-blocking (every launch of a default PyTorch program): no
+       context lookup, no stream walk. */
+    sc_count_q cq;
+    sc_count_op_streams(op, &cq);
     /* Memsets report SC202 and waits are not work; the rest is SC101, or
        SC601 when cuBLAS launched it.  A warning only while a stream the
        legacy stream orders with exists; detect mode cannot price it, so the

@@ -12,6 +12,14 @@
 #include "measure.h"
 #include "hb.h"
 
+/* Profile mode: the phase of one detector call (shim.h, sc_phase). */
+#define PH(ph, call)                        \
+    do {                                    \
+        uint64_t p0_ = sc_prof_t0();        \
+        call;                               \
+        sc_prof_add(t, (ph), p0_, 0);       \
+    } while (0)
+
 /* Work submitted to a stream: launches, async copies and memsets, host
    functions, graphs, event records and waits, stream-ordered allocation. */
 static void submission(sc_thread *t, sc_op *op)
@@ -20,7 +28,7 @@ static void submission(sc_thread *t, sc_op *op)
     if (sc_lane_capturing(t, op))
         return;     /* recorded into a graph: its cost comes with the graph launch */
     if (op->lane == SC_LANE_LEGACY)
-        sc_detect_legacy_submission(t, op);
+        PH(SC_PH_LEGACY, sc_detect_legacy_submission(t, op));
     if (op->kind != SC_K_WAIT_EVENT)
         sc_mark_lane(t, op);
 }
@@ -44,23 +52,26 @@ static int can_block(unsigned kind)
     }
 }
 
-/* SC101 notes: exact call sites for the first of a thread, then sampled. */
-#define SC_NOTES_EXACT 256        /* a thread's first SC101 notes: exact sites */
-#define SC_NOTE_SAMPLE 64         /* then one in 64 ... */
-#define SC_NOTES_SAMPLED (SC_NOTES_EXACT + 256 * SC_NOTE_SAMPLE)
-#define SC_NOTE_SAMPLE_LONG 1024  /* ... and after 256 such samples, one in 1024 */
-_Static_assert((SC_NOTES_SAMPLED - SC_NOTES_EXACT) % SC_NOTE_SAMPLE_LONG == 0,
-               "the long sampling period starts on one of its own multiples");
-
-/* Our own time is sampled too: one slow call in SC_SLOW_SAMPLE is timed. */
-#define SC_SLOW_SAMPLE 64
-
+/* Our own time (shim.h, "own time"): the fast path is timed one call in
+   SC_FAST_SAMPLE and counted for SC_FAST_SAMPLE calls; in profile mode
+   every call is timed and counted once.  The slow path is timed in full,
+   every call: since the fast path keeps the notes, slow calls are few, and
+   a TSC read costs a few ns. */
 int sc_fast_timed(sc_thread *t, sc_op *op)
 {
-    t->nfast = 0;
-    uint64_t t0 = sc_now_ns();
+    uint64_t t0 = sc_tsc();
     int slow = sc_fast(t, op);
-    atomic_fetch_add_explicit(&t->shim_ns, (sc_now_ns() - t0) * SC_FAST_SAMPLE, memory_order_relaxed);
+    uint64_t dt = sc_tsc() - t0;
+    dt = dt > sc_tsc_overhead ? dt - sc_tsc_overhead : 0;
+    if (SC_UNLIKELY(sc_prof_on)) {
+        t->nfast = SC_FAST_SAMPLE - 1;   /* time the next one too */
+        t->prof[SC_PH_FAST].ticks += dt;
+        t->prof[SC_PH_FAST].calls++;
+    } else {
+        t->nfast = 0;
+        dt *= SC_FAST_SAMPLE;
+    }
+    atomic_fetch_add_explicit(&t->own_ticks, dt, memory_order_relaxed);
     return slow;
 }
 
@@ -70,11 +81,12 @@ void sc_pre(sc_thread *t, sc_op *op)
        turns the mode off, then waits for every thread to leave its slow
        path.  One of the two always sees the other's store: with membarrier
        the report pays for the fence (core.c), otherwise this store does. */
+    uint64_t tin = sc_tsc();
     op->nev = op->redirected = op->pageable = op->timed = op->bypass = op->has_ctx = 0;
     op->call = NULL;
     op->rd_chain = NULL;
     op->rd_where = 0;
-    op->t0 = op->tin = op->drain_ns = 0;
+    op->t0 = op->tin = op->drain_ns = op->drain_tk = 0;
     op->ctx = NULL;
     sc_busy_enter(t);
     if (atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE) {
@@ -82,10 +94,11 @@ void sc_pre(sc_thread *t, sc_op *op)
         return;
     }
     op->saved_errno = errno;
-    int sync_read = SC_UNLIKELY(t->held.live) && settle_held(t, op);
-    if (++t->nslow == SC_SLOW_SAMPLE) {
-        t->nslow = 0;
-        op->tin = sc_now_ns();
+    int sync_read = 0;
+    if (SC_UNLIKELY(t->held.live)) {
+        uint64_t p0 = sc_prof_t0();
+        sync_read = settle_held(t, op);
+        sc_prof_add(t, SC_PH_HELD, p0, 0);
     }
     op->timed = (uint8_t)can_block(op->kind);
     sc_drv_resolve();
@@ -97,7 +110,7 @@ void sc_pre(sc_thread *t, sc_op *op)
         break;
 
     case SC_K_MEMSET:
-        sc_detect_memset_async(t, op);
+        PH(SC_PH_COPY, sc_detect_memset_async(t, op));
         submission(t, op);
         break;
 
@@ -106,36 +119,36 @@ void sc_pre(sc_thread *t, sc_op *op)
         sc_resolve_lane(t, op);
         int pageable = op->pageable && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H);
         submission(t, op);
-        sc_detect_copy_async(t, op, pageable);
+        PH(SC_PH_COPY, sc_detect_copy_async(t, op, pageable));
         break;
     }
 
     case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D: {
         sc_classify_copy(op);
         sc_resolve_lane(t, op);
-        sc_count_q cq = {sc_op_ctx(op), 0, 0, 0};
-        sc_count_streams(&cq);
-        sc_detect_copy_sync(t, op, &cq);
+        sc_count_q cq;
+        sc_count_op_streams(op, &cq);
+        PH(SC_PH_COPY, sc_detect_copy_sync(t, op, &cq));
         if (op->lane == SC_LANE_LEGACY)
-            sc_detect_legacy_common(t, op, &cq);
+            PH(SC_PH_LEGACY, sc_detect_legacy_common(t, op, &cq));
         sc_mark_lane(t, op);
         break;
     }
 
     case SC_K_SMEMSET: {
         sc_resolve_lane(t, op);
-        sc_count_q cq = {sc_op_ctx(op), 0, 0, 0};
-        sc_count_streams(&cq);
-        sc_detect_memset_sync(t, op, &cq);
+        sc_count_q cq;
+        sc_count_op_streams(op, &cq);
+        PH(SC_PH_COPY, sc_detect_memset_sync(t, op, &cq));
         if (op->lane == SC_LANE_LEGACY)
-            sc_detect_legacy_common(t, op, &cq);
+            PH(SC_PH_LEGACY, sc_detect_legacy_common(t, op, &cq));
         sc_mark_lane(t, op);
         break;
     }
 
     case SC_K_ALLOC_DEV: case SC_K_ALLOC_MANAGED: case SC_K_FREE_DEV:
     case SC_K_ALLOC_HOST: case SC_K_FREE_HOST: case SC_K_REGISTER: case SC_K_UNREGISTER:
-        sc_detect_alloc(t, op);
+        PH(SC_PH_ALLOC, sc_detect_alloc(t, op));
         break;
 
     case SC_K_STREAM_CREATE: case SC_K_STREAM_DESTROY: case SC_K_CAPTURE_END: case SC_K_CTX_GONE:
@@ -149,27 +162,27 @@ void sc_pre(sc_thread *t, sc_op *op)
     case SC_K_STREAM_QUERY:
         sc_resolve_lane(t, op);
         if (op->lane == SC_LANE_LEGACY)
-            sc_redirect(t, op, NULL);
+            PH(SC_PH_REDIRECT, sc_redirect(t, op, NULL));
         break;
 
     case SC_K_STREAM_SYNC:
         sc_resolve_lane(t, op);
         if (op->lane == SC_LANE_LEGACY)
-            sc_redirect(t, op, NULL);
-        sc_detect_stream_sync(t, op);
+            PH(SC_PH_REDIRECT, sc_redirect(t, op, NULL));
+        PH(SC_PH_SYNC, sc_detect_stream_sync(t, op));
         break;
 
     case SC_K_EVENT_SYNC:
-        sc_detect_event_sync(op);
+        PH(SC_PH_SYNC, sc_detect_event_sync(op));
         break;
 
     case SC_K_CTX_SYNC:
-        sc_detect_ctx_sync(t, op);
+        PH(SC_PH_SYNC, sc_detect_ctx_sync(t, op));
         sc_hb_ctx_sync_begin();   /* what every thread had submitted by now drains */
         break;
 
     case SC_K_CACHE_CONFIG:
-        sc_detect_cache_config(t, op);
+        PH(SC_PH_QUEUE, sc_detect_cache_config(t, op));
         break;
 
     case SC_K_NONE:
@@ -193,11 +206,12 @@ void sc_pre(sc_thread *t, sc_op *op)
         (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_SC102 | SC_M_CHECK701))))
         sc_measure_pre(op);
     if (op->marks & SC_M_CHECK701)
-        sc_detect_queues(t, op);
+        PH(SC_PH_QUEUE, sc_detect_queues(t, op));
     if (op->marks & SC_M_SC102)
-        sc_detect_sc102(t, op);
-    if (op->tin)
-        op->tin = sc_now_ns() - op->tin;   /* now: time spent in here */
+        PH(SC_PH_SC102, sc_detect_sc102(t, op));
+    /* Ticks spent in here, less the wait drain_first did for the driver. */
+    uint64_t dt = sc_tsc() - tin;
+    op->tin = dt > op->drain_tk ? dt - op->drain_tk : 0;
     errno = op->saved_errno;
 }
 
@@ -364,14 +378,15 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         atomic_store(&t->busy, 0);
         return;
     }
+    uint64_t p0 = sc_tsc();
+    uint64_t t1 = op->timed ? sc_now_ns() : 0;
     if (SC_UNLIKELY(sc_measure_active))
         sc_measure_post();   /* pops the id pushed in sc_pre (if any) first */
-    uint64_t t1 = op->timed || op->tin ? sc_now_ns() : 0;
-    uint64_t walks0 = t->walk_ns;   /* counted in full by sc_callsite_capture */
     int err = errno;
     uint64_t blocked = op->timed ? t1 - op->t0 : 0;
 
     sc_redirect_post(op);
+    uint64_t q0 = sc_prof_t0();
     sc_track_post(t, op, r);
     if ((op->marks & SC_M_LEGACY) && r == CUDA_SUCCESS) {
         /* SC103: does this submission race another thread's latest one?
@@ -381,6 +396,7 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         int rd = op->redirected == SC_RD_REDIRECTED;
         sc_hb_submitted(t, rd ? op->rd_where : SC_HB_LEGACY, rd ? sc_op_ctx(op) : NULL);
     }
+    sc_prof_add(t, SC_PH_TRACK, q0, 0);
 
     /* A call the driver rejected did nothing: no finding, and nothing to
        count for SC103 or SC303.  (A query's NOT_READY is not a rejection.) */
@@ -389,27 +405,30 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         op->marks &= (uint8_t)~(SC_M_ALLOCSITE | SC_M_LEGACY);
     }
     /* The SC101 note of a one-stream program comes with every launch (every
-       default PyTorch launch): the first SC_NOTES_EXACT of a thread get
-       their call site exactly, after that one in SC_NOTE_SAMPLE is walked
-       and counted for SC_NOTE_SAMPLE, and past SC_NOTES_SAMPLED one in
-       SC_NOTE_SAMPLE_LONG (the report says the counts are estimates).  A
-       stack walk through CUDA's libraries costs microseconds on a GPU host,
-       against about 3 us for a launch: one in 1024 keeps it under 1%.
-       Redirected calls are counted the same way: under redirect every
-       legacy-stream launch is one, and the redirect table of the report
-       needs their call sites, not a walk per launch.  Everything else is
-       exact. */
+       default PyTorch launch; SC601 notes with cuBLAS's): the first
+       SC_NOTES_EXACT of a thread get their call site exactly, after that one
+       in SC_NOTE_SAMPLE is walked and counted for SC_NOTE_SAMPLE, and past
+       SC_NOTES_SAMPLED one in SC_NOTE_SAMPLE_LONG (the report says the
+       counts are estimates).  A stack walk through CUDA's libraries costs
+       microseconds on a GPU host, against about 3 us for a launch: one in
+       1024 keeps it under 1%.  Where nothing else can be found the fast path
+       keeps the unsampled ones (sc_fast_legacy) and counts them in
+       t->nnotes; the samples come here.  Redirected calls are counted the same
+       way: under redirect every legacy-stream launch is one, and the redirect
+       table of the report needs their call sites, not a walk per launch.
+       Everything else is exact. */
     unsigned weight = 1;
     int rd_record = op->redirected != 0;   /* the redirect table gets this call */
     if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || op->redirected) {
         int note_only = !(op->marks & SC_M_ALLOCSITE) &&
                         (!op->redirected || op->redirected == SC_RD_REDIRECTED);
         for (unsigned i = 0; i < op->nev; i++)
-            if (!(op->ev[i].rule == SC_RULE_SC101 && op->ev[i].sev == SC_SEV_NOTE))
+            if (!((op->ev[i].rule == SC_RULE_SC101 || op->ev[i].rule == SC_RULE_SC601) &&
+                  op->ev[i].sev == SC_SEV_NOTE))
                 note_only = 0;
         if (note_only && ++t->nnotes > SC_NOTES_EXACT) {
             unsigned every = t->nnotes > SC_NOTES_SAMPLED ? SC_NOTE_SAMPLE_LONG : SC_NOTE_SAMPLE;
-            if ((t->nnotes - SC_NOTES_EXACT) % every) {
+            if (!sc_note_sampled(t->nnotes)) {
                 op->nev = 0;
                 op->marks &= (uint8_t)~SC_M_LEGACY;
                 rd_record = 0;
@@ -427,6 +446,7 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         /* The call's device: its context's (asked once per call, cached per
            context), after the call so a context the call made counts. */
         unsigned device = sc_op_device(op);
+        uint64_t c0 = sc_prof_t0();
         commit_events(t, op, site, rt, blocked, weight, device);
         if (op->marks & SC_M_ALLOCSITE)
             sc_alloc_site_add(t, op->id, rt, site, op->bytes, blocked, device);
@@ -434,12 +454,20 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
             sc_legacy_site_add(t, op->id, rt, site, weight, device, sc_hb_lifetime());
         if (rd_record)
             sc_redirect_add(t, op->id, rt, site, op->redirected, weight);
+        sc_prof_add(t, SC_PH_COMMIT, c0, 0);
     }
 
-    if (op->tin) {   /* a sampled call: count our time in pre and post, less its walks */
-        uint64_t in = op->tin + (sc_now_ns() - t1), walks = t->walk_ns - walks0;
-        atomic_fetch_add_explicit(&t->shim_ns, (in > walks ? in - walks : 0) * SC_SLOW_SAMPLE,
-                                  memory_order_relaxed);
+    /* Our time in pre and post, walks included, the real call not. */
+    uint64_t post = sc_tsc() - p0;
+    atomic_fetch_add_explicit(&t->own_ticks, op->tin + post, memory_order_relaxed);
+    if (SC_UNLIKELY(sc_prof_on)) {
+        sc_prof_cell *c = t->prof;
+        c[SC_PH_PRE].ticks += op->tin;
+        c[SC_PH_PRE].calls++;
+        c[SC_PH_POST].ticks += post;
+        c[SC_PH_POST].calls++;
+        c[SC_PH_SLOW].ticks += op->tin + post;
+        c[SC_PH_SLOW].calls++;
     }
     sc_measure_done();
     atomic_store_explicit(&t->busy, 0, memory_order_release);

@@ -139,8 +139,11 @@ SC_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
     cublasStatus_t r = real(handle);
     int saved = errno;
     sc_thread *t = begin();
-    if (t && r == CUBLAS_STATUS_SUCCESS && handle)
+    if (t && r == CUBLAS_STATUS_SUCCESS && handle) {
+        uint64_t k0 = sc_tsc();
         bind(*handle, NULL, 1, sc_callsite_capture(t));   /* a new handle uses stream 0 */
+        atomic_fetch_add_explicit(&t->own_ticks, sc_tsc() - k0, memory_order_relaxed);
+    }
     end(t);
     errno = saved;
     return r;

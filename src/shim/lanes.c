@@ -49,6 +49,7 @@ sc_ctx *sc_ctx_get(CUcontext c)
         if (n < MAX_CTX) {
             atomic_store(&r->ctx, c);
             atomic_store(&nctx, n + 1);
+            atomic_store(&sc_g.n_ctx, (unsigned)n + 1);
         }
         /* A second real context: from now on the per-thread marks learn
            their context (sc_fast), and queries filter by it. */
@@ -119,6 +120,7 @@ static void ctx_child(void)
         atomic_store(&ctxs[i].device, 0);
     }
     atomic_store(&nctx, 0);
+    atomic_store(&sc_g.n_ctx, 0);
 }
 
 static const sc_part part = {"contexts", 60, ctx_lock_all, ctx_unlock_all, ctx_child, NULL, NULL};
@@ -127,8 +129,10 @@ SC_PART_REGISTER(part)
 CUcontext sc_current_ctx(void)
 {
     CUcontext c = NULL;
+    uint64_t p0 = sc_prof_t0();
     if (sc_d.CtxGetCurrent)
         sc_d.CtxGetCurrent(&c);
+    sc_prof_add(sc_tls_self, SC_PH_CTX, p0, 1);
     return c;
 }
 
@@ -173,6 +177,8 @@ int sc_query_mark(_Atomic uint64_t *mark, CUstream h)
     uint64_t tok = atomic_load(mark);
     if (!tok)
         return 0;
+    if (SC_UNLIKELY(sc_prof_on) && sc_tls_self)
+        sc_tls_self->prof[SC_PH_BUSY].items++;   /* a cuStreamQuery */
     CUresult r = sc_d.StreamQuery ? sc_d.StreamQuery(h) : CUDA_ERROR_NOT_INITIALIZED;
     if (r == CUDA_ERROR_NOT_READY)
         return 1;
@@ -244,6 +250,7 @@ unsigned sc_busy_others(sc_thread *t, sc_busy_q *q)
     q->self = t;
     if (atomic_load(&sc_g.n_capturing) > 0 || !sc_d.StreamQuery)
         return 0;
+    uint64_t p0 = sc_prof_t0();
     sc_streams_foreach(q_stream, q);
     sc_threads_foreach(q_thread, q);
     if (!q->skip_legacy && !q->dir) {
@@ -270,6 +277,7 @@ unsigned sc_busy_others(sc_thread *t, sc_busy_q *q)
             }
         }
     }
+    sc_prof_add(t, SC_PH_BUSY, p0, 0);
     return q->busy;
 }
 
@@ -287,7 +295,31 @@ static void count_stream(sc_stream *r, void *arg)
 
 void sc_count_streams(sc_count_q *cq)
 {
+    uint64_t p0 = sc_prof_t0();
     sc_streams_foreach(count_stream, cq);
+    sc_prof_add(sc_tls_self, SC_PH_COUNT, p0, atomic_load(&sc_g.n_live));
+}
+
+/* The same for the call's context, without the walk or the context lookup
+   when no created stream is blocking and one context exists (PyTorch's 128
+   non-blocking pool streams): then every live stream is the context's and
+   none is blocking. */
+void sc_count_op_streams(sc_op *op, sc_count_q *cq)
+{
+    cq->all = cq->blocking = cq->program = 0;
+    cq->ctx = NULL;
+    unsigned live = atomic_load_explicit(&sc_g.n_live, memory_order_relaxed);
+    if (!live)
+        return;
+    if (!atomic_load_explicit(&sc_g.n_blocking, memory_order_relaxed) &&
+        atomic_load_explicit(&sc_g.n_ctx, memory_order_relaxed) <= 1) {
+        unsigned nccl = atomic_load_explicit(&sc_g.n_internal, memory_order_relaxed);
+        cq->all = live;
+        cq->program = live > nccl ? live - nccl : 0;
+        return;
+    }
+    cq->ctx = sc_op_ctx(op);
+    sc_count_streams(cq);
 }
 
 /* ------------------------------------------------------------ lanes --- */
@@ -325,8 +357,12 @@ _Atomic uint64_t *sc_lane_mark(sc_thread *t, sc_op *op)
         return op->srec ? &op->srec->active : NULL;
     if (op->lane == SC_LANE_PTDS)
         return &t->ptds_active;
-    if (op->lane == SC_LANE_LEGACY)
-        return &sc_ctx_get(sc_op_ctx(op))->legacy_active;
+    if (op->lane == SC_LANE_LEGACY) {
+        /* Remembered for the fast path's notes (sc_fast_legacy). */
+        _Atomic uint64_t *m = &sc_ctx_get(sc_op_ctx(op))->legacy_active;
+        t->legacy_mark = m;
+        return m;
+    }
     return NULL;
 }
 

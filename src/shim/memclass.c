@@ -6,6 +6,8 @@
 
 #include "detect.h"
 
+static int classify_miss(const void *p);
+
 int sc_mem_classify(const void *p, size_t n)
 {
     if (!p)
@@ -16,6 +18,15 @@ int sc_mem_classify(const void *p, size_t n)
         return SC_MEM_PINNED;
     if (!sc_d.PointerGetAttributes)
         return SC_MEM_UNKNOWN;
+    uint64_t p0 = sc_prof_t0();
+    int r = classify_miss(p);
+    sc_prof_add(sc_tls_self, SC_PH_MEMCLASS, p0, 1);
+    return r;
+}
+
+/* Not in our interval sets: ask the driver. */
+static int classify_miss(const void *p)
+{
     /* cuPointerGetAttributes, not the singular: it succeeds for pageable
        memory (type 0) instead of failing slowly (docs/ARCHITECTURE.md, "Why the driver layer"). */
     unsigned type = 0;

@@ -204,10 +204,12 @@ void sc_drv_resolve(void)
         {"cuStreamWaitEvent", 3020, (void **)&sc_d.StreamWaitEvent},
         {"cuDevicePrimaryCtxGetState", 7000, (void **)&sc_d.PrimaryCtxGetState},
     };
-    int all = 1;
+    int all = 1, some = 0;
     for (size_t i = 0; i < SC_ARRAY_LEN(want); i++) {
-        if (*want[i].slot)
+        if (*want[i].slot) {
+            some = 1;
             continue;
+        }
         void *p = NULL;
         /* Legacy flags: these are our own queries, never per-thread. */
         if (sc_real_lookup(want[i].name, &p, want[i].ver, CU_GET_PROC_ADDRESS_LEGACY_STREAM) != CUDA_SUCCESS)
@@ -220,12 +222,17 @@ void sc_drv_resolve(void)
         }
         if (p && !sc_is_ours(p)) {
             __atomic_store_n(want[i].slot, p, __ATOMIC_RELEASE);
+            some = 1;
         } else {
             all = 0;
             sc_debug("cannot resolve %s for our own use yet", want[i].name);
         }
     }
-    if (all)
+    /* Once the driver answered, what it lacks stays missing (an older
+       driver): asking again on every slow call would cost a failed lookup
+       each, and a dlopen that searches the library path when the driver
+       came through a handle we never saw. */
+    if (all || some)
         atomic_store(&done, 1);
 }
 

@@ -151,7 +151,8 @@ typedef struct sc_op {
     void *call;           /* redirect: the entry point to call instead */
     uint64_t t0;          /* slow path: start of the real call */
     uint64_t drain_ns;    /* SC203: the wait for the stream's earlier work, done before the call */
-    uint64_t tin;         /* slow path: entry into sc_pre */
+    uint64_t drain_tk;    /* the same in TSC ticks: the driver's wait, not our time */
+    uint64_t tin;         /* slow path: TSC at entry into sc_pre, then ticks spent in it */
     int saved_errno;
     CUcontext ctx;        /* slow path: the current context, once looked up */
     uint8_t has_ctx;
@@ -203,6 +204,61 @@ typedef struct sc_hit {
 } sc_hit;
 
 #define SC_DEV_UNKNOWN 0xff    /* sc_hit.device, sc_agg_key.device: not known */
+/* ----------------------------------------------------- own time, TSC --- */
+/* The shim times itself with the time-stamp counter (a few ns, never a
+   system call), converted to ns at report time against CLOCK_MONOTONIC
+   over the whole run (core.c, sc_tsc_ns).  Always: the slow path, every
+   call (sc_pre to the end of sc_post, less the real call and the wait
+   drain_first does for the driver); the fast path, one call in
+   SC_FAST_SAMPLE; initialization, the fork handlers and the report's own
+   building at exit.  With STREAMCHECK_PROFILE=1 every phase below is timed
+   and counted per thread and a table is printed at exit (prof.c). */
+static inline uint64_t sc_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#else
+    return sc_now_ns();
+#endif
+}
+
+typedef enum sc_phase {
+    SC_PH_FAST,        /* sc_fast (profile mode: every call) */
+    SC_PH_SLOW,        /* sc_pre + sc_post, less the real call and the drain */
+    SC_PH_PRE,         /* sc_pre */
+    SC_PH_POST,        /* sc_post */
+    SC_PH_HELD,        /* settling a held finding */
+    SC_PH_LEGACY,      /* detect_legacy.c (SC101, SC601, SC103 counting) */
+    SC_PH_SC102,       /* SC102, per blocking stream */
+    SC_PH_COPY,        /* detect_copy.c */
+    SC_PH_ALLOC,       /* detect_alloc.c */
+    SC_PH_SYNC,        /* detect_sync.c */
+    SC_PH_QUEUE,       /* detect_queue.c */
+    SC_PH_REDIRECT,    /* redirect.c */
+    SC_PH_BUSY,        /* busy-stream queries; items: cuStreamQuery calls */
+    SC_PH_COUNT,       /* stream-table walks; items: streams visited */
+    SC_PH_CTX,         /* cuCtxGetCurrent */
+    SC_PH_MEMCLASS,    /* pointer classification misses; items: cuPointerGetAttributes */
+    SC_PH_DRAIN,       /* drain_first: the driver's own wait, not ours (excluded) */
+    SC_PH_TRACK,       /* track.c after the call */
+    SC_PH_COMMIT,      /* findings and sites committed */
+    SC_PH_WALK,        /* call-site walks; items: native frames walked */
+    SC_PH_PYFRAMES,    /* Python frames; items: frames read */
+    SC_PH_INIT,        /* initialization */
+    SC_PH_FORK,        /* fork handlers (prepare to parent, or to child) */
+    SC_PH_QUIESCE,     /* exit handshake */
+    SC_PH_BUILD,       /* report model at exit (symbolization included) */
+    SC_PH_SYMBOLIZE,   /* of which symbolization */
+    SC_PH_JUDGE,       /* filters, judgement, sorting at exit */
+    SC_PH_WRITE,       /* rendering and writing the report (not in the estimate) */
+    SC_PH_N
+} sc_phase;
+
+typedef struct sc_prof_cell { uint64_t ticks, calls, items; } sc_prof_cell;
 
 /* ------------------------------------------------------------ threads --- */
 #define SC_MAX_MODS 32        /* calling libraries counted separately; the last is "other" */
@@ -230,10 +286,14 @@ typedef struct sc_thread {
     uint64_t seq;              /* token source */
     CUstream last_handle;      /* one-entry cache for stream lookups */
     struct sc_stream *last_rec;
-    uint32_t nfast, nslow;     /* sampling counters for our own timing */
+    uint32_t nfast;            /* sampling counter for the fast path's own time */
     uint64_t nnotes;           /* SC101 notes seen (their call sites are sampled) */
-    _Atomic uint64_t shim_ns;  /* time in our own code, estimated from samples */
-    uint64_t walk_ns;          /* time in call-site walks, all of them (callsites.c) */
+    /* The busy mark of the legacy stream of the thread's context, as its
+       last slow call on the legacy stream found it (lanes.c): the fast path
+       marks it for the notes it keeps (sc_fast_legacy). */
+    _Atomic uint64_t *legacy_mark;
+    _Atomic uint64_t own_ticks; /* time in our own code, TSC ticks (slow path exact, fast path sampled) */
+    sc_prof_cell prof[SC_PH_N]; /* STREAMCHECK_PROFILE: per phase */
     struct sc_aggtab *agg;     /* this thread's findings (findings.c) */
     struct { uintptr_t ra; unsigned mod; } racache[SC_RACACHE];
     struct { uintptr_t pc, base; unsigned idx; } pccache[SC_RACACHE];   /* frames -> module */
@@ -278,6 +338,8 @@ typedef struct sc_globals {
     _Atomic unsigned n_blocking; /* of which blocking */
     _Atomic int legacy_threads;  /* threads that submitted to the legacy stream */
     _Atomic int multi_ctx;     /* calls seen in two or more contexts (devices) */
+    _Atomic unsigned n_ctx;    /* contexts the slow path has seen (lanes.c) */
+    _Atomic unsigned n_internal; /* live created streams that are NCCL's (sc_stream.internal) */
     pid_t pid;
     int asym_fence;            /* membarrier(PRIVATE_EXPEDITED) is registered */
     uintptr_t self_lo, self_hi; /* our own text, to skip our frames */
@@ -288,6 +350,23 @@ extern SC_TLS sc_thread *sc_tls_self;
 extern SC_TLS uint16_t sc_tls_rt;     /* current runtime API (attribution) */
 extern sc_options sc_opt;             /* the settings, loaded at initialization */
 extern double sc_start_time;          /* seconds since the epoch, at start (or fork) */
+extern int sc_prof_on;                /* STREAMCHECK_PROFILE=1 */
+extern uint64_t sc_tsc_overhead;      /* ticks of an empty sc_tsc() pair (subtracted) */
+double sc_tsc_ns(void);               /* ns per tick, calibrated over the run */
+void sc_prof_add_slow(sc_thread *t, unsigned ph, uint64_t t0, uint64_t items);
+void sc_prof_proc(unsigned ph, uint64_t ticks, uint64_t items);   /* process-wide phases */
+extern _Atomic uint64_t sc_proc_own_ticks;   /* init, fork handlers, exit: in the estimate */
+void sc_proc_cell(unsigned ph, sc_prof_cell *out);
+/* Timing a phase in profile mode: one predictable branch when off. */
+static inline uint64_t sc_prof_t0(void)
+{
+    return SC_UNLIKELY(sc_prof_on) ? sc_tsc() : 0;
+}
+static inline void sc_prof_add(sc_thread *t, unsigned ph, uint64_t t0, uint64_t items)
+{
+    if (SC_UNLIKELY(t0))
+        sc_prof_add_slow(t, ph, t0, items);
+}
 extern uint64_t sc_start_ns;          /* sc_now_ns() then */
 
 /* ------------------------------------------------------------ real.c --- */
@@ -448,6 +527,65 @@ static inline int sc_mark(sc_thread *t, _Atomic uint64_t *active)
     return n > sc_g.max_conn;
 }
 
+/* SC101 notes (and SC601 notes) of a thread: the first SC_NOTES_EXACT go
+   to the slow path and get their call site; after that one in
+   SC_NOTE_SAMPLE does and is counted for SC_NOTE_SAMPLE, and past
+   SC_NOTES_SAMPLED one in SC_NOTE_SAMPLE_LONG (dispatch.c, sc_post).  The
+   others are counted here, on the fast path (sc_fast_legacy). */
+#define SC_NOTES_EXACT 256
+#define SC_NOTE_SAMPLE 64
+#define SC_NOTES_SAMPLED (SC_NOTES_EXACT + 256 * SC_NOTE_SAMPLE)
+#define SC_NOTE_SAMPLE_LONG 1024
+_Static_assert((SC_NOTES_SAMPLED - SC_NOTES_EXACT) % SC_NOTE_SAMPLE_LONG == 0,
+               "the long sampling period starts on one of its own multiples");
+_Static_assert(!(SC_NOTE_SAMPLE & (SC_NOTE_SAMPLE - 1)) && !(SC_NOTE_SAMPLE_LONG & (SC_NOTE_SAMPLE_LONG - 1)),
+               "sampling periods are powers of two");
+
+/* Whether the nth note of a thread goes to the slow path (a sample). */
+static inline int sc_note_sampled(uint64_t n)
+{
+    if (n <= SC_NOTES_EXACT)
+        return 1;
+    uint64_t every = n > SC_NOTES_SAMPLED ? SC_NOTE_SAMPLE_LONG : SC_NOTE_SAMPLE;
+    return ((n - SC_NOTES_EXACT) & (every - 1)) == 0;
+}
+
+/* Work on the legacy stream while no stream it orders with exists (no
+   blocking created stream, no per-thread stream used, no capture, no
+   redirect): every launch of a default PyTorch program, whose 128 pool
+   streams are non-blocking.  The slow path would find an SC101 note (or an
+   SC601 note, for cuBLAS) and nothing else, so the fast path counts it as
+   the slow path would and sends only the sampled notes there.  It marks
+   the legacy stream busy as the slow path would, through the mark the
+   thread's last slow legacy call found (one context only: with several, a
+   thread's current context needs a driver call).  Anything the slow path
+   must see first takes it: the thread's first legacy work (SC103 counts the
+   thread), a held finding to settle, stream-ordered allocation (tracked
+   after the call). */
+static inline int sc_fast_legacy(sc_thread *t, sc_op *op)
+{
+    op->lane = SC_LANE_LEGACY;
+    _Atomic uint64_t *m = t->legacy_mark;
+    if (!m || !t->used_legacy || t->held.live || op->kind == SC_K_ALLOC_ASYNC || op->kind == SC_K_FREE_ASYNC)
+        return 1;
+    if (sc_g.redirect || atomic_load_explicit(&sc_g.n_blocking, memory_order_relaxed) ||
+        atomic_load_explicit(&sc_g.ptds_used, memory_order_relaxed) ||
+        atomic_load_explicit(&sc_g.n_capturing, memory_order_relaxed) ||
+        atomic_load_explicit(&sc_g.n_ctx, memory_order_relaxed) != 1)
+        return 1;
+    if (op->kind == SC_K_WAIT_EVENT)
+        return 0;                   /* neither a note nor work */
+    uint64_t n = t->nnotes + 1;
+    if (sc_note_sampled(n))
+        return 1;                   /* the slow path counts it */
+    if (SC_UNLIKELY(sc_mark(t, m))) {
+        op->marks |= SC_M_CHECK701;
+        return 1;                   /* ditto */
+    }
+    t->nnotes = n;
+    return 0;
+}
+
 /* The fast path: counts the call and decides whether it needs the slow
    path.  Returns nonzero for the slow path. */
 static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op)
@@ -481,11 +619,11 @@ static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op
     CUstream s = op->stream;
     if (s == NULL) {
         if (!op->pt)
-            return 1;               /* legacy stream */
+            return sc_fast_legacy(t, op);
         goto ptds;
     }
     if (s == CU_STREAM_LEGACY)
-        return 1;
+        return sc_fast_legacy(t, op);
     if (s == CU_STREAM_PER_THREAD)
         goto ptds;
     {
@@ -524,7 +662,8 @@ ptds:
 }
 
 /* The fast path, timed once every SC_FAST_SAMPLE calls of a thread so the
-   report can say what the shim cost without reading a clock per call. */
+   report can say what the shim cost without reading a clock per call (in
+   profile mode, every call: sc_fast_timed sets the count back). */
 #define SC_FAST_SAMPLE 4096
 int sc_fast_timed(sc_thread *t, sc_op *op);
 static inline int sc_fast_sampled(sc_thread *t, sc_op *op)

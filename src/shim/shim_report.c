@@ -131,7 +131,7 @@ static void fill_process(sc_process *p, uint64_t calls, uint64_t shim_ns)
 /* ------------------------------------------------------ api counts --- */
 typedef struct count_acc {
     uint64_t c[SC_MAX_MODS][SC_NAPI];
-    uint64_t total, shim_ns;
+    uint64_t total, own_ticks;
 } count_acc;
 
 static void flush_held(sc_thread *t, void *arg)
@@ -149,7 +149,7 @@ static void add_thread(sc_thread *t, void *arg)
             a->c[s][i] += v;
             a->total += v;
         }
-    a->shim_ns += atomic_load(&t->shim_ns);
+    a->own_ticks += atomic_load(&t->own_ticks);
 }
 
 static void fill_counts(sc_report *r, const count_acc *a)
@@ -394,7 +394,16 @@ static void add_redirect(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     d->count = v->count;
 }
 
+static void fill_callsites_symbolized(build *b);
+
 static void fill_callsites(build *b)
+{
+    uint64_t k0 = sc_tsc();
+    fill_callsites_symbolized(b);
+    sc_prof_proc(SC_PH_SYMBOLIZE, sc_tsc() - k0, b->nsites);
+}
+
+static void fill_callsites_symbolized(build *b)
 {
     sc_report *r = b->r;
     int have_dw = sc_symbolize_begin();
@@ -530,7 +539,11 @@ sc_report *sc_shim_build_report(void)
     r->procs = calloc(1, sizeof *r->procs);
     if (r->procs) {
         r->nprocs = 1;
-        fill_process(&r->procs[0], acc->total, acc->shim_ns);
+        /* Our time (shim.h, "own time"): every thread's, and
+           initialization, the fork handlers and the exit handshake so far;
+           shim_report adds the report's own building. */
+        uint64_t ticks = acc->own_ticks + atomic_load(&sc_proc_own_ticks);
+        fill_process(&r->procs[0], acc->total, (uint64_t)((double)ticks * sc_tsc_ns()));
     }
     fill_counts(r, acc);
     free(acc);
@@ -551,8 +564,11 @@ sc_report *sc_shim_build_report(void)
    is still up: atexit handlers run in reverse). */
 static void shim_report(void)
 {
+    uint64_t k0 = sc_tsc();
     sc_measure_stop();   /* the GPU timeline's last records first */
     sc_report *r = sc_shim_build_report();
+    uint64_t k1 = sc_tsc();
+    sc_prof_proc(SC_PH_BUILD, k1 - k0, 0);
     if (!r)
         return;
     char err[512];
@@ -562,6 +578,12 @@ static void shim_report(void)
     sc_judge_opts j = {(uint64_t)sc_opt.warn_cost_us * 1000, (unsigned)sc_opt.warn_share_bp};
     sc_report_judge(r, &j);
     sc_report_sort(r);
+    /* The report's own building (symbolization included) is ours too;
+       rendering and writing it, which follow, cannot be in it. */
+    uint64_t k2 = sc_tsc();
+    sc_prof_proc(SC_PH_JUDGE, k2 - k1, 0);
+    if (r->nprocs)
+        r->procs[0].shim_ns += (uint64_t)((double)(k2 - k0) * sc_tsc_ns());
     /* The source root: STREAMCHECK_SOURCE_ROOT (the launcher's --source-root),
        else the directory the program is in now; relative to that one. */
     sc_render_opts o = {.color = 0, .max_frames = 0, .verbose = 0,
@@ -571,6 +593,7 @@ static void shim_report(void)
     write_outputs(r, &o);
     free(cwd);
     write_status(r);
+    sc_prof_proc(SC_PH_WRITE, sc_tsc() - k2, 0);
     sc_report_free(r);
 }
 

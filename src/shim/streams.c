@@ -62,6 +62,8 @@ sc_stream *sc_stream_add(CUstream h, CUcontext ctx, unsigned flags, int prio, ui
             atomic_fetch_sub(&sc_g.n_live, 1);
             if (!(r->flags & CU_STREAM_NON_BLOCKING))
                 atomic_fetch_sub(&sc_g.n_blocking, 1);
+            if (atomic_load(&r->internal))
+                atomic_fetch_sub(&sc_g.n_internal, 1);
         }
     } else {
         size_t n = atomic_load(&nrecords);
@@ -124,6 +126,8 @@ void sc_stream_remove(CUstream h)
         atomic_fetch_sub(&sc_g.n_live, 1);
         if (!(r->flags & CU_STREAM_NON_BLOCKING))
             atomic_fetch_sub(&sc_g.n_blocking, 1);
+        if (atomic_exchange(&r->internal, 0))
+            atomic_fetch_sub(&sc_g.n_internal, 1);
     }
     pthread_mutex_unlock(&lock);
 }

@@ -94,8 +94,8 @@ void sc_track_post(sc_thread *t, sc_op *op, CUresult r)
     switch ((sc_kind)op->kind) {
     case SC_K_LAUNCH:
         if (op->lane == SC_LANE_CREATED && op->srec && !atomic_exchange(&op->srec->launched, 1) &&
-            r == CUDA_SUCCESS && from_nccl())
-            atomic_store(&op->srec->internal, 1);
+            r == CUDA_SUCCESS && from_nccl() && !atomic_exchange(&op->srec->internal, 1))
+            atomic_fetch_add(&sc_g.n_internal, 1);
         break;
     case SC_K_INIT:
         if (r == CUDA_SUCCESS)
@@ -118,8 +118,8 @@ void sc_track_post(sc_thread *t, sc_op *op, CUresult r)
             CUstream h = *(CUstream const *)op->p1;
             uint64_t site = sc_callsite_capture(t);
             sc_stream *s = sc_stream_add(h, sc_op_ctx(op), op->flags, op->prio, site);
-            if (s && from_nccl())
-                atomic_store(&s->internal, 1);
+            if (s && from_nccl() && !atomic_exchange(&s->internal, 1))
+                atomic_fetch_add(&sc_g.n_internal, 1);
         }
         break;
     case SC_K_STREAM_DESTROY:

@@ -115,6 +115,7 @@ static CUresult f_unregister(void *p) { (void)p; return CUDA_SUCCESS; }
 static CUresult f_stream_sync(CUstream s) { fake.last_sync_stream = s; return CUDA_SUCCESS; }
 static CUresult f_stream_sync_pt(CUstream s) { fake.sync_pt++; return f_stream_sync(s); }
 static CUresult f_event_record(CUevent e, CUstream s) { (void)e; (void)s; return CUDA_SUCCESS; }
+static CUresult f_wait_event(CUstream s, CUevent e, unsigned flags) { (void)s; (void)e; (void)flags; return CUDA_SUCCESS; }
 static CUresult f_event_sync(CUevent e) { (void)e; return CUDA_SUCCESS; }
 static CUresult f_cache(CUfunc_cache c) { (void)c; return CUDA_SUCCESS; }
 static CUresult f_capture_begin(CUstream s, CUstreamCaptureMode m) { (void)s; (void)m; return CUDA_SUCCESS; }
@@ -124,7 +125,7 @@ static CUresult f_graph_launch(CUgraphExec g, CUstream s) { (void)g; fake.last_l
 /* ------------------------------------------------ the shim's queries --- */
 /* One context per device: device 0's is 0xc0ffee. */
 static CUcontext ctx_of(int device) { return (CUcontext)(uintptr_t)(0xc0ffee + 0x100 * device); }
-static CUresult q_ctx(CUcontext *c) { *c = ctx_of(fake.device); return CUDA_SUCCESS; }
+static CUresult q_ctx(CUcontext *c) { fake.ctx_queries++; *c = ctx_of(fake.device); return CUDA_SUCCESS; }
 
 static CUresult q_stream(CUstream h)
 {
@@ -156,6 +157,7 @@ static CUresult q_sctx(CUstream h, CUcontext *c)
 static CUresult q_event(CUevent e) { (void)e; return fake.event_done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; }
 static CUresult q_ptr(unsigned n, CUpointer_attribute *attrs, void **vals, CUdeviceptr p)
 {
+    fake.ptr_queries++;
     for (unsigned i = 0; i < n; i++) {
         switch (attrs[i]) {
         case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
@@ -244,6 +246,7 @@ void fake_install(void)
     SET(SC_API_cuStreamQuery, q_stream);
     SET(SC_API_cuEventRecord, f_event_record);
     SET(SC_API_cuEventSynchronize, f_event_sync);
+    SET(SC_API_cuStreamWaitEvent, f_wait_event);
     SET(SC_API_cuCtxSynchronize, f_ok0);
     SET(SC_API_cuCtxSetCacheConfig, f_cache);
     SET(SC_API_cuStreamBeginCapture_v2, f_capture_begin);

@@ -7,7 +7,7 @@
 
 #include <cuda.h>
 
-#define FAKE_MAX_STREAMS 64
+#define FAKE_MAX_STREAMS 160   /* PyTorch makes 128 pool streams */
 
 typedef struct fake_state {
     int nstreams;
@@ -21,6 +21,7 @@ typedef struct fake_state {
     int fail_next;                /* the next launch fails */
     CUstream last_launch_stream, last_sync_stream;
     int launches, launches_pt, sync_pt, queries;
+    int ctx_queries, ptr_queries;  /* the shim's cuCtxGetCurrent, cuPointerGetAttributes */
     int own_streams;              /* streams the shim made for itself */
     int primary_active;           /* cuDevicePrimaryCtxGetState: still retained */
     int device;                   /* the current context's device (one context each) */

@@ -87,6 +87,7 @@ static uint64_t reported(unsigned rule, int sev, unsigned *entries)
 
 static void setup(void)
 {
+    unsetenv("STREAMCHECK_PROFILE");
     unsetenv("STREAMCHECK_REDIRECT");
     unsetenv("STREAMCHECK_REDIRECT_METHOD");
     unsetenv("STREAMCHECK_DISABLE");
@@ -166,6 +167,90 @@ START_TEST(sc101_note_sites_sampled)
     uint64_t sampled = 0;
     sc_aggs_foreach(SC_AGG_FINDING, add_sampled, &sampled);
     ck_assert_uint_eq(sampled, 256 * 64 + 3 * 1024);
+}
+END_TEST
+
+/* PyTorch: every launch on the legacy stream, 128 idle non-blocking pool
+   streams beside it.  The notes are counted on the fast path; only the
+   sampled ones (256 + 256 + 3 of 20000) take the slow path, each with one
+   context lookup and no stream query; the counts are those of the slow
+   path alone (sc101_note_sites_sampled). */
+START_TEST(sc101_notes_of_pytorch_stay_on_the_fast_path)
+{
+    setenv("STREAMCHECK_PROFILE", "1", 1);
+    cuInit(0);
+    for (int i = 0; i < 128; i++)
+        make_stream(CU_STREAM_NON_BLOCKING);
+    int q0 = fake.queries, c0 = fake.ctx_queries;
+    for (int i = 0; i < 20000; i++)
+        launch(i % 2 ? NULL : CU_STREAM_LEGACY);
+    ck_assert_int_eq(fake.launches, 20000);
+    ck_assert_int_eq(fake.queries - q0, 0);
+    ck_assert_int_eq(fake.ctx_queries - c0, 256 + 256 + 3);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_NOTE), 16640 + 3 * 1024);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_WARNING), 0);
+    uint64_t sampled = 0;
+    sc_aggs_foreach(SC_AGG_FINDING, add_sampled, &sampled);
+    ck_assert_uint_eq(sampled, 256 * 64 + 3 * 1024);
+    /* Waits on the legacy stream are no note: never the slow path. */
+    for (int i = 0; i < 100; i++)
+        cuStreamWaitEvent(NULL, NULL, 0);
+    ck_assert_int_eq(fake.ctx_queries - c0, 256 + 256 + 3);
+    /* The profile counts every call on the fast path, and the slow ones:
+       cuInit, the 128 creations and the sampled notes. */
+    sc_thread *t = sc_tls_self;
+    ck_assert_uint_eq(t->prof[SC_PH_FAST].calls, 1 + 128 + 20000 + 100);
+    ck_assert_uint_eq(t->prof[SC_PH_SLOW].calls, 1 + 128 + 256 + 256 + 3);
+    ck_assert_uint_eq(t->prof[SC_PH_BUSY].items, 0);   /* no cuStreamQuery */
+    ck_assert_uint_eq(t->prof[SC_PH_COUNT].calls, 0);  /* no stream-table walk */
+    ck_assert_uint_gt(atomic_load(&t->own_ticks), 0);
+}
+END_TEST
+
+/* The fast path keeps only notes: a blocking stream, a per-thread stream
+   in use, makes every legacy launch exact again (a warning each). */
+START_TEST(sc101_fast_notes_stop_when_the_legacy_stream_orders_others)
+{
+    cuInit(0);
+    for (int i = 0; i < 1000; i++)
+        launch(NULL);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_NOTE), 256 + 11 * 64);   /* 960 of 1000: estimated */
+    CUstream b = make_stream(0);
+    for (int i = 0; i < 300; i++)
+        launch(NULL);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_WARNING), 300);
+    ck_assert_int_eq(cuStreamDestroy(b), CUDA_SUCCESS);
+    int c0 = fake.ctx_queries;
+    for (int i = 0; i < 64; i++)    /* notes 961..1024: one sample (1024) */
+        launch(NULL);
+    ck_assert_int_eq(fake.ctx_queries - c0, 1);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_NOTE), 256 + 12 * 64);
+    launch_pt(NULL);                /* a per-thread stream is in use */
+    for (int i = 0; i < 100; i++)
+        launch(NULL);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_WARNING), 400);
+}
+END_TEST
+
+/* SC103 counts from the fast path's notes as from the slow path's: the
+   sampled ones carry their weight, from both threads. */
+static void *legacy_thread_1000(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 1000; i++)
+        launch(NULL);
+    return NULL;
+}
+
+START_TEST(sc103_counts_fast_notes)
+{
+    cuInit(0);
+    make_stream(CU_STREAM_NON_BLOCKING);
+    legacy_thread_1000(NULL);
+    pthread_t t;
+    pthread_create(&t, NULL, legacy_thread_1000, NULL);
+    pthread_join(t, NULL);
+    ck_assert_uint_eq(reported(SC_RULE_SC103, SC_SEV_WARNING, NULL), 2 * (256 + 11 * 64));
 }
 END_TEST
 
@@ -994,6 +1079,9 @@ static Suite *rules_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, sc101_note_when_alone);
     tcase_add_test(tc, sc101_note_sites_sampled);
+    tcase_add_test(tc, sc101_notes_of_pytorch_stay_on_the_fast_path);
+    tcase_add_test(tc, sc101_fast_notes_stop_when_the_legacy_stream_orders_others);
+    tcase_add_test(tc, sc103_counts_fast_notes);
     tcase_add_test(tc, sc101_warning_with_another_stream);
     tcase_add_test(tc, sc101_non_blocking_streams_do_not_count);
     tcase_add_test(tc, sc101_join_before_a_wait_holds_nothing_back);
