@@ -37,6 +37,7 @@ static void int_range(sc_opt_id id, long *lo, long *hi)
     case SC_OPT_ALLOC_LOOP_MIN: *lo = 2; *hi = 1000000; break;
     case SC_OPT_SYNC_FREQUENT: *lo = 2; *hi = 1000000000; break;
     case SC_OPT_TOP: *lo = 0; *hi = 1000000; break;
+    case SC_OPT_SYMBOLIZE_MS: *lo = 0; *hi = 3600000; break;
     case SC_OPT_WARN_COST_US: *lo = 0; *hi = 3600000000L; break;
     case SC_OPT_WARN_SHARE_BP: *lo = 0; *hi = 10000; break;
     default: *lo = LONG_MIN; *hi = LONG_MAX; break;
@@ -236,6 +237,7 @@ static int apply(sc_options *o, sc_opt_id id, const char *v, char *err, size_t e
     case SC_OPT_ALLOC_LOOP_MIN: o->alloc_loop_min = l; break;
     case SC_OPT_SYNC_FREQUENT: o->sync_frequent = l; break;
     case SC_OPT_TOP: o->top = l; break;
+    case SC_OPT_SYMBOLIZE_MS: o->symbolize_ms = l; break;
     case SC_OPT_WARN_COST_US: o->warn_cost_us = l; break;
     case SC_OPT_WARN_SHARE_BP: o->warn_share_bp = l; break;
     case SC_OPT_STATUS_DIR: snprintf(o->status_dir, sizeof o->status_dir, "%s", v); break;
@@ -365,6 +367,7 @@ void sc_options_dump(const sc_options *o, FILE *out)
         case SC_OPT_ALLOC_LOOP_MIN: snprintf(val, sizeof val, "%ld", o->alloc_loop_min); break;
         case SC_OPT_SYNC_FREQUENT: snprintf(val, sizeof val, "%ld", o->sync_frequent); break;
         case SC_OPT_TOP: snprintf(val, sizeof val, "%ld", o->top); break;
+        case SC_OPT_SYMBOLIZE_MS: snprintf(val, sizeof val, "%ld", o->symbolize_ms); break;
         case SC_OPT_WARN_COST_US: snprintf(val, sizeof val, "%ld", o->warn_cost_us); break;
         case SC_OPT_WARN_SHARE_BP: snprintf(val, sizeof val, "%ld", o->warn_share_bp); break;
         case SC_OPT_STATUS_DIR: snprintf(val, sizeof val, "%s", o->status_dir); break;

@@ -44,6 +44,7 @@ typedef struct sc_options {
     long alloc_loop_min;
     long sync_frequent;
     long top;                  /* text report: findings shown in full; 0 = all */
+    long symbolize_ms;         /* exit: time limit for libdw; 0 = none */
     long warn_cost_us;         /* a warning costs at least this (sc_judge_opts) */
     long warn_share_bp;        /* ... and this share of the run, 1/100 % */
     char status_dir[4096];

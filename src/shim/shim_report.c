@@ -403,17 +403,47 @@ static void fill_callsites(build *b)
     sc_prof_proc(SC_PH_SYMBOLIZE, sc_tsc() - k0, b->nsites);
 }
 
+/* Call sites are symbolized most costly first, so a time limit
+   (STREAMCHECK_SYMBOLIZE_MS) leaves the least important ones with module,
+   offset and dynamic-symbol names only. */
+typedef struct site_rank { uint64_t key; size_t i; } site_rank;
+
+static int cmp_site_rank(const void *pa, const void *pb)
+{
+    const site_rank *a = pa, *b = pb;
+    return a->key != b->key ? (a->key < b->key ? 1 : -1) : (a->i > b->i) - (a->i < b->i);
+}
+
 static void fill_callsites_symbolized(build *b)
 {
     sc_report *r = b->r;
     int have_dw = sc_symbolize_begin();
     (void)have_dw;
     r->callsites = calloc(b->nsites ? b->nsites : 1, sizeof *r->callsites);
-    if (!r->callsites)
+    site_rank *order = calloc(b->nsites ? b->nsites : 1, sizeof *order);
+    if (!r->callsites || !order) {
+        free(order);
+        sc_symbolize_end();
         return;
+    }
     for (size_t i = 0; i < b->nsites; i++) {
+        char id[17];
+        site_id(b->sites[i], id);
+        order[i] = (site_rank){0, i};
+        for (size_t j = 0; j < r->nfindings; j++) {
+            const sc_finding *f = &r->findings[j];
+            uint64_t key = (uint64_t)f->severity << 62 | (f->cost_ns >> 2);
+            if (key > order[i].key && !strcmp(f->callsite, id))
+                order[i].key = key;
+        }
+    }
+    qsort(order, b->nsites, sizeof *order, cmp_site_rank);
+    sc_symbolize_deadline(sc_opt.symbolize_ms ? sc_now_ns() + (uint64_t)sc_opt.symbolize_ms * 1000000 : 0);
+    r->ncallsites = b->nsites;
+    for (size_t oi = 0; oi < b->nsites; oi++) {
+        size_t i = order[oi].i;
         const sc_site *s = sc_site_get(b->sites[i]);
-        sc_callsite *c = &r->callsites[r->ncallsites++];
+        sc_callsite *c = &r->callsites[i];
         site_id(b->sites[i], c->id);
         if (!s)
             continue;
@@ -447,6 +477,12 @@ static void fill_callsites_symbolized(build *b)
             p->line = s->py[k].line;
         }
     }
+    free(order);
+    if (sc_symbolize_late())
+        sc_warn("symbolization stopped after %ld ms (STREAMCHECK_SYMBOLIZE_MS): %u native frames of the "
+                "least costly call sites are named from the dynamic symbol table only, without file:line",
+                sc_opt.symbolize_ms, sc_symbolize_late());
+    sc_symbolize_deadline(0);
     sc_symbolize_end();
 }
 

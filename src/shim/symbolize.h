@@ -3,6 +3,10 @@
 #define SC_SYMBOLIZE_H
 #include <stdint.h>
 int sc_symbolize_begin(void);   /* 1 when file:line is available */
+/* Past ns (sc_now_ns; 0: no limit), frames are named without libdw; how
+   many were, since the deadline was set. */
+void sc_symbolize_deadline(uint64_t ns);
+unsigned sc_symbolize_late(void);
 void sc_symbolize_end(void);
 /* function/file are malloc'd or NULL; line 0 if unknown. */
 void sc_symbolize(uintptr_t pc, char **function, char **file, unsigned *line);
