@@ -12,6 +12,7 @@ typedef enum sc_format {
     SC_FMT_JSON = 1 << 1,
     SC_FMT_SARIF = 1 << 2,
     SC_FMT_JUNIT = 1 << 3,
+    SC_FMT_HTML = 1 << 4,      /* one self-contained page for a person */
 } sc_format;
 
 typedef enum sc_opt_id {

@@ -209,6 +209,12 @@ int sc_render_text(const sc_report *r, FILE *out, const sc_render_opts *o);
 int sc_render_json(const sc_report *r, FILE *out);
 int sc_render_sarif(const sc_report *r, FILE *out);
 int sc_render_junit(const sc_report *r, FILE *out);
+/* One self-contained HTML page (report_html.c): inline CSS, SVG and a small
+   script, no reference outside the file.  Uses o->srcroot (paths, and the
+   source lines around each call site when the file is readable now) and
+   o->top (findings shown in full; 0: SC_HTML_TOP_DEFAULT). */
+int sc_render_html(const sc_report *r, FILE *out, const sc_render_opts *o);
+#define SC_HTML_TOP_DEFAULT 100
 
 /* The one line CI greps, without a newline:
    "streamcheck: N findings (E errors, W warnings, I notes)".  N counts
@@ -228,7 +234,7 @@ int sc_report_write_named(const sc_report *r, sc_format fmt, const sc_render_opt
                           const char *dir, const char *name, char *path_out, size_t path_len);
 /* Seconds (sc_process times) as integer microseconds, rounded. */
 int64_t sc_seconds_to_micro(double t);
-/* "txt", "json", "sarif", "xml"; NULL for anything else. */
+/* "txt", "json", "sarif", "xml", "html"; NULL for anything else. */
 const char *sc_format_ext(sc_format fmt);
 /* Renders one format with options (NULL: defaults); the four functions
    above are this with defaults. */

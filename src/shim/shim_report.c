@@ -393,6 +393,7 @@ static void write_outputs(sc_report *r, const sc_render_opts *o)
 {
     static const struct { unsigned bit; const char *name; } files[] = {
         {SC_FMT_JSON, "JSON"}, {SC_FMT_SARIF, "SARIF"}, {SC_FMT_JUNIT, "JUnit"},
+        {SC_FMT_HTML, "HTML"},
     };
     const char *dir = sc_opt.output[0] ? sc_opt.output : ".";
     int want_files = 0;
