@@ -37,3 +37,7 @@ tests_fork_stress_CFLAGS = $(AM_CFLAGS) -g
 tests_fork_stress_LDADD = -L$(CUDA_LIBDIR) -lcublas -lcudart -lpthread
 dist_check_SCRIPTS += tests/fork.sh
 TESTS += tests/fork.sh
+
+# The HTML report (tests/html_check.py checks a page; tests/html.sh runs it).
+dist_check_SCRIPTS += tests/html.sh tests/html_check.py
+TESTS += tests/html.sh

@@ -87,6 +87,24 @@ static void esc(FILE *out, const char *s)
     escn(out, s, s ? strlen(s) : 0);
 }
 
+/* A path or command line: esc(), with a break opportunity (<wbr/>) after
+   each '/' so that a narrow column wraps it between components. */
+static void esc_path(FILE *out, const char *s)
+{
+    const char *p = s ? s : "";
+    for (;;) {
+        const char *slash = strchr(p, '/');
+        if (!slash) {
+            esc(out, p);
+            return;
+        }
+        escn(out, p, (size_t)(slash - p) + 1);
+        if (slash[1] && slash[1] != '/')
+            fputs("<wbr/>", out);
+        p = slash + 1;
+    }
+}
+
 /* esc() of a printf result. */
 __attribute__((format(printf, 2, 3)))
 static void escf(FILE *out, const char *fmt, ...)
@@ -271,7 +289,7 @@ static int snippet(html *h, const char *path, unsigned line)
         escn(out, p, shown);
         if (cut)
             fputs("\xe2\x80\xa6", out);
-        fputs("</span>\n", out);
+        fputs("</span>", out);   /* the spans are blocks: no newline between them */
         if (!nl)
             break;
         p = nl + 1;
@@ -422,7 +440,10 @@ static void cost_html(html *h, long process, uint64_t run)
 static void fact(FILE *out, const char *key, const char *value, const char *cls)
 {
     fprintf(out, "<dt>%s</dt><dd%s%s%s>", key, cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
-    esc(out, value);
+    if (cls && !strcmp(cls, "path"))
+        esc_path(out, value);
+    else
+        esc(out, value);
     fputs("</dd>\n", out);
 }
 
@@ -457,12 +478,12 @@ static void process_facts(html *h, const sc_process *p)
 }
 
 /* The distinct values of a per-process string, the first four of them. */
-static void distinct(html *h, const char *(*get)(const sc_process *), const char *key)
+static void distinct(html *h, const char *(*get)(const sc_process *), const char *key, int base)
 {
     FILE *out = h->out;
     const sc_report *r = h->r;
     size_t shown = 0, total = 0;
-    fprintf(out, "<dt>%s</dt><dd class=\"path\">", key);
+    fprintf(out, "<dt>%s</dt><dd>", key);
     for (size_t i = 0; i < r->nprocs; i++) {
         const char *v = or_unknown(get(&r->procs[i]));
         int seen = 0;
@@ -474,7 +495,15 @@ static void distinct(html *h, const char *(*get)(const sc_process *), const char
         if (shown < 4) {
             if (shown++)
                 fputs(", ", out);
-            esc(out, v);
+            if (base) {
+                fputs("<span title=\"", out);
+                esc(out, v);
+                fputs("\">", out);
+                esc(out, sc_basename(v));
+                fputs("</span>", out);
+            } else {
+                esc(out, v);
+            }
         }
     }
     if (total > shown)
@@ -504,10 +533,10 @@ static void summary_html(html *h)
         snprintf(b, sizeof b, "%zu", r->nprocs);
         fact(out, "Processes", b, NULL);
         if (r->nprocs) {
-            distinct(h, proc_exe, "Programs");
-            distinct(h, proc_host, "Hosts");
-            distinct(h, proc_device, "Devices");
-            distinct(h, proc_mode, "Mode");
+            distinct(h, proc_exe, "Programs", 1);
+            distinct(h, proc_host, "Hosts", 0);
+            distinct(h, proc_device, "Devices", 0);
+            distinct(h, proc_mode, "Mode", 0);
             size_t sim = 0;
             double start = 0, end = 0;
             for (size_t i = 0; i < r->nprocs; i++) {
@@ -526,7 +555,7 @@ static void summary_html(html *h)
             fact(out, "Started", b, NULL);
             sc_process p = {.start_time = start, .end_time = end};
             sc_format_ns(sc_process_run_ns(&p), b, sizeof b);
-            fact(out, "Run time", b, NULL);
+            fact(out, "Wall time", b, NULL);
             fputs("<dt>Run time, summed</dt><dd>", out);
             sc_format_ns(run, b, sizeof b);
             esc(out, b);
@@ -546,7 +575,8 @@ static void processes_html(html *h)
     char b[64];
     fprintf(out, "<section id=\"processes\">\n<h2>Processes <span class=\"n\">(%zu)</span></h2>\n", r->nprocs);
     fputs("<div class=\"scroll\"><table class=\"procs\">\n<thead><tr><th>#</th><th>PID</th><th>Host</th>"
-          "<th>Device</th><th>Run time</th><th>Findings</th><th class=\"num\">Est. cost</th><th>Command</th>"
+          "<th>Device</th><th class=\"num\">Run time</th><th class=\"num\">Errors</th><th class=\"num\">Warnings</th>"
+          "<th class=\"num\">Notes</th><th class=\"num\">Est. cost</th><th>Command</th>"
           "</tr></thead>\n<tbody>\n", out);
     for (size_t i = 0; i < r->nprocs; i++) {
         const sc_process *p = &r->procs[i];
@@ -559,14 +589,16 @@ static void processes_html(html *h)
         if (p->simulated)
             fputs(" <span class=\"tag\">sim</span>", out);
         sc_format_ns(sc_process_run_ns(p), b, sizeof b);
-        fprintf(out, "</td><td class=\"num\">%s</td><td>", b);
-        counts_html(out, e, w, n);
+        fprintf(out, "</td><td class=\"num\">%s</td>", b);
+        fprintf(out, "<td class=\"num%s\">%" PRIu64 "</td>", e ? " c-error" : " zero", e);
+        fprintf(out, "<td class=\"num%s\">%" PRIu64 "</td>", w ? " c-warning" : " zero", w);
+        fprintf(out, "<td class=\"num%s\">%" PRIu64 "</td>", n ? " c-note" : " zero", n);
         if (e + w)
             sc_format_ns(cost, b, sizeof b);
         else
             snprintf(b, sizeof b, "-");
-        fprintf(out, "</td><td class=\"num\">%s</td><td class=\"path\">", b);
-        esc(out, p->cmdline ? p->cmdline : or_unknown(p->exe));
+        fprintf(out, "<td class=\"num\">%s</td><td class=\"path\">", b);
+        esc_path(out, p->cmdline ? p->cmdline : or_unknown(p->exe));
         fputs("</td></tr>\n", out);
     }
     fputs("</tbody></table></div>\n</section>\n", out);
@@ -876,7 +908,9 @@ static const char style[] =
     "color:var(--fg);background:var(--bg)}\n"
     "code,pre,.path,.loc{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;"
     "font-size:13px}\n"
-    ".path,.loc,code{overflow-wrap:anywhere}\n"
+    ".path{overflow-wrap:break-word}.loc,code{overflow-wrap:anywhere}\n"
+    "td.zero{color:#b4bac3}td.c-error{color:var(--err);font-weight:700}td.c-warning{color:var(--warn);"
+    "font-weight:700}td.c-note{color:var(--note)}\n"
     "a{color:#1f5fbf;text-decoration:none}a:hover{text-decoration:underline}\n"
     "body>header{background:#1d2430;color:#fff;padding:18px 28px 14px}\n"
     "body>header h1{margin:0;font-size:22px;font-weight:600;overflow-wrap:anywhere}\n"
@@ -991,7 +1025,7 @@ static void head_html(html *h)
     fputs(" <span class=\"tool\">&#8212; streamcheck report</span></h1>\n", out);
     if (r->nprocs == 1 && r->procs[0].cmdline) {
         fputs("<p class=\"cmd path\">", out);
-        esc(out, r->procs[0].cmdline);
+        esc_path(out, r->procs[0].cmdline);
         fputs("</p>\n", out);
     }
     fputs("</header>\n<main>\n", out);
