@@ -331,8 +331,27 @@ static void pyframe_html(html *h, const sc_pyframe *f, int shown)
     fprintf(out, ":%u</span> <span class=\"tag\">Python</span></li>\n", f->line);
 }
 
-/* "function (file:line)" of the frame a call site is shown at, as markup. */
-static void where_html(html *h, const sc_callsite *cs)
+/* A name of at most max bytes (cut at a character boundary, with an
+   ellipsis; the whole name in a tooltip). */
+static void name_html(FILE *out, const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n <= max) {
+        esc(out, s);
+        return;
+    }
+    while (max && ((unsigned char)s[max] & 0xc0) == 0x80)
+        max--;
+    fputs("<span title=\"", out);
+    esc(out, s);
+    fputs("\">", out);
+    escn(out, s, max);
+    fputs("&#8230;</span>", out);
+}
+
+/* "file:line in function" of the frame a call site is shown at, as markup;
+   a function name longer than max is cut (C++ signatures). */
+static void where_html(html *h, const sc_callsite *cs, size_t max)
 {
     FILE *out = h->out;
     char rb[4096];
@@ -348,7 +367,7 @@ static void where_html(html *h, const sc_callsite *cs)
     fputs("<code class=\"where\">", out);
     if (file) {
         fputs("<span class=\"loc\">", out);
-        esc(out, sc_srcroot_show(&h->root, file, rb, sizeof rb));
+        esc_path(out, sc_srcroot_show(&h->root, file, rb, sizeof rb));
         if (line)
             fprintf(out, ":%u", line);
         fputs("</span>", out);
@@ -359,7 +378,7 @@ static void where_html(html *h, const sc_callsite *cs)
     }
     if (fn) {
         fputs(" <span class=\"in\">in</span> <span class=\"fn\">", out);
-        esc(out, fn);
+        name_html(out, fn, max);
         fputs(py ? "()</span>" : "</span>", out);
     }
     fputs("</code>", out);
@@ -666,7 +685,7 @@ static void findings_table(html *h, long process)
                 "<td><span class=\"sev\">%s</span></td><td>", sev, i + 1, i + 1, sev);
         rule_html(out, f);
         fputs("</td><td>", out);
-        where_html(h, sc_report_callsite(r, f->callsite));
+        where_html(h, sc_report_callsite(r, f->callsite), 60);
         cost_text(f, b, sizeof b);
         fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td><td class=\"num\">%s</td></tr>\n", f->count, b);
     }
@@ -695,7 +714,7 @@ static void card_html(html *h, size_t i)
     fputs("<p class=\"what\">", out);
     esc(out, ri->summary);
     fputs("</p>\n<p class=\"at\">at ", out);
-    where_html(h, cs);
+    where_html(h, cs, 200);
     if (cs && cs->thread_name) {
         fputs(" <span class=\"tag\">thread ", out);
         esc(out, cs->thread_name);
@@ -745,11 +764,6 @@ static void card_html(html *h, size_t i)
     if (f->detail) {
         fputs("<dt>Detail</dt><dd>", out);
         esc(out, f->detail);
-        fputs("</dd>\n", out);
-    }
-    if (cs && cs->thread_name) {
-        fputs("<dt>Thread</dt><dd>", out);
-        esc(out, cs->thread_name);
         fputs("</dd>\n", out);
     }
     fputs("</dl>\n<div class=\"fix\"><b>Fix.</b> ", out);
@@ -887,7 +901,7 @@ static int calls_html(html *h)
             fputs("<tr><td><code>", out);
             esc(out, or_unknown(rd->api));
             fputs("</code></td><td>", out);
-            where_html(h, sc_report_callsite(r, rd->callsite));
+            where_html(h, sc_report_callsite(r, rd->callsite), 60);
             fputs("</td><td>", out);
             esc(out, or_unknown(rd->outcome));
             fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td></tr>\n", rd->count);
@@ -940,6 +954,7 @@ static const char style[] =
     ".sev{display:inline-block;padding:0 7px;border-radius:4px;font-size:12px;font-weight:700;"
     "text-transform:uppercase;letter-spacing:.03em}\n"
     ".rule{font-weight:700}.rname{color:var(--mute)}\n"
+    "table.findings td:nth-child(3){white-space:nowrap}\n"
     ".tag{display:inline-block;background:var(--code);border:1px solid var(--line);border-radius:4px;"
     "padding:0 6px;font-size:12px;color:var(--mute);white-space:nowrap}\n"
     ".scroll{overflow-x:auto}\n"
@@ -953,7 +968,7 @@ static const char style[] =
     "table.findings tr:target{background:var(--hl)}\n"
     "table.procs td.path{max-width:420px}\n"
     "article.finding{background:var(--card);border:1px solid var(--line);border-left:5px solid var(--note);"
-    "border-radius:6px;padding:12px 16px;margin:14px 0;break-inside:avoid-page}\n"
+    "border-radius:6px;padding:12px 16px;margin:14px 0}\n"
     "article.sev-error{border-left-color:var(--err)}article.sev-warning{border-left-color:#e0a100}\n"
     "article.finding:target{box-shadow:0 0 0 3px #7aa7e8}\n"
     "article header{display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 8px;font-size:16px}\n"
@@ -992,7 +1007,8 @@ static const char style[] =
     "@media print{body{background:#fff;font-size:11pt}body>header{background:#fff;color:#000;"
     "border-bottom:2px solid #000;padding:0 0 8px}body>header h1 .tool,body>header .cmd{color:#333}"
     "main{max-width:none;padding:0}.noprint{display:none}summary{color:#000}"
-    "article.finding,.summary,table{break-inside:avoid}a{color:#000}"
+    "tr,.summary,pre{break-inside:avoid}h2,h3,header{break-after:avoid}a{color:#000}"
+    "pre,pre.src .l{white-space:pre-wrap;overflow:visible;overflow-wrap:anywhere}"
     "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n";
 
 /* Opens the collapsed parts before printing, so paper has them. */
