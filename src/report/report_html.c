@@ -458,12 +458,14 @@ static void cost_html(html *h, long process, uint64_t run)
 
 static void fact(FILE *out, const char *key, const char *value, const char *cls)
 {
-    fprintf(out, "<dt>%s</dt><dd%s%s%s>", key, cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
-    if (cls && !strcmp(cls, "path"))
+    int path = cls && !strcmp(cls, "path");
+    fprintf(out, "<div class=\"f%s\"><dt>%s</dt><dd%s%s%s>", path ? " wide" : "", key, cls ? " class=\"" : "",
+            cls ? cls : "", cls ? "\"" : "");
+    if (path)
         esc_path(out, value);
     else
         esc(out, value);
-    fputs("</dd>\n", out);
+    fputs("</dd></div>\n", out);
 }
 
 static void process_facts(html *h, const sc_process *p)
@@ -502,7 +504,7 @@ static void distinct(html *h, const char *(*get)(const sc_process *), const char
     FILE *out = h->out;
     const sc_report *r = h->r;
     size_t shown = 0, total = 0;
-    fprintf(out, "<dt>%s</dt><dd>", key);
+    fprintf(out, "<div class=\"f wide\"><dt>%s</dt><dd>", key);
     for (size_t i = 0; i < r->nprocs; i++) {
         const char *v = or_unknown(get(&r->procs[i]));
         int seen = 0;
@@ -527,7 +529,7 @@ static void distinct(html *h, const char *(*get)(const sc_process *), const char
     }
     if (total > shown)
         fprintf(out, ", &#8230; (%zu in all)", total);
-    fputs("</dd>\n", out);
+    fputs("</dd></div>\n", out);
 }
 
 static const char *proc_exe(const sc_process *p) { return p->exe; }
@@ -575,10 +577,10 @@ static void summary_html(html *h)
             sc_process p = {.start_time = start, .end_time = end};
             sc_format_ns(sc_process_run_ns(&p), b, sizeof b);
             fact(out, "Wall time", b, NULL);
-            fputs("<dt>Run time, summed</dt><dd>", out);
+            fputs("<div class=\"f\"><dt>Run time, summed</dt><dd>", out);
             sc_format_ns(run, b, sizeof b);
             esc(out, b);
-            fputs(" (what the cost's share is of)</dd>\n", out);
+            fputs(" (what the cost's share is of)</dd></div>\n", out);
         }
         fputs("</dl>\n", out);
     }
@@ -870,8 +872,8 @@ static int calls_html(html *h)
         supp += r->procs[i].suppressed;
     }
     fputs("<section id=\"calls\">\n<h2>Calls and overhead</h2>\n<dl class=\"facts\">\n", out);
-    fprintf(out, "<dt>Calls intercepted</dt><dd>%" PRIu64 "</dd>\n", calls);
-    fputs("<dt>Time in streamcheck</dt><dd>", out);
+    fprintf(out, "<div class=\"f\"><dt>Calls intercepted</dt><dd>%" PRIu64 "</dd></div>\n", calls);
+    fputs("<div class=\"f\"><dt>Time in streamcheck</dt><dd>", out);
     if (calls && !shim) {
         fputs("too few calls to estimate", out);
     } else {
@@ -879,7 +881,8 @@ static int calls_html(html *h)
         percent(shim, run, pc, sizeof pc);
         fprintf(out, "%s (estimate%s%s%s)", b, *pc ? "; " : "", pc, *pc ? " of the run time" : "");
     }
-    fprintf(out, "</dd>\n<dt>Findings suppressed</dt><dd>%" PRIu64 "</dd>\n</dl>\n", supp);
+    fprintf(out, "</dd></div>\n<div class=\"f\"><dt>Findings suppressed</dt><dd>%" PRIu64 "</dd></div>\n</dl>\n",
+            supp);
     if (n) {
         fprintf(out, "<details><summary>Driver API calls (%zu entry point%s, %" PRIu64 " call%s)</summary>\n"
                 "<div class=\"scroll\"><table class=\"apis\"><thead><tr><th>API</th><th class=\"num\">Calls</th></tr>"
@@ -942,8 +945,10 @@ static const char style[] =
     ".cost .sub{color:var(--mute)}\n"
     ".cost .counts{margin-left:auto}\n"
     ".process>.cost{margin-top:6px}\n"
-    "dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:3px 16px;margin:0}\n"
-    "dl.facts dt{color:var(--mute)}dl.facts dd{margin:0;min-width:0}\n"
+    "dl.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(210px,1fr));gap:8px 18px;margin:0}\n"
+    "dl.facts .f{min-width:0}dl.facts .f.wide{grid-column:1/-1}\n"
+    "dl.facts dt{color:var(--mute);font-size:12px;text-transform:uppercase;letter-spacing:.04em}\n"
+    "dl.facts dd{margin:0;min-width:0}\n"
     "dd.warn{color:var(--warn)}\n"
     ".badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;"
     "white-space:nowrap;margin:1px 0}\n"
