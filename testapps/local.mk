@@ -11,7 +11,8 @@ SC_APPS_SHARED = \
 	alloc_sync alloc_sync_fixed pinned_alloc_sync pinned_alloc_sync_fixed \
 	alloc_loop alloc_loop_fixed device_sync device_sync_fixed redundant_sync redundant_sync_fixed \
 	cache_config cache_config_fixed queue_limit queue_limit_fixed async_engines async_engines_fixed \
-	multithread_default_stream redirect_mixed graph_capture fork_child stress_mixed framework_step named_thread
+	multithread_default_stream redirect_mixed graph_capture fork_child stress_mixed framework_step named_thread \
+	measure_overlap measure_barrier
 SC_APPS_CUBLAS = cublas_default_stream cublas_default_stream_fixed
 # Variants built from another app's source.
 SC_APPS_VARIANTS = default_stream_static multithread_default_stream_pt

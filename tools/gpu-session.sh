@@ -12,7 +12,7 @@
 #                                      dlopen redirect-out bench-launch
 #                                      bench-torch bench-redirect queue
 #                                      pyline seeds-peak corpus-samples
-#                                      corpus-python corpus-pairs (default:
+#                                      corpus-python corpus-pairs measure (default:
 #                                      env .. queue; tools/corpus/README.md)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -156,6 +156,9 @@ seeds-peak)
     step "bench-seeds: the PyTorch pin-peak pair, merged into the earlier run's RESULTS"
     cp "$root/docs/RESULTS-runs.json" "$out/RESULTS-runs.json"
     python3 "$root/bench/seeds.py" --stage "$stage" --only py-seed004-peak --merge --results "$out/RESULTS.md" ;;
+measure)
+    step "measured mode: seed 001, ResNet pageable/pinned (tools/measure-check.sh)"
+    OUT="$res" STAGE="$stage" bash "$root/tools/measure-check.sh" ;;
 corpus-samples|corpus-python|corpus-pairs)
     # The corpus (tools/corpus/README.md): .corpus-src carried beside .stage.
     step "corpus: ${s#corpus-}"

@@ -6,7 +6,7 @@ noinst_PROGRAMS += tools/gen-man-rules
 tools_gen_man_rules_SOURCES = tools/gen-man-rules.c
 tools_gen_man_rules_CPPFLAGS = $(AM_CPPFLAGS) $(SC_REPORT_CPPFLAGS)
 tools_gen_man_rules_LDADD = src/common/libscrules.la
-EXTRA_DIST += tools/stage-gpu.sh tools/gpu-session.sh
+EXTRA_DIST += tools/stage-gpu.sh tools/gpu-session.sh tools/measure-check.sh
 
 # The layering rules (docs/ARCHITECTURE.md, "Layering"), checked with nm on
 # the shim's objects and on the sources.

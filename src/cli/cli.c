@@ -57,9 +57,12 @@ static void usage(FILE *out)
 "synchronizations that serialize its CUDA streams.\n"
 "\n"
 "Options:\n"
-"  --format LIST          text, json, sarif, junit, html (comma-separated;\n"
-"                         default text).\n"
-"                         Text goes to stderr, the others to files in --output.\n"
+"  --format LIST          text, json, sarif, junit, trace, html (comma-separated;\n"
+"                         default text).  Text goes to stderr, the others to\n"
+"                         files in --output; trace is a Chrome trace (implies\n"
+"                         --measure), html one page for a browser\n"
+"  --measure              measured mode: record the GPU timeline with CUPTI;\n"
+"                         report overlap, idle time and each finding's GPU cost\n"
 "  --output DIR           directory for report files (default: the current one)\n"
 "  --simulate             run on streamcheck's CPU simulator (no GPU needed;\n"
 "                         for programs built with nvcc -cudart shared)\n"
@@ -394,7 +397,7 @@ enum {
     O_FORMAT = 256, O_OUTPUT, O_SIMULATE, O_REDIRECT, O_REDIRECT_METHOD, O_RULES, O_IGNORE,
     O_SUPPRESSIONS, O_FAIL_ON, O_ERROR_EXITCODE, O_STACK_DEPTH, O_PYTHON_DEPTH, O_CONFIG,
     O_LOG_LEVEL, O_LIST_RULES, O_SELFTEST, O_VERSION, O_HELP, O_TOP, O_WARN_COST, O_WARN_SHARE,
-    O_SOURCE_ROOT,
+    O_SOURCE_ROOT, O_MEASURE,
 };
 
 /* "--top N" or "--top all" as STREAMCHECK_TOP (0 is all). */
@@ -449,6 +452,7 @@ int main(int argc, char **argv)
         {"format", required_argument, 0, O_FORMAT},
         {"output", required_argument, 0, O_OUTPUT},
         {"simulate", no_argument, 0, O_SIMULATE},
+        {"measure", no_argument, 0, O_MEASURE},
         {"redirect", required_argument, 0, O_REDIRECT},
         {"redirect-method", required_argument, 0, O_REDIRECT_METHOD},
         {"rules", required_argument, 0, O_RULES},
@@ -486,6 +490,7 @@ int main(int argc, char **argv)
             break;
         }
         case O_SIMULATE: o.simulate = 1; break;
+        case O_MEASURE: set_option(&o, SC_OPT_MEASURE, "1", "--measure"); break;
         case O_REDIRECT: set_option(&o, SC_OPT_REDIRECT, optarg, "--redirect"); break;
         case O_REDIRECT_METHOD: set_option(&o, SC_OPT_REDIRECT_METHOD, optarg, "--redirect-method"); break;
         case O_RULES: set_option(&o, SC_OPT_RULES, optarg, "--rules"); break;

@@ -119,6 +119,7 @@ static int format_item(const char *item, void *arg)
     struct item_ctx *c = arg;
     static const struct { const char *name; unsigned bit; } fmts[] = {
         {"text", SC_FMT_TEXT}, {"json", SC_FMT_JSON}, {"sarif", SC_FMT_SARIF}, {"junit", SC_FMT_JUNIT},
+        {"trace", SC_FMT_TRACE},
         {"html", SC_FMT_HTML},
     };
     for (size_t i = 0; i < SC_ARRAY_LEN(fmts); i++)
@@ -146,7 +147,7 @@ int sc_formats_parse(const char *s, unsigned *out, char *err, size_t errlen)
 {
     struct item_ctx c = {0, ""};
     if (each_item(s, format_item, &c) || !c.bits) {
-        snprintf(err, errlen, "'%s' is not a format (expected text, json, sarif, junit or html)",
+        snprintf(err, errlen, "'%s' is not a format (expected text, json, sarif, junit, trace or html)",
                  c.bad[0] ? c.bad : s);
         return -1;
     }
@@ -225,6 +226,7 @@ static int apply(sc_options *o, sc_opt_id id, const char *v, char *err, size_t e
     case SC_OPT_PYTHON_DEPTH: o->python_depth = (int)l; break;
     case SC_OPT_LOG_LEVEL: o->log_level = (int)l; break;   /* same order as SC_LOG_* */
     case SC_OPT_DUMP_CONFIG: o->dump_config = b; break;
+    case SC_OPT_MEASURE: o->measure = b; break;
     case SC_OPT_REDIRECT: o->redirect = (int)l; break;
     case SC_OPT_REDIRECT_METHOD: o->redirect_method = (int)l; break;
     case SC_OPT_RULES: o->rules = bits; break;
@@ -328,7 +330,7 @@ void sc_options_load(sc_options *o, void (*warn)(const char *))
 
 void sc_options_dump(const sc_options *o, FILE *out)
 {
-    static const char *const fmt_names[] = {"text", "json", "sarif", "junit", "html"};
+    static const char *const fmt_names[] = {"text", "json", "sarif", "junit", "trace", "html"};
     static const char *const levels[] = {"quiet", "warning", "info", "debug"};
     for (int i = 0; i < SC_NOPTS; i++) {
         char val[4200] = "";
@@ -345,6 +347,7 @@ void sc_options_dump(const sc_options *o, FILE *out)
         case SC_OPT_PYTHON_DEPTH: snprintf(val, sizeof val, "%d", o->python_depth); break;
         case SC_OPT_LOG_LEVEL: snprintf(val, sizeof val, "%s", levels[o->log_level & 3]); break;
         case SC_OPT_DUMP_CONFIG: snprintf(val, sizeof val, "%d", o->dump_config); break;
+        case SC_OPT_MEASURE: snprintf(val, sizeof val, "%d", o->measure); break;
         case SC_OPT_REDIRECT: snprintf(val, sizeof val, "%s", o->redirect ? "per-thread" : "off"); break;
         case SC_OPT_REDIRECT_METHOD: snprintf(val, sizeof val, "%s", enum_values(SC_OPT_REDIRECT_METHOD)[o->redirect_method]); break;
         case SC_OPT_RULES:

@@ -12,7 +12,8 @@ typedef enum sc_format {
     SC_FMT_JSON = 1 << 1,
     SC_FMT_SARIF = 1 << 2,
     SC_FMT_JUNIT = 1 << 3,
-    SC_FMT_HTML = 1 << 4,      /* one self-contained page for a person */
+    SC_FMT_TRACE = 1 << 4,     /* Chrome trace of the GPU timeline (measured mode) */
+    SC_FMT_HTML = 1 << 5,      /* one self-contained page for a person */
 } sc_format;
 
 typedef enum sc_opt_id {
@@ -31,6 +32,7 @@ typedef struct sc_options {
     int log_level;             /* SC_LOG_* (sc.h) */
     int dump_config;
     int redirect;              /* 0 off, 1 per-thread */
+    int measure;               /* measured mode (CUPTI); also on with SC_FMT_TRACE */
 #define SC_RDM_ENTRY 0         /* call the per-thread (_ptsz/_ptds) entry point */
 #define SC_RDM_HANDLE 1        /* pass CU_STREAM_PER_THREAD */
 #define SC_RDM_STREAM 2        /* pass a blocking stream the shim made for the thread */

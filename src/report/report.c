@@ -33,6 +33,8 @@ static void process_free(sc_process *p)
     free(p->host);
     free(p->device);
     free(p->mode);
+    sc_gpu_free(p->gpu);
+    p->gpu = NULL;
 }
 
 void sc_callsite_clear(sc_callsite *cs)
@@ -70,10 +72,47 @@ static void redirect_free(sc_redirect *rd)
     free(rd->outcome);
 }
 
+sc_gpu *sc_gpu_dup(const sc_gpu *g)
+{
+    if (!g)
+        return NULL;
+    sc_gpu *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    *d = *g;
+    d->devices = NULL;
+    d->streams = NULL;
+    if (g->ndevices && !(d->devices = malloc(g->ndevices * sizeof *d->devices)))
+        goto fail;
+    if (g->nstreams && !(d->streams = malloc(g->nstreams * sizeof *d->streams)))
+        goto fail;
+    if (g->ndevices)
+        memcpy(d->devices, g->devices, g->ndevices * sizeof *d->devices);
+    if (g->nstreams)
+        memcpy(d->streams, g->streams, g->nstreams * sizeof *d->streams);
+    return d;
+fail:
+    sc_gpu_free(d);
+    errno = ENOMEM;
+    return NULL;
+}
+
+void sc_gpu_free(sc_gpu *g)
+{
+    if (!g)
+        return;
+    free(g->devices);
+    free(g->streams);
+    free(g);
+}
+
 static int process_copy(sc_process *d, const sc_process *s)
 {
     int ok = 1;
     *d = *s;
+    d->gpu = NULL;
+    if (s->gpu && !(d->gpu = sc_gpu_dup(s->gpu)))
+        ok = 0;
     d->exe = dup_ok(s->exe, &ok);
     d->cmdline = dup_ok(s->cmdline, &ok);
     d->host = dup_ok(s->host, &ok);
@@ -191,6 +230,12 @@ void sc_report_free(sc_report *r)
     for (size_t i = 0; i < r->nredirects; i++)
         redirect_free(&r->redirects[i]);
     free(r->redirects);
+    free(r->gpu_ops);
+    free(r->host_spans);
+    free(r->marks);
+    for (size_t i = 0; i < r->nnames; i++)
+        free(r->names[i]);
+    free(r->names);
     free(r);
 }
 
@@ -765,8 +810,13 @@ void sc_report_judge(sc_report *r, const sc_judge_opts *j)
 uint64_t sc_report_cost(const sc_report *r)
 {
     uint64_t sum = 0;
+    /* A measured SC102 (at a stream's creation site) prices the legacy-stream
+       commands that had to wait for that stream: the same GPU time is the
+       commands' own finding's (SC101, SC202, ...) at their call sites, so
+       it is not counted twice. */
     for (size_t i = 0; i < r->nfindings; i++)
-        if (r->findings[i].severity != SC_SEV_NOTE)
+        if (r->findings[i].severity != SC_SEV_NOTE &&
+            !(r->findings[i].rule == SC_RULE_SC102 && r->findings[i].basis == SC_COST_GPU))
             sum = sum + r->findings[i].cost_ns < sum ? UINT64_MAX : sum + r->findings[i].cost_ns;
     return sum;
 }
@@ -1024,6 +1074,35 @@ void sc_format_bytes(uint64_t b, char *buf, size_t len)
 
 /* ------------------------------------------------------- output --- */
 
+static void pct(uint64_t part, uint64_t whole, char *buf, size_t len)
+{
+    /* tenths of a percent, integer arithmetic: no locale */
+    uint64_t t = whole ? (part * 1000 + whole / 2) / whole : 0;
+    snprintf(buf, len, "%" PRIu64 ".%u%%", t / 10, (unsigned)(t % 10));
+}
+
+void sc_gpu_line(const sc_gpu *g, char *buf, size_t len)
+{
+    char span[32], busy[32], ov[32], idle[32], pb[32], po[32], pi[32], cc[32], kk[32];
+    sc_format_ns(g->span_ns, span, sizeof span);
+    sc_format_ns(g->busy_ns, busy, sizeof busy);
+    sc_format_ns(g->overlap_ns, ov, sizeof ov);
+    sc_format_ns(g->idle_ns, idle, sizeof idle);
+    sc_format_ns(g->overlap_compute_copy_ns, cc, sizeof cc);
+    sc_format_ns(g->overlap_compute_compute_ns, kk, sizeof kk);
+    pct(g->busy_ns, g->span_ns, pb, sizeof pb);
+    pct(g->overlap_ns, g->span_ns, po, sizeof po);
+    pct(g->idle_ns, g->span_ns, pi, sizeof pi);
+    int n = snprintf(buf, len, "GPU: span %s, busy %s (%s), overlap %s (%s; compute+copy %s, "
+                     "compute+compute %s), idle %s (%s); %" PRIu64 " operations",
+                     span, busy, pb, ov, po, cc, kk, idle, pi, g->ops);
+    if (n > 0 && (size_t)n < len && g->ops_kept < g->ops)
+        n += snprintf(buf + n, len - (size_t)n, " (the timeline keeps the first %" PRIu64 ")", g->ops_kept);
+    if (n > 0 && (size_t)n < len && g->dropped)
+        snprintf(buf + n, len - (size_t)n, "; CUPTI dropped %" PRIu64 " records: numbers are low",
+                 g->dropped);
+}
+
 const char *sc_format_ext(sc_format fmt)
 {
     switch (fmt) {
@@ -1031,6 +1110,7 @@ const char *sc_format_ext(sc_format fmt)
     case SC_FMT_JSON: return "json";
     case SC_FMT_SARIF: return "sarif";
     case SC_FMT_JUNIT: return "xml";
+    case SC_FMT_TRACE: return "trace.json";
     case SC_FMT_HTML: return "html";
     }
     return NULL;
@@ -1046,6 +1126,7 @@ int sc_render(const sc_report *r, sc_format fmt, FILE *out, const sc_render_opts
     case SC_FMT_JSON: return sc_render_json(r, out);
     case SC_FMT_SARIF: return sc_render_sarif_opts(r, out, o);
     case SC_FMT_JUNIT: return sc_render_junit_opts(r, out, o);
+    case SC_FMT_TRACE: return sc_render_trace(r, out);
     case SC_FMT_HTML: return sc_render_html(r, out, o);
     }
     errno = EINVAL;

@@ -21,8 +21,12 @@
 
 /* Bump when a field changes meaning or disappears; adding fields is free.
    2: severity follows cost_ns (sc_report_judge); cost_ns, cost_basis and
-   also added.  Version 1 reports are still read. */
-#define SC_SCHEMA_VERSION 2
+   also added.
+   3: measured mode: process.gpu (null when the process was not measured)
+   and each finding's gpu_lost_ns (null when not measured); in a measured
+   process cost_ns is gpu_lost_ns (cost_basis "gpu-timeline").
+   Version 1 and 2 reports are still read. */
+#define SC_SCHEMA_VERSION 3
 
 /* One native frame: pc - 1 as module + offset, symbolized when possible. */
 typedef struct sc_frame {
@@ -89,6 +93,9 @@ typedef struct sc_finding {
     uint32_t also;      /* bit per rule: other rules the same calls broke
                            (one call, one finding: the most specific rule) */
     unsigned process;   /* index into sc_report.procs */
+    int measured;       /* gpu_lost_ns is valid (measured mode saw these calls) */
+    uint64_t gpu_lost_ns; /* measured mode: GPU time the calls cost, a union on
+                           the device's timeline (libstreamcheck(7), Measured mode) */
 } sc_finding;
 
 /* Driver calls seen, per calling library. */
@@ -108,6 +115,38 @@ typedef struct sc_redirect {
     unsigned process;
 } sc_redirect;
 
+/* ---- measured mode (--measure): what the GPU did, per process ---- */
+/* One stream's busy time (the union of its operations). */
+typedef struct sc_gpu_stream {
+    uint32_t device;
+    uint32_t stream;    /* CUPTI stream id (cuStreamGetId) */
+    uint64_t busy_ns;
+    uint64_t ops;
+} sc_gpu_stream;
+
+/* One device over the process's run: span is first operation start to last
+   end; busy the union of all operations (kernels, copies, memsets); idle =
+   span - busy; overlap the time with two or more operations at once, of
+   which compute_copy has a kernel and a copy or memset, compute_compute two
+   kernels or more. */
+typedef struct sc_gpu_device {
+    uint32_t device;
+    uint64_t span_ns, busy_ns, idle_ns, overlap_ns;
+    uint64_t overlap_compute_copy_ns, overlap_compute_compute_ns;
+    uint64_t ops;
+} sc_gpu_device;
+
+typedef struct sc_gpu {
+    /* sums over the devices (one device: that device's numbers) */
+    uint64_t span_ns, busy_ns, idle_ns, overlap_ns;
+    uint64_t overlap_compute_copy_ns, overlap_compute_compute_ns;
+    uint64_t ops;        /* GPU operations recorded */
+    uint64_t ops_kept;   /* of which kept in the timeline (sc_report.gpu_ops) */
+    uint64_t dropped;    /* activity records CUPTI dropped (numbers are then low) */
+    sc_gpu_device *devices; size_t ndevices;
+    sc_gpu_stream *streams; size_t nstreams;   /* by device, then stream */
+} sc_gpu;
+
 typedef struct sc_process {
     char *exe;          /* path of the program */
     char *cmdline;      /* arguments joined with spaces; may be NULL */
@@ -124,7 +163,53 @@ typedef struct sc_process {
     uint64_t calls;     /* intercepted driver calls */
     uint64_t shim_ns;   /* time spent in streamcheck's own code (estimate) */
     uint64_t suppressed;/* findings dropped by --rules/--ignore/--suppressions */
+    sc_gpu *gpu;        /* measured mode; NULL when the process was not measured */
 } sc_process;
+
+/* ---- the GPU timeline of measured mode (the trace and HTML renderers).
+   Times are ns since the start of their process (sc_process.start_time).
+   Only the shim fills these (the JSON report does not carry them); a
+   merged report has none.  Kept in start order per process. ---- */
+typedef enum sc_gpu_op_kind { SC_GPU_KERNEL = 0, SC_GPU_MEMCPY, SC_GPU_MEMSET } sc_gpu_op_kind;
+typedef enum sc_gpu_copy { SC_GPU_COPY_NONE = 0, SC_GPU_HTOD, SC_GPU_DTOH, SC_GPU_DTOD, SC_GPU_HTOH,
+                           SC_GPU_COPY_OTHER } sc_gpu_copy;
+typedef enum sc_gpu_mem { SC_GPU_MEM_UNKNOWN = 0, SC_GPU_MEM_PAGEABLE, SC_GPU_MEM_PINNED,
+                          SC_GPU_MEM_DEVICE, SC_GPU_MEM_MANAGED, SC_GPU_MEM_OTHER } sc_gpu_mem;
+typedef struct sc_gpu_op {
+    unsigned process;
+    uint32_t device, stream;
+    uint8_t kind;          /* sc_gpu_op_kind */
+    uint8_t copy;          /* sc_gpu_copy (memcpy) */
+    uint8_t src, dst;      /* sc_gpu_mem of a memcpy's ends; memset: dst */
+    uint32_t name;         /* kernels: index into sc_report.names; else 0 */
+    int64_t start_ns, end_ns;
+    uint64_t bytes;        /* copies and memsets */
+    uint32_t correlation;  /* CUPTI correlation id: the API call that submitted it */
+} sc_gpu_op;
+
+/* A host thread's CUDA API call (CUPTI driver/runtime records). */
+typedef struct sc_host_span {
+    unsigned process;
+    uint32_t thread;       /* CUPTI thread id */
+    uint8_t runtime;       /* 1 runtime API, 0 driver API */
+    uint32_t name;         /* index into sc_report.names */
+    int64_t start_ns, end_ns;
+    uint32_t correlation;
+} sc_host_span;
+
+/* A finding event at its call: when, on which thread, and the GPU operation
+   it held back most (gpu_ops index, or -1). */
+typedef struct sc_finding_mark {
+    unsigned process;
+    sc_rule_id rule;
+    char callsite[17];
+    uint32_t api;          /* index into sc_report.names */
+    uint32_t thread;       /* CUPTI thread id of the calling thread */
+    int64_t start_ns, end_ns;  /* the intercepted call */
+    uint32_t correlation;  /* of the call's own GPU work (0: none) */
+    long op;               /* the GPU operation it held back most, or -1 */
+    uint64_t lost_ns;      /* this event's own measured cost */
+} sc_finding_mark;
 
 typedef struct sc_report {
     char *tool_version;
@@ -133,6 +218,11 @@ typedef struct sc_report {
     sc_finding *findings;    size_t nfindings;
     sc_callsite *callsites;  size_t ncallsites;
     sc_redirect *redirects;  size_t nredirects;
+    /* measured mode's timeline (see above); names[0] is "" */
+    sc_gpu_op *gpu_ops;      size_t ngpu_ops;
+    sc_host_span *host_spans; size_t nhost_spans;
+    sc_finding_mark *marks;  size_t nmarks;
+    char **names;            size_t nnames;
 } sc_report;
 
 /* Which findings fail a run (JUnit failures, `streamcheck report` exit
@@ -196,7 +286,8 @@ int sc_report_merge(sc_report *dst, const sc_report *src);
    work was really pending (pending > 0).  Otherwise it becomes a note.
    Errors and notes are left as they are. */
 void sc_report_judge(sc_report *r, const sc_judge_opts *j);
-/* Estimated cost of the warnings (and errors) of a report, summed. */
+/* Estimated cost of the warnings (and errors) of a report, summed (a
+   measured SC102 is not added: its time is its commands' findings'). */
 uint64_t sc_report_cost(const sc_report *r);
 /* Run time of a process in ns (0 when unknown). */
 uint64_t sc_process_run_ns(const sc_process *p);
@@ -209,12 +300,22 @@ int sc_render_text(const sc_report *r, FILE *out, const sc_render_opts *o);
 int sc_render_json(const sc_report *r, FILE *out);
 int sc_render_sarif(const sc_report *r, FILE *out);
 int sc_render_junit(const sc_report *r, FILE *out);
+/* Chrome trace event format (Perfetto, chrome://tracing): a process per
+   device with a track per stream, a process per host process with a track
+   per thread and API layer, findings as instant events with flow arrows to
+   the GPU operation they held back (libstreamcheck(7), Trace). */
+int sc_render_trace(const sc_report *r, FILE *out);
+/* Deep copy and free of a process's gpu block. */
+sc_gpu *sc_gpu_dup(const sc_gpu *g);
+void sc_gpu_free(sc_gpu *g);
+/* "GPU: busy 1.200 s (80.0%), overlap 300.000 ms (20.0%), idle ..." without
+   a newline. */
+void sc_gpu_line(const sc_gpu *g, char *buf, size_t len);
 /* One self-contained HTML page (report_html.c): inline CSS, SVG and a small
-   script, no reference outside the file.  Uses o->srcroot (paths, and the
-   source lines around each call site when the file is readable now) and
-   o->top (findings shown in full; 0: SC_HTML_TOP_DEFAULT). */
+   script, no reference outside the file; in measured mode an SVG timeline
+   per device.  Uses o->srcroot (paths, and the source lines around each
+   call site when the file is readable where the page is written). */
 int sc_render_html(const sc_report *r, FILE *out, const sc_render_opts *o);
-#define SC_HTML_TOP_DEFAULT 100
 
 /* The one line CI greps, without a newline:
    "streamcheck: N findings (E errors, W warnings, I notes)".  N counts

@@ -25,6 +25,72 @@ int64_t sc_seconds_to_micro(double t)
     return (int64_t)(us < 0 ? us - 0.5 : us + 0.5);
 }
 
+static void write_overlaps(sc_jw *w, uint64_t span, uint64_t busy, uint64_t idle, uint64_t ov,
+                           uint64_t cc, uint64_t kk)
+{
+    sc_jw_key(w, "span_ns");
+    sc_jw_u64(w, span);
+    sc_jw_key(w, "busy_ns");
+    sc_jw_u64(w, busy);
+    sc_jw_key(w, "idle_ns");
+    sc_jw_u64(w, idle);
+    sc_jw_key(w, "overlap_ns");
+    sc_jw_u64(w, ov);
+    sc_jw_key(w, "overlap_compute_copy_ns");
+    sc_jw_u64(w, cc);
+    sc_jw_key(w, "overlap_compute_compute_ns");
+    sc_jw_u64(w, kk);
+}
+
+/* process.gpu: null unless the process ran in measured mode. */
+static void write_gpu(sc_jw *w, const sc_gpu *g)
+{
+    if (!g) {
+        sc_jw_null(w);
+        return;
+    }
+    sc_jw_begin_object(w);
+    write_overlaps(w, g->span_ns, g->busy_ns, g->idle_ns, g->overlap_ns, g->overlap_compute_copy_ns,
+                   g->overlap_compute_compute_ns);
+    sc_jw_key(w, "ops");
+    sc_jw_u64(w, g->ops);
+    sc_jw_key(w, "ops_kept");
+    sc_jw_u64(w, g->ops_kept);
+    sc_jw_key(w, "dropped_records");
+    sc_jw_u64(w, g->dropped);
+    sc_jw_key(w, "devices");
+    sc_jw_begin_array(w);
+    for (size_t i = 0; i < g->ndevices; i++) {
+        const sc_gpu_device *d = &g->devices[i];
+        sc_jw_begin_object(w);
+        sc_jw_key(w, "device");
+        sc_jw_u64(w, d->device);
+        write_overlaps(w, d->span_ns, d->busy_ns, d->idle_ns, d->overlap_ns, d->overlap_compute_copy_ns,
+                       d->overlap_compute_compute_ns);
+        sc_jw_key(w, "ops");
+        sc_jw_u64(w, d->ops);
+        sc_jw_end_object(w);
+    }
+    sc_jw_end_array(w);
+    sc_jw_key(w, "streams");
+    sc_jw_begin_array(w);
+    for (size_t i = 0; i < g->nstreams; i++) {
+        const sc_gpu_stream *st = &g->streams[i];
+        sc_jw_begin_object(w);
+        sc_jw_key(w, "device");
+        sc_jw_u64(w, st->device);
+        sc_jw_key(w, "stream");
+        sc_jw_u64(w, st->stream);
+        sc_jw_key(w, "busy_ns");
+        sc_jw_u64(w, st->busy_ns);
+        sc_jw_key(w, "ops");
+        sc_jw_u64(w, st->ops);
+        sc_jw_end_object(w);
+    }
+    sc_jw_end_array(w);
+    sc_jw_end_object(w);
+}
+
 static void write_process(sc_jw *w, const sc_process *p, size_t index)
 {
     sc_jw_begin_object(w);
@@ -60,6 +126,8 @@ static void write_process(sc_jw *w, const sc_process *p, size_t index)
     sc_jw_u64(w, p->shim_ns);
     sc_jw_key(w, "suppressed");
     sc_jw_u64(w, p->suppressed);
+    sc_jw_key(w, "gpu");
+    write_gpu(w, p->gpu);
     sc_jw_end_object(w);
 }
 
@@ -102,6 +170,11 @@ static void write_finding(sc_jw *w, const sc_finding *f)
     sc_jw_string(w, f->detail);
     sc_jw_key(w, "process");
     sc_jw_u64(w, f->process);
+    sc_jw_key(w, "gpu_lost_ns");
+    if (f->measured)
+        sc_jw_u64(w, f->gpu_lost_ns);
+    else
+        sc_jw_null(w);
     sc_jw_end_object(w);
 }
 

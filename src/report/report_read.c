@@ -1,7 +1,7 @@
 /* report_read.c: reads a JSON report back into the model.
  *
  * Reports come from other machines and other versions, so the reader is
- * strict about what it uses -- every field of its schema version (1 or 2)
+ * strict about what it uses -- every field of its schema version (1, 2 or 3)
  * must be there with its type -- and quiet about what it does not: unknown members
  * are ignored (adding fields does not bump the version), and the derived
  * members (summary, api_counts, process) are type-checked and recomputed.
@@ -193,6 +193,76 @@ static int expect_object(ctx *c, const sc_json *v, const char *path)
 
 /* ------------------------------------------------------------ parts --- */
 
+/* process.gpu (version 3): null, or the measured GPU block. */
+static int read_gpu(ctx *c, const sc_json *v, const char *path, sc_process *p)
+{
+    const sc_json *g = member(c, v, path, "gpu");
+    char gp[200], w[240];
+    if (!g)
+        return -1;
+    if (g->type == SC_JSON_NULL)
+        return 0;
+    path_of(gp, sizeof gp, path, "gpu");
+    if (g->type != SC_JSON_OBJECT)
+        return bad(c, gp, "expected an object or null, found %s", sc_json_type_desc(g->type));
+    sc_gpu *x = calloc(1, sizeof *x);
+    if (!x)
+        return nomem(c);
+    p->gpu = x;
+    if (get_u64(c, g, gp, "span_ns", &x->span_ns) < 0 || get_u64(c, g, gp, "busy_ns", &x->busy_ns) < 0 ||
+        get_u64(c, g, gp, "idle_ns", &x->idle_ns) < 0 || get_u64(c, g, gp, "overlap_ns", &x->overlap_ns) < 0 ||
+        get_u64(c, g, gp, "overlap_compute_copy_ns", &x->overlap_compute_copy_ns) < 0 ||
+        get_u64(c, g, gp, "overlap_compute_compute_ns", &x->overlap_compute_compute_ns) < 0 ||
+        get_u64(c, g, gp, "ops", &x->ops) < 0 || get_u64(c, g, gp, "ops_kept", &x->ops_kept) < 0 ||
+        get_u64(c, g, gp, "dropped_records", &x->dropped) < 0)
+        return -1;
+    const sc_json *a = get_typed(c, g, gp, "devices", SC_JSON_ARRAY);
+    if (!a)
+        return -1;
+    if (a->len && !(x->devices = calloc(a->len, sizeof *x->devices)))
+        return nomem(c);
+    for (size_t i = 0; i < a->len; i++) {
+        sc_gpu_device *d = &x->devices[i];
+        uint64_t dev;
+        snprintf(w, sizeof w, "%s.devices[%zu]", gp, i);
+        if (a->items[i].type != SC_JSON_OBJECT)
+            return bad(c, w, "expected an object");
+        const sc_json *o = &a->items[i];
+        if (get_u64(c, o, w, "device", &dev) < 0 || get_u64(c, o, w, "span_ns", &d->span_ns) < 0 ||
+            get_u64(c, o, w, "busy_ns", &d->busy_ns) < 0 || get_u64(c, o, w, "idle_ns", &d->idle_ns) < 0 ||
+            get_u64(c, o, w, "overlap_ns", &d->overlap_ns) < 0 ||
+            get_u64(c, o, w, "overlap_compute_copy_ns", &d->overlap_compute_copy_ns) < 0 ||
+            get_u64(c, o, w, "overlap_compute_compute_ns", &d->overlap_compute_compute_ns) < 0 ||
+            get_u64(c, o, w, "ops", &d->ops) < 0)
+            return -1;
+        if (dev > UINT32_MAX)
+            return bad(c, w, "device %" PRIu64 " is out of range", dev);
+        d->device = (uint32_t)dev;
+        x->ndevices = i + 1;
+    }
+    if (!(a = get_typed(c, g, gp, "streams", SC_JSON_ARRAY)))
+        return -1;
+    if (a->len && !(x->streams = calloc(a->len, sizeof *x->streams)))
+        return nomem(c);
+    for (size_t i = 0; i < a->len; i++) {
+        sc_gpu_stream *st = &x->streams[i];
+        uint64_t dev, sid;
+        snprintf(w, sizeof w, "%s.streams[%zu]", gp, i);
+        if (a->items[i].type != SC_JSON_OBJECT)
+            return bad(c, w, "expected an object");
+        const sc_json *o = &a->items[i];
+        if (get_u64(c, o, w, "device", &dev) < 0 || get_u64(c, o, w, "stream", &sid) < 0 ||
+            get_u64(c, o, w, "busy_ns", &st->busy_ns) < 0 || get_u64(c, o, w, "ops", &st->ops) < 0)
+            return -1;
+        if (dev > UINT32_MAX || sid > UINT32_MAX)
+            return bad(c, w, "device or stream out of range");
+        st->device = (uint32_t)dev;
+        st->stream = (uint32_t)sid;
+        x->nstreams = i + 1;
+    }
+    return 0;
+}
+
 static int read_process(ctx *c, const sc_json *v, const char *path, sc_process *p)
 {
     int64_t i;
@@ -250,7 +320,9 @@ static int read_process(ctx *c, const sc_json *v, const char *path, sc_process *
     if (get_u64(c, v, path, "calls", &p->calls) < 0 || get_u64(c, v, path, "shim_ns", &p->shim_ns) < 0 ||
         get_u64(c, v, path, "suppressed", &p->suppressed) < 0)
         return -1;
-    return 0;
+    if (c->version < 3)
+        return 0;
+    return read_gpu(c, v, path, p);
 }
 
 static int read_finding(ctx *c, const sc_json *v, const char *path, size_t nprocs, sc_finding *f)
@@ -328,6 +400,16 @@ static int read_finding(ctx *c, const sc_json *v, const char *path, size_t nproc
             return bad(c, p, "item %zu is not a rule id", i);
         }
         f->also |= 1u << ar;
+    }
+    if (c->version < 3)
+        return 0;
+    const sc_json *g = member(c, v, path, "gpu_lost_ns");
+    if (!g)
+        return -1;
+    if (g->type != SC_JSON_NULL) {
+        if (get_u64(c, v, path, "gpu_lost_ns", &f->gpu_lost_ns) < 0)
+            return -1;
+        f->measured = 1;
     }
     return 0;
 }
@@ -520,7 +602,7 @@ static int read_report(ctx *c, const sc_json *root, sc_report *r)
     if (sc_json_u64(v, &ver) < 0)
         return bad(c, "schema_version", "expected an integer, found %s", found(v, b, sizeof b));
     c->version = ver;
-    if (ver != SC_SCHEMA_VERSION && ver != 1)
+    if (ver != SC_SCHEMA_VERSION && ver != 2 && ver != 1)
         return bad(c, NULL, "schema_version %" PRIu64 " is not supported (this streamcheck reads version %d)%s",
                    ver, SC_SCHEMA_VERSION, ver > SC_SCHEMA_VERSION ? "; use a newer streamcheck" : "");
 

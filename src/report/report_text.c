@@ -290,6 +290,10 @@ static void render_header(const sc_report *r, FILE *out)
         header(out, "Start time", "%s", b);
         sc_format_ns(span_ns(p->start_time, p->end_time), b, sizeof b);
         header(out, "Run time", "%s", b);
+        if (p->gpu) {
+            sc_gpu_line(p->gpu, b, sizeof b);
+            header(out, "GPU", "%s", b + strlen("GPU: "));
+        }
         render_cost_total(r, out);
         return;
     }
@@ -318,6 +322,28 @@ static void render_header(const sc_report *r, FILE *out)
     header(out, "Start time", "%s (earliest)", b);
     sc_format_ns(span_ns(start, end), b, sizeof b);
     header(out, "Run time", "%s (first start to last end)", b);
+    sc_gpu g = {0};
+    size_t measured = 0;
+    for (size_t i = 0; i < r->nprocs; i++) {
+        const sc_gpu *x = r->procs[i].gpu;
+        if (!x)
+            continue;
+        measured++;
+        g.span_ns += x->span_ns;
+        g.busy_ns += x->busy_ns;
+        g.idle_ns += x->idle_ns;
+        g.overlap_ns += x->overlap_ns;
+        g.overlap_compute_copy_ns += x->overlap_compute_copy_ns;
+        g.overlap_compute_compute_ns += x->overlap_compute_compute_ns;
+        g.ops += x->ops;
+        g.ops_kept += x->ops_kept;
+        g.dropped += x->dropped;
+    }
+    if (measured) {
+        sc_gpu_line(&g, b, sizeof b);
+        header(out, "GPU", "%s (summed over %zu measured process%s)", b + strlen("GPU: "), measured,
+               measured == 1 ? "" : "es");
+    }
     render_cost_total(r, out);
 }
 
@@ -398,6 +424,12 @@ static void render_cost(const sc_finding *f, FILE *out)
     }
     fprintf(out, FIELD, "Cost");
     wrap(out, line, FIELD_COL, FIELD_COL);
+    if (f->measured && f->basis != SC_COST_GPU) {
+        sc_format_ns(f->gpu_lost_ns, b, sizeof b);
+        snprintf(line, sizeof line, "%s lost on the GPU (measured)", b);
+        fprintf(out, FIELD, "GPU cost");
+        wrap(out, line, FIELD_COL, FIELD_COL);
+    }
 }
 
 static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,

@@ -17,7 +17,7 @@ typedef struct sc_part {
        unlocked in decreasing order after it.  A module that takes another
        module's lock while it holds its own must have the smaller order.
        In use: modules 10, streams 20, hostmem 30, pyframes 35,
-       callsites 40, findings 50, contexts (lanes.c) 60, cublas 70. */
+       callsites 40, findings 50, contexts (lanes.c) 60, cublas 70, measure 80. */
     unsigned order;
     void (*lock)(void);          /* take every lock of the module */
     void (*unlock)(void);        /* in the parent after fork */

@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include "detect.h"
+#include "measure.h"
 #include "findings.h"
 
 /* Everything that lands on the legacy stream: launches, async copies and
@@ -110,7 +111,8 @@ static void sc102_stream(sc_stream *r, void *arg)
        SC202, ...), at the line that made it; this one says where the
        stream that made it a barrier was created. */
     sc_hit h = {.rule = SC_RULE_SC102, .sev = SC_SEV_NOTE, .pending = (uint8_t)busy,
-                .api = q->op->id, .rt = sc_tls_rt, .site = r->create_site};
+                .api = q->op->id, .rt = sc_tls_rt, .site = r->create_site,
+                .mid = sc_measure_tls_mid};
     sc_finding_add(q->t, &h, 1);
 }
 

@@ -9,6 +9,7 @@
 #include "callsites.h"
 #include "detect.h"
 #include "findings.h"
+#include "measure.h"
 
 /* Work submitted to a stream: launches, async copies and memsets, host
    functions, graphs, event records and waits, stream-ordered allocation. */
@@ -183,6 +184,11 @@ void sc_pre(sc_thread *t, sc_op *op)
     }
     if (t->has_own && op->lane == SC_LANE_PTDS && !op->redirected && !op->rd_chain)
         sc_order_with_own(t, op);
+    /* Measured mode: tie this call's GPU work to its findings (SC102's
+       are committed right below). */
+    if (SC_UNLIKELY(sc_measure_active) &&
+        (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_SC102 | SC_M_CHECK701))))
+        sc_measure_pre(op);
     if (op->marks & SC_M_CHECK701)
         sc_detect_queues(t, op);
     if (op->marks & SC_M_SC102)
@@ -313,7 +319,8 @@ static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, u
         const sc_event *e = &op->ev[i];
         if (e->own_site) {
             sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = e->pending, .api = op->id,
-                        .rt = (uint16_t)rt, .site = e->site, .blocked_ns = blocked, .bytes = op->bytes};
+                        .rt = (uint16_t)rt, .site = e->site, .blocked_ns = blocked, .bytes = op->bytes,
+                        .mid = sc_measure_tls_mid};
             sc_finding_add(t, &h, weight);
             continue;
         }
@@ -331,7 +338,7 @@ static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, u
     const sc_event *e = &op->ev[main_ev];
     sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = (uint8_t)pending, .api = op->id, .rt = (uint16_t)rt,
                 .also = also, .site = site, .blocked_ns = blocked + op->drain_ns, .bytes = op->bytes,
-                .cost_ns = sc_rule_cost(e->rule, blocked, pending)};
+                .cost_ns = sc_rule_cost(e->rule, blocked, pending), .mid = sc_measure_tls_mid};
     /* Some findings wait for what the thread does next (settle_held). */
     unsigned mode = weight == 1 && !op->redirected ? held_mode(e->rule, op->dir == SC_DIR_D2H) : 0;
     if (mode && (mode == HELD_READ || h.pending)) {
@@ -353,6 +360,8 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         atomic_store(&t->busy, 0);
         return;
     }
+    if (SC_UNLIKELY(sc_measure_active))
+        sc_measure_post();   /* pops the id pushed in sc_pre (if any) first */
     uint64_t t1 = op->timed || op->tin ? sc_now_ns() : 0;
     uint64_t walks0 = t->walk_ns;   /* counted in full by sc_callsite_capture */
     int err = errno;
@@ -411,6 +420,7 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         atomic_fetch_add_explicit(&t->shim_ns, (in > walks ? in - walks : 0) * SC_SLOW_SAMPLE,
                                   memory_order_relaxed);
     }
+    sc_measure_done();
     atomic_store_explicit(&t->busy, 0, memory_order_release);
     errno = err;
 }

@@ -106,6 +106,8 @@ void sc_finding_add(sc_thread *t, const sc_hit *h, unsigned weight)
     sc_agg_key k = {.site = h->site, .api = h->api, .rt = h->rt, .rule = h->rule, .sev = h->sev,
                     .table = SC_AGG_FINDING};
     add(t, &k, h->blocked_ns, h->pending, h->bytes, weight, h->cost_ns, h->also);
+    if (h->mid)
+        sc_measure_commit(h->mid, &k, h->also, weight);
 }
 
 void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes,
@@ -113,6 +115,8 @@ void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, u
 {
     sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .table = SC_AGG_ALLOC};
     add(t, &k, blocked_ns, 0, bytes, 1, 0, 0);
+    if (sc_measure_tls_mid)
+        sc_measure_commit(sc_measure_tls_mid, &k, 0, 1);
 }
 
 /* How detect mode prices each rule's findings (report.h, sc_cost_basis).

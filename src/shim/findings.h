@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "sc.h"
+
 typedef struct sc_agg_key {
     uint64_t site;
     uint16_t api;
@@ -40,5 +42,12 @@ unsigned sc_rule_cost_basis(unsigned rule);   /* an sc_cost_basis (report.h) */
 uint64_t sc_rule_cost(unsigned rule, uint64_t blocked_ns, int pending);
 
 void sc_aggs_foreach(int table, void (*fn)(const sc_agg_key *, const sc_agg_val *, void *), void *arg);
+
+/* Measured mode (measure.c, measure.h) learns which aggregate each event
+   was counted in.  Declared here because findings.c calls it and
+   measure.h includes this header (the includes of src/shim have no
+   cycle). */
+extern SC_TLS uint32_t sc_measure_tls_mid;   /* the current call's event, 0: none */
+void sc_measure_commit(uint32_t mid, const sc_agg_key *k, uint32_t also, unsigned weight);
 
 #endif

@@ -18,8 +18,9 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/detect_sync.c src/shim/detect_queue.c \
 	src/shim/callsites.c src/shim/callsites.h src/shim/pyframes.c src/shim/pyframes.h \
 	src/shim/findings.c src/shim/findings.h src/shim/symbolize.c src/shim/symbolize.h \
-	src/shim/shim_report.c
-src_shim_libscshim_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
+	src/shim/shim_report.c src/shim/measure.c src/shim/measure.h
+nodist_src_shim_libscshim_la_SOURCES = src/shim/cbid_names.h
+src_shim_libscshim_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS) -I$(top_builddir)/src/shim
 src_shim_libscshim_la_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS)
 SC_SHIM_LIBS = src/shim/libscshim.la $(SC_REPORT_LIBS)
 
@@ -36,3 +37,18 @@ src_libstreamcheck_la_LDFLAGS = -module -avoid-version -no-undefined -shared \
 src_libstreamcheck_la_LIBADD = $(SC_SHIM_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 # Automake wants a linker for an object-less library: the C one.
 nodist_EXTRA_src_libstreamcheck_la_SOURCES = src/shim/dummy.c
+
+# Names of CUPTI's API records (measure.c), from the toolkit's cbid headers:
+# SC_CBID(runtime, cbid, "name"); runtime names without their _vNNNN.
+src/shim/cbid_names.h:
+	$(AM_V_GEN)$(MKDIR_P) src/shim && for h in $(CUDA_HOME)/include $(CUDA_HOME)/extras/CUPTI/include; do \
+	  if test -f $$h/cupti_driver_cbid.h && test -f $$h/cupti_runtime_cbid.h; then \
+	    sed -n 's/^ *CUPTI_DRIVER_TRACE_CBID_\([A-Za-z0-9_]*\) *= *\([0-9][0-9]*\),.*/SC_CBID(0, \2, "\1")/p' \
+	      $$h/cupti_driver_cbid.h; \
+	    sed -n 's/^ *CUPTI_RUNTIME_TRACE_CBID_\([A-Za-z0-9_]*\) *= *\([0-9][0-9]*\),.*/SC_CBID(1, \2, "\1")/p' \
+	      $$h/cupti_runtime_cbid.h | sed 's/_v[0-9]*")$$/")/'; \
+	    break; \
+	  fi; \
+	done | grep -v '"INVALID")\|"SIZE")' > $@-t && mv -f $@-t $@
+BUILT_SOURCES += src/shim/cbid_names.h
+CLEANFILES += src/shim/cbid_names.h

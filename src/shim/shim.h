@@ -189,6 +189,7 @@ typedef struct sc_hit {
     uint16_t api, rt;
     uint32_t also;
     uint64_t site, blocked_ns, bytes, cost_ns;
+    uint32_t mid;         /* measured mode: the call's event (measure.h), 0: none */
 } sc_hit;
 
 /* ------------------------------------------------------------ threads --- */

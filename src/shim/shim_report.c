@@ -22,6 +22,7 @@
 #include "filter.h"
 #include "findings.h"
 #include "fsutil.h"
+#include "measure.h"
 #include "options.h"
 #include "report.h"
 #include "shim.h"
@@ -179,6 +180,18 @@ static sc_finding *new_finding(build *b, unsigned rule, unsigned sev, unsigned a
     return f;
 }
 
+/* Measured mode: the GPU's own account of what the calls cost. */
+static void measured_cost(const sc_agg_key *k, sc_finding *f)
+{
+    uint64_t lost;
+    if (!sc_measure_price(k, &lost))
+        return;
+    f->measured = 1;
+    f->gpu_lost_ns = lost;
+    f->cost_ns = lost;
+    f->basis = SC_COST_GPU;
+}
+
 static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
 {
     build *b = arg;
@@ -198,6 +211,7 @@ static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     f->basis = (sc_cost_basis)sc_rule_cost_basis(k->rule);
     f->cost_ns = v->cost_ns;
     f->also = v->also;
+    measured_cost(k, f);
     char d[384] = "";
     switch (k->rule) {
     case SC_RULE_SC101:
@@ -276,6 +290,7 @@ static void add_alloc_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     f->blocked_ns = v->blocked_ns;
     f->basis = (sc_cost_basis)sc_rule_cost_basis(SC_RULE_SC303);
     f->cost_ns = v->blocked_ns;
+    measured_cost(k, f);
     char d[128];
     snprintf(d, sizeof d, "%llu calls from this call site", (unsigned long long)v->count);
     f->detail = strdup(d);
@@ -392,7 +407,7 @@ static void write_status(const sc_report *r)
 static void write_outputs(sc_report *r, const sc_render_opts *o)
 {
     static const struct { unsigned bit; const char *name; } files[] = {
-        {SC_FMT_JSON, "JSON"}, {SC_FMT_SARIF, "SARIF"}, {SC_FMT_JUNIT, "JUnit"},
+        {SC_FMT_JSON, "JSON"}, {SC_FMT_SARIF, "SARIF"}, {SC_FMT_JUNIT, "JUnit"}, {SC_FMT_TRACE, "trace"},
         {SC_FMT_HTML, "HTML"},
     };
     const char *dir = sc_opt.output[0] ? sc_opt.output : ".";
@@ -411,10 +426,14 @@ static void write_outputs(sc_report *r, const sc_render_opts *o)
             sc_info("%s report written to %s", files[i].name, path);
             continue;
         }
-        /* Nothing is lost: the report goes to stderr instead. */
-        sc_warn("cannot write the %s report in '%s' (%s); writing it to stderr instead", files[i].name,
-                dir, strerror(errno));
-        sc_render(r, (sc_format)files[i].bit, stderr, o);
+        /* Nothing is lost: the report goes to stderr instead (not a trace nor
+           a page: they are for a viewer, not for a terminal, and the text
+           report has the same findings). */
+        int viewer = files[i].bit == SC_FMT_TRACE || files[i].bit == SC_FMT_HTML;
+        sc_warn("cannot write the %s report in '%s' (%s)%s", files[i].name, dir, strerror(errno),
+                viewer ? "" : "; writing it to stderr instead");
+        if (!viewer)
+            sc_render(r, (sc_format)files[i].bit, stderr, o);
     }
     if (sc_opt.formats & SC_FMT_TEXT) {
         sc_render_text(r, stderr, o);
@@ -462,12 +481,14 @@ sc_report *sc_shim_build_report(void)
     sc_aggs_foreach(SC_AGG_REDIRECT, add_redirect, &b);
     fill_callsites(&b);
     free(b.sites);
+    sc_measure_fill(r);
     return r;
 }
 
 /* At exit (core.c calls it once the slow paths have drained). */
 static void shim_report(void)
 {
+    sc_measure_stop();   /* measured mode: CUDA is still up (atexit handlers run in reverse) */
     sc_report *r = sc_shim_build_report();
     if (!r)
         return;

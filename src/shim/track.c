@@ -7,6 +7,7 @@
 
 #include "callsites.h"
 #include "detect.h"
+#include "measure.h"
 
 /* Device facts learned after cuInit, for the report. */
 char sc_device_name[256];
@@ -32,6 +33,7 @@ static void on_init_done(void)
                 atomic_store(&sc_g.slow_copies, 1);   /* SC702 needs every copy */
         }
     }
+    sc_measure_start();   /* measured mode: before any context has work */
 }
 
 struct clear_q { CUcontext ctx; };

@@ -171,8 +171,33 @@ sc_report *fixture_process_b(void)
     ok(sc_callsite_add_frame(cs, "/usr/lib/python3/site-packages/torch/lib/libcudart.so.13", 0x6100, "cudaMemcpy",
                              NULL, 0));
 
-    finding(r, SC_RULE_SC203, SC_SEV_WARNING, "cudaMemcpyAsync", "cuMemcpyDtoHAsync_v2", "9f3c2e1a5b7d4c60",
-            64, 20000000, 60, 268435456, 18000000, "pageable buffer \xe2\x80\x9ch_out\xe2\x80\x9d");
+    /* Measured (--measure): a GPU block, and the copy priced on the GPU. */
+    sc_gpu *g = fixture_check(calloc(1, sizeof *g));
+    g->devices = fixture_check(calloc(1, sizeof *g->devices));
+    g->streams = fixture_check(calloc(2, sizeof *g->streams));
+    g->devices[0] = (sc_gpu_device){0, 12000000000, 9000000000, 3000000000, 1500000000, 1000000000, 500000000,
+                                    250000};
+    g->ndevices = 1;
+    g->streams[0] = (sc_gpu_stream){0, 7, 8000000000, 200000};
+    g->streams[1] = (sc_gpu_stream){0, 13, 2500000000, 50000};
+    g->nstreams = 2;
+    g->span_ns = 12000000000;
+    g->busy_ns = 9000000000;
+    g->idle_ns = 3000000000;
+    g->overlap_ns = 1500000000;
+    g->overlap_compute_copy_ns = 1000000000;
+    g->overlap_compute_compute_ns = 500000000;
+    g->ops = 250000;
+    g->ops_kept = 200000;
+    g->dropped = 12;
+    r->procs[0].gpu = g;
+    sc_finding *f = finding(r, SC_RULE_SC203, SC_SEV_WARNING, "cudaMemcpyAsync", "cuMemcpyDtoHAsync_v2",
+                            "9f3c2e1a5b7d4c60", 64, 20000000, 60, 268435456, 18000000,
+                            "pageable buffer \xe2\x80\x9ch_out\xe2\x80\x9d");
+    f->measured = 1;
+    f->gpu_lost_ns = 25000000;
+    f->basis = SC_COST_GPU;
+    f->cost_ns = f->gpu_lost_ns;
     finding(r, SC_RULE_SC201, SC_SEV_WARNING, "cudaMemcpy", "cuMemcpyDtoH_v2", "5555aaaa5555aaaa", 10, 700000, 0,
             40960, 0, NULL);
 

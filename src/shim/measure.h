@@ -1,0 +1,44 @@
+/* measure.h: measured mode (--measure, STREAMCHECK_MEASURE=1).
+ *
+ * CUPTI's activity API, loaded at run time, records what the GPU did; the
+ * slow path ties each finding event to it with an external correlation id
+ * pushed around the real driver call; at exit the timeline is analysed
+ * (libstreamcheck(7), Measured mode) and put into the report model.
+ *
+ * Nothing here runs in detect mode except one load of sc_measure_active
+ * on the slow path of calls that carry a finding.
+ */
+#ifndef SC_MEASURE_H
+#define SC_MEASURE_H
+
+#include <stdint.h>
+
+#include "findings.h"
+#include "sc.h"
+
+struct sc_op;
+struct sc_report;
+struct sc_finding;
+
+extern int sc_measure_active;            /* CUPTI records; set once at start */
+/* sc_measure_tls_mid and sc_measure_commit are declared in findings.h
+   (findings.c calls them, and this header includes that one). */
+
+/* After cuInit succeeded (track.c): load CUPTI and start recording, or
+   say in one line why not. */
+void sc_measure_start(void);
+/* Before the real call of a slow-path call with findings (dispatch.c):
+   records an event, sets sc_measure_tls_mid (cleared by sc_measure_done
+   at the end of sc_post) and pushes its external correlation id. */
+void sc_measure_pre(const struct sc_op *op);
+/* Right after the real call: pops the id, records the call's end. */
+void sc_measure_post(void);
+static inline void sc_measure_done(void) { sc_measure_tls_mid = 0; }
+/* At exit, before the report is built: flushes CUPTI and analyses. */
+void sc_measure_stop(void);
+/* What the aggregate's events cost on the GPU; 0 when not measured. */
+int sc_measure_price(const sc_agg_key *k, uint64_t *lost_ns);
+/* Fills process 0's gpu block and the report's timeline. */
+void sc_measure_fill(struct sc_report *r);
+
+#endif

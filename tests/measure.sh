@@ -1,0 +1,115 @@
+#!/bin/sh
+# measure.sh: measured mode (--measure) on the simulator, whose
+# libcupti.so.13 serves its GPU timeline (src/sim/README.md).  Two 100 ms
+# kernels on two non-blocking streams overlap by about 100 ms; a tiny
+# legacy-stream kernel between 100 ms kernels on two blocking streams costs
+# about 100 ms of GPU time (its SC101's gpu_lost_ns); the trace holds every
+# kernel on its stream's track and passes tests/trace_check.py; a CUPTI
+# taken by another tool gives one line and a detect-mode report; reports
+# merge with their gpu blocks.  Bounds are wide for a loaded 2-core
+# machine: the twins sleep, but threads wake late.  TAP.
+. "${top_builddir:-.}/tests/env.sh"
+echo "1..10"
+n=0
+ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+skip_all() { while [ $n -lt 10 ]; do n=$((n + 1)); echo "ok $n # SKIP $1"; done; exit 0; }
+[ -n "$PYTHON3" ] || skip_all "python3 not found"
+[ -x "$SC_APPS/measure_overlap" ] || skip_all "test apps not built"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/measure.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+run() { # run NAME APP [env...]: reports in $dir/NAME, stdout in NAME.out, stderr in NAME.err
+    name=$1 app=$2; shift 2
+    mkdir -p "$dir/$name"
+    env "$@" "$SC_CLI" --simulate --measure --format=json,trace --output="$dir/$name" -- "$SC_APPS/$app" \
+        >"$dir/$name.out" 2>"$dir/$name.err"
+}
+py() { "$PYTHON3" - "$@"; }
+
+# 1-2: overlap of two concurrent 100 ms kernels
+run overlap measure_overlap
+py "$dir"/overlap/*.streamcheck.json <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))["processes"][0]["gpu"]
+print("# overlap: span %.3f ms, busy %.3f ms, overlap %.3f ms, compute+compute %.3f ms, idle %.3f ms" % tuple(
+    g[k] / 1e6 for k in ("span_ns", "busy_ns", "overlap_ns", "overlap_compute_compute_ns", "idle_ns")))
+ok = 60e6 <= g["overlap_ns"] <= 140e6 and 60e6 <= g["overlap_compute_compute_ns"] <= 140e6 \
+    and g["overlap_compute_copy_ns"] == 0 and g["ops"] == 2 and len(g["streams"]) == 2 \
+    and all(60e6 <= s["busy_ns"] <= 140e6 for s in g["streams"])
+sys.exit(0 if ok else 1)
+PY
+ok $? "two 100 ms kernels on two non-blocking streams: 60-140 ms of overlap, all of it compute with compute"
+grep -q '"schema_version": 3' "$dir"/overlap/*.streamcheck.json
+ok $? "the JSON report is schema version 3"
+
+# 3-4: the legacy-stream barrier's cost
+run barrier measure_barrier
+py "$dir"/barrier/*.streamcheck.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+f = [f for f in r["findings"] if f["rule"] == "SC101"]
+g = r["processes"][0]["gpu"]
+print("# barrier: SC101 gpu_lost_ns %s; span %.3f ms, overlap %.3f ms" % (
+    [x["gpu_lost_ns"] for x in f], g["span_ns"] / 1e6, g["overlap_ns"] / 1e6))
+ok = len(f) == 1 and f[0]["gpu_lost_ns"] is not None and 60e6 <= f[0]["gpu_lost_ns"] <= 140e6 \
+    and f[0]["cost_ns"] == f[0]["gpu_lost_ns"] and f[0]["cost_basis"] == "gpu-timeline" \
+    and f[0]["severity"] == "warning"
+sys.exit(0 if ok else 1)
+PY
+ok $? "a tiny legacy-stream kernel between 100 ms kernels on blocking streams: SC101 costs 60-140 ms of GPU time"
+py "$dir"/overlap/*.streamcheck.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+sys.exit(0 if all(f["cost_basis"] == "gpu-timeline" and f["gpu_lost_ns"] == 0 for f in r["findings"]) else 1)
+PY
+ok $? "the overlapping program's findings cost nothing on the GPU"
+
+# 5-7: the traces
+"$PYTHON3" "$abs_top_srcdir/tests/trace_check.py" "$dir"/overlap/*.trace.json "$dir"/barrier/*.trace.json
+ok $? "both traces follow the Chrome trace event format (tests/trace_check.py)"
+py "$dir"/barrier/*.trace.json <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+k = [e for e in ev if e["ph"] == "X" and e.get("cat") == "kernel"]
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+on_track = all(e["tid"] == e["args"]["stream"] and e["pid"] == e["args"]["device"]
+               and names.get((e["pid"], e["tid"])) == "stream %d" % e["args"]["stream"] for e in k)
+long_ = sorted(e["dur"] for e in k)[1:]
+flows = [e for e in ev if e["ph"] == "f"]
+print("# trace: %d kernels on tracks %s, durations %s us" % (len(k), sorted({e["tid"] for e in k}), sorted(e["dur"] for e in k)))
+ok = len(k) == 3 and len({e["tid"] for e in k}) == 3 and on_track and all(60e3 <= d <= 140e3 for d in long_) \
+    and len(flows) == 1 and flows[0]["tid"] in {e["tid"] for e in k}
+sys.exit(0 if ok else 1)
+PY
+ok $? "the trace holds every kernel on its stream's track, in microseconds, and a flow to the held-back kernel"
+printf '{"traceEvents":[{"name":"a","ph":"X","ts":0,"dur":5,"pid":1,"tid":1},{"name":"b","ph":"X","ts":2,"dur":1,"pid":1,"tid":1},{"name":"c","ph":"s","id":7,"ts":1,"pid":1,"tid":1}]}\n' >"$dir/bad.json"
+out=$("$PYTHON3" "$abs_top_srcdir/tests/trace_check.py" "$dir/bad.json")
+[ $? -ne 0 ] && echo "$out" | grep -q overlap && echo "$out" | grep -q "never finishes" && echo "$out" | grep -q "no process_name"
+ok $? "the checker rejects overlapping events, unmatched flows and unnamed tracks"
+
+# 8-9: CUPTI taken by another tool
+run taken measure_barrier STREAMCHECK_SIM_CUPTI_TAKEN=1
+lines=$(grep -c "measured mode is off: CUPTI is in use by another tool" "$dir/taken.err")
+others=$(grep -v "^streamcheck: " "$dir/taken.err" | grep -vc "measured mode is off")
+[ "$lines" -eq 1 ] && [ "$others" -eq 0 ] && cmp -s "$dir/taken.out" "$dir/barrier.out"
+ok $? "CUPTI taken: one line on stderr, the program's output unchanged"
+py "$dir"/taken/*.streamcheck.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ok = r["processes"][0]["gpu"] is None and all(f["gpu_lost_ns"] is None and f["cost_basis"] != "gpu-timeline"
+                                               for f in r["findings"]) \
+    and sorted(f["rule"] for f in r["findings"]) == ["SC101", "SC102", "SC102"]
+sys.exit(0 if ok else 1)
+PY
+ok $? "CUPTI taken: a detect-mode report with the same findings"
+
+# 10: streamcheck report merges measured reports, keeping each gpu block
+"$SC_CLI" report --format=json --output="$dir" --name=merged "$dir"/overlap/*.streamcheck.json \
+    "$dir"/barrier/*.streamcheck.json "$dir"/taken/*.streamcheck.json >/dev/null 2>&1
+py "$dir"/merged.streamcheck.json "$dir"/overlap/*.streamcheck.json <<'PY'
+import json, sys
+m, o = (json.load(open(p)) for p in sys.argv[1:3])
+p = m["processes"]
+ok = len(p) == 3 and p[0]["gpu"] == o["processes"][0]["gpu"] and p[1]["gpu"] is not None and p[2]["gpu"] is None
+sys.exit(0 if ok else 1)
+PY
+ok $? "streamcheck report merges measured reports, each process keeping its gpu block"
