@@ -9,12 +9,17 @@
 # the empty state, `streamcheck report --format=html` of all processes (a
 # section each and a table), hostile program text (escaped, the page still
 # well-formed), Python lines, relative paths below --source-root, unreadable
-# sources, STREAMCHECK_FORMAT=html and --format=all.  TAP.
+# sources, STREAMCHECK_FORMAT=html and --format=all.  Measured mode
+# (--measure, the simulator's CUPTI): the GPU numbers and the timeline,
+# checked against the Chrome trace of the same run (lanes, operations,
+# finding marks, their links and the streams they point at), the time a
+# finding held GPU work back, and a training run's worth of timeline (the
+# golden fixture's synthetic one) kept small.  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..17"
+echo "1..23"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-skip_all() { while [ $n -lt 17 ]; do n=$((n + 1)); echo "ok $n # SKIP $1"; done; exit 0; }
+skip_all() { while [ $n -lt 23 ]; do n=$((n + 1)); echo "ok $n # SKIP $1"; done; exit 0; }
 [ -n "$PYTHON3" ] && "$PYTHON3" -c 'import html.parser, xml.etree.ElementTree' 2>/dev/null ||
     skip_all "no python3"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-html.XXXXXX") || exit 1
@@ -207,3 +212,61 @@ size=$(wc -c <"$tmp/many/merged.streamcheck.html")
 echo "# 1500 findings: $size bytes"
 [ "$size" -lt 3000000 ] && grep -q 'are shown in full below' "$tmp/many/merged.streamcheck.html"
 ok $? "1500 findings: under 3 MB, cards for the first ones, and the page says so"
+
+# --- 18-21: measured mode: the GPU numbers and the timeline ---
+mrun() {  # mrun APP: html, json and trace in $tmp/m-APP
+    mkdir -p "$tmp/m-$1"
+    "$SC_CLI" --simulate --measure --format=html,json,trace --output="$tmp/m-$1" --source-root="$src" -- \
+        "$SC_APPS/$1" >"$tmp/m-$1.out" 2>"$tmp/m-$1.err"
+}
+for app in measure_barrier seed004_pipeline; do
+    mrun $app
+    if [ -f "$tmp"/m-$app/$app.*.streamcheck.trace.json ]; then
+        checked "$tmp"/m-$app/$app.*.streamcheck.html "$tmp"/m-$app/$app.*.streamcheck.json \
+            "$tmp"/m-$app/$app.*.streamcheck.trace.json
+        ok $? "$app --measure: the timeline has the trace's streams, operations and finding marks, each linked to its finding"
+    else
+        sed 's/^/# /' "$tmp/m-$app.err"
+        ok 1 "$app --measure: wrote no trace"
+    fi
+done
+py "$tmp"/m-measure_barrier/*.streamcheck.html "$tmp"/m-measure_barrier/*.streamcheck.json <<'EOF'
+import json, re, sys
+import xml.etree.ElementTree as ET
+text = open(sys.argv[1]).read()
+rep = json.load(open(sys.argv[2]))
+root = ET.fromstring(re.sub(r"^<!DOCTYPE html>", "", text))
+i = [k for k, f in enumerate(rep["findings"]) if f["rule"] == "SC101"][0]
+lost = [r for r in root.iter("rect") if r.get("class") == "l" and r.get("data-f") == str(i + 1)]
+print("# held back: %s ns" % [r.get("data-ns") for r in lost])
+if len(lost) != 1 or not 60e6 <= int(lost[0].get("data-ns")) <= 140e6:
+    sys.exit("the SC101's held-back time is not shaded once, 60-140 ms")
+if "GPU busy" not in text or 'class="gbar"' not in text:
+    sys.exit("no GPU numbers")
+EOF
+ok $? "measure_barrier: the 100 ms the legacy-stream kernel held back is shaded and linked to its SC101; the GPU numbers"
+"$SC_CLI" report --format=html --output="$tmp/m-merged" "$tmp"/m-*/*.streamcheck.json "$tmp"/default_stream/*.json \
+    >/dev/null 2>&1 && checked "$tmp/m-merged/merged.streamcheck.html" &&
+    [ "$(grep -c 'class="gbar"' "$tmp/m-merged/merged.streamcheck.html")" -eq 2 ] &&
+    grep -q 'do not carry it' "$tmp/m-merged/merged.streamcheck.html"
+ok $? "streamcheck report of measured and unmeasured processes: GPU numbers for the measured ones, and where their timeline is"
+
+# --- 22-23: a training run's worth of timeline stays small ---
+"$abs_top_builddir/tests/golden/golden-report" timeline html >"$tmp/big.html" &&
+    "$abs_top_builddir/tests/golden/golden-report" timeline json >"$tmp/big.json" &&
+    checked "$tmp/big.html" "$tmp/big.json"
+ok $? "200000 GPU operations, 50000 finding events: the page is well-formed, self-contained, every finding in it"
+py "$tmp/big.html" <<'EOF'
+import os, re, sys
+text = open(sys.argv[1]).read()
+size = os.path.getsize(sys.argv[1])
+rects = len(re.findall(r'<rect [^>]*data-k=', text))
+marks = len(re.findall(r'<a href="#finding-\d+" class="mk', text))
+print("# %d bytes, %d rectangles, %d marks" % (size, rects, marks))
+if size > 3 << 20 or rects > 24000 or marks > 2000:
+    sys.exit("too big")
+if not re.search(r"drawn as \d+ rectangles: operations of a stream, or calls of a thread, less than", text) \
+        or "more left out" not in text or "keeps the first" not in text:
+    sys.exit("the page does not say what it aggregated or left out")
+EOF
+ok $? "200000 GPU operations: under 3 MB, at most 24000 rectangles and 2000 marks, and the page says so"

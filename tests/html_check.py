@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """html_check.py: checks a streamcheck HTML report (--format=html).
 
-    html_check.py REPORT.html [REPORT.json]
+    html_check.py REPORT.html [REPORT.json [REPORT.trace.json]]
 
 - well-formed: it parses as XML (the page is written to be XHTML-clean) and,
   with html.parser, every element that is opened is closed in order;
@@ -11,7 +11,14 @@
   that look like a URL in an attribute;
 - with the JSON report of the same run: every finding of it is in the page,
   findings[i] as id="finding-<i+1>" with the same rule, severity, process,
-  call site and count.
+  call site and count;
+- with the Chrome trace of the same measured run (--format=trace), the
+  timeline: each device's SVG has a lane per stream the trace has a track
+  for, each kernel, copy and memset of the trace inside a rectangle of its
+  stream's lane (operations may share one), each host thread with a finding
+  a lane, each finding event of the trace a mark of the same rule within two
+  units of its time, linking to a finding of the same rule and call site,
+  and pointing at the stream the trace's flow arrow ends on.
 
 Prints what is wrong, one line each, and exits 1; exits 0 when all holds.
 """
@@ -76,8 +83,9 @@ class Strict(html.parser.HTMLParser):
                 self.hrefs.append((self.where(), v))
                 if not v.startswith("#"):
                     self.errors.append("%s: <%s href=%r> is not a fragment" % (self.where(), tag, v))
-            elif k == "style" and ("url(" in v or "@import" in v):
-                self.errors.append("%s: style attribute loads %r" % (self.where(), v))
+            elif k == "style":
+                if "url(" in v or "@import" in v or "expression(" in v:
+                    self.errors.append("%s: style attribute loads %r" % (self.where(), v))
             elif k.startswith("xmlns"):
                 continue
             elif URLISH.match(v) and not v.startswith(("#",)) and k not in ("content", "title") \
@@ -147,11 +155,85 @@ def check(path, json_path=None):
     return errors, p, by_id
 
 
+def check_timeline(path, json_path, trace_path):
+    """The timeline against the trace; a list of complaints."""
+    errors = []
+    text = open(path, encoding="utf-8").read()
+    root = ET.fromstring(re.sub(r"^<!DOCTYPE html>", "", text))
+    rep = json.load(open(json_path))
+    ev = json.load(open(trace_path))["traceEvents"]
+    by_id = {e.get("id"): e for e in root.iter() if e.get("id")}
+    devices = {e["pid"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"
+               and e["args"]["name"].startswith("GPU ")}
+    tracks = {}
+    for e in ev:
+        if e["ph"] == "M" and e["name"] == "thread_name" and e["pid"] in devices:
+            tracks.setdefault(e["pid"], set()).add(e["tid"])
+    svgs = {int(s.get("data-device")): s for s in root.iter("svg") if s.get("data-device") is not None}
+    if set(svgs) != devices:
+        errors.append("SVGs for devices %s, the trace has %s" % (sorted(svgs), sorted(devices)))
+    for dev, svg in svgs.items():
+        t0, unit = int(svg.get("data-t0")), float(svg.get("data-unit"))
+        lanes = {int(g.get("data-stream")): g for g in svg.iter("g") if g.get("data-stream") is not None}
+        if set(lanes) != tracks.get(dev, set()):
+            errors.append("GPU %d: lanes for streams %s, the trace has %s" % (dev, sorted(lanes), sorted(tracks.get(dev, ()))))
+        for e in ev:
+            if e["ph"] != "X" or e.get("cat") not in ("kernel", "memcpy", "memset") or e["pid"] != dev:
+                continue
+            start = round(e["ts"] * 1000) - e["args"].get("clipped_ns", 0)
+            end = round((e["ts"] + e["dur"]) * 1000)
+            a, b = (start - t0) / unit, (end - t0) / unit
+            g = lanes.get(e["tid"])
+            rects = [] if g is None else [r for r in g.iter("rect") if r.get("class") in ("k", "c", "s", "x")]
+            if not any(int(r.get("x")) <= a + 1 and int(r.get("x")) + int(r.get("width")) >= b - 1 for r in rects):
+                errors.append("GPU %d stream %d: %s at %d ns (units %.1f-%.1f) is in no rectangle" %
+                              (dev, e["tid"], e["name"], start, a, b))
+    # the finding events: the trace's instants, their calls (for the start
+    # before any clipping) and their flows
+    marks = [a for svg in svgs.values() for a in svg.iter("a") if a.get("data-t") is not None]
+    units = {int(s.get("data-device")): float(s.get("data-unit")) for s in svgs.values()}
+    unit = max(units.values()) if units else 1.0
+    calls = {(e["ts"], e["args"].get("correlation")): e for e in ev if e["ph"] == "X" and e.get("cat") == "streamcheck"}
+    flows_s = {e["id"]: e for e in ev if e["ph"] == "s"}
+    flows_f = {e["id"]: e for e in ev if e["ph"] == "f"}
+    target = {}
+    for fid, s in flows_s.items():
+        if fid in flows_f:
+            target[(s["pid"], s["tid"], s["ts"])] = flows_f[fid]["tid"]
+    for e in ev:
+        if e["ph"] != "i" or e.get("cat") != "streamcheck":
+            continue
+        call = calls.get((e["ts"], e["args"].get("correlation")))
+        start = round(e["ts"] * 1000) - (call["args"].get("clipped_ns", 0) if call else 0)
+        near = [m for m in marks if m.get("data-rule") == e["args"]["rule"] and abs(int(m.get("data-t")) - start) <= 2 * unit + 1]
+        if not near:
+            errors.append("finding event %s at %d ns: no mark" % (e["args"]["rule"], start))
+            continue
+        m = min(near, key=lambda m: abs(int(m.get("data-t")) - start))
+        f = by_id.get(m.get("href", "")[1:])
+        if f is None or f.get("data-rule") != e["args"]["rule"] or f.get("data-callsite") != e["args"]["callsite"]:
+            errors.append("mark of %s at %d ns links to %s (%s at %s), the trace says %s at %s" % (
+                e["args"]["rule"], start, m.get("href"), f is not None and f.get("data-rule"),
+                f is not None and f.get("data-callsite"), e["args"]["rule"], e["args"]["callsite"]))
+        want = target.get((e["pid"], e["tid"], e["ts"]))
+        if want is not None and m.get("data-stream") != str(want):
+            errors.append("mark of %s at %d ns points at stream %s, the trace's flow at %s" % (
+                e["args"]["rule"], start, m.get("data-stream"), want))
+    # a lane for every host thread with a finding
+    threads = {int(g.get("data-thread")) for svg in svgs.values() for g in svg.iter("g") if g.get("data-thread")}
+    for m in marks:
+        if int(m.get("data-thread")) not in threads:
+            errors.append("mark on thread %s, which has no lane" % m.get("data-thread"))
+    return errors
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__.strip())
         return 2
     errors, _, _ = check(argv[1], argv[2] if len(argv) > 2 else None)
+    if len(argv) > 3:
+        errors += check_timeline(argv[1], argv[2], argv[3])
     for e in errors[:50]:
         print("%s: %s" % (argv[1], e))
     return 1 if errors else 0

@@ -9,7 +9,7 @@ src_report_libscreport_la_SOURCES = \
 	src/report/report.c src/report/report.h src/report/frames.c \
 	src/report/report_text.c src/report/report_json.c src/report/report_read.c \
 	src/report/report_sarif.c src/report/report_junit.c src/report/report_trace.c \
-	src/report/report_html.c \
+	src/report/report_html.c src/report/report_html_gpu.c src/report/html.h \
 	src/report/suppress.c src/report/suppress.h \
 	src/report/filter.c src/report/filter.h
 src_report_libscreport_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_REPORT_CPPFLAGS)

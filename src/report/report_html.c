@@ -17,7 +17,7 @@
  * anchor of the others.
  *
  * Program text (paths, command lines, function names, source lines) may hold
- * anything: every string goes through esc(), which escapes markup and
+ * anything: every string goes through sc_html_esc(), which escapes markup and
  * replaces what neither HTML nor XML can carry with U+FFFD. */
 #include "config.h"
 
@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "html.h"
 #include "json.h"
 #include "report.h"
 
@@ -45,7 +46,7 @@
 /* Writes at most n bytes of s (up to a NUL) as HTML text or attribute
    content.  Markup characters become entities; controls other than tab and
    newline, U+FFFE/U+FFFF and bytes that are not UTF-8 become U+FFFD. */
-static void escn(FILE *out, const char *s, size_t n)
+void sc_html_escn(FILE *out, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : ""), *end = p + (s ? n : 0);
     while (p < end && *p) {
@@ -82,30 +83,30 @@ static void escn(FILE *out, const char *s, size_t n)
     }
 }
 
-static void esc(FILE *out, const char *s)
+void sc_html_esc(FILE *out, const char *s)
 {
-    escn(out, s, s ? strlen(s) : 0);
+    sc_html_escn(out, s, s ? strlen(s) : 0);
 }
 
-/* A path or command line: esc(), with a break opportunity (<wbr/>) after
+/* A path or command line: sc_html_esc(), with a break opportunity (<wbr/>) after
    each '/' so that a narrow column wraps it between components. */
-static void esc_path(FILE *out, const char *s)
+void sc_html_esc_path(FILE *out, const char *s)
 {
     const char *p = s ? s : "";
     for (;;) {
         const char *slash = strchr(p, '/');
         if (!slash) {
-            esc(out, p);
+            sc_html_esc(out, p);
             return;
         }
-        escn(out, p, (size_t)(slash - p) + 1);
+        sc_html_escn(out, p, (size_t)(slash - p) + 1);
         if (slash[1] && slash[1] != '/')
             fputs("<wbr/>", out);
         p = slash + 1;
     }
 }
 
-/* esc() of a printf result. */
+/* sc_html_esc() of a printf result. */
 __attribute__((format(printf, 2, 3)))
 static void escf(FILE *out, const char *fmt, ...)
 {
@@ -114,7 +115,7 @@ static void escf(FILE *out, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    esc(out, buf);
+    sc_html_esc(out, buf);
 }
 
 /* ---------------------------------------------------------- numbers --- */
@@ -144,7 +145,7 @@ static void format_driver(int v, char *buf, size_t len)
 }
 
 /* part of whole as "12.34%", in integers (no locale); "" when whole is 0. */
-static void percent(uint64_t part, uint64_t whole, char *buf, size_t len)
+void sc_html_percent(uint64_t part, uint64_t whole, char *buf, size_t len)
 {
     if (!whole) {
         snprintf(buf, len, "%s", "");
@@ -155,7 +156,7 @@ static void percent(uint64_t part, uint64_t whole, char *buf, size_t len)
     snprintf(buf, len, "%" PRIu64 ".%02u%%", v / 100, (unsigned)(v % 100));
 }
 
-static const char *plural(uint64_t n)
+const char *sc_html_plural(uint64_t n)
 {
     return n == 1 ? "" : "s";
 }
@@ -169,14 +170,15 @@ typedef struct srcfile {
     size_t len;
 } srcfile;
 
-typedef struct html {
+struct sc_html {
     FILE *out;
     const sc_report *r;
     const sc_render_opts *o;
     sc_srcroot root;
     srcfile files[SRC_MAX_FILES];
     size_t nfiles;
-} html;
+};
+typedef sc_html html;
 
 /* Reads a regular file of at most SRC_MAX_BYTES; NULL otherwise.  O_NONBLOCK
    so that a FIFO named in a report does not hang the renderer. */
@@ -286,7 +288,7 @@ static int snippet(html *h, const char *path, unsigned line)
                 shown--;   /* not inside a UTF-8 sequence */
         }
         fprintf(out, "<span class=\"l%s\"><span class=\"n\">%u</span>", at == line ? " hl" : "", at);
-        escn(out, p, shown);
+        sc_html_escn(out, p, shown);
         if (cut)
             fputs("\xe2\x80\xa6", out);
         fputs("</span>", out);   /* the spans are blocks: no newline between them */
@@ -305,14 +307,14 @@ static void frame_html(html *h, const sc_frame *f, int shown)
     FILE *out = h->out;
     char rb[4096];
     fprintf(out, "<li%s><span class=\"fn\">", shown ? " class=\"shown\"" : "");
-    esc(out, f->function ? f->function : "??");
+    sc_html_esc(out, f->function ? f->function : "??");
     fputs("</span> <span class=\"loc\">", out);
     if (f->file) {
-        esc(out, sc_srcroot_show(&h->root, f->file, rb, sizeof rb));
+        sc_html_esc(out, sc_srcroot_show(&h->root, f->file, rb, sizeof rb));
         if (f->line)
             fprintf(out, ":%u", f->line);
     } else if (f->module) {
-        esc(out, sc_basename(f->module));
+        sc_html_esc(out, sc_basename(f->module));
         fprintf(out, "+0x%" PRIx64, f->offset);
     } else {
         fprintf(out, "0x%" PRIx64, f->offset);
@@ -325,9 +327,9 @@ static void pyframe_html(html *h, const sc_pyframe *f, int shown)
     FILE *out = h->out;
     char rb[4096];
     fprintf(out, "<li class=\"py%s\"><span class=\"fn\">", shown ? " shown" : "");
-    esc(out, f->function ? f->function : "??");
+    sc_html_esc(out, f->function ? f->function : "??");
     fputs("</span> <span class=\"loc\">", out);
-    esc(out, f->file ? sc_srcroot_show(&h->root, f->file, rb, sizeof rb) : "<unknown>");
+    sc_html_esc(out, f->file ? sc_srcroot_show(&h->root, f->file, rb, sizeof rb) : "<unknown>");
     fprintf(out, ":%u</span> <span class=\"tag\">Python</span></li>\n", f->line);
 }
 
@@ -337,15 +339,15 @@ static void name_html(FILE *out, const char *s, size_t max)
 {
     size_t n = strlen(s);
     if (n <= max) {
-        esc(out, s);
+        sc_html_esc(out, s);
         return;
     }
     while (max && ((unsigned char)s[max] & 0xc0) == 0x80)
         max--;
     fputs("<span title=\"", out);
-    esc(out, s);
+    sc_html_esc(out, s);
     fputs("\">", out);
-    escn(out, s, max);
+    sc_html_escn(out, s, max);
     fputs("&#8230;</span>", out);
 }
 
@@ -367,13 +369,13 @@ static void where_html(html *h, const sc_callsite *cs, size_t max)
     fputs("<code class=\"where\">", out);
     if (file) {
         fputs("<span class=\"loc\">", out);
-        esc_path(out, sc_srcroot_show(&h->root, file, rb, sizeof rb));
+        sc_html_esc_path(out, sc_srcroot_show(&h->root, file, rb, sizeof rb));
         if (line)
             fprintf(out, ":%u", line);
         fputs("</span>", out);
     } else if (!py && cs->frames[i].module) {
         fputs("<span class=\"loc\">", out);
-        esc(out, sc_basename(cs->frames[i].module));
+        sc_html_esc(out, sc_basename(cs->frames[i].module));
         fprintf(out, "+0x%" PRIx64 "</span>", cs->frames[i].offset);
     }
     if (fn) {
@@ -396,10 +398,10 @@ static const char *const cost_how[SC_NCOST_BASES] = {
 
 static void counts_html(FILE *out, uint64_t e, uint64_t w, uint64_t n)
 {
-    fprintf(out, "<span class=\"badge sev-error%s\">%" PRIu64 " error%s</span> ", e ? "" : " zero", e, plural(e));
+    fprintf(out, "<span class=\"badge sev-error%s\">%" PRIu64 " error%s</span> ", e ? "" : " zero", e, sc_html_plural(e));
     fprintf(out, "<span class=\"badge sev-warning%s\">%" PRIu64 " warning%s</span> ", w ? "" : " zero", w,
-            plural(w));
-    fprintf(out, "<span class=\"badge sev-note%s\">%" PRIu64 " note%s</span>", n ? "" : " zero", n, plural(n));
+            sc_html_plural(w));
+    fprintf(out, "<span class=\"badge sev-note%s\">%" PRIu64 " note%s</span>", n ? "" : " zero", n, sc_html_plural(n));
 }
 
 /* Findings of one process (or of all, process < 0) by severity, and what the
@@ -445,11 +447,11 @@ static void cost_html(html *h, long process, uint64_t run)
         fputs("<span class=\"sub\">estimated cost: none</span>", out);
     } else {
         sc_format_ns(cost, b, sizeof b);
-        percent(cost, run, pc, sizeof pc);
+        sc_html_percent(cost, run, pc, sizeof pc);
         fprintf(out, "<span class=\"big\">%s</span><span class=\"sub\">estimated cost", b);
         if (*pc)
             fprintf(out, ", %s of the run time", pc);
-        fprintf(out, ", in %" PRIu64 " warning%s</span>", e + w, plural(e + w));
+        fprintf(out, ", in %" PRIu64 " warning%s</span>", e + w, sc_html_plural(e + w));
     }
     fputs("<span class=\"counts\">", out);
     counts_html(out, e, w, n);
@@ -462,9 +464,9 @@ static void fact(FILE *out, const char *key, const char *value, const char *cls)
     fprintf(out, "<div class=\"f%s\"><dt>%s</dt><dd%s%s%s>", path ? " wide" : "", key, cls ? " class=\"" : "",
             cls ? cls : "", cls ? "\"" : "");
     if (path)
-        esc_path(out, value);
+        sc_html_esc_path(out, value);
     else
-        esc(out, value);
+        sc_html_esc(out, value);
     fputs("</dd></div>\n", out);
 }
 
@@ -482,11 +484,11 @@ static void process_facts(html *h, const sc_process *p)
     format_driver(p->driver_version, b, sizeof b);
     fact(out, "Driver", b, NULL);
     if (p->async_engines >= 0)
-        snprintf(b, sizeof b, "%d copy engine%s, %d connection%s", p->async_engines, plural((uint64_t)p->async_engines),
-                 p->max_connections, plural((uint64_t)p->max_connections));
+        snprintf(b, sizeof b, "%d copy engine%s, %d connection%s", p->async_engines, sc_html_plural((uint64_t)p->async_engines),
+                 p->max_connections, sc_html_plural((uint64_t)p->max_connections));
     else
         snprintf(b, sizeof b, "copy engines unknown, %d connection%s", p->max_connections,
-                 plural((uint64_t)p->max_connections));
+                 sc_html_plural((uint64_t)p->max_connections));
     fact(out, "Engines", b, NULL);
     fact(out, "Mode", or_unknown(p->mode), NULL);
     if (p->simulated)
@@ -518,12 +520,12 @@ static void distinct(html *h, const char *(*get)(const sc_process *), const char
                 fputs(", ", out);
             if (base) {
                 fputs("<span title=\"", out);
-                esc(out, v);
+                sc_html_esc(out, v);
                 fputs("\">", out);
-                esc(out, sc_basename(v));
+                sc_html_esc(out, sc_basename(v));
                 fputs("</span>", out);
             } else {
-                esc(out, v);
+                sc_html_esc(out, v);
             }
         }
     }
@@ -549,6 +551,7 @@ static void summary_html(html *h)
     cost_html(h, -1, run);
     if (r->nprocs == 1) {
         process_facts(h, &r->procs[0]);
+        sc_html_gpu_numbers(out, r, 0);
     } else {
         fputs("<dl class=\"facts\">\n", out);
         snprintf(b, sizeof b, "%zu", r->nprocs);
@@ -579,7 +582,7 @@ static void summary_html(html *h)
             fact(out, "Wall time", b, NULL);
             fputs("<div class=\"f\"><dt>Run time, summed</dt><dd>", out);
             sc_format_ns(run, b, sizeof b);
-            esc(out, b);
+            sc_html_esc(out, b);
             fputs(" (what the cost's share is of)</dd></div>\n", out);
         }
         fputs("</dl>\n", out);
@@ -604,9 +607,9 @@ static void processes_html(html *h)
         uint64_t e, w, n, cost;
         tally(r, (long)i, &e, &w, &n, &cost);
         fprintf(out, "<tr><td><a href=\"#process-%zu\">%zu</a></td><td>%ld</td><td>", i, i, p->pid);
-        esc(out, or_unknown(p->host));
+        sc_html_esc(out, or_unknown(p->host));
         fputs("</td><td>", out);
-        esc(out, p->device ? p->device : "-");
+        sc_html_esc(out, p->device ? p->device : "-");
         if (p->simulated)
             fputs(" <span class=\"tag\">sim</span>", out);
         sc_format_ns(sc_process_run_ns(p), b, sizeof b);
@@ -619,7 +622,7 @@ static void processes_html(html *h)
         else
             snprintf(b, sizeof b, "-");
         fprintf(out, "<td class=\"num\">%s</td><td class=\"path\">", b);
-        esc_path(out, p->cmdline ? p->cmdline : or_unknown(p->exe));
+        sc_html_esc_path(out, p->cmdline ? p->cmdline : or_unknown(p->exe));
         fputs("</td></tr>\n", out);
     }
     fputs("</tbody></table></div>\n</section>\n", out);
@@ -644,11 +647,11 @@ static void rule_html(FILE *out, const sc_finding *f)
 static void api_html(FILE *out, const sc_finding *f)
 {
     if (f->driver_api && f->api && strcmp(f->api, f->driver_api)) {
-        esc(out, f->api);
+        sc_html_esc(out, f->api);
         fputs(" &#8594; ", out);
-        esc(out, f->driver_api);
+        sc_html_esc(out, f->driver_api);
     } else {
-        esc(out, f->api ? f->api : or_unknown(f->driver_api));
+        sc_html_esc(out, f->api ? f->api : or_unknown(f->driver_api));
     }
 }
 
@@ -658,9 +661,9 @@ static void finding_attrs(FILE *out, size_t i, const sc_finding *f)
 {
     fprintf(out, " id=\"finding-%zu\" data-rule=\"%s\" data-severity=\"%s\" data-process=\"%u\" "
             "data-callsite=\"", i + 1, sc_rules[f->rule].id, sc_severity_name(f->severity), f->process);
-    esc(out, f->callsite);
+    sc_html_esc(out, f->callsite);
     fprintf(out, "\" data-count=\"%" PRIu64 "\" data-api=\"", f->count);
-    esc(out, f->api ? f->api : "");
+    sc_html_esc(out, f->api ? f->api : "");
     fputc('"', out);
 }
 
@@ -714,12 +717,12 @@ static void card_html(html *h, size_t i)
     cost_text(f, b, sizeof b);
     fprintf(out, "<span class=\"hcost\">%s</span></header>\n", b);
     fputs("<p class=\"what\">", out);
-    esc(out, ri->summary);
+    sc_html_esc(out, ri->summary);
     fputs("</p>\n<p class=\"at\">at ", out);
     where_html(h, cs, 200);
     if (cs && cs->thread_name) {
         fputs(" <span class=\"tag\">thread ", out);
-        esc(out, cs->thread_name);
+        sc_html_esc(out, cs->thread_name);
         fputs("</span>", out);
     }
     if (r->nprocs > 1 && f->process < r->nprocs) {
@@ -734,7 +737,7 @@ static void card_html(html *h, size_t i)
 
     fputs("<dl class=\"nums\">\n<dt>API</dt><dd><code>", out);
     api_html(out, f);
-    fprintf(out, "</code></dd>\n<dt>Count</dt><dd>%" PRIu64 " call%s", f->count, plural(f->count));
+    fprintf(out, "</code></dd>\n<dt>Count</dt><dd>%" PRIu64 " call%s", f->count, sc_html_plural(f->count));
     if (f->pending)
         fprintf(out, "; other streams busy at %" PRIu64, f->pending);
     fputs("</dd>\n<dt>Cost</dt><dd>", out);
@@ -765,26 +768,26 @@ static void card_html(html *h, size_t i)
     }
     if (f->detail) {
         fputs("<dt>Detail</dt><dd>", out);
-        esc(out, f->detail);
+        sc_html_esc(out, f->detail);
         fputs("</dd>\n", out);
     }
     fputs("</dl>\n<div class=\"fix\"><b>Fix.</b> ", out);
-    esc(out, ri->advice);
+    sc_html_esc(out, ri->advice);
     fputs("</div>\n<details class=\"why\"><summary>Why, and an example</summary>\n<p>", out);
-    esc(out, ri->detail);
+    sc_html_esc(out, ri->detail);
     fputs("</p>\n<div class=\"ba\"><div><div class=\"cap\">Before</div><pre class=\"code bad\">", out);
-    esc(out, ri->before);
+    sc_html_esc(out, ri->before);
     fputs("</pre></div><div><div class=\"cap\">After</div><pre class=\"code good\">", out);
-    esc(out, ri->after);
+    sc_html_esc(out, ri->after);
     fputs("</pre></div></div>\n<p class=\"doc\">CUDA documentation: ", out);
-    esc(out, ri->doc);
+    sc_html_esc(out, ri->doc);
     fputs("</p>\n</details>\n", out);
     if (cs && (cs->nframes || cs->npy)) {
         int py;
         long at = sc_callsite_shown(cs, &py);
         fprintf(out, "<details class=\"stack\"><summary>Call stack (%zu frame%s, call site <code>", cs->npy + cs->nframes,
-                plural(cs->npy + cs->nframes));
-        esc(out, cs->id);
+                sc_html_plural(cs->npy + cs->nframes));
+        sc_html_esc(out, cs->id);
         fputs("</code>)</summary>\n<ol>\n", out);
         for (size_t k = 0; k < cs->npy; k++)
             pyframe_html(h, &cs->py[k], py && (long)k == at);
@@ -812,7 +815,7 @@ static void findings_html(html *h, long process)
         fputs("<p class=\"empty\">No findings: ", out);
         if (p && p->calls)
             fprintf(out, "streamcheck saw %" PRIu64 " CUDA driver call%s and none of them serialized the streams.",
-                    p->calls, plural(p->calls));
+                    p->calls, sc_html_plural(p->calls));
         else
             fputs("nothing serialized the streams.", out);
         if (p && p->suppressed)
@@ -838,14 +841,19 @@ static void process_html(html *h, size_t k)
     fprintf(out, "<section class=\"process\" id=\"process-%zu\">\n", k);
     if (r->nprocs > 1) {
         fprintf(out, "<h2>Process #%zu: <span class=\"path\">", k);
-        esc(out, sc_basename(or_unknown(p->exe)));
+        sc_html_esc(out, sc_basename(or_unknown(p->exe)));
         fprintf(out, "</span> <span class=\"n\">pid %ld on ", p->pid);
-        esc(out, or_unknown(p->host));
+        sc_html_esc(out, or_unknown(p->host));
         fputs("</span></h2>\n", out);
         cost_html(h, (long)k, sc_process_run_ns(p));
         fputs("<details class=\"facts\"><summary>Process details</summary>\n", out);
         process_facts(h, p);
         fputs("</details>\n", out);
+        sc_html_gpu_numbers(out, r, k);
+    }
+    if (p->gpu) {
+        fprintf(out, "<h3 id=\"timeline-%zu\">GPU timeline</h3>\n", k);
+        sc_html_timeline(out, r, k);
     }
     findings_html(h, (long)k);
     fputs("</section>\n", out);
@@ -878,7 +886,7 @@ static int calls_html(html *h)
         fputs("too few calls to estimate", out);
     } else {
         sc_format_ns(shim, b, sizeof b);
-        percent(shim, run, pc, sizeof pc);
+        sc_html_percent(shim, run, pc, sizeof pc);
         fprintf(out, "%s (estimate%s%s%s)", b, *pc ? "; " : "", pc, *pc ? " of the run time" : "");
     }
     fprintf(out, "</dd></div>\n<div class=\"f\"><dt>Findings suppressed</dt><dd>%" PRIu64 "</dd></div>\n</dl>\n",
@@ -886,10 +894,10 @@ static int calls_html(html *h)
     if (n) {
         fprintf(out, "<details><summary>Driver API calls (%zu entry point%s, %" PRIu64 " call%s)</summary>\n"
                 "<div class=\"scroll\"><table class=\"apis\"><thead><tr><th>API</th><th class=\"num\">Calls</th></tr>"
-                "</thead>\n<tbody>\n", n, plural(n), sum, plural(sum));
+                "</thead>\n<tbody>\n", n, sc_html_plural(n), sum, sc_html_plural(sum));
         for (size_t i = 0; i < n; i++) {
             fputs("<tr><td><code>", out);
-            esc(out, tot[i].api);
+            sc_html_esc(out, tot[i].api);
             fprintf(out, "</code></td><td class=\"num\">%" PRIu64 "</td></tr>\n", tot[i].calls);
         }
         fputs("</tbody></table></div>\n</details>\n", out);
@@ -902,11 +910,11 @@ static int calls_html(html *h)
         for (size_t i = 0; i < r->nredirects; i++) {
             const sc_redirect *rd = &r->redirects[i];
             fputs("<tr><td><code>", out);
-            esc(out, or_unknown(rd->api));
+            sc_html_esc(out, or_unknown(rd->api));
             fputs("</code></td><td>", out);
             where_html(h, sc_report_callsite(r, rd->callsite), 60);
             fputs("</td><td>", out);
-            esc(out, or_unknown(rd->outcome));
+            sc_html_esc(out, or_unknown(rd->outcome));
             fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td></tr>\n", rd->count);
         }
         fputs("</tbody></table></div>\n</details>\n", out);
@@ -1018,11 +1026,9 @@ static const char style[] =
 
 /* Opens the collapsed parts before printing, so paper has them. */
 static const char script[] =
-    "(function(){\n"
     "window.addEventListener('beforeprint',function(){\n"
     "  document.querySelectorAll('details').forEach(function(d){d.setAttribute('open','');});\n"
-    "});\n"
-    "})();\n";
+    "});\n";
 
 static void head_html(html *h)
 {
@@ -1032,21 +1038,22 @@ static void head_html(html *h)
           "<meta charset=\"utf-8\"/>\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
           "<meta name=\"generator\" content=\"streamcheck ", out);
-    esc(out, or_unknown(r->tool_version));
+    sc_html_esc(out, or_unknown(r->tool_version));
     fputs("\"/>\n<title>", out);
     if (r->nprocs == 1)
         escf(out, "%s (pid %ld): streamcheck", sc_basename(or_unknown(r->procs[0].exe)), r->procs[0].pid);
     else
         escf(out, "%zu processes: streamcheck", r->nprocs);
-    fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<header>\n<h1>", style);
+    fprintf(out, "</title>\n<style>\n%s%s</style>\n</head>\n<body>\n<header>\n<h1>", style,
+            sc_html_any_gpu(r) ? sc_html_gpu_style : "");
     if (r->nprocs == 1)
-        esc(out, sc_basename(or_unknown(r->procs[0].exe)));
+        sc_html_esc(out, sc_basename(or_unknown(r->procs[0].exe)));
     else
         fprintf(out, "%zu processes", r->nprocs);
     fputs(" <span class=\"tool\">&#8212; streamcheck report</span></h1>\n", out);
     if (r->nprocs == 1 && r->procs[0].cmdline) {
         fputs("<p class=\"cmd path\">", out);
-        esc_path(out, r->procs[0].cmdline);
+        sc_html_esc_path(out, r->procs[0].cmdline);
         fputs("</p>\n", out);
     }
     fputs("</header>\n<main>\n", out);
@@ -1058,12 +1065,13 @@ static void foot_html(html *h)
     char line[200];
     sc_summary_line(h->r, line, sizeof line);
     fputs("<footer>\n<p>", out);
-    esc(out, line);
+    sc_html_esc(out, line);
     fputs(". Written by streamcheck ", out);
-    esc(out, or_unknown(h->r->tool_version));
+    sc_html_esc(out, or_unknown(h->r->tool_version));
     fputs("; the rules, the cost model and the other formats: <code>man libstreamcheck</code>. "
           "This page is one file and loads nothing from elsewhere.</p>\n</footer>\n</main>\n", out);
-    fprintf(out, "<script>//<![CDATA[\n%s//]]></script>\n</body>\n</html>\n", script);
+    fprintf(out, "<script>//<![CDATA[\n(function(){\n%s%s})();\n//]]></script>\n</body>\n</html>\n", script,
+            sc_html_any_gpu(h->r) ? sc_html_gpu_script : "");
 }
 
 int sc_render_html(const sc_report *r, FILE *out, const sc_render_opts *o)
