@@ -490,7 +490,8 @@ static void process_facts(html *h, const sc_process *p)
         snprintf(b, sizeof b, "copy engines unknown, %d connection%s", p->max_connections,
                  sc_html_plural((uint64_t)p->max_connections));
     fact(out, "Engines", b, NULL);
-    fact(out, "Mode", or_unknown(p->mode), NULL);
+    snprintf(b, sizeof b, "%s%s", or_unknown(p->mode), p->gpu ? ", measured (the GPU's timeline)" : "");
+    fact(out, "Mode", b, NULL);
     if (p->simulated)
         fact(out, "Simulated", "yes: the CPU simulator ran it, so times are not GPU performance", "warn");
     format_time(p->start_time, b, sizeof b);
@@ -501,12 +502,12 @@ static void process_facts(html *h, const sc_process *p)
 }
 
 /* The distinct values of a per-process string, the first four of them. */
-static void distinct(html *h, const char *(*get)(const sc_process *), const char *key, int base)
+static void distinct(html *h, const char *(*get)(const sc_process *), const char *key, int base, int wide)
 {
     FILE *out = h->out;
     const sc_report *r = h->r;
     size_t shown = 0, total = 0;
-    fprintf(out, "<div class=\"f wide\"><dt>%s</dt><dd>", key);
+    fprintf(out, "<div class=\"f%s\"><dt>%s</dt><dd>", wide ? " wide" : "", key);
     for (size_t i = 0; i < r->nprocs; i++) {
         const char *v = or_unknown(get(&r->procs[i]));
         int seen = 0;
@@ -557,10 +558,10 @@ static void summary_html(html *h)
         snprintf(b, sizeof b, "%zu", r->nprocs);
         fact(out, "Processes", b, NULL);
         if (r->nprocs) {
-            distinct(h, proc_exe, "Programs", 1);
-            distinct(h, proc_host, "Hosts", 0);
-            distinct(h, proc_device, "Devices", 0);
-            distinct(h, proc_mode, "Mode", 0);
+            distinct(h, proc_exe, "Programs", 1, 1);
+            distinct(h, proc_host, "Hosts", 0, 0);
+            distinct(h, proc_device, "Devices", 0, 0);
+            distinct(h, proc_mode, "Mode", 0, 0);
             size_t sim = 0;
             double start = 0, end = 0;
             for (size_t i = 0; i < r->nprocs; i++) {
@@ -598,10 +599,13 @@ static void processes_html(html *h)
     const sc_report *r = h->r;
     char b[64];
     fprintf(out, "<section id=\"processes\">\n<h2>Processes <span class=\"n\">(%zu)</span></h2>\n", r->nprocs);
+    int gpu = sc_html_any_gpu(r);
     fputs("<div class=\"scroll\"><table class=\"procs\">\n<thead><tr><th>#</th><th>PID</th><th>Host</th>"
           "<th>Device</th><th class=\"num\">Run time</th><th class=\"num\">Errors</th><th class=\"num\">Warnings</th>"
-          "<th class=\"num\">Notes</th><th class=\"num\">Est. cost</th><th>Command</th>"
-          "</tr></thead>\n<tbody>\n", out);
+          "<th class=\"num\">Notes</th><th class=\"num\">Est. cost</th>", out);
+    if (gpu)
+        fputs("<th class=\"num\">GPU busy</th><th class=\"num\">GPU idle</th>", out);
+    fputs("<th>Command</th></tr></thead>\n<tbody>\n", out);
     for (size_t i = 0; i < r->nprocs; i++) {
         const sc_process *p = &r->procs[i];
         uint64_t e, w, n, cost;
@@ -621,7 +625,16 @@ static void processes_html(html *h)
             sc_format_ns(cost, b, sizeof b);
         else
             snprintf(b, sizeof b, "-");
-        fprintf(out, "<td class=\"num\">%s</td><td class=\"path\">", b);
+        fprintf(out, "<td class=\"num\">%s</td>", b);
+        if (gpu && p->gpu) {
+            char pb[32], pi[32];
+            sc_html_percent(p->gpu->busy_ns, p->gpu->span_ns, pb, sizeof pb);
+            sc_html_percent(p->gpu->idle_ns, p->gpu->span_ns, pi, sizeof pi);
+            fprintf(out, "<td class=\"num\">%s</td><td class=\"num\">%s</td>", *pb ? pb : "-", *pi ? pi : "-");
+        } else if (gpu) {
+            fputs("<td class=\"num zero\">-</td><td class=\"num zero\">-</td>", out);
+        }
+        fputs("<td class=\"path\">", out);
         sc_html_esc_path(out, p->cmdline ? p->cmdline : or_unknown(p->exe));
         fputs("</td></tr>\n", out);
     }

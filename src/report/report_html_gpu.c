@@ -695,7 +695,7 @@ static void axis_ticks(const tl *t)
         if (step * 5 * 8 >= span) { step *= 5; break; }
         step *= 10;
     }
-    for (int64_t v = (t->t0 + step - 1) / step * step; v <= t->t1; v += step) {
+    for (int64_t v = (t->t0 + step - 1) / step * step; (v - t->t0) * 100 <= span * 95; v += step) {
         char b[32], pc[32];
         sc_format_ns((uint64_t)v, b, sizeof b);
         sc_html_percent((uint64_t)(v - t->t0), (uint64_t)span, pc, sizeof pc);
@@ -1021,8 +1021,8 @@ const char sc_html_gpu_script[] =
     "    u=+svg.getAttribute('data-unit'),minw=+svg.getAttribute('data-minw'),axis=tl.querySelector('.tl-axis'),\n"
     "    range=tl.querySelector('.tl-range'),tip=tl.querySelector('.tl-tip'),x=0,w=W,drag=null;\n"
     "  function draw(){var a=t0+x*u,b=t0+(x+w)*u,st=nice((b-a)/8),h='';\n"
-    "    for(var t=Math.ceil(a/st)*st;t<=b;t+=st)\n"
-    "      h+='<span style=\"left:'+((t-a)/(b-a)*100).toFixed(3)+'%\">'+fmt(t)+'</span>';\n"
+    "    for(var t=Math.ceil(a/st)*st;t<=b;t+=st){var q=(t-a)/(b-a)*100;if(q>95)break;\n"
+    "      h+='<span style=\"left:'+q.toFixed(3)+'%\">'+fmt(t)+'</span>';}\n"
     "    axis.innerHTML=h;range.textContent=fmt(a)+' to '+fmt(b)+(w<W?'  (zoom '+Math.round(W/w)+'x)':'');}\n"
     "  function set(nx,nw){nw=Math.max(minw,Math.min(W,nw));nx=Math.max(0,Math.min(W-nw,nx));x=nx;w=nw;\n"
     "    svg.setAttribute('viewBox',x+' 0 '+w+' '+H);draw();}\n"
