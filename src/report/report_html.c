@@ -2,8 +2,9 @@
  * with a browser and no network (a cluster's shared filesystem).
  *
  * Everything is inside the file: CSS in a <style> element, SVG inline, one
- * small script (zoom buttons, opening the collapsed parts before printing)
- * in a CDATA section.  There is no URL in it but fragment links (#finding-3).
+ * small script (the timeline's zoom and tooltips, opening the collapsed
+ * parts before printing) in a CDATA section.  There is no URL in it but
+ * fragment links (#finding-3).
  * The markup is also well-formed XML (void elements closed, attributes
  * quoted, only the XML entities), so XHTML tools and strict parsers read it.
  *
@@ -14,7 +15,8 @@
  * around its call site when the file is readable now, the rule's
  * explanation and fix, its numbers and its call stack.  The first
  * SC_HTML_CARDS findings of the report get cards; the table row is the
- * anchor of the others.
+ * anchor of the others.  A measured process also gets its GPU numbers and
+ * timeline (report_html_gpu.c).
  *
  * Program text (paths, command lines, function names, source lines) may hold
  * anything: every string goes through sc_html_esc(), which escapes markup and
