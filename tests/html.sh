@@ -260,13 +260,13 @@ py "$tmp/big.html" <<'EOF'
 import os, re, sys
 text = open(sys.argv[1]).read()
 size = os.path.getsize(sys.argv[1])
-rects = len(re.findall(r'<rect [^>]*data-k=', text))
+rects = len(re.findall(r'<rect class="(?:k|c|s|x|h|i|l|nk)"', text))
 marks = len(re.findall(r'<a href="#finding-\d+" class="mk', text))
 print("# %d bytes, %d rectangles, %d marks" % (size, rects, marks))
-if size > 3 << 20 or rects > 24000 or marks > 2000:
+if size > 3 << 20 or rects > 16000 or marks > 2000:
     sys.exit("too big")
 if not re.search(r"drawn as \d+ rectangles: operations of a stream, or calls of a thread, less than", text) \
         or "more left out" not in text or "keeps the first" not in text:
     sys.exit("the page does not say what it aggregated or left out")
 EOF
-ok $? "200000 GPU operations: under 3 MB, at most 24000 rectangles and 2000 marks, and the page says so"
+ok $? "200000 GPU operations: under 3 MB, at most 16000 rectangles and 2000 marks, and the page says so"

@@ -28,9 +28,10 @@
 
 #define VBW 1000000           /* viewBox width of the whole run */
 #define MIN_VIEW 1000         /* the narrowest view: VBW / MIN_VIEW is the zoom limit */
-#define RECT_BUDGET 24000     /* rectangles per process */
+#define RECT_BUDGET 16000     /* rectangles per process (about 80 bytes each) */
 #define MARK_BUDGET 2000      /* finding marks per process */
 #define HOST_MIN_NS 5000      /* host CUDA calls shorter than this are not drawn */
+#define MANY_MARKS 40         /* more marks: their guides and lines to the GPU on hover */
 #define PITCH 20              /* pixels per row */
 #define LANE 15               /* pixels of a lane within its row */
 
@@ -203,7 +204,8 @@ typedef struct tl {
     int64_t t0, t1;
     double unit;                 /* ns per unit */
     int64_t gap;                 /* ns: closer operations are one rectangle */
-    size_t rects, merged_marks, unlinked, sampled;
+    size_t rects, merged_marks, unlinked, sampled, drawn;
+    int64_t kept_end;            /* the report kept no operation starting later (0: all kept) */
     unsigned char *used;         /* names the tooltips need, by r->names index */
 } tl;
 
@@ -275,6 +277,15 @@ static long finding_of(const sc_report *r, const sc_finding_mark *m)
             any = (long)i;
     }
     return any;
+}
+
+/* A thread's name that is the program's (Linux gives a new thread its
+   creator's name, the executable's first 15 bytes): nothing to show. */
+static int same_as_program(const char *exe, const char *name)
+{
+    const char *base = exe ? sc_basename(exe) : "";
+    size_t n = strlen(name);
+    return n && (!strcmp(base, name) || (n == 15 && !strncmp(base, name, 15)));
 }
 
 static int add_thr(tl *t, uint32_t id, int64_t at)
@@ -397,7 +408,7 @@ static int tl_init(tl *t, FILE *out, const sc_report *r, size_t p)
         const sc_finding_mark *m = &r->marks[t->marks[i].m];
         const sc_callsite *cs = sc_report_callsite(r, r->findings[t->marks[i].f].callsite);
         long k = thr_of(t, m->thread);
-        if (k >= 0 && cs && cs->thread_name && !t->thrs[k].name)
+        if (k >= 0 && cs && cs->thread_name && !t->thrs[k].name && !same_as_program(r->procs[p].exe, cs->thread_name))
             t->thrs[k].name = cs->thread_name;
     }
     if (lo == INT64_MAX) {
@@ -564,7 +575,8 @@ static void op_rect(const tl *t, const item *it, void *arg)
             cls = kinds[k];
     fprintf(out, "<rect class=\"%c\" height=\"%d\"", cls, LANE);
     xw(t, it->a, it->b);
-    fprintf(out, " data-k=\"%c\" data-ns=\"%" PRId64 "\"", cls, it->b - it->a);
+    if (total == 1)
+        fprintf(out, " data-ns=\"%" PRId64 "\"", it->b - it->a);
     if (total > 1) {
         fprintf(out, " data-c=\"%u,%u,%u\" data-b=\"%" PRIu64 "\"", it->n[0], it->n[1], it->n[2],
                 it->busy[0] + it->busy[1] + it->busy[2]);
@@ -592,7 +604,8 @@ static void host_rect(const tl *t, const item *it, void *arg)
     const sc_host_span *s = &t->r->host_spans[it->longest_i];
     fprintf(out, "<rect class=\"h\" height=\"%d\"", LANE);
     xw(t, it->a, it->b);
-    fprintf(out, " data-k=\"h\" data-ns=\"%" PRId64 "\"", it->b - it->a);
+    if (it->n[0] == 1)
+        fprintf(out, " data-ns=\"%" PRId64 "\"", it->b - it->a);
     if (s->name && s->name < t->r->nnames) {
         fprintf(out, " data-n=\"%u\"", s->name);
         t->used[s->name] = 1;
@@ -611,7 +624,7 @@ static void idle_rect(const tl *t, const item *it, void *arg)
     const rows *rw = arg;
     fprintf(t->out, "<rect class=\"i\" y=\"%d\" height=\"%d\"", rw->top, rw->bottom - rw->top);
     xw(t, it->a, it->b);
-    fprintf(t->out, " data-k=\"i\" data-ns=\"%" PRId64 "\"/>\n", it->b - it->a);
+    fprintf(t->out, " data-ns=\"%" PRId64 "\"/>\n", it->b - it->a);
 }
 
 /* ---------------------------------------------------------- marks --- */
@@ -769,16 +782,22 @@ static void device_html(tl *t, size_t d0, size_t d1)
     fputs("</div>\n", out);
 
     /* the picture */
-    fprintf(out, "<div class=\"tl-view\">\n<svg class=\"tl-svg\" viewBox=\"0 0 %d %d\" preserveAspectRatio=\"none\" "
+    fprintf(out, "<div class=\"tl-view\">\n<svg class=\"tl-svg%s\" viewBox=\"0 0 %d %d\" preserveAspectRatio=\"none\" "
             "width=\"100%%\" height=\"%d\" data-device=\"%u\" data-t0=\"%" PRId64 "\" data-unit=\"%.6f\" "
             "data-vbw=\"%d\" data-minw=\"%d\" data-h=\"%d\" role=\"img\" aria-label=\"GPU %u timeline\">\n",
-            VBW, height, height, dev, t->t0, t->unit, VBW, MIN_VIEW, height, dev);
+            t->drawn > MANY_MARKS ? " many" : "", VBW, height, height, dev, t->t0, t->unit, VBW, MIN_VIEW, height, dev);
     for (int row = 0; row * PITCH < height; row++)
         if (row % 2)
             fprintf(out, "<rect class=\"bg\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", row * PITCH, VBW, PITCH);
     rows rw = {stream_top, height};
     fputs("<g class=\"tl-idle\">\n", out);
     idle_items(t, dev, idle_rect, &rw);
+    if (t->kept_end && t->kept_end < t->t1) {
+        fprintf(out, "<rect class=\"nk\" y=\"%d\" height=\"%d\"", stream_top, height - stream_top);
+        xw(t, t->kept_end, t->t1);
+        fprintf(out, " data-ns=\"%" PRId64 "\" data-c=\"%" PRIu64 "\"/>\n", t->t1 - t->kept_end,
+                p->gpu->ops_kept);
+    }
     fputs("</g>\n", out);
     for (size_t k = 0; k < t->nthrs; k++) {
         fprintf(out, "<g class=\"tl-host\" data-thread=\"%u\" transform=\"translate(0,%d)\">\n", t->thrs[k].id,
@@ -802,7 +821,7 @@ static void device_html(tl *t, size_t d0, size_t d1)
             int64_t a = op->start_ns - (int64_t)m->lost_ns;
             fprintf(out, "<rect class=\"l\" height=\"%d\"", LANE);
             xw(t, a < t->t0 ? t->t0 : a, op->start_ns);
-            fprintf(out, " data-k=\"l\" data-ns=\"%" PRIu64 "\" data-f=\"%ld\"/>\n", m->lost_ns, t->marks[j].f + 1);
+            fprintf(out, " data-ns=\"%" PRIu64 "\" data-f=\"%ld\"/>\n", m->lost_ns, t->marks[j].f + 1);
         }
         fputs("<g>\n", out);
         lane_items(t, l, op_rect, NULL);
@@ -881,6 +900,12 @@ void sc_html_timeline(FILE *out, const sc_report *r, size_t process)
     while ((t.rects = count_rects(&t)) > RECT_BUDGET && t.gap < t.t1 - t.t0)
         t.gap *= 2;
     choose_marks(&t);
+    for (size_t i = 0; i < t.nmarks; i++)
+        t.drawn += t.marks[i].drawn != 0;
+    if (p->gpu->ops_kept < p->gpu->ops)
+        for (size_t i = 0; i < t.nops; i++)
+            if (r->gpu_ops[t.ops[i]].start_ns > t.kept_end)
+                t.kept_end = r->gpu_ops[t.ops[i]].start_ns;
 
     fputs("<div class=\"legend\"><span class=\"sw k\"></span>kernel <span class=\"sw c\"></span>copy "
           "<span class=\"sw s\"></span>memset <span class=\"sw x\"></span>several kinds "
@@ -902,16 +927,17 @@ void sc_html_timeline(FILE *out, const sc_report *r, size_t process)
     sc_format_ns((uint64_t)t.gap, g, sizeof g);
     fprintf(out, "<p class=\"note\">Times from the program's start. %zu GPU operation%s on %zu stream%s", t.nops,
             sc_html_plural(t.nops), t.nlanes, sc_html_plural(t.nlanes));
-    if (p->gpu->ops_kept < p->gpu->ops)
-        fprintf(out, " (the report keeps the first %" PRIu64 " of %" PRIu64 ")", p->gpu->ops_kept, p->gpu->ops);
+    if (p->gpu->ops_kept < p->gpu->ops) {
+        char k[32];
+        sc_format_ns((uint64_t)(t.kept_end > 0 ? t.kept_end : 0), k, sizeof k);
+        fprintf(out, " (the report keeps the first %" PRIu64 " of %" PRIu64 ": after %s the streams' lanes are "
+                "shaded yellow, their operations are not in it)", p->gpu->ops_kept, p->gpu->ops, k);
+    }
     fprintf(out, ", %zu host call%s of %d us or more on %zu thread%s; drawn as %zu rectangle%s: operations of a "
             "stream, or calls of a thread, less than %s apart are one rectangle (its tooltip counts them).",
             t.nspans, sc_html_plural(t.nspans), HOST_MIN_NS / 1000, t.nthrs, sc_html_plural(t.nthrs), t.rects,
             sc_html_plural(t.rects), g);
-    size_t drawn = 0;
-    for (size_t i = 0; i < t.nmarks; i++)
-        drawn += t.marks[i].drawn != 0;
-    fprintf(out, " %zu finding event%s marked", drawn, sc_html_plural(drawn));
+    fprintf(out, " %zu finding event%s marked", t.drawn, sc_html_plural(t.drawn));
     if (t.merged_marks)
         fprintf(out, "; %zu more of the same finding within a pixel at full zoom", t.merged_marks);
     if (t.sampled)
@@ -980,6 +1006,9 @@ const char sc_html_gpu_style[] =
     ".tl-svg .s{fill:var(--memset);stroke:var(--memset)}.tl-svg .x{fill:#5d6d7e;stroke:#5d6d7e}"
     ".tl-svg .h{fill:var(--host);stroke:var(--host)}\n"
     ".tl-svg .i{fill:#e9ecf0;stroke:none}\n"
+    ".tl-svg .nk{fill:#fdf6e3;stroke:none}\n"
+    ".tl-svg.many .mk .ml,.tl-svg.many .mk .mc{visibility:hidden}\n"
+    ".tl-svg.many .mk:hover .ml,.tl-svg.many .mk:hover .mc{visibility:visible}\n"
     ".tl-svg .l{fill:var(--lost);stroke:var(--lost);fill-opacity:.4;stroke-opacity:.6}\n"
     ".tl-svg line{vector-effect:non-scaling-stroke}\n"
     ".tl-svg .ml{stroke-width:1px;stroke-dasharray:3 3;stroke-opacity:.7}\n"
@@ -1006,10 +1035,13 @@ const char sc_html_gpu_script[] =
     "  return (d===1?Math.round(ns):+(ns/d).toFixed(3))+u;}\n"
     "function nice(x){var p=Math.pow(10,Math.floor(Math.log(x)/Math.LN10)),m=x/p;\n"
     "  return (m<1.5?1:m<3.5?2:m<7.5?5:10)*p;}\n"
-    "function describe(el,t0,u){var k=el.getAttribute('data-k'),ns=+el.getAttribute('data-ns'),\n"
+    "var kinds={k:1,c:1,s:1,x:1,h:1,i:1,l:1,nk:1};\n"
+    "function describe(el,t0,u){var k=el.getAttribute('class'),\n"
+    "  ns=el.hasAttribute('data-ns')?+el.getAttribute('data-ns'):(+el.getAttribute('width'))*u,\n"
     "  at=' at '+fmt(t0+(+el.getAttribute('x'))*u),c=el.getAttribute('data-c'),n=el.getAttribute('data-n'),\n"
     "  b=el.getAttribute('data-b');\n"
     "  if(k==='i')return 'GPU idle for '+fmt(ns)+at;\n"
+    "  if(k==='nk')return 'Not drawn: the report keeps the GPU operations that started first ('+c+')';\n"
     "  if(k==='l')return 'GPU work held back '+fmt(ns)+' by finding #'+el.getAttribute('data-f');\n"
     "  if(k==='h')return (names[n]||'CUDA call')+', '+fmt(c?+b:ns)+at+(c?'\\n'+c+' calls over '+fmt(ns):'');\n"
     "  if(c){var v=c.split(','),l=[];if(+v[0])l.push(v[0]+' kernels');if(+v[1])l.push(v[1]+' copies');\n"
@@ -1042,7 +1074,7 @@ const char sc_html_gpu_script[] =
     "  svg.addEventListener('click',function(e){if(drag&&drag.moved)e.preventDefault();},true);\n"
     "  svg.addEventListener('mousemove',function(e){var el=e.target;\n"
     "    if(drag&&drag.moved)return;\n"
-    "    if(el.tagName!=='rect'||!el.hasAttribute('data-k')){tip.hidden=true;return;}\n"
+    "    if(el.tagName!=='rect'||!kinds[el.getAttribute('class')]){tip.hidden=true;return;}\n"
     "    tip.textContent=describe(el,t0,u);tip.hidden=false;\n"
     "    tip.style.left=Math.min(e.clientX+12,window.innerWidth-300)+'px';tip.style.top=(e.clientY+16)+'px';});\n"
     "  svg.addEventListener('mouseleave',function(){tip.hidden=true;});\n"
