@@ -39,6 +39,9 @@ dist_check_SCRIPTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh 
 	tests/output-dir.sh tests/callsites.sh tests/measure.sh tests/trace_check.py tests/multigpu.sh
 TESTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh \
 	tests/output-dir.sh tests/callsites.sh tests/measure.sh tests/multigpu.sh
+	tests/output-dir.sh tests/callsites.sh tests/measure.sh tests/trace_check.py
+TESTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh \
+	tests/output-dir.sh tests/callsites.sh tests/measure.sh
 
 # Forking while other threads are inside the shim (tests/fork.sh).
 check_PROGRAMS += tests/fork_stress
@@ -47,3 +50,7 @@ tests_fork_stress_CFLAGS = $(AM_CFLAGS) -g
 tests_fork_stress_LDADD = -L$(CUDA_LIBDIR) -lcublas -lcudart -lpthread
 dist_check_SCRIPTS += tests/fork.sh
 TESTS += tests/fork.sh
+
+# The HTML report (tests/html_check.py checks a page; tests/html.sh runs it).
+dist_check_SCRIPTS += tests/html.sh tests/html_check.py
+TESTS += tests/html.sh

@@ -25,8 +25,8 @@ void sc_cli_report_usage(FILE *out)
         "Usage: streamcheck report [OPTION]... FILE.json...\n"
         "Merge streamcheck JSON reports (one per process) and render them again.\n"
         "\n"
-        "  -f, --format LIST        text, json, sarif, junit (or xml), comma-separated,\n"
-        "                           or all (default: text)\n"
+        "  -f, --format LIST        text, json, sarif, junit (or xml), html,\n"
+        "                           comma-separated, or all (default: text)\n"
         "  -o, --output DIR         write NAME.streamcheck.EXT into DIR (default: text\n"
         "                           to standard output, other formats into the\n"
         "                           current directory)\n"
@@ -41,8 +41,10 @@ void sc_cli_report_usage(FILE *out)
         "      --expect FILE        check the merged report against FILE instead of\n"
         "                           rendering it; exit 0 if it matches, 1 if not\n"
         "      --source-root DIR    source files below DIR shown relative to it, in\n"
-        "                           text and SARIF (uriBaseId SRCROOT); default: the\n"
-        "                           current directory (--srcroot: the same)\n"
+        "                           text, SARIF (uriBaseId SRCROOT) and HTML, which\n"
+        "                           also shows the source lines of each call site\n"
+        "                           read from there; default: the current directory\n"
+        "                           (--srcroot: the same)\n"
         "      --max-frames N       text: frames shown per finding (default: 4)\n"
         "      --top N|all          text: findings shown in full, ranked by cost\n"
         "                           (default: 10); the rest get one line per rule\n"
@@ -96,7 +98,7 @@ static int parse_formats(const char *list, unsigned *out)
     for (;;) {
         size_t n = strcspn(p, ",");
         if (n == 3 && !strncmp(p, "all", 3))
-            f |= SC_FMT_TEXT | SC_FMT_JSON | SC_FMT_SARIF | SC_FMT_JUNIT;
+            f |= SC_FMT_TEXT | SC_FMT_JSON | SC_FMT_SARIF | SC_FMT_JUNIT | SC_FMT_HTML;
         else if (n == 4 && !strncmp(p, "text", 4))
             f |= SC_FMT_TEXT;
         else if (n == 4 && !strncmp(p, "json", 4))
@@ -105,8 +107,10 @@ static int parse_formats(const char *list, unsigned *out)
             f |= SC_FMT_SARIF;
         else if ((n == 5 && !strncmp(p, "junit", 5)) || (n == 3 && !strncmp(p, "xml", 3)))
             f |= SC_FMT_JUNIT;
+        else if (n == 4 && !strncmp(p, "html", 4))
+            f |= SC_FMT_HTML;
         else
-            return usage_error("--format: unknown format '%.*s' (text, json, sarif, junit or all)",
+            return usage_error("--format: unknown format '%.*s' (text, json, sarif, junit, html or all)",
                                (int)(n > 40 ? 40 : n), p);
         if (!p[n])
             break;
@@ -343,7 +347,7 @@ int sc_cli_report(int argc, char **argv)
     }
     if (c.output && ensure_dir(c.output) < 0)
         goto out;
-    for (unsigned f = SC_FMT_TEXT; f <= SC_FMT_JUNIT; f <<= 1) {
+    for (unsigned f = SC_FMT_TEXT; f <= SC_FMT_HTML; f <<= 1) {
         if (!(c.formats & f))
             continue;
         if (f == SC_FMT_TEXT && !c.output) {

@@ -121,6 +121,7 @@ static int format_item(const char *item, void *arg)
     static const struct { const char *name; unsigned bit; } fmts[] = {
         {"text", SC_FMT_TEXT}, {"json", SC_FMT_JSON}, {"sarif", SC_FMT_SARIF}, {"junit", SC_FMT_JUNIT},
         {"trace", SC_FMT_TRACE},
+        {"html", SC_FMT_HTML},
     };
     for (size_t i = 0; i < SC_ARRAY_LEN(fmts); i++)
         if (!strcasecmp(item, fmts[i].name)) {
@@ -147,7 +148,7 @@ int sc_formats_parse(const char *s, unsigned *out, char *err, size_t errlen)
 {
     struct item_ctx c = {0, ""};
     if (each_item(s, format_item, &c) || !c.bits) {
-        snprintf(err, errlen, "'%s' is not a format (expected text, json, sarif, junit or trace)",
+        snprintf(err, errlen, "'%s' is not a format (expected text, json, sarif, junit, trace or html)",
                  c.bad[0] ? c.bad : s);
         return -1;
     }
@@ -332,7 +333,7 @@ void sc_options_load(sc_options *o, void (*warn)(const char *))
 
 void sc_options_dump(const sc_options *o, FILE *out)
 {
-    static const char *const fmt_names[] = {"text", "json", "sarif", "junit", "trace"};
+    static const char *const fmt_names[] = {"text", "json", "sarif", "junit", "trace", "html"};
     static const char *const levels[] = {"quiet", "warning", "info", "debug"};
     for (int i = 0; i < SC_NOPTS; i++) {
         char val[4200] = "";
@@ -340,7 +341,7 @@ void sc_options_dump(const sc_options *o, FILE *out)
         case SC_OPT_DISABLE: snprintf(val, sizeof val, "%d", o->disable); break;
         case SC_OPT_OUTPUT: snprintf(val, sizeof val, "%s", o->output); break;
         case SC_OPT_FORMAT:
-            for (unsigned b = 0; b < 5; b++)
+            for (unsigned b = 0; b < SC_ARRAY_LEN(fmt_names); b++)
                 if (o->formats & (1u << b))
                     snprintf(val + strlen(val), sizeof val - strlen(val), "%s%s", *val ? "," : "",
                              fmt_names[b]);

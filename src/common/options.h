@@ -13,6 +13,7 @@ typedef enum sc_format {
     SC_FMT_SARIF = 1 << 2,
     SC_FMT_JUNIT = 1 << 3,
     SC_FMT_TRACE = 1 << 4,     /* Chrome trace of the GPU timeline (measured mode) */
+    SC_FMT_HTML = 1 << 5,      /* one self-contained page for a person */
 } sc_format;
 
 typedef enum sc_opt_id {

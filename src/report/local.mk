@@ -1,5 +1,5 @@
 # src/report/local.mk: the report model, its reader and merger, suppressions
-# and filters, and the renderers (text, JSON, SARIF, JUnit).  Linked into the
+# and filters, and the renderers (text, JSON, SARIF, JUnit, HTML).  Linked into the
 # shim (which writes the report at exit) and into the launcher (`streamcheck
 # report`).  No CUDA here, and no header of src/shim or src/cli.
 SC_REPORT_CPPFLAGS = -I$(top_srcdir)/src/report $(SC_COMMON_CPPFLAGS)
@@ -9,6 +9,7 @@ src_report_libscreport_la_SOURCES = \
 	src/report/report.c src/report/report.h src/report/frames.c \
 	src/report/report_text.c src/report/report_json.c src/report/report_read.c \
 	src/report/report_sarif.c src/report/report_junit.c src/report/report_trace.c \
+	src/report/report_html.c src/report/report_html_gpu.c src/report/html.h \
 	src/report/suppress.c src/report/suppress.h \
 	src/report/filter.c src/report/filter.h
 src_report_libscreport_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_REPORT_CPPFLAGS)

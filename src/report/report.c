@@ -1175,6 +1175,7 @@ const char *sc_format_ext(sc_format fmt)
     case SC_FMT_SARIF: return "sarif";
     case SC_FMT_JUNIT: return "xml";
     case SC_FMT_TRACE: return "trace.json";
+    case SC_FMT_HTML: return "html";
     }
     return NULL;
 }
@@ -1190,6 +1191,7 @@ int sc_render(const sc_report *r, sc_format fmt, FILE *out, const sc_render_opts
     case SC_FMT_SARIF: return sc_render_sarif_opts(r, out, o);
     case SC_FMT_JUNIT: return sc_render_junit_opts(r, out, o);
     case SC_FMT_TRACE: return sc_render_trace(r, out);
+    case SC_FMT_HTML: return sc_render_html(r, out, o);
     }
     errno = EINVAL;
     return -1;

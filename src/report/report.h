@@ -327,6 +327,11 @@ void sc_gpu_free(sc_gpu *g);
 /* "GPU: busy 1.200 s (80.0%), overlap 300.000 ms (20.0%), idle ..." without
    a newline. */
 void sc_gpu_line(const sc_gpu *g, char *buf, size_t len);
+/* One self-contained HTML page (report_html.c): inline CSS, SVG and a small
+   script, no reference outside the file; in measured mode an SVG timeline
+   per device.  Uses o->srcroot (paths, and the source lines around each
+   call site when the file is readable where the page is written). */
+int sc_render_html(const sc_report *r, FILE *out, const sc_render_opts *o);
 
 /* The one line CI greps, without a newline:
    "streamcheck: N findings (E errors, W warnings, I notes)".  N counts
@@ -346,7 +351,7 @@ int sc_report_write_named(const sc_report *r, sc_format fmt, const sc_render_opt
                           const char *dir, const char *name, char *path_out, size_t path_len);
 /* Seconds (sc_process times) as integer microseconds, rounded. */
 int64_t sc_seconds_to_micro(double t);
-/* "txt", "json", "sarif", "xml"; NULL for anything else. */
+/* "txt", "json", "sarif", "xml", "html"; NULL for anything else. */
 const char *sc_format_ext(sc_format fmt);
 /* Renders one format with options (NULL: defaults); the four functions
    above are this with defaults. */

@@ -18,7 +18,9 @@ typedef struct sc_part {
        module's lock while it holds its own must have the smaller order.
        In use: modules 10, streams 20, hostmem 30, pyframes 35,
        callsites 40, findings 50, contexts (lanes.c) 60, cublas 70,
-       hb 80 (it holds nothing: its child reset clears its spin locks). */
+       hb 80 (it holds nothing: its child reset clears its spin locks),
+       measure 85 (its locks are taken under findings' when a report
+       prices its findings). */
     unsigned order;
     void (*lock)(void);          /* take every lock of the module */
     void (*unlock)(void);        /* in the parent after fork */

@@ -433,7 +433,7 @@ static void child_after_fork(void)
     stopped = 1;
 }
 
-static const sc_part part = {"measure", 45, measure_lock, measure_unlock, child_after_fork, NULL, NULL};
+static const sc_part part = {"measure", 85, measure_lock, measure_unlock, child_after_fork, NULL, NULL};
 SC_PART_REGISTER(part)
 
 static void measure_at_exit(void)

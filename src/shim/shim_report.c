@@ -518,6 +518,7 @@ static void write_outputs(sc_report *r, const sc_render_opts *o)
 {
     static const struct { unsigned bit; const char *name; } files[] = {
         {SC_FMT_JSON, "JSON"}, {SC_FMT_SARIF, "SARIF"}, {SC_FMT_JUNIT, "JUnit"}, {SC_FMT_TRACE, "trace"},
+        {SC_FMT_HTML, "HTML"},
     };
     const char *dir = sc_opt.output[0] ? sc_opt.output : ".";
     int want_files = 0;
@@ -535,12 +536,14 @@ static void write_outputs(sc_report *r, const sc_render_opts *o)
             sc_info("%s report written to %s", files[i].name, path);
             continue;
         }
-        /* Nothing is lost: the report goes to stderr instead. */
+        /* Nothing is lost: the report goes to stderr instead (not a trace nor
+           a page: they are for a viewer, not for a terminal, and the text
+           report has the same findings). */
+        int viewer = files[i].bit == SC_FMT_TRACE || files[i].bit == SC_FMT_HTML;
         sc_warn("cannot write the %s report in '%s' (%s)%s", files[i].name, dir, strerror(errno),
-                files[i].bit == SC_FMT_TRACE ? "" : "; writing it to stderr instead");
-        if (files[i].bit == SC_FMT_TRACE)
-            continue;   /* a trace is for a viewer, not for a terminal */
-        sc_render(r, (sc_format)files[i].bit, stderr, o);
+                viewer ? "" : "; writing it to stderr instead");
+        if (!viewer)
+            sc_render(r, (sc_format)files[i].bit, stderr, o);
     }
     if (sc_opt.formats & SC_FMT_TEXT) {
         sc_render_text(r, stderr, o);

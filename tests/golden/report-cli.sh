@@ -46,12 +46,12 @@ status_is 0 "--fail-on never"
 mkdir "$tmp/o"
 cli --format all --output "$tmp/o" --name job --fail-on never "$tmp/a.json" "$tmp/b.json"
 status_is 0 "--format all --output DIR --name job"
-for ext in txt json sarif xml; do
+for ext in txt json sarif xml html; do
     [ -s "$tmp/o/job.streamcheck.$ext" ] && ok "wrote job.streamcheck.$ext" || not_ok "wrote job.streamcheck.$ext"
 done
 [ -s "$tmp/out" ] && not_ok "--output: nothing on stdout" || ok "--output: nothing on stdout"
 ls -A "$tmp/o" | grep -v '^job\.streamcheck\.' | diag
-[ "$(ls -A "$tmp/o" | wc -l)" -eq 4 ] && ok "no temporary files left" || not_ok "no temporary files left"
+[ "$(ls -A "$tmp/o" | wc -l)" -eq 5 ] && ok "no temporary files left" || not_ok "no temporary files left"
 
 # Reading the merged JSON back and writing it again changes nothing.
 cli --format json --output "$tmp/o2" --name again --fail-on never "$tmp/o/job.streamcheck.json"

@@ -1,0 +1,1120 @@
+/* report_html.c: the report as one self-contained HTML page, for a person
+ * with a browser and no network (a cluster's shared filesystem).
+ *
+ * Everything is inside the file: CSS in a <style> element, SVG inline, one
+ * small script (the timeline's zoom and tooltips, opening the collapsed
+ * parts before printing) in a CDATA section.  There is no URL in it but
+ * fragment links (#finding-3).
+ * The markup is also well-formed XML (void elements closed, attributes
+ * quoted, only the XML entities), so XHTML tools and strict parsers read it.
+ *
+ * Layout: the run summary (program, devices, run time, the estimated cost of
+ * the findings); for several processes a table of them; then one section per
+ * process with its findings, ranked as the model is (sc_report_sort): a
+ * table of all of them, then a card per finding with the source lines
+ * around its call site when the file is readable now, the rule's
+ * explanation and fix, its numbers and its call stack.  The first
+ * SC_HTML_CARDS findings of the report get cards; the table row is the
+ * anchor of the others.  A measured process also gets its GPU numbers and
+ * timeline (report_html_gpu.c).
+ *
+ * Program text (paths, command lines, function names, source lines) may hold
+ * anything: every string goes through sc_html_esc(), which escapes markup and
+ * replaces what neither HTML nor XML can carry with U+FFFD. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "html.h"
+#include "json.h"
+#include "report.h"
+
+#define SC_HTML_CARDS 200          /* findings of a report shown as cards */
+#define SRC_CONTEXT 3              /* source lines shown either side */
+#define SRC_MAX_BYTES (8u << 20)   /* larger source files are not read */
+#define SRC_MAX_LINE 400           /* characters of a source line shown */
+#define SRC_MAX_FILES 64           /* distinct source files read */
+
+/* ---------------------------------------------------------- escaping --- */
+
+/* Writes at most n bytes of s (up to a NUL) as HTML text or attribute
+   content.  Markup characters become entities; controls other than tab and
+   newline, U+FFFE/U+FFFF and bytes that are not UTF-8 become U+FFFD. */
+void sc_html_escn(FILE *out, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : ""), *end = p + (s ? n : 0);
+    while (p < end && *p) {
+        unsigned char c = *p;
+        uint32_t cp;
+        size_t k;
+        switch (c) {
+        case '&': fputs("&amp;", out); p++; continue;
+        case '<': fputs("&lt;", out); p++; continue;
+        case '>': fputs("&gt;", out); p++; continue;
+        case '"': fputs("&quot;", out); p++; continue;
+        case '\'': fputs("&#39;", out); p++; continue;
+        case '\n': case '\t': fputc(c, out); p++; continue;
+        default: break;
+        }
+        if (c < 0x20 || c == 0x7f) {
+            fputs("\xef\xbf\xbd", out);
+            p++;
+            continue;
+        }
+        if (c < 0x80) {
+            fputc(c, out);
+            p++;
+            continue;
+        }
+        k = sc_utf8_decode(p, (size_t)(end - p), &cp);
+        if (!k || cp < 0xa0 || cp == 0xfffe || cp == 0xffff) {
+            fputs("\xef\xbf\xbd", out);
+            p += k ? k : 1;
+            continue;
+        }
+        fwrite(p, 1, k, out);
+        p += k;
+    }
+}
+
+void sc_html_esc(FILE *out, const char *s)
+{
+    sc_html_escn(out, s, s ? strlen(s) : 0);
+}
+
+/* A path or command line: sc_html_esc(), with a break opportunity (<wbr/>) after
+   each '/' so that a narrow column wraps it between components. */
+void sc_html_esc_path(FILE *out, const char *s)
+{
+    const char *p = s ? s : "";
+    for (;;) {
+        const char *slash = strchr(p, '/');
+        if (!slash) {
+            sc_html_esc(out, p);
+            return;
+        }
+        sc_html_escn(out, p, (size_t)(slash - p) + 1);
+        if (slash[1] && slash[1] != '/')
+            fputs("<wbr/>", out);
+        p = slash + 1;
+    }
+}
+
+/* sc_html_esc() of a printf result. */
+__attribute__((format(printf, 2, 3)))
+static void escf(FILE *out, const char *fmt, ...)
+{
+    char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    sc_html_esc(out, buf);
+}
+
+/* ---------------------------------------------------------- numbers --- */
+
+static const char *or_unknown(const char *s)
+{
+    return s && *s ? s : "unknown";
+}
+
+static void format_time(double t, char *buf, size_t len)
+{
+    struct tm tm;
+    time_t s = (time_t)(t > 0 && t < 1e12 ? t : 0);
+    if (s <= 0 || !gmtime_r(&s, &tm)) {
+        snprintf(buf, len, "unknown");
+        return;
+    }
+    strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+static void format_driver(int v, char *buf, size_t len)
+{
+    if (v <= 0)
+        snprintf(buf, len, "unknown");
+    else
+        snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+/* part of whole as "12.34%", in integers (no locale); "" when whole is 0. */
+void sc_html_percent(uint64_t part, uint64_t whole, char *buf, size_t len)
+{
+    if (!whole) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    unsigned __int128 bp = (unsigned __int128)part * 10000 / whole;
+    uint64_t v = bp > 100000000 ? 100000000 : (uint64_t)bp;
+    snprintf(buf, len, "%" PRIu64 ".%02u%%", v / 100, (unsigned)(v % 100));
+}
+
+const char *sc_html_plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
+/* ---------------------------------------------------------- sources --- */
+
+/* Source files read for the snippets, each once. */
+typedef struct srcfile {
+    char *path;          /* as the frame names it */
+    char *text;          /* NULL: not readable here */
+    size_t len;
+} srcfile;
+
+struct sc_html {
+    FILE *out;
+    const sc_report *r;
+    const sc_render_opts *o;
+    sc_srcroot root;
+    srcfile files[SRC_MAX_FILES];
+    size_t nfiles;
+};
+typedef sc_html html;
+
+/* Reads a regular file of at most SRC_MAX_BYTES; NULL otherwise.  O_NONBLOCK
+   so that a FIFO named in a report does not hang the renderer. */
+static char *read_source(const char *path, size_t *len)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
+        (uint64_t)st.st_size > SRC_MAX_BYTES) {
+        close(fd);
+        return NULL;
+    }
+    size_t cap = (size_t)st.st_size, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf && n < cap) {
+        ssize_t k = read(fd, buf + n, cap - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+    }
+    close(fd);
+    if (!buf)
+        return NULL;
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* The text of a source file named by a frame: an absolute path as it is, a
+   relative one below the source root (then the current directory). */
+static const srcfile *source(html *h, const char *path)
+{
+    for (size_t i = 0; i < h->nfiles; i++)
+        if (!strcmp(h->files[i].path, path))
+            return &h->files[i];
+    if (h->nfiles == SRC_MAX_FILES)
+        return NULL;
+    srcfile *f = &h->files[h->nfiles];
+    if (!(f->path = strdup(path)))
+        return NULL;
+    f->text = NULL;
+    f->len = 0;
+    if (path[0] == '/') {
+        f->text = read_source(path, &f->len);
+    } else {
+        const char *dir = h->root.lex ? h->root.lex : NULL;
+        if (dir) {
+            size_t n = strlen(dir) + strlen(path) + 2;
+            char *full = malloc(n);
+            if (full) {
+                snprintf(full, n, "%s/%s", dir, path);
+                f->text = read_source(full, &f->len);
+                free(full);
+            }
+        }
+        if (!f->text)
+            f->text = read_source(path, &f->len);
+    }
+    h->nfiles++;
+    return f;
+}
+
+/* Lines first..last of a file (1-based) with `line` marked; 0 when the file
+   has no such line. */
+static int snippet(html *h, const char *path, unsigned line)
+{
+    const srcfile *f = source(h, path);
+    if (!f || !f->text || !line)
+        return 0;
+    unsigned first = line > SRC_CONTEXT ? line - SRC_CONTEXT : 1, last = line + SRC_CONTEXT;
+    /* find the start of line `first` */
+    const char *p = f->text, *end = f->text + f->len;
+    unsigned at = 1;
+    while (at < first && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return 0;
+        p = nl + 1;
+        at++;
+    }
+    /* the marked line must exist */
+    const char *q = p;
+    for (unsigned k = at; k < line; k++) {
+        const char *nl = memchr(q, '\n', (size_t)(end - q));
+        if (!nl)
+            return 0;
+        q = nl + 1;
+    }
+    if (q >= end)
+        return 0;
+    FILE *out = h->out;
+    fputs("<pre class=\"src\">", out);
+    for (; at <= last && p < end; at++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        size_t shown = n;
+        if (shown && p[shown - 1] == '\r')
+            shown--;
+        int cut = shown > SRC_MAX_LINE;
+        if (cut) {
+            shown = SRC_MAX_LINE;
+            while (shown && ((unsigned char)p[shown] & 0xc0) == 0x80)
+                shown--;   /* not inside a UTF-8 sequence */
+        }
+        fprintf(out, "<span class=\"l%s\"><span class=\"n\">%u</span>", at == line ? " hl" : "", at);
+        sc_html_escn(out, p, shown);
+        if (cut)
+            fputs("\xe2\x80\xa6", out);
+        fputs("</span>", out);   /* the spans are blocks: no newline between them */
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    fputs("</pre>\n", out);
+    return 1;
+}
+
+/* ---------------------------------------------------------- frames --- */
+
+static void frame_html(html *h, const sc_frame *f, int shown)
+{
+    FILE *out = h->out;
+    char rb[4096];
+    fprintf(out, "<li%s><span class=\"fn\">", shown ? " class=\"shown\"" : "");
+    sc_html_esc(out, f->function ? f->function : "??");
+    fputs("</span> <span class=\"loc\">", out);
+    if (f->file) {
+        sc_html_esc(out, sc_srcroot_show(&h->root, f->file, rb, sizeof rb));
+        if (f->line)
+            fprintf(out, ":%u", f->line);
+    } else if (f->module) {
+        sc_html_esc(out, sc_basename(f->module));
+        fprintf(out, "+0x%" PRIx64, f->offset);
+    } else {
+        fprintf(out, "0x%" PRIx64, f->offset);
+    }
+    fputs("</span></li>\n", out);
+}
+
+static void pyframe_html(html *h, const sc_pyframe *f, int shown)
+{
+    FILE *out = h->out;
+    char rb[4096];
+    fprintf(out, "<li class=\"py%s\"><span class=\"fn\">", shown ? " shown" : "");
+    sc_html_esc(out, f->function ? f->function : "??");
+    fputs("</span> <span class=\"loc\">", out);
+    sc_html_esc(out, f->file ? sc_srcroot_show(&h->root, f->file, rb, sizeof rb) : "<unknown>");
+    fprintf(out, ":%u</span> <span class=\"tag\">Python</span></li>\n", f->line);
+}
+
+/* A name of at most max bytes (cut at a character boundary, with an
+   ellipsis; the whole name in a tooltip). */
+static void name_html(FILE *out, const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n <= max) {
+        sc_html_esc(out, s);
+        return;
+    }
+    while (max && ((unsigned char)s[max] & 0xc0) == 0x80)
+        max--;
+    fputs("<span title=\"", out);
+    sc_html_esc(out, s);
+    fputs("\">", out);
+    sc_html_escn(out, s, max);
+    fputs("&#8230;</span>", out);
+}
+
+/* "file:line in function" of the frame a call site is shown at, as markup;
+   a function name longer than max is cut (C++ signatures). */
+static void where_html(html *h, const sc_callsite *cs, size_t max)
+{
+    FILE *out = h->out;
+    char rb[4096];
+    int py;
+    long i = cs ? sc_callsite_shown(cs, &py) : -1;
+    if (i < 0) {
+        fputs("<span class=\"none\">no call site recorded</span>", out);
+        return;
+    }
+    const char *fn = py ? cs->py[i].function : cs->frames[i].function;
+    const char *file = py ? cs->py[i].file : cs->frames[i].file;
+    unsigned line = py ? cs->py[i].line : cs->frames[i].line;
+    fputs("<code class=\"where\">", out);
+    if (file) {
+        fputs("<span class=\"loc\">", out);
+        sc_html_esc_path(out, sc_srcroot_show(&h->root, file, rb, sizeof rb));
+        if (line)
+            fprintf(out, ":%u", line);
+        fputs("</span>", out);
+    } else if (!py && cs->frames[i].module) {
+        fputs("<span class=\"loc\">", out);
+        sc_html_esc(out, sc_basename(cs->frames[i].module));
+        fprintf(out, "+0x%" PRIx64 "</span>", cs->frames[i].offset);
+    }
+    if (fn) {
+        fputs(" <span class=\"in\">in</span> <span class=\"fn\">", out);
+        name_html(out, fn, max);
+        fputs(py ? "()</span>" : "</span>", out);
+    }
+    fputs("</code>", out);
+}
+
+/* ---------------------------------------------------------- summary --- */
+
+static const char *const cost_how[SC_NCOST_BASES] = {
+    [SC_COST_COPY_BLOCKED] = "host time inside the copies, less their wait for earlier work on the "
+                             "same stream: the time pinned memory gives back",
+    [SC_COST_HOST_BLOCKED] = "host time inside the calls",
+    [SC_COST_PENDING_BLOCKED] = "host time inside the calls that found other streams busy (an upper bound)",
+    [SC_COST_GPU] = "GPU time lost, from the GPU timeline",
+};
+
+static void counts_html(FILE *out, uint64_t e, uint64_t w, uint64_t n)
+{
+    fprintf(out, "<span class=\"badge sev-error%s\">%" PRIu64 " error%s</span> ", e ? "" : " zero", e, sc_html_plural(e));
+    fprintf(out, "<span class=\"badge sev-warning%s\">%" PRIu64 " warning%s</span> ", w ? "" : " zero", w,
+            sc_html_plural(w));
+    fprintf(out, "<span class=\"badge sev-note%s\">%" PRIu64 " note%s</span>", n ? "" : " zero", n, sc_html_plural(n));
+}
+
+/* Findings of one process (or of all, process < 0) by severity, and what the
+   warnings and errors cost. */
+static void tally(const sc_report *r, long process, uint64_t *e, uint64_t *w, uint64_t *n, uint64_t *cost)
+{
+    *e = *w = *n = *cost = 0;
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const sc_finding *f = &r->findings[i];
+        if (process >= 0 && f->process != (unsigned long)process)
+            continue;
+        switch (f->severity) {
+        case SC_SEV_ERROR: (*e)++; break;
+        case SC_SEV_WARNING: (*w)++; break;
+        default: (*n)++; break;
+        }
+    }
+    if (process < 0) {
+        *cost = sc_report_cost(r);
+        return;
+    }
+    /* sc_report_cost of the process alone, summed through one-finding
+       views of the report, so that its rule (which findings count) holds */
+    sc_report one = *r;
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (r->findings[i].process == (unsigned long)process) {
+            one.findings = &r->findings[i];
+            one.nfindings = 1;
+            *cost += sc_report_cost(&one);
+        }
+}
+
+/* The headline: what the findings worth fixing cost. */
+static void cost_html(html *h, long process, uint64_t run)
+{
+    FILE *out = h->out;
+    uint64_t e, w, n, cost;
+    char b[64], pc[32];
+    tally(h->r, process, &e, &w, &n, &cost);
+    fputs("<div class=\"cost\">", out);
+    if (!e && !w) {
+        fputs("<span class=\"big ok\">No finding worth fixing</span>", out);
+        fputs("<span class=\"sub\">estimated cost: none</span>", out);
+    } else {
+        sc_format_ns(cost, b, sizeof b);
+        sc_html_percent(cost, run, pc, sizeof pc);
+        fprintf(out, "<span class=\"big\">%s</span><span class=\"sub\">estimated cost", b);
+        if (*pc)
+            fprintf(out, ", %s of the run time", pc);
+        fprintf(out, ", in %" PRIu64 " warning%s</span>", e + w, sc_html_plural(e + w));
+    }
+    fputs("<span class=\"counts\">", out);
+    counts_html(out, e, w, n);
+    fputs("</span></div>\n", out);
+}
+
+static void fact(FILE *out, const char *key, const char *value, const char *cls)
+{
+    int path = cls && !strcmp(cls, "path");
+    fprintf(out, "<div class=\"f%s\"><dt>%s</dt><dd%s%s%s>", path ? " wide" : "", key, cls ? " class=\"" : "",
+            cls ? cls : "", cls ? "\"" : "");
+    if (path)
+        sc_html_esc_path(out, value);
+    else
+        sc_html_esc(out, value);
+    fputs("</dd></div>\n", out);
+}
+
+static void process_facts(html *h, const sc_process *p)
+{
+    FILE *out = h->out;
+    char b[128];
+    fputs("<dl class=\"facts\">\n", out);
+    fact(out, "Program", or_unknown(p->exe), "path");
+    fact(out, "Command line", or_unknown(p->cmdline), "path");
+    snprintf(b, sizeof b, "%ld", p->pid);
+    fact(out, "PID", b, NULL);
+    fact(out, "Host", or_unknown(p->host), NULL);
+    fact(out, "Device", p->device ? p->device : "not queried", NULL);
+    format_driver(p->driver_version, b, sizeof b);
+    fact(out, "Driver", b, NULL);
+    if (p->async_engines >= 0)
+        snprintf(b, sizeof b, "%d copy engine%s, %d connection%s", p->async_engines, sc_html_plural((uint64_t)p->async_engines),
+                 p->max_connections, sc_html_plural((uint64_t)p->max_connections));
+    else
+        snprintf(b, sizeof b, "copy engines unknown, %d connection%s", p->max_connections,
+                 sc_html_plural((uint64_t)p->max_connections));
+    fact(out, "Engines", b, NULL);
+    snprintf(b, sizeof b, "%s%s", or_unknown(p->mode), p->gpu ? ", measured (the GPU's timeline)" : "");
+    fact(out, "Mode", b, NULL);
+    if (p->simulated)
+        fact(out, "Simulated", "yes: the CPU simulator ran it, so times are not GPU performance", "warn");
+    format_time(p->start_time, b, sizeof b);
+    fact(out, "Started", b, NULL);
+    sc_format_ns(sc_process_run_ns(p), b, sizeof b);
+    fact(out, "Run time", b, NULL);
+    fputs("</dl>\n", out);
+}
+
+/* The distinct values of a per-process string, the first four of them. */
+static void distinct(html *h, const char *(*get)(const sc_process *), const char *key, int base, int wide)
+{
+    FILE *out = h->out;
+    const sc_report *r = h->r;
+    size_t shown = 0, total = 0;
+    fprintf(out, "<div class=\"f%s\"><dt>%s</dt><dd>", wide ? " wide" : "", key);
+    for (size_t i = 0; i < r->nprocs; i++) {
+        const char *v = or_unknown(get(&r->procs[i]));
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(or_unknown(get(&r->procs[j])), v);
+        if (seen)
+            continue;
+        total++;
+        if (shown < 4) {
+            if (shown++)
+                fputs(", ", out);
+            if (base) {
+                fputs("<span title=\"", out);
+                sc_html_esc(out, v);
+                fputs("\">", out);
+                sc_html_esc(out, sc_basename(v));
+                fputs("</span>", out);
+            } else {
+                sc_html_esc(out, v);
+            }
+        }
+    }
+    if (total > shown)
+        fprintf(out, ", &#8230; (%zu in all)", total);
+    fputs("</dd></div>\n", out);
+}
+
+static const char *proc_exe(const sc_process *p) { return p->exe; }
+static const char *proc_host(const sc_process *p) { return p->host; }
+static const char *proc_device(const sc_process *p) { return p->device; }
+static const char *proc_mode(const sc_process *p) { return p->mode; }
+
+static void summary_html(html *h)
+{
+    FILE *out = h->out;
+    const sc_report *r = h->r;
+    char b[128];
+    uint64_t run = 0;
+    for (size_t i = 0; i < r->nprocs; i++)
+        run += sc_process_run_ns(&r->procs[i]);
+    fputs("<section id=\"summary\" class=\"summary\">\n", out);
+    cost_html(h, -1, run);
+    if (r->nprocs == 1) {
+        process_facts(h, &r->procs[0]);
+        sc_html_gpu_numbers(out, r, 0);
+    } else {
+        fputs("<dl class=\"facts\">\n", out);
+        snprintf(b, sizeof b, "%zu", r->nprocs);
+        fact(out, "Processes", b, NULL);
+        if (r->nprocs) {
+            distinct(h, proc_exe, "Programs", 1, 1);
+            distinct(h, proc_host, "Hosts", 0, 0);
+            distinct(h, proc_device, "Devices", 0, 0);
+            distinct(h, proc_mode, "Mode", 0, 0);
+            size_t sim = 0;
+            double start = 0, end = 0;
+            for (size_t i = 0; i < r->nprocs; i++) {
+                sim += r->procs[i].simulated != 0;
+                if (r->procs[i].start_time > 0 && (start == 0 || r->procs[i].start_time < start))
+                    start = r->procs[i].start_time;
+                if (r->procs[i].end_time > end)
+                    end = r->procs[i].end_time;
+            }
+            if (sim)
+                fact(out, "Simulated", sim == r->nprocs
+                                           ? "yes: the CPU simulator ran them, so times are not GPU performance"
+                                           : "some processes ran on the CPU simulator",
+                     "warn");
+            format_time(start, b, sizeof b);
+            fact(out, "Started", b, NULL);
+            sc_process p = {.start_time = start, .end_time = end};
+            sc_format_ns(sc_process_run_ns(&p), b, sizeof b);
+            fact(out, "Wall time", b, NULL);
+            fputs("<div class=\"f\"><dt>Run time, summed</dt><dd>", out);
+            sc_format_ns(run, b, sizeof b);
+            sc_html_esc(out, b);
+            fputs(" (what the cost's share is of)</dd></div>\n", out);
+        }
+        fputs("</dl>\n", out);
+    }
+    fputs("</section>\n", out);
+}
+
+/* ---------------------------------------------------------- processes --- */
+
+static void processes_html(html *h)
+{
+    FILE *out = h->out;
+    const sc_report *r = h->r;
+    char b[64];
+    fprintf(out, "<section id=\"processes\">\n<h2>Processes <span class=\"n\">(%zu)</span></h2>\n", r->nprocs);
+    int gpu = sc_html_any_gpu(r);
+    fputs("<div class=\"scroll\"><table class=\"procs\">\n<thead><tr><th>#</th><th>PID</th><th>Host</th>"
+          "<th>Device</th><th class=\"num\">Run time</th><th class=\"num\">Errors</th><th class=\"num\">Warnings</th>"
+          "<th class=\"num\">Notes</th><th class=\"num\">Est. cost</th>", out);
+    if (gpu)
+        fputs("<th class=\"num\">GPU busy</th><th class=\"num\">GPU idle</th>", out);
+    fputs("<th>Command</th></tr></thead>\n<tbody>\n", out);
+    for (size_t i = 0; i < r->nprocs; i++) {
+        const sc_process *p = &r->procs[i];
+        uint64_t e, w, n, cost;
+        tally(r, (long)i, &e, &w, &n, &cost);
+        fprintf(out, "<tr><td><a href=\"#process-%zu\">%zu</a></td><td>%ld</td><td>", i, i, p->pid);
+        sc_html_esc(out, or_unknown(p->host));
+        fputs("</td><td>", out);
+        sc_html_esc(out, p->device ? p->device : "-");
+        if (p->simulated)
+            fputs(" <span class=\"tag\">sim</span>", out);
+        sc_format_ns(sc_process_run_ns(p), b, sizeof b);
+        fprintf(out, "</td><td class=\"num\">%s</td>", b);
+        fprintf(out, "<td class=\"num%s\">%" PRIu64 "</td>", e ? " c-error" : " zero", e);
+        fprintf(out, "<td class=\"num%s\">%" PRIu64 "</td>", w ? " c-warning" : " zero", w);
+        fprintf(out, "<td class=\"num%s\">%" PRIu64 "</td>", n ? " c-note" : " zero", n);
+        if (e + w)
+            sc_format_ns(cost, b, sizeof b);
+        else
+            snprintf(b, sizeof b, "-");
+        fprintf(out, "<td class=\"num\">%s</td>", b);
+        if (gpu && p->gpu) {
+            char pb[32], pi[32];
+            sc_html_percent(p->gpu->busy_ns, p->gpu->span_ns, pb, sizeof pb);
+            sc_html_percent(p->gpu->idle_ns, p->gpu->span_ns, pi, sizeof pi);
+            fprintf(out, "<td class=\"num\">%s</td><td class=\"num\">%s</td>", *pb ? pb : "-", *pi ? pi : "-");
+        } else if (gpu) {
+            fputs("<td class=\"num zero\">-</td><td class=\"num zero\">-</td>", out);
+        }
+        fputs("<td class=\"path\">", out);
+        sc_html_esc_path(out, p->cmdline ? p->cmdline : or_unknown(p->exe));
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</tbody></table></div>\n</section>\n", out);
+}
+
+/* ---------------------------------------------------------- findings --- */
+
+static void cost_text(const sc_finding *f, char *buf, size_t len)
+{
+    if (f->basis == SC_COST_UNMEASURED || (unsigned)f->basis >= SC_NCOST_BASES)
+        snprintf(buf, len, "not measured");
+    else
+        sc_format_ns(f->cost_ns, buf, len);
+}
+
+static void rule_html(FILE *out, const sc_finding *f)
+{
+    const sc_rule_info *ri = &sc_rules[f->rule];
+    fprintf(out, "<span class=\"rule\">%s</span> <span class=\"rname\">%s</span>", ri->id, ri->name);
+}
+
+static void api_html(FILE *out, const sc_finding *f)
+{
+    if (f->driver_api && f->api && strcmp(f->api, f->driver_api)) {
+        sc_html_esc(out, f->api);
+        fputs(" &#8594; ", out);
+        sc_html_esc(out, f->driver_api);
+    } else {
+        sc_html_esc(out, f->api ? f->api : or_unknown(f->driver_api));
+    }
+}
+
+/* Attributes that tie an element to its finding (the tests match them
+   against the JSON report). */
+static void finding_attrs(FILE *out, size_t i, const sc_finding *f)
+{
+    fprintf(out, " id=\"finding-%zu\" data-rule=\"%s\" data-severity=\"%s\" data-process=\"%u\" "
+            "data-callsite=\"", i + 1, sc_rules[f->rule].id, sc_severity_name(f->severity), f->process);
+    sc_html_esc(out, f->callsite);
+    fprintf(out, "\" data-count=\"%" PRIu64 "\" data-api=\"", f->count);
+    sc_html_esc(out, f->api ? f->api : "");
+    fputc('"', out);
+}
+
+/* The ranked table of one process's findings: every finding, each row
+   linking to its card (or being the anchor, past the cards). */
+static void findings_table(html *h, long process)
+{
+    FILE *out = h->out;
+    const sc_report *r = h->r;
+    char b[64];
+    fputs("<div class=\"scroll\"><table class=\"findings\">\n<thead><tr><th class=\"num\">#</th><th>Severity</th>"
+          "<th>Rule</th><th>Where</th><th class=\"num\">Calls</th><th class=\"num\">Cost</th></tr></thead>\n<tbody>\n",
+          out);
+    size_t cards = SC_HTML_CARDS;
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const sc_finding *f = &r->findings[i];
+        if (process >= 0 && f->process != (unsigned long)process)
+            continue;
+        const char *sev = sc_severity_name(f->severity);
+        fputs("<tr", out);
+        if (i >= cards)
+            finding_attrs(out, i, f);
+        fprintf(out, " class=\"sev-%s\"><td class=\"num\"><a href=\"#finding-%zu\">%zu</a></td>"
+                "<td><span class=\"sev\">%s</span></td><td>", sev, i + 1, i + 1, sev);
+        rule_html(out, f);
+        fputs("</td><td>", out);
+        where_html(h, sc_report_callsite(r, f->callsite), 60);
+        cost_text(f, b, sizeof b);
+        fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td><td class=\"num\">%s</td></tr>\n", f->count, b);
+    }
+    fputs("</tbody></table></div>\n", out);
+}
+
+static void card_html(html *h, size_t i)
+{
+    FILE *out = h->out;
+    const sc_report *r = h->r;
+    const sc_finding *f = &r->findings[i];
+    const sc_rule_info *ri = &sc_rules[f->rule];
+    const sc_callsite *cs = sc_report_callsite(r, f->callsite);
+    const char *sev = sc_severity_name(f->severity);
+    char b[128];
+
+    fputs("<article class=\"finding sev-", out);
+    fputs(sev, out);
+    fputc('"', out);
+    finding_attrs(out, i, f);
+    fprintf(out, ">\n<header><a class=\"num\" href=\"#finding-%zu\">#%zu</a> <span class=\"sev\">%s</span> ", i + 1,
+            i + 1, sev);
+    rule_html(out, f);
+    cost_text(f, b, sizeof b);
+    fprintf(out, "<span class=\"hcost\">%s</span></header>\n", b);
+    fputs("<p class=\"what\">", out);
+    sc_html_esc(out, ri->summary);
+    fputs("</p>\n<p class=\"at\">at ", out);
+    where_html(h, cs, 200);
+    if (cs && cs->thread_name) {
+        fputs(" <span class=\"tag\">thread ", out);
+        sc_html_esc(out, cs->thread_name);
+        fputs("</span>", out);
+    }
+    if (r->nprocs > 1 && f->process < r->nprocs) {
+        fprintf(out, " <a class=\"tag\" href=\"#process-%u\">process #%u, pid %ld</a>", f->process, f->process,
+                r->procs[f->process].pid);
+    }
+    fputs("</p>\n", out);
+    const char *file, *fn;
+    unsigned line;
+    if (cs && sc_callsite_source(cs, &file, &line, &fn) == 0)
+        snippet(h, file, line);
+
+    fputs("<dl class=\"nums\">\n<dt>API</dt><dd><code>", out);
+    api_html(out, f);
+    fprintf(out, "</code></dd>\n<dt>Count</dt><dd>%" PRIu64 " call%s", f->count, sc_html_plural(f->count));
+    if (f->pending)
+        fprintf(out, "; other streams busy at %" PRIu64, f->pending);
+    fputs("</dd>\n<dt>Cost</dt><dd>", out);
+    if (f->basis == SC_COST_UNMEASURED || (unsigned)f->basis >= SC_NCOST_BASES) {
+        fprintf(out, "not seen from the host: other work was pending at %" PRIu64 " of %" PRIu64
+                " calls; run with <code>--measure</code> for its cost on the GPU", f->pending, f->count);
+    } else {
+        sc_format_ns(f->cost_ns, b, sizeof b);
+        fprintf(out, "<b>%s</b> <span class=\"basis\">(%s)</span>", b, cost_how[f->basis]);
+    }
+    sc_format_ns(f->blocked_ns, b, sizeof b);
+    fprintf(out, "</dd>\n<dt>Blocked</dt><dd>%s of host time inside the calls</dd>\n", b);
+    if (f->bytes) {
+        sc_format_bytes(f->bytes, b, sizeof b);
+        fprintf(out, "<dt>Bytes</dt><dd>%s (%" PRIu64 " bytes)</dd>\n", b, f->bytes);
+    }
+    if (f->also) {
+        fputs("<dt>Also</dt><dd>", out);
+        int any = 0;
+        for (unsigned k = 0; k < SC_NRULES; k++)
+            if (f->also & (1u << k)) {
+                fprintf(out, "%s<span class=\"rule\">%s</span> %s", any ? ", " : "", sc_rules[k].id,
+                        sc_rules[k].name);
+                any = 1;
+            }
+        fputs(" <span class=\"basis\">(the same calls, reported once under the most specific rule)</span></dd>\n",
+              out);
+    }
+    if (f->detail) {
+        fputs("<dt>Detail</dt><dd>", out);
+        sc_html_esc(out, f->detail);
+        fputs("</dd>\n", out);
+    }
+    fputs("</dl>\n<div class=\"fix\"><b>Fix.</b> ", out);
+    sc_html_esc(out, ri->advice);
+    fputs("</div>\n<details class=\"why\"><summary>Why, and an example</summary>\n<p>", out);
+    sc_html_esc(out, ri->detail);
+    fputs("</p>\n<div class=\"ba\"><div><div class=\"cap\">Before</div><pre class=\"code bad\">", out);
+    sc_html_esc(out, ri->before);
+    fputs("</pre></div><div><div class=\"cap\">After</div><pre class=\"code good\">", out);
+    sc_html_esc(out, ri->after);
+    fputs("</pre></div></div>\n<p class=\"doc\">CUDA documentation: ", out);
+    sc_html_esc(out, ri->doc);
+    fputs("</p>\n</details>\n", out);
+    if (cs && (cs->nframes || cs->npy)) {
+        int py;
+        long at = sc_callsite_shown(cs, &py);
+        fprintf(out, "<details class=\"stack\"><summary>Call stack (%zu frame%s, call site <code>", cs->npy + cs->nframes,
+                sc_html_plural(cs->npy + cs->nframes));
+        sc_html_esc(out, cs->id);
+        fputs("</code>)</summary>\n<ol>\n", out);
+        for (size_t k = 0; k < cs->npy; k++)
+            pyframe_html(h, &cs->py[k], py && (long)k == at);
+        for (size_t k = 0; k < cs->nframes; k++)
+            frame_html(h, &cs->frames[k], !py && (long)k == at);
+        fputs("</ol>\n</details>\n", out);
+    }
+    fputs("</article>\n", out);
+}
+
+static void findings_html(html *h, long process)
+{
+    FILE *out = h->out;
+    const sc_report *r = h->r;
+    size_t n = 0, cards = 0, limit = SC_HTML_CARDS;
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (process < 0 || r->findings[i].process == (unsigned long)process) {
+            n++;
+            cards += i < limit;
+        }
+    fprintf(out, "<h3 id=\"findings-%ld\">Findings <span class=\"n\">(%zu, ranked by cost)</span></h3>\n",
+            process < 0 ? 0 : process, n);
+    if (!n) {
+        const sc_process *p = process >= 0 && (size_t)process < r->nprocs ? &r->procs[process] : NULL;
+        fputs("<p class=\"empty\">No findings: ", out);
+        if (p && p->calls)
+            fprintf(out, "streamcheck saw %" PRIu64 " CUDA driver call%s and none of them serialized the streams.",
+                    p->calls, sc_html_plural(p->calls));
+        else
+            fputs("nothing serialized the streams.", out);
+        if (p && p->suppressed)
+            fprintf(out, " (%" PRIu64 " suppressed.)", p->suppressed);
+        fputs("</p>\n", out);
+        return;
+    }
+    findings_table(h, process);
+    if (cards < n)
+        fprintf(out, "<p class=\"note\">The first %zu findings of the report are shown in full below; the table "
+                "has the other %zu of this process (the JSON report has every detail).</p>\n",
+                (size_t)SC_HTML_CARDS, n - cards);
+    for (size_t i = 0; i < r->nfindings && i < limit; i++)
+        if (process < 0 || r->findings[i].process == (unsigned long)process)
+            card_html(h, i);
+}
+
+static void process_html(html *h, size_t k)
+{
+    FILE *out = h->out;
+    const sc_report *r = h->r;
+    const sc_process *p = &r->procs[k];
+    fprintf(out, "<section class=\"process\" id=\"process-%zu\">\n", k);
+    if (r->nprocs > 1) {
+        fprintf(out, "<h2>Process #%zu: <span class=\"path\">", k);
+        sc_html_esc(out, sc_basename(or_unknown(p->exe)));
+        fprintf(out, "</span> <span class=\"n\">pid %ld on ", p->pid);
+        sc_html_esc(out, or_unknown(p->host));
+        fputs("</span></h2>\n", out);
+        cost_html(h, (long)k, sc_process_run_ns(p));
+        fputs("<details class=\"facts\"><summary>Process details</summary>\n", out);
+        process_facts(h, p);
+        fputs("</details>\n", out);
+        sc_html_gpu_numbers(out, r, k);
+    }
+    if (p->gpu) {
+        fprintf(out, "<h3 id=\"timeline-%zu\">GPU timeline</h3>\n", k);
+        sc_html_timeline(out, r, k);
+    }
+    findings_html(h, (long)k);
+    fputs("</section>\n", out);
+}
+
+/* ---------------------------------------------------------- the rest --- */
+
+static int calls_html(html *h)
+{
+    FILE *out = h->out;
+    const sc_report *r = h->r;
+    size_t n;
+    uint64_t sum = 0, calls = 0, shim = 0, run = 0, supp = 0;
+    char b[64], pc[32];
+    sc_api_total *tot = sc_api_totals(r, &n);
+    if (!tot)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        sum += tot[i].calls;
+    for (size_t i = 0; i < r->nprocs; i++) {
+        calls += r->procs[i].calls;
+        shim += r->procs[i].shim_ns;
+        run += sc_process_run_ns(&r->procs[i]);
+        supp += r->procs[i].suppressed;
+    }
+    fputs("<section id=\"calls\">\n<h2>Calls and overhead</h2>\n<dl class=\"facts\">\n", out);
+    fprintf(out, "<div class=\"f\"><dt>Calls intercepted</dt><dd>%" PRIu64 "</dd></div>\n", calls);
+    fputs("<div class=\"f\"><dt>Time in streamcheck</dt><dd>", out);
+    if (calls && !shim) {
+        fputs("too few calls to estimate", out);
+    } else {
+        sc_format_ns(shim, b, sizeof b);
+        sc_html_percent(shim, run, pc, sizeof pc);
+        fprintf(out, "%s (estimate%s%s%s)", b, *pc ? "; " : "", pc, *pc ? " of the run time" : "");
+    }
+    fprintf(out, "</dd></div>\n<div class=\"f\"><dt>Findings suppressed</dt><dd>%" PRIu64 "</dd></div>\n</dl>\n",
+            supp);
+    if (n) {
+        fprintf(out, "<details><summary>Driver API calls (%zu entry point%s, %" PRIu64 " call%s)</summary>\n"
+                "<div class=\"scroll\"><table class=\"apis\"><thead><tr><th>API</th><th class=\"num\">Calls</th></tr>"
+                "</thead>\n<tbody>\n", n, sc_html_plural(n), sum, sc_html_plural(sum));
+        for (size_t i = 0; i < n; i++) {
+            fputs("<tr><td><code>", out);
+            sc_html_esc(out, tot[i].api);
+            fprintf(out, "</code></td><td class=\"num\">%" PRIu64 "</td></tr>\n", tot[i].calls);
+        }
+        fputs("</tbody></table></div>\n</details>\n", out);
+    }
+    free(tot);
+    if (r->nredirects) {
+        fprintf(out, "<details><summary>Redirects (%zu)</summary>\n<div class=\"scroll\"><table><thead><tr><th>API</th>"
+                "<th>Call site</th><th>Outcome</th><th class=\"num\">Calls</th></tr></thead>\n<tbody>\n",
+                r->nredirects);
+        for (size_t i = 0; i < r->nredirects; i++) {
+            const sc_redirect *rd = &r->redirects[i];
+            fputs("<tr><td><code>", out);
+            sc_html_esc(out, or_unknown(rd->api));
+            fputs("</code></td><td>", out);
+            where_html(h, sc_report_callsite(r, rd->callsite), 60);
+            fputs("</td><td>", out);
+            sc_html_esc(out, or_unknown(rd->outcome));
+            fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td></tr>\n", rd->count);
+        }
+        fputs("</tbody></table></div>\n</details>\n", out);
+    }
+    fputs("</section>\n", out);
+    return 0;
+}
+
+static const char style[] =
+    ":root{--err:#b3261e;--err-bg:#fdecea;--warn:#8a5300;--warn-bg:#fff4d6;--note:#0b5f8a;--note-bg:#e6f2f8;"
+    "--ok:#1e6b34;--fg:#1d2430;--mute:#5b6472;--line:#d9dde3;--bg:#f6f7f9;--card:#fff;--code:#f3f4f6;"
+    "--hl:#fff1b8;--kernel:#3b7dd8;--memcpy:#2e9e5b;--memset:#9b59b6;--host:#7f8c8d;--idle:#e9ecef;"
+    "--lost:#e05a47}\n"
+    "*{box-sizing:border-box}\n"
+    "body{margin:0;font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif;"
+    "color:var(--fg);background:var(--bg)}\n"
+    "code,pre,.path,.loc{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;"
+    "font-size:13px}\n"
+    ".path{overflow-wrap:break-word}.loc,code{overflow-wrap:anywhere}\n"
+    "td.zero{color:#b4bac3}td.c-error{color:var(--err);font-weight:700}td.c-warning{color:var(--warn);"
+    "font-weight:700}td.c-note{color:var(--note)}\n"
+    "a{color:#1f5fbf;text-decoration:none}a:hover{text-decoration:underline}\n"
+    "body>header{background:#1d2430;color:#fff;padding:18px 28px 14px}\n"
+    "body>header h1{margin:0;font-size:22px;font-weight:600;overflow-wrap:anywhere}\n"
+    "body>header h1 .tool{font-weight:400;color:#aeb7c4}\n"
+    "body>header .cmd{margin:4px 0 0;color:#cfd6df;font-size:13px}\n"
+    "main{max-width:1200px;margin:0 auto;padding:8px 24px 40px}\n"
+    "h2{font-size:19px;margin:28px 0 10px;padding-bottom:4px;border-bottom:1px solid var(--line)}\n"
+    "h3{font-size:16px;margin:22px 0 8px}\n"
+    "h2 .n,h3 .n{color:var(--mute);font-weight:400}\n"
+    ".summary{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:16px 20px;"
+    "margin-top:18px}\n"
+    ".cost{display:flex;flex-wrap:wrap;align-items:baseline;gap:6px 14px;margin-bottom:12px}\n"
+    ".cost .big{font-size:28px;font-weight:700;color:var(--err)}\n"
+    ".cost .big.ok{color:var(--ok);font-size:22px}\n"
+    ".cost .sub{color:var(--mute)}\n"
+    ".cost .counts{margin-left:auto}\n"
+    ".process>.cost{margin-top:6px}\n"
+    "dl.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(210px,1fr));gap:8px 18px;margin:0}\n"
+    "dl.facts .f{min-width:0}dl.facts .f.wide{grid-column:1/-1}\n"
+    "dl.facts dt{color:var(--mute);font-size:12px;text-transform:uppercase;letter-spacing:.04em}\n"
+    "dl.facts dd{margin:0;min-width:0}\n"
+    "dd.warn{color:var(--warn)}\n"
+    ".badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;"
+    "white-space:nowrap;margin:1px 0}\n"
+    ".badge.zero{opacity:.45}\n"
+    ".sev-error .sev,.badge.sev-error{background:var(--err-bg);color:var(--err)}\n"
+    ".sev-warning .sev,.badge.sev-warning{background:var(--warn-bg);color:var(--warn)}\n"
+    ".sev-note .sev,.badge.sev-note{background:var(--note-bg);color:var(--note)}\n"
+    ".sev{display:inline-block;padding:0 7px;border-radius:4px;font-size:12px;font-weight:700;"
+    "text-transform:uppercase;letter-spacing:.03em}\n"
+    ".rule{font-weight:700}.rname{color:var(--mute)}\n"
+    "table.findings td:nth-child(3){white-space:nowrap}\n"
+    ".tag{display:inline-block;background:var(--code);border:1px solid var(--line);border-radius:4px;"
+    "padding:0 6px;font-size:12px;color:var(--mute);white-space:nowrap}\n"
+    ".scroll{overflow-x:auto}\n"
+    "table{border-collapse:collapse;width:100%;background:var(--card);font-size:14px}\n"
+    "th,td{border-bottom:1px solid var(--line);padding:5px 8px;text-align:left;vertical-align:top}\n"
+    "th{background:#eef0f3;font-weight:600;white-space:nowrap}\n"
+    "td.num,th.num{text-align:right;white-space:nowrap}\n"
+    "table.findings tr.sev-error td:first-child{box-shadow:inset 3px 0 var(--err)}\n"
+    "table.findings tr.sev-warning td:first-child{box-shadow:inset 3px 0 #e0a100}\n"
+    "table.findings tr.sev-note td:first-child{box-shadow:inset 3px 0 var(--note)}\n"
+    "table.findings tr:target{background:var(--hl)}\n"
+    "table.procs td.path{max-width:420px}\n"
+    "article.finding{background:var(--card);border:1px solid var(--line);border-left:5px solid var(--note);"
+    "border-radius:6px;padding:12px 16px;margin:14px 0}\n"
+    "article.sev-error{border-left-color:var(--err)}article.sev-warning{border-left-color:#e0a100}\n"
+    "article.finding:target{box-shadow:0 0 0 3px #7aa7e8}\n"
+    "article header{display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 8px;font-size:16px}\n"
+    "article header .num{color:var(--mute);font-weight:600}\n"
+    "article header .hcost{margin-left:auto;font-weight:700}\n"
+    "article .what{margin:6px 0 2px;font-weight:500}\n"
+    "article .at{margin:2px 0 8px;color:var(--mute)}\n"
+    "article .at .where{color:var(--fg)}\n"
+    ".where .fn{font-weight:600}.where .in{color:var(--mute)}\n"
+    "pre{margin:0;overflow-x:auto;tab-size:4}\n"
+    "pre.src{background:var(--code);border:1px solid var(--line);border-radius:4px;padding:6px 0;margin:6px 0 10px}\n"
+    "pre.src .l{display:block;padding:0 10px 0 0;white-space:pre}\n"
+    "pre.src .l.hl{background:var(--hl);font-weight:600}\n"
+    "pre.src .n{display:inline-block;min-width:4.5em;padding-right:1em;text-align:right;color:#8a93a0;"
+    "user-select:none}\n"
+    "dl.nums{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:6px 0;font-size:14px}\n"
+    "dl.nums dt{color:var(--mute)}dl.nums dd{margin:0;min-width:0}\n"
+    ".basis{color:var(--mute)}\n"
+    ".fix{background:#eef7f0;border:1px solid #cfe5d5;border-radius:4px;padding:6px 10px;margin:8px 0}\n"
+    "details{margin:6px 0}summary{cursor:pointer;color:#1f5fbf}\n"
+    "details.why p{margin:6px 0}\n"
+    ".ba{display:grid;grid-template-columns:1fr 1fr;gap:10px}\n"
+    "@media (max-width:800px){.ba{grid-template-columns:1fr}}\n"
+    ".ba .cap{font-size:12px;font-weight:600;color:var(--mute);margin-bottom:2px}\n"
+    "pre.code{background:var(--code);border:1px solid var(--line);border-radius:4px;padding:6px 10px}\n"
+    "pre.code.bad{border-left:3px solid var(--err)}pre.code.good{border-left:3px solid var(--ok)}\n"
+    ".doc{color:var(--mute);font-size:13px}\n"
+    "details.stack ol{margin:4px 0;padding-left:2.2em;font-size:13px}\n"
+    "details.stack li.shown{background:var(--hl)}\n"
+    "details.stack .fn{font-family:ui-monospace,Menlo,Consolas,monospace;font-weight:600;overflow-wrap:anywhere}\n"
+    ".empty{background:var(--card);border:1px dashed var(--line);border-radius:6px;padding:14px;color:var(--ok)}\n"
+    ".note{color:var(--mute);font-size:14px}\n"
+    "section.process{margin-top:8px}\n"
+    "details.facts{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:6px 12px}\n"
+    "footer{color:var(--mute);font-size:13px;border-top:1px solid var(--line);margin-top:30px;padding-top:10px}\n"
+    "@media print{body{background:#fff;font-size:11pt}body>header{background:#fff;color:#000;"
+    "border-bottom:2px solid #000;padding:0 0 8px}body>header h1 .tool,body>header .cmd{color:#333}"
+    "main{max-width:none;padding:0}.noprint{display:none}summary{color:#000}"
+    "tr,.summary,pre{break-inside:avoid}h2,h3,header{break-after:avoid}a{color:#000}"
+    "pre,pre.src .l{white-space:pre-wrap;overflow:visible;overflow-wrap:anywhere}"
+    "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n";
+
+/* Opens the collapsed parts before printing, so paper has them. */
+static const char script[] =
+    "window.addEventListener('beforeprint',function(){\n"
+    "  document.querySelectorAll('details').forEach(function(d){d.setAttribute('open','');});\n"
+    "});\n";
+
+static void head_html(html *h)
+{
+    FILE *out = h->out;
+    const sc_report *r = h->r;
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+          "<meta charset=\"utf-8\"/>\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+          "<meta name=\"generator\" content=\"streamcheck ", out);
+    sc_html_esc(out, or_unknown(r->tool_version));
+    fputs("\"/>\n<title>", out);
+    if (r->nprocs == 1)
+        escf(out, "%s (pid %ld): streamcheck", sc_basename(or_unknown(r->procs[0].exe)), r->procs[0].pid);
+    else
+        escf(out, "%zu processes: streamcheck", r->nprocs);
+    fprintf(out, "</title>\n<style>\n%s%s</style>\n</head>\n<body>\n<header>\n<h1>", style,
+            sc_html_any_gpu(r) ? sc_html_gpu_style : "");
+    if (r->nprocs == 1)
+        sc_html_esc(out, sc_basename(or_unknown(r->procs[0].exe)));
+    else
+        fprintf(out, "%zu processes", r->nprocs);
+    fputs(" <span class=\"tool\">&#8212; streamcheck report</span></h1>\n", out);
+    if (r->nprocs == 1 && r->procs[0].cmdline) {
+        fputs("<p class=\"cmd path\">", out);
+        sc_html_esc_path(out, r->procs[0].cmdline);
+        fputs("</p>\n", out);
+    }
+    fputs("</header>\n<main>\n", out);
+}
+
+static void foot_html(html *h)
+{
+    FILE *out = h->out;
+    char line[200];
+    sc_summary_line(h->r, line, sizeof line);
+    fputs("<footer>\n<p>", out);
+    sc_html_esc(out, line);
+    fputs(". Written by streamcheck ", out);
+    sc_html_esc(out, or_unknown(h->r->tool_version));
+    fputs("; the rules, the cost model and the other formats: <code>man libstreamcheck</code>. "
+          "This page is one file and loads nothing from elsewhere.</p>\n</footer>\n</main>\n", out);
+    fprintf(out, "<script>//<![CDATA[\n(function(){\n%s%s})();\n//]]></script>\n</body>\n</html>\n", script,
+            sc_html_any_gpu(h->r) ? sc_html_gpu_script : "");
+}
+
+int sc_render_html(const sc_report *r, FILE *out, const sc_render_opts *o)
+{
+    static const sc_render_opts defaults;
+    html h = {.out = out, .r = r, .o = o ? o : &defaults};
+    if (sc_srcroot_init(&h.root, h.o->srcroot) < 0)
+        return -1;
+    int rc = 0;
+    head_html(&h);
+    summary_html(&h);
+    if (r->nprocs > 1)
+        processes_html(&h);
+    for (size_t k = 0; k < r->nprocs; k++)
+        process_html(&h, k);
+    if (!r->nprocs)
+        findings_html(&h, -1);
+    if (calls_html(&h) < 0)
+        rc = -1;
+    foot_html(&h);
+    for (size_t i = 0; i < h.nfiles; i++) {
+        free(h.files[i].path);
+        free(h.files[i].text);
+    }
+    sc_srcroot_free(&h.root);
+    if (rc == 0 && ferror(out)) {
+        errno = EIO;
+        rc = -1;
+    }
+    return rc;
+}

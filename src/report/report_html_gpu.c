@@ -1,0 +1,1082 @@
+/* report_html_gpu.c: measured mode in the HTML report: a process's GPU
+ * numbers and its timeline, one inline SVG per device.
+ *
+ * The SVG's x axis is the run from the first thing drawn to the last, in
+ * VBW units (one unit is a pixel at full zoom, VBW / MIN_VIEW); the y axis
+ * is pixels: a row per host thread, then a row per stream of the device.
+ * preserveAspectRatio="none" lets the script zoom and pan by changing the
+ * viewBox's x and width alone; strokes do not scale (vector-effect), so
+ * every rectangle stays at least a pixel wide at any zoom.
+ *
+ * Size: a training run has hundreds of thousands of GPU operations.  The
+ * operations of one stream that start less than `gap` after the previous
+ * one ended are drawn as one rectangle (with their count, kinds and busy
+ * time for the tooltip); gap starts at one unit, a pixel at full zoom, and
+ * doubles until the page's rectangles (operations, host calls, idle time)
+ * fit RECT_BUDGET.  Finding events in one unit of the same finding are one
+ * mark, and beyond MARK_BUDGET every k-th is drawn.  The page says both.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html.h"
+#include "report.h"
+
+#define VBW 1000000           /* viewBox width of the whole run */
+#define MIN_VIEW 1000         /* the narrowest view: VBW / MIN_VIEW is the zoom limit */
+#define RECT_BUDGET 16000     /* rectangles per process (about 80 bytes each) */
+#define MARK_BUDGET 2000      /* finding marks per process */
+#define HOST_MIN_NS 5000      /* host CUDA calls shorter than this are not drawn */
+#define MANY_MARKS 40         /* more marks: their guides and lines to the GPU on hover */
+#define PITCH 20              /* pixels per row */
+#define LANE 15               /* pixels of a lane within its row */
+
+static const char *name_of(const sc_report *r, uint32_t i)
+{
+    return i < r->nnames && r->names[i] ? r->names[i] : "";
+}
+
+int sc_html_any_gpu(const sc_report *r)
+{
+    for (size_t i = 0; i < r->nprocs; i++)
+        if (r->procs[i].gpu)
+            return 1;
+    return 0;
+}
+
+/* A mangled C++ name's qualified name, without its signature:
+   "_Z9sc_matmuliPKfS0_Pf" is "sc_matmul", "_ZN2at6native4addEv"
+   "at::native::add", template arguments "<...>".  0 when name is not one
+   (then it is shown as it is). */
+static int short_name(const char *s, char *buf, size_t len)
+{
+    size_t n = 0;
+    int nested;
+    if (strncmp(s, "_Z", 2))
+        return 0;
+    s += 2;
+    if (*s == 'L')
+        s++;
+    nested = *s == 'N';
+    if (nested) {
+        s++;
+        while (*s == 'K' || *s == 'V' || *s == 'r')
+            s++;
+    }
+    buf[0] = '\0';
+    for (;;) {
+        if (*s >= '1' && *s <= '9') {
+            size_t k = 0;
+            while (*s >= '0' && *s <= '9' && k < 100000)
+                k = k * 10 + (size_t)(*s++ - '0');
+            if (strnlen(s, k) < k)
+                return 0;
+            int w = snprintf(buf + n, len > n ? len - n : 0, "%s%.*s", n ? "::" : "", (int)k, s);
+            n += w > 0 ? (size_t)w : 0;
+            s += k;
+        } else if (*s == 'I' && n) {
+            int w = snprintf(buf + n, len > n ? len - n : 0, "<...>");
+            n += w > 0 ? (size_t)w : 0;
+            break;
+        } else {
+            break;
+        }
+        if (!nested || *s == 'E')
+            break;
+    }
+    return n > 0 && n < len;
+}
+
+/* ---------------------------------------------------------- numbers --- */
+
+/* A bar of the span: busy alone, busy with overlap, idle. */
+static void gpu_bar(FILE *out, uint64_t span, uint64_t busy, uint64_t overlap, uint64_t idle)
+{
+    char a[32], b[32], c[32];
+    uint64_t alone = busy > overlap ? busy - overlap : 0;
+    sc_html_percent(alone, span, a, sizeof a);
+    sc_html_percent(overlap, span, b, sizeof b);
+    sc_html_percent(idle, span, c, sizeof c);
+    if (!span)
+        return;
+    fprintf(out, "<div class=\"gbar\" role=\"img\" aria-label=\"busy %s, overlapping %s, idle %s\">"
+            "<span class=\"g-busy\" style=\"width:%s\"></span><span class=\"g-over\" style=\"width:%s\"></span>"
+            "<span class=\"g-idle\" style=\"width:%s\"></span></div>\n", a, b, c, a, b, c);
+}
+
+static void figure(FILE *out, const char *key, uint64_t ns, uint64_t of, const char *note)
+{
+    char b[32], pc[32];
+    sc_format_ns(ns, b, sizeof b);
+    sc_html_percent(ns, of, pc, sizeof pc);
+    fprintf(out, "<div class=\"f\"><dt>%s</dt><dd><b>%s</b>%s%s%s%s</dd></div>\n", key, b, *pc ? " (" : "", pc,
+            *pc ? ")" : "", note ? note : "");
+}
+
+void sc_html_gpu_numbers(FILE *out, const sc_report *r, size_t process)
+{
+    const sc_gpu *g = process < r->nprocs ? r->procs[process].gpu : NULL;
+    char b[64], c[64];
+    if (!g)
+        return;
+    fputs("<div class=\"gpu\">\n", out);
+    gpu_bar(out, g->span_ns, g->busy_ns, g->overlap_ns, g->idle_ns);
+    fputs("<dl class=\"facts\">\n", out);
+    figure(out, "GPU busy", g->busy_ns, g->span_ns, NULL);
+    sc_format_ns(g->overlap_compute_copy_ns, b, sizeof b);
+    sc_format_ns(g->overlap_compute_compute_ns, c, sizeof c);
+    char note[256];
+    snprintf(note, sizeof note, "<br/><span class=\"basis\">compute+copy %s, compute+compute %s</span>", b, c);
+    figure(out, "Overlap", g->overlap_ns, g->span_ns, note);
+    figure(out, "GPU idle", g->idle_ns, g->span_ns, NULL);
+    figure(out, "GPU span", g->span_ns, 0, "<br/><span class=\"basis\">first operation to last</span>");
+    fprintf(out, "<div class=\"f\"><dt>Operations</dt><dd><b>%" PRIu64 "</b>", g->ops);
+    if (g->ops_kept < g->ops)
+        fprintf(out, "<br/><span class=\"basis\">the timeline has the first %" PRIu64 "</span>", g->ops_kept);
+    fputs("</dd></div>\n", out);
+    if (g->dropped)
+        fprintf(out, "<div class=\"f\"><dt>Dropped</dt><dd class=\"warn\">CUPTI dropped %" PRIu64 " record%s: the "
+                "numbers are low</dd></div>\n", g->dropped, sc_html_plural(g->dropped));
+    fputs("</dl>\n", out);
+    if (g->ndevices > 1 || g->nstreams) {
+        fprintf(out, "<details class=\"streams\"><summary>%zu device%s, %zu stream%s</summary>\n<div class=\"scroll\">"
+                "<table><thead><tr><th>Device</th><th>Stream</th><th class=\"num\">Busy</th><th class=\"num\">"
+                "Share of span</th><th class=\"num\">Operations</th></tr></thead>\n<tbody>\n", g->ndevices,
+                sc_html_plural(g->ndevices), g->nstreams, sc_html_plural(g->nstreams));
+        for (size_t d = 0; d < g->ndevices; d++) {
+            const sc_gpu_device *dv = &g->devices[d];
+            sc_format_ns(dv->busy_ns, b, sizeof b);
+            sc_html_percent(dv->busy_ns, dv->span_ns, c, sizeof c);
+            fprintf(out, "<tr class=\"dev\"><td>GPU %u</td><td>all</td><td class=\"num\">%s</td><td class=\"num\">%s"
+                    "</td><td class=\"num\">%" PRIu64 "</td></tr>\n", dv->device, b, c, dv->ops);
+            for (size_t s = 0; s < g->nstreams; s++) {
+                const sc_gpu_stream *st = &g->streams[s];
+                if (st->device != dv->device)
+                    continue;
+                sc_format_ns(st->busy_ns, b, sizeof b);
+                sc_html_percent(st->busy_ns, dv->span_ns, c, sizeof c);
+                fprintf(out, "<tr><td>GPU %u</td><td>stream %u</td><td class=\"num\">%s</td><td class=\"num\">%s"
+                        "</td><td class=\"num\">%" PRIu64 "</td></tr>\n", st->device, st->stream, b, c, st->ops);
+            }
+        }
+        fputs("</tbody></table></div>\n</details>\n", out);
+    }
+    fputs("</div>\n", out);
+}
+
+/* ---------------------------------------------------------- the model --- */
+
+typedef struct lane {
+    uint32_t device, stream;
+    size_t lo, hi;               /* its operations: tl.ops[lo, hi) */
+} lane;
+
+typedef struct thr {
+    uint32_t id;
+    int64_t first;
+    const char *name;            /* a named thread's name, from its findings */
+    size_t lo, hi;               /* its calls: tl.spans[lo, hi) */
+} thr;
+
+typedef struct mark {
+    size_t m;                    /* index into r->marks */
+    long f;                      /* the finding it belongs to */
+    int drawn;
+} mark;
+
+typedef struct tl {
+    FILE *out;
+    const sc_report *r;
+    size_t p;
+    size_t *ops, nops;           /* this process's operations by device, stream, start */
+    size_t *dops;                /* the same by device, start */
+    lane *lanes;
+    size_t nlanes;
+    thr *thrs;
+    size_t nthrs;
+    size_t *spans, nspans;       /* host calls >= HOST_MIN_NS by thread order, start */
+    mark *marks;
+    size_t nmarks;
+    int64_t t0, t1;
+    double unit;                 /* ns per unit */
+    int64_t gap;                 /* ns: closer operations are one rectangle */
+    size_t rects, merged_marks, unlinked, sampled, drawn;
+    int64_t kept_end;            /* the report kept no operation starting later (0: all kept) */
+    unsigned char *used;         /* names the tooltips need, by r->names index */
+} tl;
+
+static const tl *sort_tl;
+
+static int cmp_op(const void *pa, const void *pb)
+{
+    const sc_gpu_op *a = &sort_tl->r->gpu_ops[*(const size_t *)pa], *b = &sort_tl->r->gpu_ops[*(const size_t *)pb];
+    if (a->device != b->device) return a->device < b->device ? -1 : 1;
+    if (a->stream != b->stream) return a->stream < b->stream ? -1 : 1;
+    if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns ? -1 : 1;
+    return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
+}
+
+static int cmp_dop(const void *pa, const void *pb)
+{
+    const sc_gpu_op *a = &sort_tl->r->gpu_ops[*(const size_t *)pa], *b = &sort_tl->r->gpu_ops[*(const size_t *)pb];
+    if (a->device != b->device) return a->device < b->device ? -1 : 1;
+    if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns ? -1 : 1;
+    return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
+}
+
+static long thr_of(const tl *t, uint32_t id)
+{
+    for (size_t k = 0; k < t->nthrs; k++)
+        if (t->thrs[k].id == id)
+            return (long)k;
+    return -1;
+}
+
+static int cmp_span(const void *pa, const void *pb)
+{
+    const sc_host_span *a = &sort_tl->r->host_spans[*(const size_t *)pa],
+                       *b = &sort_tl->r->host_spans[*(const size_t *)pb];
+    long ka = thr_of(sort_tl, a->thread), kb = thr_of(sort_tl, b->thread);
+    if (ka != kb) return ka < kb ? -1 : 1;
+    if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns ? -1 : 1;
+    return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
+}
+
+static int cmp_thr(const void *pa, const void *pb)
+{
+    const thr *a = pa, *b = pb;
+    if (a->first != b->first) return a->first < b->first ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int cmp_mark(const void *pa, const void *pb)
+{
+    const sc_finding_mark *a = &sort_tl->r->marks[((const mark *)pa)->m],
+                          *b = &sort_tl->r->marks[((const mark *)pb)->m];
+    if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns ? -1 : 1;
+    return ((const mark *)pa)->m < ((const mark *)pb)->m ? -1 : 1;
+}
+
+/* The finding a mark was counted in: same process, rule and call site,
+   and the same API when several findings share those. */
+static long finding_of(const sc_report *r, const sc_finding_mark *m)
+{
+    long any = -1;
+    const char *api = name_of(r, m->api);
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const sc_finding *f = &r->findings[i];
+        if (f->process != m->process || f->rule != m->rule || strcmp(f->callsite, m->callsite))
+            continue;
+        if ((f->api && !strcmp(f->api, api)) || (f->driver_api && !strcmp(f->driver_api, api)))
+            return (long)i;
+        if (any < 0)
+            any = (long)i;
+    }
+    return any;
+}
+
+/* A thread's name that is the program's (Linux gives a new thread its
+   creator's name, the executable's first 15 bytes): nothing to show. */
+static int same_as_program(const char *exe, const char *name)
+{
+    const char *base = exe ? sc_basename(exe) : "";
+    size_t n = strlen(name);
+    return n && (!strcmp(base, name) || (n == 15 && !strncmp(base, name, 15)));
+}
+
+static int add_thr(tl *t, uint32_t id, int64_t at)
+{
+    long k = thr_of(t, id);
+    if (k >= 0) {
+        if (at < t->thrs[k].first)
+            t->thrs[k].first = at;
+        return 0;
+    }
+    thr *v = realloc(t->thrs, (t->nthrs + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    t->thrs = v;
+    t->thrs[t->nthrs++] = (thr){.id = id, .first = at};
+    return 0;
+}
+
+static void tl_free(tl *t)
+{
+    free(t->ops);
+    free(t->dops);
+    free(t->lanes);
+    free(t->thrs);
+    free(t->spans);
+    free(t->marks);
+}
+
+/* Gathers process p's part of the timeline; 0, or -1 (ENOMEM). */
+static int tl_init(tl *t, FILE *out, const sc_report *r, size_t p)
+{
+    memset(t, 0, sizeof *t);
+    t->out = out;
+    t->r = r;
+    t->p = p;
+    sort_tl = t;
+    size_t n = 0;
+    for (size_t i = 0; i < r->ngpu_ops; i++)
+        n += r->gpu_ops[i].process == p;
+    t->ops = malloc((n ? n : 1) * sizeof *t->ops);
+    t->dops = malloc((n ? n : 1) * sizeof *t->dops);
+    if (!t->ops || !t->dops)
+        return -1;
+    for (size_t i = 0; i < r->ngpu_ops; i++)
+        if (r->gpu_ops[i].process == p) {
+            t->ops[t->nops] = t->dops[t->nops] = i;
+            t->nops++;
+        }
+    qsort(t->ops, t->nops, sizeof *t->ops, cmp_op);
+    qsort(t->dops, t->nops, sizeof *t->dops, cmp_dop);
+    for (size_t i = 0; i < t->nops; i++) {
+        const sc_gpu_op *op = &r->gpu_ops[t->ops[i]];
+        if (!t->nlanes || t->lanes[t->nlanes - 1].device != op->device || t->lanes[t->nlanes - 1].stream != op->stream) {
+            lane *v = realloc(t->lanes, (t->nlanes + 1) * sizeof *v);
+            if (!v)
+                return -1;
+            t->lanes = v;
+            t->lanes[t->nlanes++] = (lane){op->device, op->stream, i, i};
+        }
+        t->lanes[t->nlanes - 1].hi = i + 1;
+    }
+    /* host threads: those with calls drawn or findings, by first call */
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < t->nops; i++) {
+        const sc_gpu_op *op = &r->gpu_ops[t->ops[i]];
+        lo = op->start_ns < lo ? op->start_ns : lo;
+        hi = op->end_ns > hi ? op->end_ns : hi;
+    }
+    size_t ns = 0;
+    for (size_t i = 0; i < r->nhost_spans; i++) {
+        const sc_host_span *s = &r->host_spans[i];
+        if (s->process != p || s->end_ns - s->start_ns < HOST_MIN_NS)
+            continue;
+        ns++;
+        if (add_thr(t, s->thread, s->start_ns) < 0)
+            return -1;
+        lo = s->start_ns < lo ? s->start_ns : lo;
+        hi = s->end_ns > hi ? s->end_ns : hi;
+    }
+    size_t nm = 0;
+    for (size_t i = 0; i < r->nmarks; i++)
+        nm += r->marks[i].process == p;
+    t->marks = calloc(nm ? nm : 1, sizeof *t->marks);
+    t->spans = malloc((ns ? ns : 1) * sizeof *t->spans);
+    if (!t->marks || !t->spans)
+        return -1;
+    for (size_t i = 0; i < r->nmarks; i++) {
+        const sc_finding_mark *m = &r->marks[i];
+        if (m->process != p)
+            continue;
+        long f = finding_of(r, m);
+        if (f < 0) {
+            t->unlinked++;
+            continue;
+        }
+        t->marks[t->nmarks++] = (mark){i, f, 0};
+        if (add_thr(t, m->thread, m->start_ns) < 0)
+            return -1;
+        lo = m->start_ns < lo ? m->start_ns : lo;
+        hi = m->end_ns > hi ? m->end_ns : hi;
+    }
+    qsort(t->thrs, t->nthrs, sizeof *t->thrs, cmp_thr);
+    for (size_t i = 0; i < r->nhost_spans; i++) {
+        const sc_host_span *s = &r->host_spans[i];
+        if (s->process == p && s->end_ns - s->start_ns >= HOST_MIN_NS)
+            t->spans[t->nspans++] = i;
+    }
+    qsort(t->spans, t->nspans, sizeof *t->spans, cmp_span);
+    for (size_t k = 0; k < t->nthrs; k++)
+        t->thrs[k].lo = t->thrs[k].hi = t->nspans;
+    for (size_t i = 0; i < t->nspans; i++) {
+        long k = thr_of(t, r->host_spans[t->spans[i]].thread);
+        if (t->thrs[k].lo == t->nspans)
+            t->thrs[k].lo = i;
+        t->thrs[k].hi = i + 1;
+    }
+    qsort(t->marks, t->nmarks, sizeof *t->marks, cmp_mark);
+    /* a thread's name, when one of its findings' call sites has one */
+    for (size_t i = 0; i < t->nmarks; i++) {
+        const sc_finding_mark *m = &r->marks[t->marks[i].m];
+        const sc_callsite *cs = sc_report_callsite(r, r->findings[t->marks[i].f].callsite);
+        long k = thr_of(t, m->thread);
+        if (k >= 0 && cs && cs->thread_name && !t->thrs[k].name && !same_as_program(r->procs[p].exe, cs->thread_name))
+            t->thrs[k].name = cs->thread_name;
+    }
+    if (lo == INT64_MAX) {
+        lo = 0;
+        hi = 0;
+    }
+    if (hi - lo < 1000)
+        hi = lo + 1000;
+    t->t0 = lo;
+    t->t1 = hi;
+    t->unit = (double)(hi - lo) / VBW;
+    t->used = calloc(r->nnames ? r->nnames : 1, 1);
+    return t->used ? 0 : -1;
+}
+
+/* ---------------------------------------------------------- rectangles --- */
+
+/* One rectangle: operations or calls of one lane merged. */
+typedef struct item {
+    int64_t a, b;
+    uint64_t busy[3];            /* by kind */
+    uint32_t n[3];
+    size_t first;                /* the first operation or call */
+    uint64_t longest;            /* host: the longest call's index and length */
+    size_t longest_i;
+} item;
+
+/* Calls fn for each rectangle of a stream's lane; returns their number. */
+static size_t lane_items(const tl *t, const lane *l, void (*fn)(const tl *, const item *, void *), void *arg)
+{
+    size_t n = 0;
+    item cur;
+    int have = 0;
+    for (size_t i = l->lo; i < l->hi; i++) {
+        const sc_gpu_op *op = &t->r->gpu_ops[t->ops[i]];
+        int64_t a = op->start_ns, b = op->end_ns > a ? op->end_ns : a;
+        unsigned k = op->kind < 3 ? op->kind : 0;
+        if (have && a - cur.b < t->gap) {
+            cur.b = b > cur.b ? b : cur.b;
+        } else {
+            if (have) {
+                if (fn)
+                    fn(t, &cur, arg);
+                n++;
+            }
+            memset(&cur, 0, sizeof cur);
+            cur.a = a;
+            cur.b = b;
+            cur.first = t->ops[i];
+            have = 1;
+        }
+        cur.busy[k] += (uint64_t)(b - a);
+        cur.n[k]++;
+    }
+    if (have) {
+        if (fn)
+            fn(t, &cur, arg);
+        n++;
+    }
+    return n;
+}
+
+static size_t host_items(const tl *t, const thr *h, void (*fn)(const tl *, const item *, void *), void *arg)
+{
+    size_t n = 0;
+    item cur;
+    int have = 0;
+    for (size_t i = h->lo; i < h->hi; i++) {
+        const sc_host_span *s = &t->r->host_spans[t->spans[i]];
+        int64_t a = s->start_ns, b = s->end_ns > a ? s->end_ns : a;
+        if (have && a - cur.b < t->gap) {
+            cur.b = b > cur.b ? b : cur.b;
+        } else {
+            if (have) {
+                if (fn)
+                    fn(t, &cur, arg);
+                n++;
+            }
+            memset(&cur, 0, sizeof cur);
+            cur.a = a;
+            cur.b = b;
+            cur.first = t->spans[i];
+            have = 1;
+        }
+        cur.n[0]++;
+        if ((uint64_t)(b - a) > cur.longest) {
+            cur.longest = (uint64_t)(b - a);
+            cur.longest_i = t->spans[i];
+        }
+    }
+    if (have) {
+        if (fn)
+            fn(t, &cur, arg);
+        n++;
+    }
+    return n;
+}
+
+/* The device's idle time: gaps of at least `gap` between the union of its
+   operations, from its first operation to its last. */
+static size_t idle_items(const tl *t, uint32_t device, void (*fn)(const tl *, const item *, void *), void *arg)
+{
+    size_t n = 0;
+    int have = 0;
+    int64_t end = 0;
+    for (size_t i = 0; i < t->nops; i++) {
+        const sc_gpu_op *op = &t->r->gpu_ops[t->dops[i]];
+        if (op->device != device)
+            continue;
+        if (have && op->start_ns - end >= t->gap && op->start_ns - end > 0) {
+            if (fn) {
+                item it = {.a = end, .b = op->start_ns};
+                fn(t, &it, arg);
+            }
+            n++;
+        }
+        if (!have || op->end_ns > end)
+            end = op->end_ns;
+        have = 1;
+    }
+    return n;
+}
+
+static size_t count_rects(const tl *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->nlanes; i++) {
+        n += lane_items(t, &t->lanes[i], NULL, NULL);
+        if (!i || t->lanes[i].device != t->lanes[i - 1].device)
+            n += idle_items(t, t->lanes[i].device, NULL, NULL);
+    }
+    for (size_t k = 0; k < t->nthrs; k++)
+        n += host_items(t, &t->thrs[k], NULL, NULL);
+    return n;
+}
+
+static int64_t ux(const tl *t, int64_t ns)
+{
+    double v = (double)(ns - t->t0) / t->unit;
+    return v < 0 ? 0 : v > VBW ? VBW : (int64_t)(v + 0.5);
+}
+
+/* x and width attributes (width at least one unit: a rectangle of width 0
+   is not drawn at all). */
+static void xw(const tl *t, int64_t a, int64_t b)
+{
+    int64_t x = ux(t, a), x2 = ux(t, b);
+    fprintf(t->out, " x=\"%" PRId64 "\" width=\"%" PRId64 "\"", x, x2 > x ? x2 - x : 1);
+}
+
+static const char *const copy_names[] = {"copy", "HtoD", "DtoH", "DtoD", "HtoH", "copy"};
+static const char *const mem_names[] = {"?", "pageable", "pinned", "device", "managed", "other"};
+
+static void op_rect(const tl *t, const item *it, void *arg)
+{
+    (void)arg;
+    FILE *out = t->out;
+    const sc_gpu_op *op = &t->r->gpu_ops[it->first];
+    uint32_t total = it->n[0] + it->n[1] + it->n[2];
+    static const char kinds[] = "kcs";
+    char cls = 'x';
+    for (unsigned k = 0; k < 3; k++)
+        if (it->n[k] == total)
+            cls = kinds[k];
+    fprintf(out, "<rect class=\"%c\" height=\"%d\"", cls, LANE);
+    xw(t, it->a, it->b);
+    if (total == 1)
+        fprintf(out, " data-ns=\"%" PRId64 "\"", it->b - it->a);
+    if (total > 1) {
+        fprintf(out, " data-c=\"%u,%u,%u\" data-b=\"%" PRIu64 "\"", it->n[0], it->n[1], it->n[2],
+                it->busy[0] + it->busy[1] + it->busy[2]);
+    } else if (op->kind == SC_GPU_KERNEL) {
+        if (op->name && op->name < t->r->nnames) {
+            fprintf(out, " data-n=\"%u\"", op->name);
+            t->used[op->name] = 1;
+        }
+    } else {
+        char b[32];
+        sc_format_bytes(op->bytes, b, sizeof b);
+        if (op->kind == SC_GPU_MEMCPY)
+            fprintf(out, " data-d=\"Copy %s, %s to %s, %s\"", copy_names[op->copy < 6 ? op->copy : 5],
+                    mem_names[op->src < 6 ? op->src : 5], mem_names[op->dst < 6 ? op->dst : 5], b);
+        else
+            fprintf(out, " data-d=\"Memset of %s memory, %s\"", mem_names[op->dst < 6 ? op->dst : 5], b);
+    }
+    fputs("/>\n", out);
+}
+
+static void host_rect(const tl *t, const item *it, void *arg)
+{
+    (void)arg;
+    FILE *out = t->out;
+    const sc_host_span *s = &t->r->host_spans[it->longest_i];
+    fprintf(out, "<rect class=\"h\" height=\"%d\"", LANE);
+    xw(t, it->a, it->b);
+    if (it->n[0] == 1)
+        fprintf(out, " data-ns=\"%" PRId64 "\"", it->b - it->a);
+    if (s->name && s->name < t->r->nnames) {
+        fprintf(out, " data-n=\"%u\"", s->name);
+        t->used[s->name] = 1;
+    }
+    if (it->n[0] > 1)
+        fprintf(out, " data-c=\"%u\" data-b=\"%" PRIu64 "\"", it->n[0], it->longest);
+    fputs("/>\n", out);
+}
+
+typedef struct rows {
+    int top, bottom;             /* the stream lanes' extent, pixels */
+} rows;
+
+static void idle_rect(const tl *t, const item *it, void *arg)
+{
+    const rows *rw = arg;
+    fprintf(t->out, "<rect class=\"i\" y=\"%d\" height=\"%d\"", rw->top, rw->bottom - rw->top);
+    xw(t, it->a, it->b);
+    fprintf(t->out, " data-ns=\"%" PRId64 "\"/>\n", it->b - it->a);
+}
+
+/* ---------------------------------------------------------- marks --- */
+
+/* Chooses the marks to draw: one per finding and unit; past MARK_BUDGET,
+   one per MARK_BUDGET-th of the run, the one that held GPU work back
+   longest (so that every part of the run keeps a mark, and the costly
+   ones stay). */
+static void choose_marks(tl *t)
+{
+    size_t nf = t->r->nfindings;
+    int64_t *last = malloc((nf ? nf : 1) * sizeof *last);
+    size_t kept = 0;
+    if (!last)
+        return;
+    for (size_t i = 0; i < nf; i++)
+        last[i] = INT64_MIN;
+    for (size_t i = 0; i < t->nmarks; i++) {
+        mark *mk = &t->marks[i];
+        int64_t x = ux(t, t->r->marks[mk->m].start_ns);
+        if (last[mk->f] != INT64_MIN && x - last[mk->f] < 1) {
+            t->merged_marks++;
+            continue;
+        }
+        last[mk->f] = x;
+        mk->drawn = 1;
+        kept++;
+    }
+    free(last);
+    if (kept > MARK_BUDGET) {
+        long *best = malloc(MARK_BUDGET * sizeof *best);
+        if (!best)
+            return;
+        for (size_t b = 0; b < MARK_BUDGET; b++)
+            best[b] = -1;
+        for (size_t i = 0; i < t->nmarks; i++) {
+            if (!t->marks[i].drawn)
+                continue;
+            const sc_finding_mark *m = &t->r->marks[t->marks[i].m];
+            size_t b = (size_t)(ux(t, m->start_ns) * (int64_t)MARK_BUDGET / (VBW + 1));
+            if (best[b] < 0 || m->lost_ns > t->r->marks[t->marks[best[b]].m].lost_ns)
+                best[b] = (long)i;
+        }
+        for (size_t i = 0; i < t->nmarks; i++)
+            t->marks[i].drawn = 0;
+        for (size_t b = 0; b < MARK_BUDGET; b++)
+            if (best[b] >= 0)
+                t->marks[best[b]].drawn = 1;
+        free(best);
+        for (size_t i = 0; i < t->nmarks; i++)
+            t->sampled += !t->marks[i].drawn;
+        t->sampled -= t->merged_marks;
+    }
+}
+
+/* The device a mark is drawn on: that of the operation it held back, else
+   the first. */
+static uint32_t mark_device(const tl *t, const sc_finding_mark *m)
+{
+    if (m->op >= 0 && (size_t)m->op < t->r->ngpu_ops && t->r->gpu_ops[m->op].process == t->p)
+        return t->r->gpu_ops[m->op].device;
+    return t->nlanes ? t->lanes[0].device : 0;
+}
+
+static long lane_of(const tl *t, uint32_t device, uint32_t stream)
+{
+    for (size_t i = 0; i < t->nlanes; i++)
+        if (t->lanes[i].device == device && t->lanes[i].stream == stream)
+            return (long)i;
+    return -1;
+}
+
+/* ---------------------------------------------------------- one device --- */
+
+static void axis_ticks(const tl *t)
+{
+    FILE *out = t->out;
+    int64_t span = t->t1 - t->t0, step = 1;
+    while (step * 8 < span) {
+        if (step * 2 * 8 >= span) { step *= 2; break; }
+        if (step * 5 * 8 >= span) { step *= 5; break; }
+        step *= 10;
+    }
+    for (int64_t v = (t->t0 + step - 1) / step * step; (v - t->t0) * 100 <= span * 95; v += step) {
+        char b[32], pc[32];
+        sc_format_ns((uint64_t)v, b, sizeof b);
+        sc_html_percent((uint64_t)(v - t->t0), (uint64_t)span, pc, sizeof pc);
+        fprintf(out, "<span style=\"left:%s\">%s</span>", pc, b);
+    }
+}
+
+static void device_html(tl *t, size_t d0, size_t d1)
+{
+    FILE *out = t->out;
+    const sc_report *r = t->r;
+    const sc_process *p = &r->procs[t->p];
+    uint32_t dev = t->nlanes ? t->lanes[d0].device : 0;
+    const sc_gpu_device *gd = NULL;
+    char b[64], c[64], e[64];
+    if (p->gpu)
+        for (size_t i = 0; i < p->gpu->ndevices; i++)
+            if (p->gpu->devices[i].device == dev)
+                gd = &p->gpu->devices[i];
+    int host_rows = t->nthrs ? 1 + (int)t->nthrs : 0;
+    int stream_top = (host_rows + 1) * PITCH;
+    int height = stream_top + (int)(d1 - d0) * PITCH;
+
+    fprintf(out, "<div class=\"tl\" id=\"timeline-%zu-%u\">\n<div class=\"tl-head\"><b>GPU %u</b>", t->p, dev, dev);
+    if (p->device) {
+        fputs(" ", out);
+        sc_html_esc(out, p->device);
+    }
+    if (gd) {
+        sc_html_percent(gd->busy_ns, gd->span_ns, b, sizeof b);
+        sc_html_percent(gd->overlap_ns, gd->span_ns, c, sizeof c);
+        sc_html_percent(gd->idle_ns, gd->span_ns, e, sizeof e);
+        fprintf(out, " <span class=\"basis\">busy %s, overlap %s, idle %s of its span</span>", b, c, e);
+    }
+    fputs("</div>\n<div class=\"tl-bar noprint\"><button type=\"button\" data-z=\"in\" title=\"Zoom in\">+</button>"
+          "<button type=\"button\" data-z=\"out\" title=\"Zoom out\">&#8722;</button>"
+          "<button type=\"button\" data-z=\"left\" title=\"Earlier\">&#9664;</button>"
+          "<button type=\"button\" data-z=\"right\" title=\"Later\">&#9654;</button>"
+          "<button type=\"button\" data-z=\"fit\" title=\"The whole run\">Fit</button>"
+          "<span class=\"tl-range\"></span><span class=\"tl-help\">double-click or Ctrl+wheel zooms, drag pans; "
+          "a finding's mark links to it</span></div>\n", out);
+    /* labels */
+    fprintf(out, "<div class=\"tl-body\">\n<div class=\"tl-labels\" style=\"height:%dpx\">", height);
+    if (host_rows) {
+        fputs("<div class=\"tl-sec\">Host threads</div>", out);
+        for (size_t k = 0; k < t->nthrs; k++) {
+            fprintf(out, "<div title=\"CUPTI thread id %u\">thread %zu", t->thrs[k].id, k + 1);
+            if (t->thrs[k].name) {
+                fputs(" <i>", out);
+                sc_html_esc(out, t->thrs[k].name);
+                fputs("</i>", out);
+            }
+            fputs("</div>", out);
+        }
+    }
+    fprintf(out, "<div class=\"tl-sec\">GPU %u streams</div>", dev);
+    for (size_t i = d0; i < d1; i++) {
+        const lane *l = &t->lanes[i];
+        uint64_t busy = 0;
+        if (p->gpu)
+            for (size_t s = 0; s < p->gpu->nstreams; s++)
+                if (p->gpu->streams[s].device == l->device && p->gpu->streams[s].stream == l->stream)
+                    busy = p->gpu->streams[s].busy_ns;
+        fprintf(out, "<div>stream %u", l->stream);
+        if (gd && busy) {
+            sc_html_percent(busy, gd->span_ns, b, sizeof b);
+            fprintf(out, " <span class=\"pct\">%s</span>", b);
+        }
+        fputs("</div>", out);
+    }
+    fputs("</div>\n", out);
+
+    /* the picture */
+    fprintf(out, "<div class=\"tl-view\">\n<svg class=\"tl-svg%s\" viewBox=\"0 0 %d %d\" preserveAspectRatio=\"none\" "
+            "width=\"100%%\" height=\"%d\" data-device=\"%u\" data-t0=\"%" PRId64 "\" data-unit=\"%.6f\" "
+            "data-vbw=\"%d\" data-minw=\"%d\" data-h=\"%d\" role=\"img\" aria-label=\"GPU %u timeline\">\n",
+            t->drawn > MANY_MARKS ? " many" : "", VBW, height, height, dev, t->t0, t->unit, VBW, MIN_VIEW, height, dev);
+    for (int row = 0; row * PITCH < height; row++)
+        if (row % 2)
+            fprintf(out, "<rect class=\"bg\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", row * PITCH, VBW, PITCH);
+    rows rw = {stream_top, height};
+    fputs("<g class=\"tl-idle\">\n", out);
+    idle_items(t, dev, idle_rect, &rw);
+    if (t->kept_end && t->kept_end < t->t1) {
+        fprintf(out, "<rect class=\"nk\" y=\"%d\" height=\"%d\"", stream_top, height - stream_top);
+        xw(t, t->kept_end, t->t1);
+        fprintf(out, " data-ns=\"%" PRId64 "\" data-c=\"%" PRIu64 "\"/>\n", t->t1 - t->kept_end,
+                p->gpu->ops_kept);
+    }
+    fputs("</g>\n", out);
+    for (size_t k = 0; k < t->nthrs; k++) {
+        fprintf(out, "<g class=\"tl-host\" data-thread=\"%u\" transform=\"translate(0,%d)\">\n", t->thrs[k].id,
+                (int)(k + 1) * PITCH + (PITCH - LANE) / 2);
+        fprintf(out, "<rect class=\"hb\" x=\"0\" width=\"%d\" height=\"%d\"/>\n", VBW, LANE);
+        host_items(t, &t->thrs[k], host_rect, NULL);
+        fputs("</g>\n", out);
+    }
+    for (size_t i = d0; i < d1; i++) {
+        const lane *l = &t->lanes[i];
+        fprintf(out, "<g class=\"tl-lane\" data-stream=\"%u\" transform=\"translate(0,%d)\">\n", l->stream,
+                stream_top + (int)(i - d0) * PITCH + (PITCH - LANE) / 2);
+        /* what the findings held back: the time before the operation */
+        for (size_t j = 0; j < t->nmarks; j++) {
+            const sc_finding_mark *m = &r->marks[t->marks[j].m];
+            if (!t->marks[j].drawn || m->op < 0 || (size_t)m->op >= r->ngpu_ops || !m->lost_ns)
+                continue;
+            const sc_gpu_op *op = &r->gpu_ops[m->op];
+            if (op->process != t->p || op->device != l->device || op->stream != l->stream)
+                continue;
+            int64_t a = op->start_ns - (int64_t)m->lost_ns;
+            fprintf(out, "<rect class=\"l\" height=\"%d\"", LANE);
+            xw(t, a < t->t0 ? t->t0 : a, op->start_ns);
+            fprintf(out, " data-ns=\"%" PRIu64 "\" data-f=\"%ld\"/>\n", m->lost_ns, t->marks[j].f + 1);
+        }
+        fputs("<g>\n", out);
+        lane_items(t, l, op_rect, NULL);
+        fputs("</g>\n</g>\n", out);
+    }
+    /* the finding marks */
+    fputs("<g class=\"tl-marks\">\n", out);
+    for (size_t j = 0; j < t->nmarks; j++) {
+        const sc_finding_mark *m = &r->marks[t->marks[j].m];
+        if (!t->marks[j].drawn)
+            continue;
+        uint32_t md = mark_device(t, m);
+        if (t->nlanes && md != dev)
+            continue;
+        long f = t->marks[j].f;
+        const sc_finding *fd = &r->findings[f];
+        const sc_rule_info *ri = &sc_rules[fd->rule];
+        long k = thr_of(t, m->thread);
+        int64_t x = ux(t, m->start_ns);
+        int hy = (int)(k + 1) * PITCH + (PITCH - LANE) / 2;
+        fprintf(out, "<a href=\"#finding-%ld\" class=\"mk sev-%s\" data-finding=\"%ld\" data-rule=\"%s\" "
+                "data-t=\"%" PRId64 "\" data-thread=\"%u\"", f + 1, sc_severity_name(fd->severity), f + 1, ri->id,
+                m->start_ns, m->thread);
+        long ol = -1;
+        if (m->op >= 0 && (size_t)m->op < r->ngpu_ops) {
+            const sc_gpu_op *op = &r->gpu_ops[m->op];
+            ol = op->process == t->p ? lane_of(t, op->device, op->stream) : -1;
+            if (ol >= 0)
+                fprintf(out, " data-stream=\"%u\"", op->stream);
+        }
+        fprintf(out, ">\n<line class=\"ml\" x1=\"%" PRId64 "\" y1=\"0\" x2=\"%" PRId64 "\" y2=\"%d\"/>\n", x, x, height);
+        if (k >= 0)
+            fprintf(out, "<line class=\"mh\" x1=\"%" PRId64 "\" y1=\"%d\" x2=\"%" PRId64 "\" y2=\"%d\"/>\n", x, hy, x,
+                    hy + LANE);
+        if (ol >= 0 && (size_t)ol >= d0 && (size_t)ol < d1 && k >= 0) {
+            const sc_gpu_op *op = &r->gpu_ops[m->op];
+            int sy = stream_top + (int)((size_t)ol - d0) * PITCH + PITCH / 2;
+            fprintf(out, "<line class=\"mc\" x1=\"%" PRId64 "\" y1=\"%d\" x2=\"%" PRId64 "\" y2=\"%d\"/>\n", x,
+                    hy + LANE, ux(t, op->start_ns), sy);
+        }
+        sc_format_ns((uint64_t)(m->start_ns > 0 ? m->start_ns : 0), b, sizeof b);
+        sc_format_ns(m->lost_ns, c, sizeof c);
+        fprintf(out, "<title>#%ld %s %s: ", f + 1, ri->id, ri->name);
+        sc_html_esc(out, name_of(r, m->api));
+        fprintf(out, " at %s", b);
+        if (m->lost_ns)
+            fprintf(out, ", held GPU work back %s", c);
+        fputs(" (click for the finding)</title>\n</a>\n", out);
+    }
+    fputs("</g>\n</svg>\n<div class=\"tl-axis\">", out);
+    axis_ticks(t);
+    fputs("</div>\n</div>\n</div>\n<div class=\"tl-tip\" hidden=\"\"></div>\n</div>\n", out);
+}
+
+void sc_html_timeline(FILE *out, const sc_report *r, size_t process)
+{
+    const sc_process *p = process < r->nprocs ? &r->procs[process] : NULL;
+    tl t;
+    if (!p || !p->gpu)
+        return;
+    if (tl_init(&t, out, r, process) < 0) {
+        tl_free(&t);
+        free(t.used);
+        fputs("<p class=\"note\">Out of memory drawing the timeline.</p>\n", out);
+        return;
+    }
+    if (!t.nops && !t.nmarks && !t.nspans) {
+        fputs("<p class=\"note\">This report has the GPU's numbers but not its timeline: JSON reports (and so "
+              "<code>streamcheck report</code>) do not carry it.  The page the measured run writes itself "
+              "(<code>--measure --format=html</code>) has it.</p>\n", out);
+        tl_free(&t);
+        free(t.used);
+        return;
+    }
+    t.gap = t.unit < 1 ? 1 : (int64_t)(t.unit + 0.5);
+    while ((t.rects = count_rects(&t)) > RECT_BUDGET && t.gap < t.t1 - t.t0)
+        t.gap *= 2;
+    choose_marks(&t);
+    for (size_t i = 0; i < t.nmarks; i++)
+        t.drawn += t.marks[i].drawn != 0;
+    if (p->gpu->ops_kept < p->gpu->ops)
+        for (size_t i = 0; i < t.nops; i++)
+            if (r->gpu_ops[t.ops[i]].start_ns > t.kept_end)
+                t.kept_end = r->gpu_ops[t.ops[i]].start_ns;
+
+    fputs("<div class=\"legend\"><span class=\"sw k\"></span>kernel <span class=\"sw c\"></span>copy "
+          "<span class=\"sw s\"></span>memset <span class=\"sw x\"></span>several kinds "
+          "<span class=\"sw h\"></span>host thread inside a CUDA call <span class=\"sw i\"></span>GPU idle "
+          "<span class=\"sw l\"></span>GPU work held back by a finding "
+          "<span class=\"sw mk\"></span>finding (links to it)</div>\n", out);
+    if (!t.nlanes) {
+        device_html(&t, 0, 0);
+    } else {
+        size_t d0 = 0;
+        for (size_t i = 1; i <= t.nlanes; i++)
+            if (i == t.nlanes || t.lanes[i].device != t.lanes[d0].device) {
+                device_html(&t, d0, i);
+                d0 = i;
+            }
+    }
+    /* what was drawn, and what was left out */
+    char g[32];
+    sc_format_ns((uint64_t)t.gap, g, sizeof g);
+    fprintf(out, "<p class=\"note\">Times from the program's start. %zu GPU operation%s on %zu stream%s", t.nops,
+            sc_html_plural(t.nops), t.nlanes, sc_html_plural(t.nlanes));
+    if (p->gpu->ops_kept < p->gpu->ops) {
+        char k[32];
+        sc_format_ns((uint64_t)(t.kept_end > 0 ? t.kept_end : 0), k, sizeof k);
+        fprintf(out, " (the report keeps the first %" PRIu64 " of %" PRIu64 ": after %s the streams' lanes are "
+                "shaded yellow, their operations are not in it)", p->gpu->ops_kept, p->gpu->ops, k);
+    }
+    fprintf(out, ", %zu host call%s of %d us or more on %zu thread%s; drawn as %zu rectangle%s: operations of a "
+            "stream, or calls of a thread, less than %s apart are one rectangle (its tooltip counts them).",
+            t.nspans, sc_html_plural(t.nspans), HOST_MIN_NS / 1000, t.nthrs, sc_html_plural(t.nthrs), t.rects,
+            sc_html_plural(t.rects), g);
+    fprintf(out, " %zu finding event%s marked", t.drawn, sc_html_plural(t.drawn));
+    if (t.merged_marks)
+        fprintf(out, "; %zu more of the same finding within a pixel at full zoom", t.merged_marks);
+    if (t.sampled)
+        fprintf(out, "; %zu more left out (past %d, one mark per %dth of the run, the one that held GPU work "
+                "back longest)", t.sampled, MARK_BUDGET, MARK_BUDGET);
+    if (t.unlinked)
+        fprintf(out, "; %zu event%s of findings this report does not have (suppressed or filtered) not drawn",
+                t.unlinked, sc_html_plural(t.unlinked));
+    fputs(".</p>\n", out);
+    /* the names the tooltips show */
+    int any = 0;
+    for (size_t i = 0; i < r->nnames; i++)
+        if (t.used[i]) {
+            if (!any)
+                fprintf(out, "<div class=\"tl-names\" hidden=\"\" data-process=\"%zu\">", process);
+            any = 1;
+            char sn[256];
+            fprintf(out, "<span data-i=\"%zu\">", i);
+            if (short_name(r->names[i], sn, sizeof sn)) {
+                sc_html_esc(out, sn);
+                fputc('\n', out);
+            }
+            sc_html_esc(out, r->names[i]);
+            fputs("</span>", out);
+        }
+    if (any)
+        fputs("</div>\n", out);
+    tl_free(&t);
+    free(t.used);
+}
+
+/* ---------------------------------------------------------- style, script --- */
+
+const char sc_html_gpu_style[] =
+    ".gpu{margin:12px 0 4px}\n"
+    ".gbar{display:flex;height:12px;border-radius:3px;overflow:hidden;background:var(--idle);margin:4px 0 10px;"
+    "border:1px solid var(--line)}\n"
+    ".gbar span{display:block;height:100%}.g-busy{background:var(--kernel)}.g-over{background:#7b3fbf}"
+    ".g-idle{background:repeating-linear-gradient(135deg,#e3e6ea 0 4px,#f4f5f7 4px 8px)}\n"
+    "details.streams table{font-size:13px}tr.dev td{font-weight:600}\n"
+    ".legend{font-size:12px;color:var(--mute);margin:10px 0 4px;display:flex;flex-wrap:wrap;gap:2px 12px;"
+    "align-items:center}\n"
+    ".sw{display:inline-block;width:14px;height:10px;border-radius:2px;margin-right:4px;vertical-align:-1px}\n"
+    ".sw.k{background:var(--kernel)}.sw.c{background:var(--memcpy)}.sw.s{background:var(--memset)}"
+    ".sw.x{background:#5d6d7e}.sw.h{background:var(--host)}.sw.i{background:#dfe3e8}"
+    ".sw.l{background:var(--lost);opacity:.55}.sw.mk{width:3px;background:var(--warn)}\n"
+    ".tl{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:8px 10px;margin:8px 0}\n"
+    ".tl-head{font-size:14px;margin-bottom:4px}\n"
+    ".tl-bar{display:flex;flex-wrap:wrap;align-items:center;gap:4px;margin-bottom:4px}\n"
+    ".tl-bar button{font:inherit;font-size:13px;line-height:1.2;padding:1px 9px;border:1px solid var(--line);"
+    "background:#f3f4f6;border-radius:4px;cursor:pointer;color:var(--fg)}\n"
+    ".tl-bar button:hover{background:#e6e9ee}\n"
+    ".tl-range{color:var(--fg);font-size:12px;margin-left:8px;font-variant-numeric:tabular-nums}\n"
+    ".tl-help{color:var(--mute);font-size:12px;margin-left:auto}\n"
+    ".tl-body{display:flex}\n"
+    ".tl-labels{flex:0 0 auto;width:150px;font-size:11px;color:var(--mute);padding-right:6px}\n"
+    ".tl-labels div{height:20px;line-height:20px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}\n"
+    ".tl-labels .tl-sec{font-weight:700;color:var(--fg)}\n"
+    ".tl-labels .pct{color:#8a93a0}\n"
+    ".tl-view{flex:1 1 auto;min-width:0;position:relative;overflow:hidden}\n"
+    ".tl-svg{display:block;background:#fff;cursor:grab;user-select:none}\n"
+    ".tl-svg rect{stroke-width:1px;vector-effect:non-scaling-stroke}\n"
+    ".tl-svg .bg{fill:#f6f7f9;stroke:none}\n"
+    ".tl-svg .hb{fill:#fafbfc;stroke:none}\n"
+    ".tl-svg .k{fill:var(--kernel);stroke:var(--kernel)}.tl-svg .c{fill:var(--memcpy);stroke:var(--memcpy)}"
+    ".tl-svg .s{fill:var(--memset);stroke:var(--memset)}.tl-svg .x{fill:#5d6d7e;stroke:#5d6d7e}"
+    ".tl-svg .h{fill:var(--host);stroke:var(--host)}\n"
+    ".tl-svg .i{fill:#e9ecf0;stroke:none}\n"
+    ".tl-svg .nk{fill:#fdf6e3;stroke:none}\n"
+    ".tl-svg.many .mk .ml,.tl-svg.many .mk .mc{visibility:hidden}\n"
+    ".tl-svg.many .mk:hover .ml,.tl-svg.many .mk:hover .mc{visibility:visible}\n"
+    ".tl-svg .l{fill:var(--lost);stroke:var(--lost);fill-opacity:.4;stroke-opacity:.6}\n"
+    ".tl-svg line{vector-effect:non-scaling-stroke}\n"
+    ".tl-svg .ml{stroke-width:1px;stroke-dasharray:3 3;stroke-opacity:.7}\n"
+    ".tl-svg .mh{stroke-width:4px}\n"
+    ".tl-svg .mc{stroke-width:1.5px;stroke-opacity:.8}\n"
+    ".tl-svg .mk line{stroke:var(--note)}.tl-svg .mk.sev-warning line{stroke:#d48a00}"
+    ".tl-svg .mk.sev-error line{stroke:var(--err)}\n"
+    ".tl-svg .mk:hover line{stroke-width:3px}\n"
+    ".tl-axis{position:relative;height:18px;font-size:11px;color:var(--mute);border-top:1px solid var(--line)}\n"
+    ".tl-axis span{position:absolute;top:2px;padding-left:3px;border-left:1px solid #c7ccd3;white-space:nowrap;"
+    "font-variant-numeric:tabular-nums}\n"
+    ".tl-tip{position:fixed;z-index:10;background:#1d2430;color:#fff;font-size:12px;padding:4px 8px;border-radius:4px;"
+    "pointer-events:none;max-width:560px;overflow-wrap:anywhere;white-space:pre-line}\n"
+    ".tl-tip[hidden]{display:none}\n"
+    "@media print{.tl-bar{display:none}.tl{break-inside:avoid}}\n";
+
+/* Zoom and pan (the viewBox), the time axis, tooltips.  No '<' nor '&'
+   needs escaping: the script sits in a CDATA section. */
+const char sc_html_gpu_script[] =
+    "var names={};\n"
+    "document.querySelectorAll('.tl-names span').forEach(function(e){names[e.getAttribute('data-i')]=e.textContent;});\n"
+    "function fmt(ns){var a=Math.abs(ns),d=1,u=' ns';\n"
+    "  if(a>=1e9){d=1e9;u=' s';}else if(a>=1e6){d=1e6;u=' ms';}else if(a>=1e3){d=1e3;u=' us';}\n"
+    "  return (d===1?Math.round(ns):+(ns/d).toFixed(3))+u;}\n"
+    "function nice(x){var p=Math.pow(10,Math.floor(Math.log(x)/Math.LN10)),m=x/p;\n"
+    "  return (m<1.5?1:m<3.5?2:m<7.5?5:10)*p;}\n"
+    "var kinds={k:1,c:1,s:1,x:1,h:1,i:1,l:1,nk:1};\n"
+    "function describe(el,t0,u){var k=el.getAttribute('class'),\n"
+    "  ns=el.hasAttribute('data-ns')?+el.getAttribute('data-ns'):(+el.getAttribute('width'))*u,\n"
+    "  at=' at '+fmt(t0+(+el.getAttribute('x'))*u),c=el.getAttribute('data-c'),n=el.getAttribute('data-n'),\n"
+    "  b=el.getAttribute('data-b');\n"
+    "  if(k==='i')return 'GPU idle for '+fmt(ns)+at;\n"
+    "  if(k==='nk')return 'Not drawn: the report keeps the GPU operations that started first ('+c+')';\n"
+    "  if(k==='l')return 'GPU work held back '+fmt(ns)+' by finding #'+el.getAttribute('data-f');\n"
+    "  if(k==='h')return (names[n]||'CUDA call')+', '+fmt(c?+b:ns)+at+(c?'\\n'+c+' calls over '+fmt(ns):'');\n"
+    "  if(c){var v=c.split(','),l=[];if(+v[0])l.push(v[0]+' kernels');if(+v[1])l.push(v[1]+' copies');\n"
+    "    if(+v[2])l.push(v[2]+' memsets');return l.join(', ')+at+'\\nbusy '+fmt(+b)+' over '+fmt(ns);}\n"
+    "  return (k==='k'?(names[n]||'kernel'):el.getAttribute('data-d'))+'\\n'+fmt(ns)+at;}\n"
+    "document.querySelectorAll('.tl').forEach(function(tl){\n"
+    "  var svg=tl.querySelector('svg.tl-svg');if(!svg)return;\n"
+    "  var W=+svg.getAttribute('data-vbw'),H=+svg.getAttribute('data-h'),t0=+svg.getAttribute('data-t0'),\n"
+    "    u=+svg.getAttribute('data-unit'),minw=+svg.getAttribute('data-minw'),axis=tl.querySelector('.tl-axis'),\n"
+    "    range=tl.querySelector('.tl-range'),tip=tl.querySelector('.tl-tip'),x=0,w=W,drag=null;\n"
+    "  function draw(){var a=t0+x*u,b=t0+(x+w)*u,st=nice((b-a)/8),h='';\n"
+    "    for(var t=Math.ceil(a/st)*st;t<=b;t+=st){var q=(t-a)/(b-a)*100;if(q>95)break;\n"
+    "      h+='<span style=\"left:'+q.toFixed(3)+'%\">'+fmt(t)+'</span>';}\n"
+    "    axis.innerHTML=h;range.textContent=fmt(a)+' to '+fmt(b)+(w<W?'  (zoom '+Math.round(W/w)+'x)':'');}\n"
+    "  function set(nx,nw){nw=Math.max(minw,Math.min(W,nw));nx=Math.max(0,Math.min(W-nw,nx));x=nx;w=nw;\n"
+    "    svg.setAttribute('viewBox',x+' 0 '+w+' '+H);draw();}\n"
+    "  function frac(e){var r=svg.getBoundingClientRect();return (e.clientX-r.left)/r.width;}\n"
+    "  tl.querySelectorAll('button[data-z]').forEach(function(bt){bt.addEventListener('click',function(){\n"
+    "    var z=bt.getAttribute('data-z');\n"
+    "    if(z==='in')set(x+w/4,w/2);else if(z==='out')set(x-w/2,w*2);else if(z==='left')set(x-w/3,w);\n"
+    "    else if(z==='right')set(x+w/3,w);else set(0,W);});});\n"
+    "  svg.addEventListener('dblclick',function(e){var f=frac(e);set(x+f*w/2,w/2);e.preventDefault();});\n"
+    "  svg.addEventListener('wheel',function(e){if(!e.ctrlKey&&!e.metaKey)return;e.preventDefault();\n"
+    "    var f=frac(e),s=e.deltaY>0?1.5:1/1.5;set(x+f*w*(1-s),w*s);},{passive:false});\n"
+    "  svg.addEventListener('mousedown',function(e){if(e.button===0)drag={cx:e.clientX,x:x,moved:false};});\n"
+    "  window.addEventListener('mousemove',function(e){if(!drag)return;var dx=e.clientX-drag.cx;\n"
+    "    if(Math.abs(dx)>3)drag.moved=true;\n"
+    "    if(drag.moved){tip.hidden=true;set(drag.x-dx/svg.getBoundingClientRect().width*w,w);}});\n"
+    "  window.addEventListener('mouseup',function(){setTimeout(function(){drag=null;},0);});\n"
+    "  svg.addEventListener('click',function(e){if(drag&&drag.moved)e.preventDefault();},true);\n"
+    "  svg.addEventListener('mousemove',function(e){var el=e.target;\n"
+    "    if(drag&&drag.moved)return;\n"
+    "    if(el.tagName!=='rect'||!kinds[el.getAttribute('class')]){tip.hidden=true;return;}\n"
+    "    tip.textContent=describe(el,t0,u);tip.hidden=false;\n"
+    "    tip.style.left=Math.min(e.clientX+12,window.innerWidth-300)+'px';tip.style.top=(e.clientY+16)+'px';});\n"
+    "  svg.addEventListener('mouseleave',function(){tip.hidden=true;});\n"
+    "  draw();\n"
+    "});\n";
