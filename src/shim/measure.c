@@ -630,7 +630,8 @@ static void iv_norm(ivs *s, size_t from)
     iv *v = s->v + from;
     if (n < 2)
         return;
-    qsort(v, n, sizeof *v, cmp_iv);
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_iv);
     size_t k = 0;
     for (size_t i = 1; i < n; i++) {
         if (v[i].a <= v[k].b) {
@@ -833,7 +834,8 @@ static size_t first_from(const dev *d, int64_t t)
 static void prepare(void)
 {
     size_t n = ops.n;
-    qsort(ops.v, n, sizeof *ops.v, cmp_op_dev);
+    if (n > 1)
+        qsort(ops.v, n, sizeof *ops.v, cmp_op_dev);
     A.submit = malloc((n ? n : 1) * sizeof *A.submit);
     A.prev_end = malloc((n ? n : 1) * sizeof *A.prev_end);
     A.spos = malloc((n ? n : 1) * sizeof *A.spos);
@@ -862,7 +864,8 @@ static void prepare(void)
     for (size_t i = 0; i < A.nd; i++)
         device_metrics(&A.d[i]);
     /* submit times: the earliest API record with the op's correlation id */
-    qsort(apis.v, apis.n, sizeof *apis.v, cmp_api_corr);
+    if (apis.n > 1)
+        qsort(apis.v, apis.n, sizeof *apis.v, cmp_api_corr);
     for (size_t i = 0; i < n; i++) {
         A.byc[i] = (struct cidx){ops.v[i].corr, (uint32_t)i};
         A.submit[i] = ops.v[i].start;
@@ -877,7 +880,8 @@ static void prepare(void)
         if (lo < apis.n && apis.v[lo].corr == ops.v[i].corr && ops.v[i].corr && apis.v[lo].start < A.submit[i])
             A.submit[i] = apis.v[lo].start;
     }
-    qsort(A.byc, n, sizeof *A.byc, cmp_cidx);
+    if (n > 1)
+        qsort(A.byc, n, sizeof *A.byc, cmp_cidx);
     /* streams */
     for (size_t i = 0; i < n; i++) {
         size_t k;
@@ -911,7 +915,8 @@ static void prepare(void)
     }
     for (size_t k = 0; k < A.ns; k++) {
         strm *s = &A.s[k];
-        qsort(s->ix, s->n, sizeof *s->ix, cmp_stream_ix);
+        if (s->n > 1)
+            qsort(s->ix, s->n, sizeof *s->ix, cmp_stream_ix);
         for (size_t j = 0; j < s->n; j++) {
             size_t i = s->ix[j];
             A.sidx[i] = (uint32_t)j;
@@ -927,8 +932,10 @@ static void prepare(void)
     for (size_t i = 0; i < apis.n; i++)
         A.byt[i] = &apis.v[i];
     A.nbyt = apis.n;
-    qsort(A.byt, A.nbyt, sizeof *A.byt, cmp_apip_thread);
-    qsort(exts.v, exts.n, sizeof *exts.v, cmp_ext);
+    if (A.nbyt > 1)
+        qsort(A.byt, A.nbyt, sizeof *A.byt, cmp_apip_thread);
+    if (exts.n > 1)   /* exts.v is NULL when no record came */
+        qsort(exts.v, exts.n, sizeof *exts.v, cmp_ext);
     A.done = 1;
 }
 

@@ -35,6 +35,8 @@ static name_ent names[MAX_NAMES];
 static _Atomic unsigned nnames;
 
 typedef struct map {
+    struct map *older;      /* the map this one replaced: kept (a reader may
+                               hold it), and reachable, not a leak */
     size_t n;
     unsigned long long adds, subs;   /* dl_iterate_phdr generation it was built at */
     sc_module m[];
@@ -141,6 +143,7 @@ static map *rebuild(void)
     b.m->adds = b.adds;
     b.m->subs = b.subs;
     /* The old map is not freed: a reader may hold it. */
+    b.m->older = atomic_load_explicit(&cur, memory_order_relaxed);
     atomic_store_explicit(&cur, b.m, memory_order_release);
     pthread_mutex_unlock(&lock);
     return b.m;
