@@ -21,7 +21,7 @@
 /* A table is filled cell by cell in row-major order, then printed with
    each column as wide as its widest cell.  The last non-empty cell of a
    row is not padded, so no line ends in blanks. */
-#define MAXCOLS 8
+#define MAXCOLS 12
 
 typedef struct table {
     size_t ncols, ncells, cap;
@@ -32,6 +32,8 @@ typedef struct table {
 
 static void table_init(table *t, size_t ncols, unsigned right)
 {
+    if (ncols > MAXCOLS)
+        ncols = MAXCOLS;   /* a programming error: widen MAXCOLS */
     memset(t, 0, sizeof *t);
     t->ncols = ncols;
     t->right = right;
