@@ -334,8 +334,10 @@ static int tl_init(tl *t, FILE *out, const sc_report *r, size_t p)
             t->ops[t->nops] = t->dops[t->nops] = i;
             t->nops++;
         }
-    qsort(t->ops, t->nops, sizeof *t->ops, cmp_op);
-    qsort(t->dops, t->nops, sizeof *t->dops, cmp_dop);
+    if (t->nops > 1)   /* the array is NULL when empty */
+        qsort(t->ops, t->nops, sizeof *t->ops, cmp_op);
+    if (t->nops > 1)   /* the array is NULL when empty */
+        qsort(t->dops, t->nops, sizeof *t->dops, cmp_dop);
     for (size_t i = 0; i < t->nops; i++) {
         const sc_gpu_op *op = &r->gpu_ops[t->ops[i]];
         if (!t->nlanes || t->lanes[t->nlanes - 1].device != op->device || t->lanes[t->nlanes - 1].stream != op->stream) {
@@ -387,13 +389,15 @@ static int tl_init(tl *t, FILE *out, const sc_report *r, size_t p)
         lo = m->start_ns < lo ? m->start_ns : lo;
         hi = m->end_ns > hi ? m->end_ns : hi;
     }
-    qsort(t->thrs, t->nthrs, sizeof *t->thrs, cmp_thr);
+    if (t->nthrs > 1)   /* the array is NULL when empty */
+        qsort(t->thrs, t->nthrs, sizeof *t->thrs, cmp_thr);
     for (size_t i = 0; i < r->nhost_spans; i++) {
         const sc_host_span *s = &r->host_spans[i];
         if (s->process == p && s->end_ns - s->start_ns >= HOST_MIN_NS)
             t->spans[t->nspans++] = i;
     }
-    qsort(t->spans, t->nspans, sizeof *t->spans, cmp_span);
+    if (t->nspans > 1)   /* the array is NULL when empty */
+        qsort(t->spans, t->nspans, sizeof *t->spans, cmp_span);
     for (size_t k = 0; k < t->nthrs; k++)
         t->thrs[k].lo = t->thrs[k].hi = t->nspans;
     for (size_t i = 0; i < t->nspans; i++) {
@@ -402,7 +406,8 @@ static int tl_init(tl *t, FILE *out, const sc_report *r, size_t p)
             t->thrs[k].lo = i;
         t->thrs[k].hi = i + 1;
     }
-    qsort(t->marks, t->nmarks, sizeof *t->marks, cmp_mark);
+    if (t->nmarks > 1)   /* the array is NULL when empty */
+        qsort(t->marks, t->nmarks, sizeof *t->marks, cmp_mark);
     /* a thread's name, when one of its findings' call sites has one */
     for (size_t i = 0; i < t->nmarks; i++) {
         const sc_finding_mark *m = &r->marks[t->marks[i].m];
