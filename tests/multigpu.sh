@@ -22,7 +22,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 STREAMCHECK_SIM_DEVICES=2
 export STREAMCHECK_SIM_DEVICES
-sim() { LD_LIBRARY_PATH="$SC_SIMDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
+sim() { sc_sim "$@"; }   # tests/env.sh: preloads what a sanitized build needs
 
 # --- redirect on two devices ------------------------------------------------
 # The simulator's trace: "create stream N on device D (kind)" and "launch

@@ -155,13 +155,15 @@ static const char *thread_name(sc_thread *t)
     return t->name;
 }
 
-#if defined(__SANITIZE_THREAD__)
-/* ThreadSanitizer (gcc 12) crashes a thread at its exit when libunwind's
+/* The return addresses of the calling thread's stack, innermost first.
+   ThreadSanitizer (gcc 12) crashes a thread at its exit when libunwind's
    unw_backtrace cache, freed by a thread-specific destructor that takes a
    mutex, outlives ThreadSanitizer's own state of the thread: in its
-   builds, walk with unw_step, which keeps no per-thread cache. */
-static int backtrace_pcs(void **pcs, int max)
+   builds, walk with unw_step, which keeps no per-thread cache.  Every walk
+   of the shim goes through here (track.c's too). */
+int sc_backtrace(void **pcs, int max)
 {
+#if defined(__SANITIZE_THREAD__)
     unw_context_t uc;
     unw_cursor_t c;
     int n = 0;
@@ -174,10 +176,10 @@ static int backtrace_pcs(void **pcs, int max)
         pcs[n++] = (void *)(uintptr_t)ip;
     }
     return n;
-}
 #else
-#define backtrace_pcs unw_backtrace
+    return unw_backtrace(pcs, max);
 #endif
+}
 
 static uint64_t capture(sc_thread *t)
 {
@@ -195,7 +197,7 @@ static uint64_t capture(sc_thread *t)
     int want = (int)depth + WALK_SLACK, n = 0;
     uint64_t p0 = sc_prof_t0(), walked = 0;
     for (int pass = 0; pass < 2; pass++) {
-        n = backtrace_pcs(pcs, want);
+        n = sc_backtrace(pcs, want);
         walked += n > 0 ? (uint64_t)n : 0;
         for (int i = 0; i < n; i++) {
             uintptr_t pc = (uintptr_t)pcs[i] - 1;

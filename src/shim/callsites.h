@@ -35,6 +35,7 @@ enum { SC_FK_OWN = 0,      /* the program's: counts against the depth */
    *own gets how many of them are the program's (at most depth).  A stack
    of nothing but the shim and NVIDIA's libraries keeps its NVIDIA frames,
    up to depth. */
+int sc_backtrace(void **pcs, int max);   /* return addresses, innermost first */
 unsigned sc_frames_select(const uint8_t *kind, unsigned n, unsigned depth, unsigned *keep, unsigned max,
                           unsigned *own);
 

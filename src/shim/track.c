@@ -6,7 +6,6 @@
 #include "config.h"
 
 #define UNW_LOCAL_ONLY
-#include <libunwind.h>
 #include <string.h>
 
 #include "callsites.h"
@@ -53,7 +52,7 @@ static void on_init_done(void)
 static int from_nccl(void)
 {
     void *pcs[32];
-    int n = unw_backtrace(pcs, 32);
+    int n = sc_backtrace(pcs, 32);
     for (int i = 0; i < n; i++) {
         uintptr_t pc = (uintptr_t)pcs[i] - 1, base;
         if (pc >= sc_g.self_lo && pc < sc_g.self_hi)

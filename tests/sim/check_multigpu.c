@@ -447,9 +447,11 @@ START_TEST(peer_copies_move_data)
     /* cuMemcpyPeer, synchronous. */
     ST_OK(cuMemcpyPeer(a0, ctx[0], a1, ctx[1], N * 4));
     ck_assert_uint_eq(first_word(a0), 0x11);
-    /* cuMemcpyPeerAsync on a stream of device 0. */
+    /* cuMemcpyPeerAsync on a stream of device 0: a blocking one, so it
+       follows the memset fill() leaves on the legacy stream (a non-blocking
+       stream would race it: ThreadSanitizer saw the simulator do so). */
     CUstream s0;
-    ST_OK(cuStreamCreate(&s0, CU_STREAM_NON_BLOCKING));
+    ST_OK(cuStreamCreate(&s0, CU_STREAM_DEFAULT));
     fill(a0, 0x22);
     ST_OK(cuMemcpyPeerAsync(a1, ctx[1], a0, ctx[0], N * 4, s0));
     ST_OK(cuStreamSynchronize(s0));
@@ -605,8 +607,8 @@ START_TEST(runtime_peer_access_and_copies)
     memset(back, 0, sizeof back);
     RT_OK(cudaMemcpy(back, d0, sizeof back, cudaMemcpyDefault));
     ck_assert(memcmp(host, back, sizeof host) == 0);
-    cudaStream_t s;
-    RT_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cudaStream_t s;   /* blocking: ordered after the legacy-stream memset */
+    RT_OK(cudaStreamCreate(&s));
     RT_OK(cudaMemset(d0, 0, sizeof host));
     RT_OK(cudaMemcpyPeerAsync(d0, 0, d1, 1, sizeof host, s));
     RT_OK(cudaStreamSynchronize(s));
