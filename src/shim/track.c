@@ -5,7 +5,6 @@
  */
 #include "config.h"
 
-#define UNW_LOCAL_ONLY
 #include <string.h>
 
 #include "callsites.h"
