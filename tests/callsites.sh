@@ -16,7 +16,7 @@ n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-callsites.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-src=$abs_top_srcdir
+src=$(cd "$abs_top_srcdir" && pwd)   # as the shim writes a root: ./ and dir/../ taken out (VPATH builds: sub/../..)
 # The apps are run from elsewhere: the source root must come from the option.
 mkdir "$tmp/cwd"
 cd "$tmp/cwd" || exit 1
