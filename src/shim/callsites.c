@@ -196,7 +196,7 @@ static uint64_t capture(sc_thread *t)
        NVIDIA's frames used the walk up. */
     int want = (int)depth + WALK_SLACK, n = 0;
     uint64_t p0 = sc_prof_t0(), walked = 0;
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = SC_UNLIKELY(sc_g.ablate & SC_ABLATE_WALK) ? 2 : 0; pass < 2; pass++) {
         n = sc_backtrace(pcs, want);
         walked += n > 0 ? (uint64_t)n : 0;
         for (int i = 0; i < n; i++) {

@@ -60,6 +60,7 @@
 #define HB_LIDS 65536          /* thread lifetimes with their own SC103 verdict */
 #define HB_RACACHE 16
 #define HB_PULL 4              /* per-thread events, one per context, to pull other threads' work */
+#define HB_KCACHE 64           /* per-thread memory of recently used sync objects (a power of two) */
 
 /* ----------------------------------------------------------- spin lock --- */
 typedef _Atomic uint32_t hb_spin;
@@ -82,7 +83,9 @@ typedef struct hb_ent {
     hb_spin lock;
     _Atomic uint32_t mask;      /* nonzero components of c (read unlocked as a hint) */
     _Atomic uint32_t xacq;      /* acquired by a thread other than its last releaser */
-    uintptr_t rel;              /* last releaser's state */
+    _Atomic uint32_t seq;       /* bumped by every release that is not skipped, and by a clear */
+    _Atomic uint32_t clr;       /* bumped when c is cleared (it only grows otherwise) */
+    _Atomic uintptr_t rel;      /* last releaser's state */
     uint64_t c[SC_HB_SLOTS];
 } hb_ent;
 
@@ -116,6 +119,16 @@ typedef struct hb_thr {
     uint64_t snap[SC_HB_SLOTS];     /* submissions before a context synchronization */
     uint32_t snap_mask;
     struct { uintptr_t ra; uint8_t skip; } racache[HB_RACACHE];
+    /* The steady state of a program is one thread taking and releasing the
+       same locks between two submissions (the GIL, an allocator's mutex):
+       nothing to join, nothing to publish.  ver counts changes of c; per
+       object, the entry's seq whose clock c contains (seen), and what held
+       at this thread's last release into it (rel_*).  An acquire that finds
+       seq unchanged, and a release by the entry's last releaser whose clock
+       and the entry's xacq did not change since, and with no clear between,
+       have nothing to do. */
+    uint32_t ver;
+    struct { uintptr_t key; uint32_t seen, rel_ver, rel_clr; uint8_t has_seen, has_rel, rel_xacq; } kc[HB_KCACHE];
     struct { CUcontext ctx; CUevent ev; unsigned gen; } pull[HB_PULL];   /* kept across reuse */
     struct hb_thr *next_free;
 } hb_thr;
@@ -155,14 +168,31 @@ void sc_hb_test_follow_all(int on) { atomic_store(&follow_all, on); }
 unsigned sc_hb_test_overflowed(void) { return atomic_load(&n_overflowed); }
 
 /* ------------------------------------------------------- clock helpers --- */
-static inline void join_into(uint64_t *dst, uint32_t *dmask, const uint64_t *src, uint32_t smask)
+/* Returns nonzero when dst grew. */
+static inline int join_into(uint64_t *dst, uint32_t *dmask, const uint64_t *src, uint32_t smask)
 {
+    int grew = (smask & ~*dmask) != 0;
     for (uint32_t m = smask; m; m &= m - 1) {
         unsigned i = (unsigned)__builtin_ctz(m);
-        if (src[i] > dst[i])
+        if (src[i] > dst[i]) {
             dst[i] = src[i];
+            grew = 1;
+        }
     }
     *dmask |= smask;
+    return grew;
+}
+
+/* Joins into the thread's own clock, counting the change. */
+static inline void join_self(hb_thr *h, const uint64_t *src, uint32_t smask)
+{
+    if (join_into(h->c, &h->mask, src, smask))
+        h->ver++;
+}
+
+static inline unsigned kc_index(uintptr_t key)
+{
+    return (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 58) & (HB_KCACHE - 1);
 }
 
 /* --------------------------------------------------------------- pool --- */
@@ -199,6 +229,8 @@ static hb_thr *thr_alloc(void)
     h->waited_ctx = NULL;
     h->snap_mask = 0;
     memset(h->racache, 0, sizeof h->racache);
+    h->ver = 0;
+    memset(h->kc, 0, sizeof h->kc);
     h->next_free = NULL;
     return h;
 }
@@ -235,7 +267,7 @@ static void take_pending(void)
     hb_pending = NULL;
     hb_thr *h = self_get();
     if (h)
-        join_into(h->c, &h->mask, r->c, r->mask);
+        join_self(h, r->c, r->mask);
     free(r);
 }
 
@@ -311,26 +343,46 @@ static int skip_caller(hb_thr *h, const void *ra)
 /* ------------------------------------------------ acquire and release --- */
 static void record_ptds_event(hb_thr *h);
 
-static void acquire_key(uintptr_t key, const void *ra, int clear)
+/* e: the entry of key if the caller looked it up already (else NULL). */
+static void acquire_key(uintptr_t key, const void *ra, int clear, hb_ent *e)
 {
     take_pending();
-    hb_ent *e = ent_find(key, 0);
+    if (!e)
+        e = ent_find(key, 0);
     if (!e || !atomic_load_explicit(&e->mask, memory_order_relaxed))
         return;
-    if (ra && skip_caller(hb_self, ra))
+    hb_thr *h = hb_self;
+    if (h && !clear) {
+        /* Unchanged since this thread joined it: nothing new (a release
+           that changes the entry bumps seq before the real unlock, signal or
+           post, which the real lock, wait or wait returned after). */
+        const __typeof__(h->kc[0]) *k = &h->kc[kc_index(key)];
+        if (k->key == key && k->has_seen && k->seen == atomic_load_explicit(&e->seq, memory_order_acquire))
+            return;
+    }
+    if (ra && skip_caller(h, ra))
         return;
-    hb_thr *h = self_get();
+    h = self_get();
     if (!h)
         return;
     spin_lock(&e->lock);
-    if (e->rel != (uintptr_t)h && !atomic_load_explicit(&e->xacq, memory_order_relaxed))
+    if (atomic_load_explicit(&e->rel, memory_order_relaxed) != (uintptr_t)h &&
+        !atomic_load_explicit(&e->xacq, memory_order_relaxed))
         atomic_store_explicit(&e->xacq, 1, memory_order_relaxed);
-    join_into(h->c, &h->mask, e->c, atomic_load_explicit(&e->mask, memory_order_relaxed));
+    join_self(h, e->c, atomic_load_explicit(&e->mask, memory_order_relaxed));
     if (clear && !is_overflow(e)) {   /* the shared entry holds other objects' clocks too */
         memset(e->c, 0, sizeof e->c);
         atomic_store_explicit(&e->mask, 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&e->clr, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&e->seq, 1, memory_order_release);
     }
+    uint32_t seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
     spin_unlock(&e->lock);
+    __typeof__(h->kc[0]) *k = &h->kc[kc_index(key)];
+    if (k->key != key)
+        *k = (__typeof__(h->kc[0])){.key = key};
+    k->seen = seq;
+    k->has_seen = 1;
 }
 
 /* kind: 0 a mutex or rwlock unlock (an event is recorded only for objects
@@ -340,19 +392,41 @@ static void release_key(uintptr_t key, const void *ra, int kind)
 {
     take_pending();
     hb_thr *h = hb_self;
-    if (!h || !h->mask || (ra && skip_caller(h, ra)))
+    if (!h || !h->mask)
         return;
-    hb_ent *e = ent_find(key, 1);
+    __typeof__(h->kc[0]) *k = &h->kc[kc_index(key)];
+    hb_ent *e;
+    if (k->key == key && k->has_rel && k->rel_ver == h->ver && (e = ent_find(key, 0)) != NULL &&
+        atomic_load_explicit(&e->rel, memory_order_relaxed) == (uintptr_t)h &&
+        atomic_load_explicit(&e->clr, memory_order_relaxed) == k->rel_clr &&
+        (k->rel_xacq || !atomic_load_explicit(&e->xacq, memory_order_relaxed)))
+        return;   /* the entry holds this clock already, and no one took it since */
+    if (ra && skip_caller(h, ra))
+        return;
+    e = ent_find(key, 1);
     if (!e)
         return;
-    if (h->slot >= 0 && (kind || atomic_load_explicit(&e->xacq, memory_order_relaxed)))
+    uint32_t xacq = atomic_load_explicit(&e->xacq, memory_order_relaxed);
+    if (h->slot >= 0 && (kind || xacq))
         record_ptds_event(h);
     spin_lock(&e->lock);
     uint32_t m = atomic_load_explicit(&e->mask, memory_order_relaxed);
     join_into(e->c, &m, h->c, h->mask);
     atomic_store_explicit(&e->mask, m, memory_order_relaxed);
-    e->rel = (uintptr_t)h;
+    atomic_store_explicit(&e->rel, (uintptr_t)h, memory_order_relaxed);
+    uint32_t seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
+    atomic_store_explicit(&e->seq, seq + 1, memory_order_release);
+    uint32_t clr = atomic_load_explicit(&e->clr, memory_order_relaxed);
     spin_unlock(&e->lock);
+    if (k->key != key)
+        *k = (__typeof__(h->kc[0])){.key = key};
+    /* It held what this thread had seen, and now this thread's clock too. */
+    k->has_seen = k->has_seen && k->seen == seq && !is_overflow(e);
+    k->seen = seq + 1;
+    k->has_rel = !is_overflow(e);
+    k->rel_ver = h->ver;
+    k->rel_clr = clr;
+    k->rel_xacq = xacq != 0;
 }
 
 static inline uintptr_t obj_key(const void *p) { return (uintptr_t)p; }
@@ -365,7 +439,7 @@ void sc_hb_acquire(const void *obj)
         return;
     int saved = errno;
     hb_in = 1;
-    acquire_key(obj_key(obj), NULL, 0);
+    acquire_key(obj_key(obj), NULL, 0, NULL);
     hb_in = 0;
     errno = saved;
 }
@@ -402,7 +476,7 @@ static void key_dtor(void *v)
         if (!h)
             h = hb_self = thr_alloc();
         if (h)
-            join_into(h->c, &h->mask, r->c, r->mask);
+            join_self(h, r->c, r->mask);
         free(r);
     }
     if (h) {
@@ -414,10 +488,12 @@ static void key_dtor(void *v)
                 if (!is_overflow(e)) {   /* a thread before with this pthread_t was joined */
                     memset(e->c, 0, sizeof e->c);
                     m = 0;
+                    atomic_fetch_add_explicit(&e->clr, 1, memory_order_relaxed);
                 }
                 join_into(e->c, &m, h->c, h->mask);
                 atomic_store_explicit(&e->mask, m, memory_order_relaxed);
-                e->rel = (uintptr_t)h;
+                atomic_store_explicit(&e->rel, (uintptr_t)h, memory_order_relaxed);
+                atomic_fetch_add_explicit(&e->seq, 1, memory_order_release);
                 spin_unlock(&e->lock);
             }
         }
@@ -433,6 +509,8 @@ static void enable(void)
 {
     static hb_spin lock;
     static int done;
+    if (SC_UNLIKELY(sc_g.ablate & SC_ABLATE_HB))
+        return;
     spin_lock(&lock);
     if (!done) {
         size_t sz = (SC_HB_TABLE + 1) * sizeof(hb_ent);
@@ -526,10 +604,14 @@ static int bind_slot(sc_thread *t, hb_thr *h)
         mark_raced(prev);
         mark_raced(h->lid);
     }
-    if (n > h->c[s])
+    if (n > h->c[s]) {
         h->c[s] = n;
-    if (n)
+        h->ver++;
+    }
+    if (n && !(h->mask & 1u << s)) {
         h->mask |= 1u << s;
+        h->ver++;
+    }
     return s;
 }
 
@@ -591,6 +673,7 @@ void sc_hb_submitted(sc_thread *t, int where, CUcontext ctx)
     uint64_t n = atomic_load_explicit(&sl->nsub, memory_order_relaxed) + 1;
     h->c[h->slot] = n;
     h->mask |= 1u << h->slot;
+    h->ver++;
     atomic_store_explicit(&sl->last_lid, h->lid, memory_order_relaxed);
     if (where != SC_HB_LEGACY && ctx) {
         CUcontext c = atomic_load_explicit(&sl->ctx, memory_order_relaxed);
@@ -851,6 +934,10 @@ void sc_hb_atfork_child(void)
        threads do not exist here: start from nothing, off until the child
        submits legacy work itself. */
     atomic_store(&hb_on_flag, 0);
+    /* The entries start again from seq 0: what this thread remembers of
+       them would match the new ones by chance. */
+    if (hb_self)
+        memset(hb_self->kc, 0, sizeof hb_self->kc);
     hb_ent *t = atomic_load(&tab);
     if (t)
         madvise(t, (SC_HB_TABLE + 1) * sizeof(hb_ent), MADV_DONTNEED);   /* zero again */
@@ -969,12 +1056,40 @@ static inline void *real(unsigned i)
 #define RA __builtin_return_address(0)
 #define HB_ACTIVE() SC_UNLIKELY(atomic_load_explicit(&hb_on_flag, memory_order_relaxed) && !hb_in)
 
-__attribute__((noinline)) static void after_acquire_slow(uintptr_t key, const void *ra)
+/* The tracker's own time goes into the report's estimate: one call in
+   HB_SAMPLE of a thread is timed and counted for HB_SAMPLE (every call in
+   profile mode, which also fills its row). */
+#define HB_SAMPLE 64
+static SC_TLS uint32_t hb_ncalls;
+
+static inline uint64_t hb_t0(void)
+{
+    return SC_UNLIKELY((++hb_ncalls & (HB_SAMPLE - 1)) == 0 || sc_prof_on) ? sc_tsc() : 0;
+}
+
+static void hb_account(uint64_t t0)
+{
+    if (SC_LIKELY(!t0))
+        return;
+    uint64_t dt = sc_tsc() - t0;
+    dt = dt > sc_tsc_overhead ? dt - sc_tsc_overhead : 0;
+    sc_thread *t = sc_tls_self;
+    if (sc_prof_on) {
+        sc_prof_add_slow(t, SC_PH_HB, t0, 0);
+    } else {
+        dt *= HB_SAMPLE;
+    }
+    atomic_fetch_add_explicit(t ? &t->own_ticks : &sc_proc_own_ticks, dt, memory_order_relaxed);
+}
+
+__attribute__((noinline)) static void after_acquire_slow(uintptr_t key, const void *ra, hb_ent *e)
 {
     int saved = errno;
+    uint64_t t0 = hb_t0();
     hb_in = 1;
-    acquire_key(key, ra, 0);
+    acquire_key(key, ra, 0, e);
     hb_in = 0;
+    hb_account(t0);
     errno = saved;
 }
 
@@ -984,15 +1099,17 @@ static inline void after_acquire(const void *obj, const void *ra)
     uintptr_t key = obj_key(obj);
     hb_ent *e = ent_find(key, 0);
     if (e || SC_UNLIKELY(hb_pending != NULL))
-        after_acquire_slow(key, ra);
+        after_acquire_slow(key, ra, e);
 }
 
 __attribute__((noinline)) static void before_release_slow(const void *obj, const void *ra, int kind)
 {
     int saved = errno;
+    uint64_t t0 = hb_t0();
     hb_in = 1;
     release_key(obj_key(obj), ra, kind);
     hb_in = 0;
+    hb_account(t0);
     errno = saved;
 }
 
@@ -1265,7 +1382,7 @@ __attribute__((noinline)) static void after_join(pthread_t th, const void *ra)
 {
     int saved = errno;
     hb_in = 1;
-    acquire_key(thread_key(th), ra, 1);
+    acquire_key(thread_key(th), ra, 1, NULL);
     hb_in = 0;
     errno = saved;
 }

@@ -87,7 +87,8 @@
         sc_op op_;                                                                 \
         SC_OP_INIT(op_, ID, PT, __builtin_return_address(0));                      \
         CLS;                                                                       \
-        if (SC_LIKELY(!sc_fast_sampled(t_, &op_)))                                 \
+        if (SC_LIKELY(!sc_fast_sampled(t_, &op_)) ||                               \
+            SC_UNLIKELY(sc_g.ablate & SC_ABLATE_SLOW))                             \
             return real_ A;                                                        \
         sc_pre(t_, &op_);                                                          \
         if (op_.call)                                                              \

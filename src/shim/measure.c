@@ -529,6 +529,10 @@ void sc_measure_start(void)
         return;
     }
     for (size_t i = 0; i < SC_ARRAY_LEN(want); i++) {
+        if (((sc_g.ablate & SC_ABLATE_RT) && want[i] == CUPTI_ACTIVITY_KIND_RUNTIME) ||
+            ((sc_g.ablate & SC_ABLATE_API) &&
+             (want[i] == CUPTI_ACTIVITY_KIND_RUNTIME || want[i] == CUPTI_ACTIVITY_KIND_DRIVER)))
+            continue;
         r = F.Enable(want[i]);
         if (r != CUPTI_SUCCESS)
             sc_log(SC_LOG_WARNING, "measured mode: activity kind %d is not available (%s); findings are "

@@ -178,10 +178,14 @@ unsigned sc_module_find(uintptr_t pc, uintptr_t *base_out)
     map *m = atomic_load_explicit(&cur, memory_order_acquire);
     const sc_module *hit = find_in(m, pc);
     if (!hit) {
+        uint64_t p0 = sc_prof_t0();
         unsigned long long g[2] = {0, 0};
         dl_iterate_phdr(gen_cb, g);
-        if (!m || g[0] != m->adds || g[1] != m->subs)
+        int stale = !m || g[0] != m->adds || g[1] != m->subs;
+        if (stale)
             hit = find_in(rebuild(), pc);
+        if (p0)
+            sc_prof_add_slow(NULL, SC_PH_MODSCAN, p0, (uint64_t)stale);
     }
     if (!hit)
         return SC_MOD_UNKNOWN;

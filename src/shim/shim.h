@@ -255,6 +255,8 @@ typedef enum sc_phase {
     SC_PH_SYMBOLIZE,   /* of which symbolization */
     SC_PH_JUDGE,       /* filters, judgement, sorting at exit */
     SC_PH_WRITE,       /* rendering and writing the report (not in the estimate) */
+    SC_PH_HB,          /* hb.c: pthread acquires and releases that touch a clock */
+    SC_PH_MODSCAN,     /* module map: dl_iterate_phdr on an unknown address; items: rebuilds */
     SC_PH_N
 } sc_phase;
 
@@ -343,7 +345,18 @@ typedef struct sc_globals {
     pid_t pid;
     int asym_fence;            /* membarrier(PRIVATE_EXPEDITED) is registered */
     uintptr_t self_lo, self_hi; /* our own text, to skip our frames */
+    unsigned ablate;           /* STREAMCHECK_TEST_ABLATE: SC_ABLATE_* (a test hook) */
 } sc_globals;
+/* STREAMCHECK_TEST_ABLATE=hb,slow,walk,rt,api: switch a part of the shim
+   off to see what it costs on a real program (tools/overhead-probe.sh).
+   A test hook, not an option: the findings are wrong while it is set. */
+enum {
+    SC_ABLATE_HB = 1,      /* the happens-before tracker never turns on */
+    SC_ABLATE_SLOW = 2,    /* no call takes the slow path (nothing is judged) */
+    SC_ABLATE_WALK = 4,    /* call sites are not walked */
+    SC_ABLATE_RT = 8,      /* measured mode: no runtime API records */
+    SC_ABLATE_API = 16,    /* measured mode: no driver or runtime API records */
+};
 extern sc_globals sc_g;
 
 extern SC_TLS sc_thread *sc_tls_self;

@@ -219,6 +219,72 @@ START_TEST(mutex_orders)
 }
 END_TEST
 
+/* The per-thread memory of sync objects (hb.c, kc): a release by the
+   object's last releaser whose clock did not change is skipped, so one
+   whose clock grew in between (a new submission) must not be. */
+static void a_unlock_submit_unlock(pair *x)
+{
+    for (int i = 0; i < 3; i++)
+        a_unlock(x);                       /* the second and third are skipped */
+    if (submit(SC_HB_LEGACY) != 0)
+        atomic_fetch_add(&bad, 1);
+    a_unlock(x);                           /* carries the new submission */
+}
+
+START_TEST(repeated_release_carries_new_submissions)
+{
+    pair x;
+    pair_init(&x);
+    x.a = a_unlock_submit_unlock;
+    x.b = b_lock;
+    pair_run(&x);
+    ck_assert_uint_eq(x.b_sees_a, 2);
+    ck_assert_int_eq(x.conc_b, 0);
+}
+END_TEST
+
+/* And an acquire of an object that has not changed since the thread last
+   took it is skipped, so one that changed in between must not be: B takes
+   the mutex while A has submitted once, then again after A's second
+   submission and release. */
+static _Atomic uint64_t b_first_sight;
+static void a_two_phases(pair *x)
+{
+    a_unlock(x);
+    atomic_store(&x->flag, 1);
+    spin_until(&x->flag, 2);
+    if (submit(SC_HB_LEGACY) != 0)
+        atomic_fetch_add(&bad, 1);
+    a_unlock(x);
+}
+
+static void b_two_phases(pair *x)
+{
+    spin_until(&x->flag, 1);
+    for (int i = 0; i < 2; i++) {          /* the second is skipped */
+        pthread_mutex_lock(&x->m);
+        pthread_mutex_unlock(&x->m);
+    }
+    atomic_store(&b_first_sight, sc_hb_test_clock(atomic_load(&x->slot_a)));
+    atomic_store(&x->flag, 2);
+    spin_until(&x->a_done, 1);
+    pthread_mutex_lock(&x->m);
+    pthread_mutex_unlock(&x->m);
+}
+
+START_TEST(repeated_acquire_sees_later_releases)
+{
+    pair x;
+    pair_init(&x);
+    x.a = a_two_phases;
+    x.b = b_two_phases;
+    pair_run(&x);
+    ck_assert_uint_eq(atomic_load(&b_first_sight), 1);
+    ck_assert_uint_eq(x.b_sees_a, 2);
+    ck_assert_int_eq(x.conc_b, 0);
+}
+END_TEST
+
 static void a_trylock(pair *x)
 {
     if (pthread_mutex_trylock(&x->m) != 0)
@@ -765,6 +831,8 @@ static Suite *hb_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, racing_threads_are_concurrent);
     tcase_add_test(tc, mutex_orders);
+    tcase_add_test(tc, repeated_release_carries_new_submissions);
+    tcase_add_test(tc, repeated_acquire_sees_later_releases);
     tcase_add_test(tc, mutex_trylock_and_timedlock);
     tcase_add_test(tc, condition_variable_orders);
     tcase_add_test(tc, condition_variable_clockwait_orders);
