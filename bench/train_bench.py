@@ -12,6 +12,11 @@ time (the same denominator: the estimate covers the whole run, start-up
 and exit included, while images/s covers the timed steps only).
 
     python3 bench/train_bench.py [--pairs N] [--steps N] [--warmup N] [--pin-memory {0,1}]
+                                 [--torch-profiler]
+
+With --torch-profiler a fourth arm runs the loop natively inside
+torch.profiler (GPU activity): what CUPTI's tracing costs when PyTorch's
+own profiler does it, beside the measure arm.
 
 Environment: STREAMCHECK (the launcher, default streamcheck on PATH).
 Exits 77 without a GPU or torch.
@@ -54,6 +59,7 @@ def main():
     ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--warmup", type=int, default=15)
     ap.add_argument("--pin-memory", type=int, choices=(0, 1), default=1)
+    ap.add_argument("--torch-profiler", action="store_true")
     a = ap.parse_args()
     try:
         gpu = subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
@@ -65,8 +71,8 @@ def main():
     sc = os.environ.get("STREAMCHECK", "streamcheck")
     cmd = [sys.executable, PROG, "--pin-memory", str(a.pin_memory), "--steps", str(a.steps),
            "--warmup", str(a.warmup)]
-    arms = {"native": [], "streamcheck": [], "measure": []}
-    walls = {"native": [], "streamcheck": [], "measure": []}
+    arms = {"native": [], "streamcheck": [], "measure": [], "torchprof": []}
+    walls = {k: [] for k in arms}
     est = {"streamcheck": [], "measure": []}
     est_ms = {"streamcheck": [], "measure": []}
     try:
@@ -79,14 +85,16 @@ def main():
     tmp = tempfile.mkdtemp()
     try:
         for r in range(a.pairs):
-            for arm in ("native", "streamcheck", "measure"):
-                if arm == "measure" and not measure_ok:
+            for arm in arms:
+                if (arm == "measure" and not measure_ok) or (arm == "torchprof" and not a.torch_profiler):
                     continue
                 env = dict(os.environ)
                 out = os.path.join(tmp, f"{arm}{r}")
                 os.makedirs(out)
                 c = cmd
-                if arm != "native":
+                if arm == "torchprof":
+                    c = cmd + ["--torch-profiler"]
+                elif arm != "native":
                     c = [sc, "--format=json,text", f"--output={out}"] + \
                         (["--measure"] if arm == "measure" else []) + ["--"] + cmd
                 t0 = time.monotonic()
@@ -104,7 +112,8 @@ def main():
                     continue
                 arms[arm].append(v)
                 walls[arm].append(wall)
-                if arm != "native":
+                print(f"train_bench: pair {r} {arm}: {v:.1f} images/s, {wall:.1f} s", file=sys.stderr, flush=True)
+                if arm in est:
                     s, t = estimate(out)
                     if t > 0:
                         est[arm].append(100.0 * s / t)
@@ -120,19 +129,20 @@ def main():
     print(f"train_resnet (pin_memory={a.pin_memory}, {a.steps} timed steps of 64), {a.pairs} pairs")
     print(f"  native       median {n0:9.1f} images/s   runs: {' '.join('%.0f' % v for v in arms['native'])}"
           f"   wall {w0:.2f} s")
-    for arm in ("streamcheck", "measure"):
+    for arm in ("streamcheck", "measure", "torchprof"):
         v = arms[arm]
         if not v:
-            print(f"  {arm:12s} no runs" + (" (streamcheck --measure unknown or failed)" if arm == "measure" else ""))
+            if arm != "torchprof" or a.torch_profiler:
+                print(f"  {arm:12s} no runs" + (" (streamcheck --measure unknown or failed)" if arm == "measure" else ""))
             continue
         ratios = [x / y for x, y in zip(v, arms["native"])]
         m = statistics.median(v)
-        e = statistics.median(est[arm]) if est[arm] else float("nan")
+        e = statistics.median(est[arm]) if est.get(arm) else float("nan")
         print(f"  {arm:12s} median {m:9.1f} images/s   runs: {' '.join('%.0f' % x for x in v)}")
         print(f"  {'':12s} ratio {statistics.median(ratios):.4f} (pairs min {min(ratios):.4f} max "
               f"{max(ratios):.4f}); measured slowdown {100 * (1 - m / n0):+.2f}%, "
               f"self-estimate {e:.2f}% of run time")
-        if walls[arm] and est_ms[arm]:
+        if walls[arm] and est_ms.get(arm):
             dw = 1e3 * (statistics.median(walls[arm]) - w0)
             em = statistics.median(est_ms[arm])
             print(f"  {'':12s} whole process: {dw:+.0f} ms wall ({100 * dw / (1e3 * w0):+.2f}%), "

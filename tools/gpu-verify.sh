@@ -17,6 +17,12 @@
 #   bench-redirect   bench/redirect.sh (independent threads' speed-up)
 #   estimates   bench/seeds.py --estimates --merge (RESULTS.md's column)
 #   profile     STREAMCHECK_PROFILE=1 on the training loop, if present
+#   ablate      the training loop with parts of the shim switched off
+#               (STREAMCHECK_TEST_ABLATE), to see which part costs what
+#   html        HTML reports of measured runs (seed 004 in C and PyTorch,
+#               pageable and pinned; the training loop), copied to $OUT/html
+#   profiler    torch.profiler under streamcheck and streamcheck --measure:
+#               does the user's profile keep its GPU records?
 # Environment: ROUNDS (resnet, default 5), MROUNDS (its --measure rounds,
 # default 2).  Everything goes to $OUT/results.tgz; summaries to stdout.
 set -u
@@ -99,6 +105,40 @@ profile)
     else
         echo "no tools/overhead-probe.sh"
     fi ;;
+ablate)
+    step "overhead ablation (${AROUNDS:-4} rounds)"
+    OUT=$res/ablate "$root/tools/overhead-probe.sh" --rounds "${AROUNDS:-4}" --keep "$res/ablate" \
+        --arm "nohb:STREAMCHECK_TEST_ABLATE=hb" --arm "noslow:STREAMCHECK_TEST_ABLATE=slow" \
+        --arm "msr:--measure" --arm "msrnoapi:--measure STREAMCHECK_TEST_ABLATE=api" \
+        >"$res/ablate.log" 2>&1
+    find "$res/ablate" -name '*.json' -size +2M -delete
+    cat "$res/ablate.log" | tail -n 60 ;;
+html)
+    step "HTML reports of measured runs"
+    mkdir -p "$out/html"
+    py=$stage/dev/python
+    for a in seed004_pipeline seed004_pipeline_fixed; do
+        streamcheck --measure --format=html,json --output="$out/html" -- "$apps/$a" >/dev/null 2>"$res/html-$a.err"
+        echo "$a: exit $?; $(tail -n 1 "$res/html-$a.err")"
+    done
+    for m in "" --pageable; do
+        streamcheck --measure --format=html,json --output="$out/html" -- python3 "$py/seed004_pipeline.py" $m \
+            >/dev/null 2>"$res/html-py$m.err"
+        echo "seed004_pipeline.py $m: exit $?; $(tail -n 1 "$res/html-py$m.err")"
+    done
+    streamcheck --measure --format=html,json --output="$out/html" -- python3 "$root/tests/corpus/python/train_resnet.py" \
+        --pin-memory 0 --steps 20 --warmup 5 >/dev/null 2>"$res/html-resnet.err"
+    echo "train_resnet.py --pin-memory 0: exit $?; $(tail -n 1 "$res/html-resnet.err")"
+    ls -la "$out/html" ;;
+profiler)
+    step "torch.profiler under streamcheck"
+    prog=$root/tests/corpus/python/profiler_step.py
+    echo "native:          $(python3 "$prog" 2>"$res/prof-native.err")"
+    echo "streamcheck:     $(streamcheck --log-level=info -- python3 "$prog" 2>"$res/prof-sc.err")"
+    echo "  $(grep -E '^streamcheck:' "$res/prof-sc.err" | tail -n 1)"
+    echo "--measure:       $(streamcheck --measure --log-level=info -- python3 "$prog" 2>"$res/prof-msr.err")"
+    grep -iE "measured mode|cupti|^@ GPU|^streamcheck:" "$res/prof-msr.err" | head -n 8
+    grep -iE "warn|error" "$res/prof-msr.err" | grep -v "^streamcheck" | head -n 5 ;;
 *)
     echo "gpu-verify.sh: unknown step '$s'" >&2 ;;
 esac; done

@@ -9,13 +9,18 @@
 #   streamcheck   under the launcher, STREAMCHECK_PROFILE=1 (the phase
 #                 table; profile mode adds one clock read per call)
 #   disabled      under the launcher, STREAMCHECK_DISABLE=1 (preload only)
+# and any arms added with --arm NAME:SPEC, SPEC being space-separated
+# VAR=VALUE settings and launcher options, for instance
+#   --arm "nohb:STREAMCHECK_TEST_ABLATE=hb" --arm "msr:--measure"
+# (STREAMCHECK_TEST_ABLATE switches parts of the shim off: hb, slow, walk,
+# rt, api; see src/shim/shim.h)
 # and prints, side by side: images/s of each arm and the per-round ratios
 # (median, min, max), the process wall times, the measured cost (steady
 # state and whole process, in % and in ms) beside the report's own "Time
 # in streamcheck", and the profile table of the median streamcheck round.
 #
 #   tools/overhead-probe.sh [--rounds N] [--budget SECONDS] [--steps N] [--warmup N]
-#                           [--pin-memory 0|1] [--keep DIR]
+#                           [--pin-memory 0|1] [--keep DIR] [--arm NAME:SPEC]...
 #
 # Run it from the build tree (it sources tests/env.sh) or set STREAMCHECK
 # to the launcher.  Exits 77 without a GPU or torch.
@@ -46,7 +51,24 @@ ap.add_argument("--steps", type=int, default=40)
 ap.add_argument("--warmup", type=int, default=10)
 ap.add_argument("--pin-memory", type=int, choices=(0, 1), default=1)
 ap.add_argument("--keep", help="keep the reports and logs in this directory")
+ap.add_argument("--arm", action="append", default=[], metavar="NAME:SPEC",
+                help="an extra arm: VAR=VALUE settings and launcher options, space-separated")
 a = ap.parse_args()
+extra = {}
+for spec in a.arm:
+    name, sep, rest = spec.partition(":")
+    if not sep or not name or name in ("native", "streamcheck", "disabled") or name in extra:
+        ap.error(f"--arm {spec!r}: give NAME:SPEC with a new NAME")
+    env_set, opts = {}, []
+    for tok in rest.split():
+        if tok.startswith("--"):
+            opts.append(tok)
+        elif "=" in tok:
+            k, _, v = tok.partition("=")
+            env_set[k] = v
+        else:
+            ap.error(f"--arm {spec!r}: {tok!r} is neither VAR=VALUE nor a --option")
+    extra[name] = (env_set, opts)
 
 try:
     gpu = subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
@@ -60,7 +82,7 @@ sc, prog = os.environ["STREAMCHECK"], os.environ["PROG"]
 cmd = [sys.executable, prog, "--pin-memory", str(a.pin_memory), "--steps", str(a.steps), "--warmup", str(a.warmup)]
 tmp = a.keep or tempfile.mkdtemp(prefix="overhead-probe.")
 os.makedirs(tmp, exist_ok=True)
-arms = ("native", "streamcheck", "disabled")
+arms = ("native", "streamcheck", "disabled") + tuple(extra)
 res = {k: [] for k in arms}   # (images/s, wall s, stderr, outdir)
 start = time.monotonic()
 
@@ -71,11 +93,14 @@ def run(arm, r):
     env = dict(os.environ)
     c = cmd
     if arm != "native":
-        c = [sc, "--format=json", f"--output={out}", "--"] + cmd
+        opts = extra[arm][1] if arm in extra else []
+        c = [sc, "--format=json", f"--output={out}"] + opts + ["--"] + cmd
         if arm == "streamcheck":
             env["STREAMCHECK_PROFILE"] = "1"
-        else:
+        elif arm == "disabled":
             env["STREAMCHECK_DISABLE"] = "1"
+        else:
+            env.update(extra[arm][0])
     t0 = time.monotonic()
     p = subprocess.run(c, capture_output=True, text=True, env=env)
     wall = time.monotonic() - t0

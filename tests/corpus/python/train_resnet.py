@@ -7,15 +7,21 @@ CrossEntropyLoss, and loss.item() every step.
 
     python3 train_resnet.py [--pin-memory {0,1}] [--steps N] [--warmup N]
                             [--deterministic] [--samples N] [--batch-size N]
+                            [--torch-profiler]
 
 stdout: loss_sum=..., loss_hex=... (the float64 sum of every step's
 loss.item(); with --deterministic it is the same run to run, with or
 without streamcheck).  stderr: images_per_s=... over the steps after the
-warm-up.  With --pin-memory 0 the batches are pageable, so the
+warm-up, and timed_window_ns=START,END: those steps on CLOCK_MONOTONIC
+(what streamcheck's report times its own work on).  With --pin-memory 0 the batches are pageable, so the
 non_blocking copy at the "# corpus: SC203" line is not asynchronous.
+With --torch-profiler the whole loop runs inside torch.profiler (GPU
+activity only): what CUPTI's tracing costs this loop when PyTorch's own
+profiler does it, beside streamcheck --measure.
 Exits 77 without torch or a GPU.
 """
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -73,6 +79,7 @@ def main():
     p.add_argument("--samples", type=int, default=3200)
     p.add_argument("--workers", type=int, default=4)
     p.add_argument("--deterministic", action="store_true")
+    p.add_argument("--torch-profiler", action="store_true")
     args = p.parse_args()
 
     if args.deterministic:
@@ -96,15 +103,27 @@ def main():
                         generator=torch.Generator().manual_seed(1))
 
     total = args.warmup + args.steps
+    model.train()
+    ctx = contextlib.nullcontext()
+    if args.torch_profiler:
+        from torch.profiler import ProfilerActivity, profile
+        ctx = profile(activities=[ProfilerActivity.CUDA])
+    with ctx:
+        loss_sum, w0, w1 = loop(args, model, optimizer, criterion, loader, total)
+    print(f"loss_sum={loss_sum:.6f} loss_hex={float(loss_sum).hex()} steps={total}")
+    print(f"images_per_s={args.steps * args.batch_size * 1e9 / (w1 - w0):.1f}", file=sys.stderr)
+    print(f"timed_window_ns={w0},{w1}", file=sys.stderr)
+
+
+def loop(args, model, optimizer, criterion, loader, total):
     step = 0
     loss_sum = 0.0
     t0 = None
-    model.train()
     while step < total:
         for images, target in loader:
             if step == args.warmup:
                 torch.cuda.synchronize()
-                t0 = time.perf_counter()
+                t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
             images = images.cuda(non_blocking=True)  # corpus: SC203
             target = target.cuda(non_blocking=True)  # corpus: SC203-labels
             output = model(images)
@@ -117,9 +136,7 @@ def main():
             if step == total:
                 break
     torch.cuda.synchronize()
-    dt = time.perf_counter() - t0 if t0 is not None else float("nan")
-    print(f"loss_sum={loss_sum:.6f} loss_hex={float(loss_sum).hex()} steps={total}")
-    print(f"images_per_s={args.steps * args.batch_size / dt:.1f}", file=sys.stderr)
+    return loss_sum, t0, time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 
 
 if __name__ == "__main__":
