@@ -36,9 +36,9 @@ CLEANFILES += tests/dlopen_helper.expect
 
 # End to end, on the simulator.
 dist_check_SCRIPTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh \
-	tests/output-dir.sh tests/callsites.sh tests/measure.sh tests/trace_check.py tests/multigpu.sh
+	tests/output-dir.sh tests/callsites.sh tests/measure.sh tests/trace_check.py tests/multigpu.sh tests/ablate.sh
 TESTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh \
-	tests/output-dir.sh tests/callsites.sh tests/measure.sh tests/multigpu.sh
+	tests/output-dir.sh tests/callsites.sh tests/measure.sh tests/multigpu.sh tests/ablate.sh
 
 # Forking while other threads are inside the shim (tests/fork.sh).
 check_PROGRAMS += tests/fork_stress
