@@ -124,9 +124,10 @@ static void print_profile(void)
     }
     OUT("  %-52s %12s %12s %-18s %11.3f %9s %8.3f\n", "estimate (the report's time in streamcheck)", "", "",
         "", est / 1e6, "", run > 0 ? 100.0 * est / run : 0.0);
-    OUT("  (the estimate leaves out: the wrappers' few instructions outside sc_fast, the runtime-API\n"
-        "   attribution wrappers, dlsym and cuGetProcAddress answers, and what the shim does to the\n"
-        "   program's caches; profile mode adds a clock read per call)\n");
+    OUT("  (the estimate leaves out: the wrappers' few instructions outside sc_fast, the pthread\n"
+        "   interposers' call-through, the runtime-API attribution wrappers, dlsym and cuGetProcAddress\n"
+        "   answers, and what the shim does to the program's caches; profile mode adds a clock read per\n"
+        "   call)\n");
     ssize_t w = write(2, buf, n);
     (void)w;
 }
