@@ -455,6 +455,28 @@ SECTIONS = [
 ]
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def portable(x, outdir):
+    """A path of this machine as the committed files keep it: relative to
+    the repository (./.stage/...), or, under the output folder, its name."""
+    if isinstance(x, list):
+        return [portable(y, outdir) for y in x]
+    if not isinstance(x, str):
+        return x
+    for base, to in ((ROOT, "."), (outdir, ".")):
+        if base and (x == base or x.startswith(base + "/")):
+            return to + x[len(base):]
+    return x
+
+
+def portable_run(r, outdir):
+    """One run's record with this machine's paths made portable, also in its output."""
+    text = lambda t: t.replace(ROOT + "/", "./")
+    return dict(r, cmd=portable(r["cmd"], outdir), stdout=text(r["stdout"]), stderr_tail=text(r["stderr_tail"]))
+
+
 def sh(cmd):
     return " ".join(shlex.quote(str(x)) for x in cmd)
 
@@ -651,7 +673,8 @@ def main():
         print("bench-seeds: name the installed tree (--stage) or --streamcheck and --apps", file=sys.stderr)
         return 2
     meta = info()
-    meta["argv"] = [os.path.basename(sys.executable or "python3")] + sys.argv
+    outdir = os.path.dirname(os.path.abspath(args.results))
+    meta["argv"] = portable([os.path.basename(sys.executable or "python3")] + sys.argv, outdir)
     try:
         r = subprocess.run([args.python, "-c", "import torch; print(torch.__version__, torch.version.cuda)"],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=120)
@@ -697,7 +720,8 @@ def main():
     def save():
         with open(args.raw, "w") as fh:
             json.dump({"meta": meta, "comparisons": {c.key: c.to_json() for c in comps if c.status != "not measured"},
-                       "runs": kept_runs + runner.raw}, fh, indent=1)
+                       "runs": kept_runs + [portable_run(r, outdir) for r in runner.raw]},
+                      fh, indent=1)
 
     if args.estimates:
         for c in comps:
