@@ -16,10 +16,10 @@
 # finding held GPU work back, and a training run's worth of timeline (the
 # golden fixture's synthetic one) kept small.  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..23"
+echo "1..24"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-skip_all() { while [ $n -lt 23 ]; do n=$((n + 1)); echo "ok $n # SKIP $1"; done; exit 0; }
+skip_all() { while [ $n -lt 24 ]; do n=$((n + 1)); echo "ok $n # SKIP $1"; done; exit 0; }
 [ -n "$PYTHON3" ] && "$PYTHON3" -c 'import html.parser, xml.etree.ElementTree' 2>/dev/null ||
     skip_all "no python3"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-html.XXXXXX") || exit 1
@@ -80,6 +80,34 @@ ok $? "seed004_pipeline: finding 1 shows its call site's line, highlighted, thre
 grep -q 'class="empty">No findings' "$tmp"/seed004_pipeline_fixed/*.html &&
     grep -q 'No finding worth fixing' "$tmp"/seed004_pipeline_fixed/*.html
 ok $? "seed004_pipeline_fixed: says there is nothing to fix"
+
+# --- 8: rows of one rule shown at the same line say what tells them apart ---
+py "$tmp"/seed004_pipeline/*.html "$tmp"/seed004_pipeline/*.json "$tmp"/default_stream/*.html <<'EOF'
+import json, re, sys
+page, rep, other = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), open(sys.argv[3]).read()
+table = page[page.index('<table class="findings">'):]
+table = table[:table.index("</table>")]
+rows = re.findall(r'<tr[^>]*><td class="num"><a href="#finding-(\d+)">.*?<code class="where">(.*?)</code>(.*?)</td>', table)
+text = lambda s: re.sub(r"<[^>]*>", "", s).strip()
+sites = {c["id"]: c for c in rep["callsites"]}
+seen = {}
+for n, where, via in rows:
+    f = rep["findings"][int(n) - 1]
+    cs = sites[f["callsite"]]
+    caller = cs["frames"][cs["primary"] + 1]          # pass() is called by main() at two lines
+    want = "via %s (" % caller["function"]
+    if not text(via).startswith(want) or not text(via).endswith(":%d)" % caller["line"]):
+        sys.exit("row %s: %r, want %r...:%d)" % (n, text(via), want, caller["line"]))
+    key = (f["rule"], text(where))
+    if text(via) in seen.setdefault(key, set()):
+        sys.exit("row %s: two rows at %r say %r" % (n, key, text(via)))
+    seen[key].add(text(via))
+if len(rows) != 4 or sorted(len(v) for v in seen.values()) != [2, 2]:
+    sys.exit("rows %d, places %r" % (len(rows), seen))
+if 'class="via"' in other:
+    sys.exit("default_stream: its findings are at three lines, yet a row says 'via'")
+EOF
+ok $? "seed004_pipeline: the two rows at each copy line name their caller's line; default_stream's rows do not"
 
 # --- 8-9: streamcheck report of all processes ---
 "$SC_CLI" report --format=html,json --output="$tmp/merged" --source-root="$src" \

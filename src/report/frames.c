@@ -299,6 +299,11 @@ long sc_callsite_shown(const sc_callsite *cs, int *py)
     return p;
 }
 
+int sc_frame_is_programs(const sc_frame *f)
+{
+    return !sc_nvidia_library(f->module) && !sc_system_library(f->module) && !sc_frame_is_launch_glue(f);
+}
+
 /* ------------------------------------------------------------- paths --- */
 
 void sc_path_normalize(char *path)

@@ -467,6 +467,9 @@ long sc_callsite_primary(const sc_callsite *cs);
    frame.  Sets *py to say which array the index is in; -1 when the call
    site has no frames. */
 long sc_callsite_shown(const sc_callsite *cs, int *py);
+/* Whether a native frame is the program's: not NVIDIA's, not the C
+   runtime's, not launch glue. */
+int sc_frame_is_programs(const sc_frame *f);
 /* Removes "." and "dir/.." components and repeated slashes, in place
    (lexically: symbolic links are not looked at). */
 void sc_path_normalize(char *path);

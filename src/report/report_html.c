@@ -388,6 +388,140 @@ static void where_html(html *h, const sc_callsite *cs, size_t max)
     fputs("</code>", out);
 }
 
+/* Rows of one process and rule shown at the same place (the PyTorch line
+   that launches many kernels, a helper called from two lines) look alike in
+   the table; each such row says what tells it apart: its API, when the
+   group's differ, and the first of the program's native frames, counted
+   from the innermost, where the group's stacks differ. */
+typedef struct { uint64_t key; size_t i; } place_key;
+typedef struct { long frame; int api; } row_apart;   /* frame: index in the call site's frames, or -1 */
+
+static int cmp_place(const void *a, const void *b)
+{
+    const place_key *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key ? 1 : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The k-th of the program's frames of cs, or NULL. */
+static const sc_frame *own_frame(const sc_callsite *cs, size_t k, long *index)
+{
+    for (size_t i = 0; cs && i < cs->nframes; i++)
+        if (sc_frame_is_programs(&cs->frames[i]) && k-- == 0) {
+            *index = (long)i;
+            return &cs->frames[i];
+        }
+    return NULL;
+}
+
+/* The first k at which the program's frames of two call sites differ
+   (one running out counts), or -1 when they never do. */
+static long first_difference(const sc_callsite *x, const sc_callsite *y)
+{
+    for (size_t k = 0; k < 64; k++) {
+        long i;
+        const sc_frame *a = own_frame(x, k, &i), *b = own_frame(y, k, &i);
+        if (!a && !b)
+            return -1;
+        if (!a || !b || a->offset != b->offset || strcmp(a->module ? a->module : "", b->module ? b->module : ""))
+            return (long)k;
+    }
+    return -1;
+}
+
+/* A group of rows shown alike: each names its API when theirs differ, and
+   the frame where its stack parts from the last of the others with the
+   same API (the deepest first difference: what it takes to tell it from
+   every one of them).  Each row is compared with at most 64 others. */
+static void set_apart(const sc_report *r, const place_key *g, size_t n, row_apart *out)
+{
+    const char *api0 = r->findings[g[0].i].api ? r->findings[g[0].i].api : "";
+    int api = 0;
+    for (size_t m = 1; m < n; m++)
+        api |= strcmp(r->findings[g[m].i].api ? r->findings[g[m].i].api : "", api0) != 0;
+    for (size_t x = 0; x < n; x++) {
+        const sc_finding *fx = &r->findings[g[x].i];
+        const sc_callsite *cx = sc_report_callsite(r, fx->callsite);
+        long deepest = -1;
+        for (size_t y = 0, seen = 0; y < n && seen < 64; y++) {
+            const sc_finding *fy = &r->findings[g[y].i];
+            if (y == x || (api && strcmp(fx->api ? fx->api : "", fy->api ? fy->api : "")))
+                continue;
+            seen++;
+            long d = first_difference(cx, sc_report_callsite(r, fy->callsite));
+            if (d > deepest)
+                deepest = d;
+        }
+        long idx = -1;
+        if (deepest >= 0)
+            own_frame(cx, (size_t)deepest, &idx);
+        out[g[x].i] = (row_apart){idx, api};
+    }
+}
+
+/* Per finding, what its row says besides its place; NULL without memory. */
+static row_apart *rows_apart(const sc_report *r)
+{
+    size_t n = r->nfindings;
+    row_apart *out = n ? malloc(n * sizeof *out) : NULL;
+    place_key *k = n ? malloc(n * sizeof *k) : NULL;
+    if (!out || !k) {
+        free(k);
+        free(out);
+        return NULL;
+    }
+    char where[1024];
+    for (size_t i = 0; i < n; i++) {
+        const sc_finding *f = &r->findings[i];
+        const sc_callsite *cs = sc_report_callsite(r, f->callsite);
+        out[i] = (row_apart){-1, 0};
+        sc_callsite_where(cs, where, sizeof where);
+        uint64_t h = 1469598103934665603ull;
+        uint64_t parts[2] = {(uint64_t)f->process, (uint64_t)f->rule};
+        for (size_t j = 0; j < 2; j++)
+            h = (h ^ parts[j]) * 1099511628211ull;
+        for (const char *c = where; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+        k[i] = (place_key){cs ? h : 0, i};
+    }
+    qsort(k, n, sizeof *k, cmp_place);
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && k[j].key == k[i].key; j++)
+            ;
+        if (k[i].key && j - i > 1)
+            set_apart(r, &k[i], j - i, out);
+    }
+    free(k);
+    return out;
+}
+
+static void apart_html(html *h, const sc_finding *f, const sc_callsite *cs, row_apart a)
+{
+    FILE *out = h->out;
+    char rb[4096];
+    if (!a.api && a.frame < 0)
+        return;
+    fputs(" <span class=\"via\">", out);
+    if (a.api)
+        sc_html_esc(out, f->api ? f->api : "?");
+    if (a.frame >= 0) {
+        const sc_frame *fr = &cs->frames[a.frame];
+        fputs(a.api ? ", via " : "via ", out);
+        if (fr->function)
+            name_html(out, fr->function, 60);
+        fputs(fr->function ? " (" : "", out);
+        if (fr->file) {
+            sc_html_esc_path(out, sc_srcroot_show(&h->root, fr->file, rb, sizeof rb));
+            if (fr->line)
+                fprintf(out, ":%u", fr->line);
+        } else {
+            sc_html_esc(out, sc_basename(fr->module ? fr->module : "?"));
+            fprintf(out, "+0x%" PRIx64, fr->offset);
+        }
+        fputs(fr->function ? ")" : "", out);
+    }
+    fputs("</span>", out);
+}
+
 /* ---------------------------------------------------------- summary --- */
 
 static const char *const cost_how[SC_NCOST_BASES] = {
@@ -693,6 +827,7 @@ static void findings_table(html *h, long process)
           "<th>Rule</th><th>Where</th><th class=\"num\">Calls</th><th class=\"num\">Cost</th></tr></thead>\n<tbody>\n",
           out);
     size_t cards = SC_HTML_CARDS;
+    row_apart *apart = rows_apart(r);
     for (size_t i = 0; i < r->nfindings; i++) {
         const sc_finding *f = &r->findings[i];
         if (process >= 0 && f->process != (unsigned long)process)
@@ -706,9 +841,12 @@ static void findings_table(html *h, long process)
         rule_html(out, f);
         fputs("</td><td>", out);
         where_html(h, sc_report_callsite(r, f->callsite), 60);
+        if (apart)
+            apart_html(h, f, sc_report_callsite(r, f->callsite), apart[i]);
         cost_text(f, b, sizeof b);
         fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td><td class=\"num\">%s</td></tr>\n", f->count, b);
     }
+    free(apart);
     fputs("</tbody></table></div>\n", out);
 }
 
@@ -1005,7 +1143,7 @@ static const char style[] =
     "article .what{margin:6px 0 2px;font-weight:500}\n"
     "article .at{margin:2px 0 8px;color:var(--mute)}\n"
     "article .at .where{color:var(--fg)}\n"
-    ".where .fn{font-weight:600}.where .in{color:var(--mute)}\n"
+    ".where .fn{font-weight:600}.where .in{color:var(--mute)}.via{color:var(--mute);font-size:.9em}\n"
     "pre{margin:0;overflow-x:auto;tab-size:4}\n"
     "pre.src{background:var(--code);border:1px solid var(--line);border-radius:4px;padding:6px 0;margin:6px 0 10px}\n"
     "pre.src .l{display:block;padding:0 10px 0 0;white-space:pre}\n"
