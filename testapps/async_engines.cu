@@ -30,7 +30,10 @@ int main(void)
         CHECK(cudaMemcpyAsync(out, d_out, N * sizeof(float), cudaMemcpyDeviceToHost, down)); // expect: SC702 x3
     }
     CHECK(cudaStreamSynchronize(up));
-    CHECK(cudaStreamSynchronize(down));
+    // Whether down is still busy here depends on timing (both streams copy
+    // after the same spin; seen idle once under a loaded make check): then
+    // this sync waits for nothing, an SC402 note.
+    CHECK(cudaStreamSynchronize(down)); // expect: SC402 x0+
     printf("async_engines: checksum %.6f\n", checksum(out, N));
 
     CHECK(cudaStreamDestroy(up));
