@@ -9,7 +9,11 @@ streamcheck / native) with their min-max, and beside the measured cost the
 report's own "Time in streamcheck" estimate (shim_ns of the JSON report):
 as a share of the run, and in ms beside the whole process's extra wall
 time (the same denominator: the estimate covers the whole run, start-up
-and exit included, while images/s covers the timed steps only).
+and exit included, while images/s covers the timed steps only).  Inside the
+timed steps themselves: each pair's extra time (its streamcheck window
+less its native window) beside the shim's own estimate of its time in that
+window (shim_self_ns_window, which train_resnet.py prints under
+streamcheck).
 
     python3 bench/train_bench.py [--pairs N] [--steps N] [--warmup N] [--pin-memory {0,1}]
                                  [--torch-profiler]
@@ -40,6 +44,16 @@ PROG = os.environ.get("TRAIN_BENCH_PROG") or os.path.join(HERE, "..", "tests", "
 def ips(stderr):
     m = re.findall(r"^images_per_s=([0-9.]+)", stderr, re.M)
     return float(m[-1]) if m else None
+
+
+def window_ns(stderr):
+    m = re.findall(r"^timed_window_ns=([0-9]+),([0-9]+)", stderr, re.M)
+    return int(m[-1][1]) - int(m[-1][0]) if m else None
+
+
+def self_in_window(stderr):
+    m = re.findall(r"^shim_self_ns_window=([0-9]+)", stderr, re.M)
+    return int(m[-1]) if m else None
 
 
 def estimate(outdir):
@@ -75,6 +89,8 @@ def main():
     walls = {k: [] for k in arms}
     est = {"streamcheck": [], "measure": []}
     est_ms = {"streamcheck": [], "measure": []}
+    win = {k: {} for k in arms}          # arm -> pair -> timed window, ns
+    win_est = {"streamcheck": {}, "measure": {}}   # arm -> pair -> self-estimate in it, ns
     try:
         helptext = subprocess.run([sc, "--help"], capture_output=True, text=True).stdout
     except OSError:
@@ -112,6 +128,10 @@ def main():
                     continue
                 arms[arm].append(v)
                 walls[arm].append(wall)
+                if window_ns(p.stderr):
+                    win[arm][r] = window_ns(p.stderr)
+                if arm in win_est and self_in_window(p.stderr) is not None:
+                    win_est[arm][r] = self_in_window(p.stderr)
                 print(f"train_bench: pair {r} {arm}: {v:.1f} images/s, {wall:.1f} s", file=sys.stderr, flush=True)
                 if arm in est:
                     s, t = estimate(out)
@@ -147,6 +167,12 @@ def main():
             em = statistics.median(est_ms[arm])
             print(f"  {'':12s} whole process: {dw:+.0f} ms wall ({100 * dw / (1e3 * w0):+.2f}%), "
                   f"self-estimate {em:.0f} ms" + (f" ({em / dw:.2f} of it)" if dw > 0 else ""))
+        pairs = [r for r in win_est.get(arm, {}) if r in win["native"] and r in win[arm]]
+        if pairs:
+            extra = statistics.median(win[arm][r] - win["native"][r] for r in pairs) / 1e6
+            inside = statistics.median(win_est[arm][r] for r in pairs) / 1e6
+            print(f"  {'':12s} timed steps: {extra:+.1f} ms longer than native (median of {len(pairs)} pairs), "
+                  f"self-estimate {inside:.1f} ms inside them" + (f" ({inside / extra:.2f} of it)" if extra > 0 else ""))
     return 0
 
 

@@ -14,14 +14,17 @@ SC_APPS_SHARED = \
 	multithread_default_stream redirect_mixed handoff turn_taking graph_capture fork_child stress_mixed framework_step named_thread \
 	measure_overlap measure_barrier multigpu_legacy multigpu_legacy_fixed multigpu_peer multigpu_redirect multigpu_rank
 SC_APPS_CUBLAS = cublas_default_stream cublas_default_stream_fixed
+# Linked with CUPTI: a program with a profiler of its own.
+SC_APPS_CUPTI = measure_handover
 # Linked with cuBLAS and libnccl-sim.so (a stand-in for NCCL, nccl_sim.cu).
 SC_APPS_NCCL = ddp_step
 # Variants built from another app's source.
 SC_APPS_VARIANTS = default_stream_static multithread_default_stream_pt
 
-SC_APPS = $(SC_APPS_SHARED) $(SC_APPS_CUBLAS) $(SC_APPS_NCCL) $(SC_APPS_VARIANTS)
+SC_APPS = $(SC_APPS_SHARED) $(SC_APPS_CUBLAS) $(SC_APPS_CUPTI) $(SC_APPS_NCCL) $(SC_APPS_VARIANTS)
 SC_APP_BINS = $(addprefix testapps/,$(SC_APPS)) testapps/libnccl-sim.so
-SC_APP_EXPECTS = $(addprefix testapps/,$(addsuffix .expect,$(SC_APPS_SHARED) $(SC_APPS_CUBLAS) $(SC_APPS_NCCL)))
+SC_APP_EXPECTS = $(addprefix testapps/,$(addsuffix .expect,$(SC_APPS_SHARED) $(SC_APPS_CUBLAS) $(SC_APPS_CUPTI) \
+	$(SC_APPS_NCCL)))
 SC_APP_DEPS = $(srcdir)/testapps/common.h $(srcdir)/kernels/sc_kernels.cuh
 
 testappsdir = $(pkglibexecdir)/testapps
@@ -30,7 +33,7 @@ testapps_DATA = $(SC_APP_EXPECTS) testapps/selftest.list
 all_local_targets += $(SC_APP_BINS) $(SC_APP_EXPECTS)
 CLEANFILES += $(SC_APP_BINS) $(SC_APP_EXPECTS)
 EXTRA_DIST += testapps/common.h testapps/expect.awk testapps/selftest.list testapps/nccl_sim.cu \
-	$(addprefix testapps/,$(addsuffix .cu,$(SC_APPS_SHARED) $(SC_APPS_CUBLAS) $(SC_APPS_NCCL)))
+	$(addprefix testapps/,$(addsuffix .cu,$(SC_APPS_SHARED) $(SC_APPS_CUBLAS) $(SC_APPS_CUPTI) $(SC_APPS_NCCL)))
 
 SC_NVCC_APP = $(NVCC) $(NVCCFLAGS) -I$(srcdir)/testapps
 NVCCAPP_V = $(NVCCAPP_V_@AM_V@)
@@ -43,6 +46,12 @@ $(addprefix testapps/,$(SC_APPS_SHARED)): testapps/%: $(srcdir)/testapps/%.cu $(
 $(addprefix testapps/,$(SC_APPS_CUBLAS)): testapps/%: $(srcdir)/testapps/%.cu $(SC_APP_DEPS)
 	@$(MKDIR_P) testapps
 	$(NVCCAPP_V)$(SC_NVCC_APP) -cudart shared -o $@ $< -lcublas
+# CUPTI is found where the toolkit keeps it, here or on a GPU host; on the
+# simulator LD_LIBRARY_PATH puts its libcupti first (RUNPATH comes after).
+$(addprefix testapps/,$(SC_APPS_CUPTI)): testapps/%: $(srcdir)/testapps/%.cu $(SC_APP_DEPS)
+	@$(MKDIR_P) testapps
+	$(NVCCAPP_V)$(SC_NVCC_APP) -cudart shared -o $@ $< -L$(CUDA_LIBDIR) -lcupti \
+	  -Xlinker -rpath=$(CUDA_LIBDIR):$(CUDA_HOME)/targets/x86_64-linux/lib:$(CUDA_HOME)/extras/CUPTI/lib64
 # NCCL's stand-in: its own symbols hidden (the kernels' host stubs are the
 # app's too), the API exported; the app finds it next to itself.
 testapps/libnccl-sim.so: $(srcdir)/testapps/nccl_sim.cu $(SC_APP_DEPS)

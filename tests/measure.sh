@@ -6,13 +6,15 @@
 # about 100 ms of GPU time (its SC101's gpu_lost_ns); the trace holds every
 # kernel on its stream's track and passes tests/trace_check.py; a CUPTI
 # taken by another tool gives one line and a detect-mode report; reports
-# merge with their gpu blocks.  Bounds are wide for a loaded 2-core
+# merge with their gpu blocks; a program that starts its own CUPTI profiler
+# part-way gets CUPTI handed over, and the report says where its timeline
+# ends.  Bounds are wide for a loaded 2-core
 # machine: the twins sleep, but threads wake late.  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..10"
+echo "1..14"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-skip_all() { while [ $n -lt 10 ]; do n=$((n + 1)); echo "ok $n # SKIP $1"; done; exit 0; }
+skip_all() { while [ $n -lt 14 ]; do n=$((n + 1)); echo "ok $n # SKIP $1"; done; exit 0; }
 [ -n "$PYTHON3" ] || skip_all "python3 not found"
 [ -x "$SC_APPS/measure_overlap" ] || skip_all "test apps not built"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/measure.XXXXXX") || exit 1
@@ -113,3 +115,42 @@ ok = len(p) == 3 and p[0]["gpu"] == o["processes"][0]["gpu"] and p[1]["gpu"] is 
 sys.exit(0 if ok else 1)
 PY
 ok $? "streamcheck report merges measured reports, each process keeping its gpu block"
+
+# 11-14: the program's own profiler asks for CUPTI part-way (as torch.profiler
+# does): measured mode hands it over, keeps what it measured until then
+"$SC_CLI" --simulate -- "$SC_APPS/measure_handover" >"$dir/handover-detect.out" 2>/dev/null
+run handover measure_handover
+lines=$(grep -c "measured mode: the program's own profiler asked for CUPTI (cuptiSubscribe) .* handing it over" \
+    "$dir/handover.err")
+others=$(grep -v "^streamcheck: " "$dir/handover.err" | grep -vc "handing it over")
+grep -qx "measure_handover: the profiler saw 4 kernels" "$dir/handover.out" && \
+    cmp -s "$dir/handover.out" "$dir/handover-detect.out" && [ "$lines" -eq 1 ] && [ "$others" -eq 0 ]
+ok $? "hand-over: the program's profiler sees all 4 of its kernels, as in detect mode; one line on stderr"
+py "$dir"/handover/*.streamcheck.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+g = r["processes"][0]["gpu"]
+cs = {c["id"]: c["frames"][c["primary"]]["line"] for c in r["callsites"]}
+f = {(x["rule"], cs[x["callsite"]]): x for x in r["findings"]}
+before, after = f.get(("SC101", 68)), f.get(("SC101", 79))
+print("# handover: at %s ns; %d ops; SC101 before %s, after %s" % (
+    g["handed_over_ns"], g["ops"], before and before["gpu_lost_ns"], after and after["gpu_lost_ns"]))
+ok = g["handed_over_ns"] is not None and 150e6 <= g["handed_over_ns"] and g["ops"] == 3 \
+    and before and before["cost_basis"] == "gpu-timeline" and 60e6 <= before["gpu_lost_ns"] <= 140e6 \
+    and after and after["cost_basis"] == "unmeasured" and after["gpu_lost_ns"] is None
+sys.exit(0 if ok else 1)
+PY
+ok $? "hand-over: the SC101 before it is priced from the timeline (60-140 ms), the one after in detect mode"
+mkdir -p "$dir/handover-dlsym"
+"$SC_CLI" --simulate --measure --format=json --output="$dir/handover-dlsym" -- "$SC_APPS/measure_handover" --dlsym \
+    >"$dir/handover-dlsym.out" 2>"$dir/handover-dlsym.err"
+cmp -s "$dir/handover-dlsym.out" "$dir/handover-detect.out" && \
+    [ "$(grep -c "handing it over" "$dir/handover-dlsym.err")" -eq 1 ] && \
+    grep -q '"handed_over_ns": [1-9]' "$dir"/handover-dlsym/*.streamcheck.json
+ok $? "hand-over: also when the program looks cuptiSubscribe up with dlsym in libcupti's handle"
+"$SC_CLI" report --format=text "$dir"/handover/*.streamcheck.json >"$dir/handover.txt" 2>&1
+"$SC_CLI" report --format=html --output="$dir" --name=handover "$dir"/handover/*.streamcheck.json >/dev/null 2>&1
+grep -q "measured for the first .* of the run only: the program's own profiler took CUPTI then" "$dir/handover.txt" && \
+    tr -s ' \n' '  ' <"$dir/handover.txt" | grep -q "not measured: the program's own profiler took CUPTI before these calls" && \
+    grep -q "the program's own profiler took CUPTI then" "$dir/handover.streamcheck.html"
+ok $? "hand-over: the text and HTML reports say where the timeline ends and why the later finding is unmeasured"

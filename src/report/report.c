@@ -831,6 +831,16 @@ const char *sc_cost_basis_name(sc_cost_basis b)
     return (unsigned)b < SC_NCOST_BASES ? basis_names[b] : "unmeasured";
 }
 
+const char *sc_unmeasured_why(const sc_report *r, const sc_finding *f)
+{
+    const sc_gpu *g = f->process < r->nprocs ? r->procs[f->process].gpu : NULL;
+    if (!g)
+        return "run with --measure for its cost on the GPU";
+    if (g->handed_over)
+        return "not measured: the program's own profiler took CUPTI before these calls";
+    return "not measured: the GPU timeline ties none of its calls to GPU work";
+}
+
 int sc_cost_basis_parse(const char *s, sc_cost_basis *out)
 {
     for (unsigned i = 0; i < SC_NCOST_BASES; i++)
@@ -1163,8 +1173,14 @@ void sc_gpu_line(const sc_gpu *g, char *buf, size_t len)
     if (n > 0 && (size_t)n < len && g->ops_kept < g->ops)
         n += snprintf(buf + n, len - (size_t)n, " (the timeline keeps the first %" PRIu64 ")", g->ops_kept);
     if (n > 0 && (size_t)n < len && g->dropped)
-        snprintf(buf + n, len - (size_t)n, "; CUPTI dropped %" PRIu64 " records: numbers are low",
-                 g->dropped);
+        n += snprintf(buf + n, len - (size_t)n, "; CUPTI dropped %" PRIu64 " records: numbers are low",
+                      g->dropped);
+    if (n > 0 && (size_t)n < len && g->handed_over) {
+        char at[32];
+        sc_format_ns(g->handed_over_ns, at, sizeof at);
+        snprintf(buf + n, len - (size_t)n, "; measured for the first %s of the run only: the program's own "
+                 "profiler took CUPTI then", at);
+    }
 }
 
 const char *sc_format_ext(sc_format fmt)

@@ -145,6 +145,8 @@ typedef struct sc_gpu {
     uint64_t ops;        /* GPU operations recorded */
     uint64_t ops_kept;   /* of which kept in the timeline (sc_report.gpu_ops) */
     uint64_t dropped;    /* activity records CUPTI dropped (numbers are then low) */
+    int handed_over;     /* the program's own profiler took CUPTI ... */
+    uint64_t handed_over_ns;  /* ... this long into the run: the timeline ends there */
     sc_gpu_device *devices; size_t ndevices;
     sc_gpu_stream *streams; size_t nstreams;   /* by device, then stream */
 } sc_gpu;
@@ -240,6 +242,10 @@ typedef struct sc_report {
     sc_finding_mark *marks;  size_t nmarks;
     char **names;            size_t nnames;
 } sc_report;
+
+/* Why an unmeasured finding has no GPU cost, for its Cost line: "run with
+   --measure ..." unless its process ran in measured mode. */
+const char *sc_unmeasured_why(const sc_report *r, const sc_finding *f);
 
 /* Which findings fail a run (JUnit failures, `streamcheck report` exit
    status).  Zero is the default so that a zeroed sc_render_opts works. */

@@ -895,8 +895,9 @@ static void card_html(html *h, size_t i)
         fprintf(out, "; other streams busy at %" PRIu64, f->pending);
     fputs("</dd>\n<dt>Cost</dt><dd>", out);
     if (f->basis == SC_COST_UNMEASURED || (unsigned)f->basis >= SC_NCOST_BASES) {
-        fprintf(out, "not seen from the host: other work was pending at %" PRIu64 " of %" PRIu64
-                " calls; run with <code>--measure</code> for its cost on the GPU", f->pending, f->count);
+        fprintf(out, "not seen from the host: other work was pending at %" PRIu64 " of %" PRIu64 " calls; ",
+                f->pending, f->count);
+        sc_html_esc(out, sc_unmeasured_why(h->r, f));
     } else {
         sc_format_ns(f->cost_ns, b, sizeof b);
         fprintf(out, "<b>%s</b> <span class=\"basis\">(%s)</span>", b, cost_how[f->basis]);

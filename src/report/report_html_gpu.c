@@ -141,6 +141,12 @@ void sc_html_gpu_numbers(FILE *out, const sc_report *r, size_t process)
     if (g->dropped)
         fprintf(out, "<div class=\"f\"><dt>Dropped</dt><dd class=\"warn\">CUPTI dropped %" PRIu64 " record%s: the "
                 "numbers are low</dd></div>\n", g->dropped, sc_html_plural(g->dropped));
+    if (g->handed_over) {
+        sc_format_ns(g->handed_over_ns, b, sizeof b);
+        fprintf(out, "<div class=\"f\"><dt>Measured</dt><dd class=\"warn\">the first <b>%s</b> of the run only"
+                "<br/><span class=\"basis\">the program's own profiler took CUPTI then; later findings are "
+                "priced in detect mode</span></dd></div>\n", b);
+    }
     fputs("</dl>\n", out);
     if (g->ndevices > 1 || g->nstreams) {
         fprintf(out, "<details class=\"streams\"><summary>%zu device%s, %zu stream%s</summary>\n<div class=\"scroll\">"

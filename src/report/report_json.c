@@ -58,6 +58,11 @@ static void write_gpu(sc_jw *w, const sc_gpu *g)
     sc_jw_u64(w, g->ops_kept);
     sc_jw_key(w, "dropped_records");
     sc_jw_u64(w, g->dropped);
+    sc_jw_key(w, "handed_over_ns");
+    if (g->handed_over)
+        sc_jw_u64(w, g->handed_over_ns);
+    else
+        sc_jw_null(w);
     sc_jw_key(w, "devices");
     sc_jw_begin_array(w);
     for (size_t i = 0; i < g->ndevices; i++) {

@@ -228,6 +228,12 @@ static int read_gpu(ctx *c, const sc_json *v, const char *path, sc_process *p)
         get_u64(c, g, gp, "ops", &x->ops) < 0 || get_u64(c, g, gp, "ops_kept", &x->ops_kept) < 0 ||
         get_u64(c, g, gp, "dropped_records", &x->dropped) < 0)
         return -1;
+    /* Added later, optional: null or absent when measured to the end. */
+    int64_t handed;
+    if (get_opt_int(c, g, gp, "handed_over_ns", 0, INT64_MAX, -1, &handed) < 0)
+        return -1;
+    x->handed_over = handed >= 0;
+    x->handed_over_ns = handed >= 0 ? (uint64_t)handed : 0;
     const sc_json *a = get_typed(c, g, gp, "devices", SC_JSON_ARRAY);
     if (!a)
         return -1;

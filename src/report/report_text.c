@@ -375,7 +375,7 @@ static void render_header(const sc_report *r, FILE *out)
     sc_format_ns(span_ns(start, end), b, sizeof b);
     header(out, "Run time", "%s (first start to last end)", b);
     sc_gpu g = {0};
-    size_t measured = 0;
+    size_t measured = 0, handed = 0;
     for (size_t i = 0; i < r->nprocs; i++) {
         const sc_gpu *x = r->procs[i].gpu;
         if (!x)
@@ -390,11 +390,15 @@ static void render_header(const sc_report *r, FILE *out)
         g.ops += x->ops;
         g.ops_kept += x->ops_kept;
         g.dropped += x->dropped;
+        handed += x->handed_over != 0;
     }
     if (measured) {
         sc_gpu_line(&g, b, sizeof b);
         header(out, "GPU", "%s (summed over %zu measured process%s)", b + strlen("GPU: "), measured,
                measured == 1 ? "" : "es");
+        if (handed)
+            header(out, "GPU timeline", "cut short in %zu process%s: the program's own profiler took CUPTI",
+                   handed, handed == 1 ? "" : "es");
     }
     render_cost_total(r, out);
 }
@@ -466,7 +470,7 @@ static void frame_lines(const sc_callsite *cs, unsigned max, FILE *out, long num
 }
 
 /* What a finding cost, and how we know. */
-static void render_cost(const sc_finding *f, FILE *out)
+static void render_cost(const sc_report *r, const sc_finding *f, FILE *out)
 {
     static const char *const how[SC_NCOST_BASES] = {
         [SC_COST_COPY_BLOCKED] = "host time inside the copies, less their wait for earlier work "
@@ -479,7 +483,7 @@ static void render_cost(const sc_finding *f, FILE *out)
     char b[64], line[512];
     if (f->basis == SC_COST_UNMEASURED || (unsigned)f->basis >= SC_NCOST_BASES) {
         snprintf(line, sizeof line, "not seen from the host: other work was pending at %" PRIu64
-                 " of %" PRIu64 " calls; run with --measure for its cost on the GPU", f->pending, f->count);
+                 " of %" PRIu64 " calls; %s", f->pending, f->count, sc_unmeasured_why(r, f));
     } else {
         sc_format_ns(f->cost_ns, b, sizeof b);
         snprintf(line, sizeof line, "%s (%s)", b, how[f->basis]);
@@ -512,7 +516,7 @@ static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
     else
         fprintf(out, "%s\n", f->api ? f->api : or_unknown(f->driver_api));
     fprintf(out, FIELD "%" PRIu64 " call%s\n", "Count", f->count, f->count == 1 ? "" : "s");
-    render_cost(f, out);
+    render_cost(r, f, out);
     sc_format_ns(f->blocked_ns, b, sizeof b);
     fprintf(out, FIELD "%s of host time inside the calls\n", "Blocked", b);
     fprintf(out, FIELD "busy at %" PRIu64 " of %" PRIu64 " calls\n", "Other streams", f->pending,

@@ -182,6 +182,8 @@ SC_HIDDEN SC_NO_SANITIZE void *sc_dlsym_impl(void *handle, const char *name)
         p = sc_runtime_dlsym_filter(handle, name, p);
     } else if (!strncmp(name, "cublas", 6)) {
         p = sc_cublas_dlsym_filter(handle, name, p);
+    } else if (!strncmp(name, "cupti", 5)) {
+        p = sc_cupti_dlsym_filter(handle, name, p);
     } else if (!strcmp(name, "cuGetProcAddress_v2") || !strcmp(name, "cuGetProcAddress")) {
         if (p && !sc_is_ours(p)) {
             sc_note_libcuda(handle);

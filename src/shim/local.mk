@@ -9,6 +9,7 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/shim.h src/shim/core.h src/shim/core.c src/shim/apis.c src/shim/real.c \
 	src/shim/interpose.c src/shim/interpose.h src/shim/dlsym_tramp.S \
 	src/shim/hooks_driver.c src/shim/hooks_runtime.c src/shim/hooks_runtime.h src/shim/hooks_cublas.c \
+	src/shim/hooks_cupti.c \
 	src/shim/hooks/README src/shim/hooks/all.def src/shim/hooks/launch.def src/shim/hooks/copy.def \
 	src/shim/hooks/memset.def src/shim/hooks/alloc.def src/shim/hooks/stream.def src/shim/hooks/event.def \
 	src/shim/hooks/ctx.def src/shim/hooks/runtime.def \

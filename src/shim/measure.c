@@ -22,6 +22,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -51,6 +52,8 @@ static SC_TLS int64_t tls_c0;
 static struct {
     void *lib;
     CUptiResult (*Subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+    CUptiResult (*Subscribe2)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *, CUpti_SubscriberParams *);
+    CUptiResult (*Unsubscribe)(CUpti_SubscriberHandle);
     CUptiResult (*RegisterCallbacks)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
     CUptiResult (*RegisterTimestampCallback)(CUpti_TimestampCallbackFunc);
     CUptiResult (*Enable)(CUpti_ActivityKind);
@@ -96,8 +99,14 @@ static int have_ts_cb;            /* CUPTI timestamps are sc_now_ns() */
 static int64_t ts_offset;         /* else: CUPTI time - sc_now_ns() */
 static int have_ext;              /* external correlation records enabled */
 static _Atomic uint64_t next_ext = 1;
-static _Atomic int closed;        /* after the flush at exit: records are ignored */
+static _Atomic int closed;        /* after the last flush: records are ignored */
 static int stopped;
+/* Start, hand-over and stop, one at a time. */
+static pthread_mutex_t cupti_mu = PTHREAD_MUTEX_INITIALIZER;
+static CUpti_SubscriberHandle our_sub;
+static int subscribed;
+static int handed;                /* the program's own profiler took CUPTI ... */
+static int64_t handed_ns;         /* ... this long after the shim started */
 static char lib_path[4096];
 
 /* ----------------------------------------------------------- records --- */
@@ -429,6 +438,7 @@ static void child_after_fork(void)
     /* CUPTI does not follow a fork: the child reports in detect mode. */
     pthread_mutex_init(&rec_mu, NULL);
     pthread_mutex_init(&ev_mu, NULL);
+    pthread_mutex_init(&cupti_mu, NULL);
     sc_measure_active = 0;
     stopped = 1;
 }
@@ -443,11 +453,20 @@ static void measure_at_exit(void)
 
 #define TAKEN "CUPTI is in use by another tool (a profiler such as Nsight Systems or torch.profiler)"
 
+static void start_locked(void);
+
 void sc_measure_start(void)
 {
     static _Atomic int once;
     if (!(sc_opt.measure || (sc_opt.formats & SC_FMT_TRACE)) || atomic_exchange(&once, 1))
         return;
+    pthread_mutex_lock(&cupti_mu);
+    start_locked();
+    pthread_mutex_unlock(&cupti_mu);
+}
+
+static void start_locked(void)
+{
     if (!(F.lib = open_cupti())) {
         off("libcupti.so.13 was not found (next to the CUDA runtime, in $CUDA_HOME, "
             "/usr/local/cuda/extras/CUPTI/lib64, /usr/local/cuda/targets/x86_64-linux/lib, next to "
@@ -456,6 +475,8 @@ void sc_measure_start(void)
     }
 #define SYM(f, name) (*(void **)&F.f = sc_dlsym_real(F.lib, name))
     SYM(Subscribe, "cuptiSubscribe");
+    SYM(Subscribe2, "cuptiSubscribe_v2");
+    SYM(Unsubscribe, "cuptiUnsubscribe");
     SYM(RegisterCallbacks, "cuptiActivityRegisterCallbacks");
     SYM(RegisterTimestampCallback, "cuptiActivityRegisterTimestampCallback");
     SYM(Enable, "cuptiActivityEnable");
@@ -473,21 +494,32 @@ void sc_measure_start(void)
         return;
     }
     /* One CUPTI client per process (CUDA 13.0 to 13.2): a profiler that
-       holds it keeps it, and our subscription tells a later one that we
-       hold it. */
-    CUptiResult r;
-    if (F.Subscribe) {
-        CUpti_SubscriberHandle sub;
-        r = F.Subscribe(&sub, no_callback, NULL);
-        if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-            off(TAKEN);
-            return;
-        }
-        if (r != CUPTI_SUCCESS) {
-            off("cuptiSubscribe failed: %s", why(r));
-            return;
-        }
+       holds it keeps it.  Ours is named, so a tool that finds CUPTI taken
+       can say by whom; the program's own profiler gets it from us when it
+       asks (hooks_cupti.c, sc_measure_handover). */
+    CUptiResult r = CUPTI_SUCCESS;
+    char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = "";
+    if (F.Subscribe2) {
+        CUpti_SubscriberParams sp = {.structSize = CUpti_SubscriberParams_STRUCT_SIZE,
+                                     .subscriberName = "streamcheck --measure",
+                                     .oldSubscriberName = holder,
+                                     .oldSubscriberSize = sizeof holder - 1};
+        r = F.Subscribe2(&our_sub, no_callback, NULL, &sp);
+    } else if (F.Subscribe) {
+        r = F.Subscribe(&our_sub, no_callback, NULL);
     }
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+        if (*holder)
+            off("CUPTI is in use by another tool (%s)", holder);
+        else
+            off(TAKEN);
+        return;
+    }
+    if (r != CUPTI_SUCCESS) {
+        off("cuptiSubscribe failed: %s", why(r));
+        return;
+    }
+    subscribed = F.Subscribe2 || F.Subscribe;
     /* Timestamps on our own clock, so host and GPU times line up; this
        must come before any kind is enabled. */
     if (F.RegisterTimestampCallback && F.RegisterTimestampCallback(timestamp) == CUPTI_SUCCESS) {
@@ -1218,11 +1250,10 @@ static void analyse(void)
     pthread_mutex_unlock(&rec_mu);
 }
 
-void sc_measure_stop(void)
+/* The last flush: every record CUPTI holds for us comes in, later ones are
+   ignored, our kinds are off.  With cupti_mu held. */
+static void release_locked(void)
 {
-    if (!sc_measure_active || stopped)
-        return;
-    stopped = 1;
     sc_measure_active = 0;
     F.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     size_t drop = 0;
@@ -1235,6 +1266,58 @@ void sc_measure_stop(void)
         CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
     for (size_t i = 0; i < SC_ARRAY_LEN(kinds); i++)
         F.Disable(kinds[i]);
+}
+
+/* CUPTI's own clock on Linux (cuptiActivityRegisterTimestampCallback): what
+   the next client would have had if we had never asked for ours. */
+static uint64_t CUPTIAPI cupti_default_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void sc_measure_handover(const char *api)
+{
+    if (!sc_measure_active)
+        return;
+    pthread_mutex_lock(&cupti_mu);
+    if (!sc_measure_active || stopped) {
+        pthread_mutex_unlock(&cupti_mu);
+        return;
+    }
+    release_locked();
+    /* Leave CUPTI as a fresh process would have it: its clock back (a NULL
+       callback is refused), and no subscriber. */
+    if (have_ts_cb)
+        F.RegisterTimestampCallback(cupti_default_clock);
+    if (subscribed && F.Unsubscribe)
+        F.Unsubscribe(our_sub);
+    subscribed = 0;
+    handed = 1;
+    handed_ns = (int64_t)(sc_now_ns() - sc_start_ns);
+    pthread_mutex_unlock(&cupti_mu);
+    sc_log(SC_LOG_WARNING, "measured mode: the program's own profiler asked for CUPTI (%s) %.3f s into the "
+           "run; handing it over: the GPU timeline ends there, and later findings are priced in detect mode",
+           api, (double)handed_ns / 1e9);
+}
+
+void *sc_measure_cupti_sym(const char *name)
+{
+    return F.lib ? sc_dlsym_real(F.lib, name) : NULL;
+}
+
+void sc_measure_stop(void)
+{
+    pthread_mutex_lock(&cupti_mu);
+    if (stopped || !(sc_measure_active || handed)) {
+        pthread_mutex_unlock(&cupti_mu);
+        return;
+    }
+    stopped = 1;
+    if (sc_measure_active)
+        release_locked();
+    pthread_mutex_unlock(&cupti_mu);
     if (dropped)
         sc_log(SC_LOG_WARNING, "measured mode: CUPTI dropped %" PRIu64 " activity records; the GPU "
                "numbers are low", dropped);
@@ -1317,6 +1400,8 @@ void sc_measure_fill(sc_report *r)
                                                     (uint64_t)iv_len(A.s[k].busy.v, A.s[k].busy.n), A.s[k].n};
     g->ops = ops_seen;
     g->dropped = dropped;
+    g->handed_over = handed;
+    g->handed_over_ns = handed ? (uint64_t)handed_ns : 0;
     r->procs[0].gpu = g;
 
     /* the timeline: names, GPU ops (the first MODEL_OPS_MAX by start),

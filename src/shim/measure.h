@@ -35,6 +35,11 @@ void sc_measure_post(void);
 static inline void sc_measure_done(void) { sc_measure_tls_mid = 0; }
 /* An aggregate the event `mid` was counted in (findings.c). */
 void sc_measure_commit(uint32_t mid, const struct sc_agg_key *k, uint32_t also, unsigned weight);
+/* The program's own profiler asks for CUPTI (hooks_cupti.c): if measured
+   mode holds it, flush, let go (the timeline ends here) and say so once. */
+void sc_measure_handover(const char *api);
+/* A symbol of the libcupti measured mode loaded; NULL when it loaded none. */
+void *sc_measure_cupti_sym(const char *name);
 /* At exit, before the report is built: flushes CUPTI and analyses. */
 void sc_measure_stop(void);
 /* What the aggregate's events cost on the GPU; 0 when not measured. */

@@ -369,6 +369,8 @@ double sc_tsc_ns(void);               /* ns per tick, calibrated over the run */
 void sc_prof_add_slow(sc_thread *t, unsigned ph, uint64_t t0, uint64_t items);
 void sc_prof_proc(unsigned ph, uint64_t ticks, uint64_t items);   /* process-wide phases */
 extern _Atomic uint64_t sc_proc_own_ticks;   /* init, fork handlers, exit: in the estimate */
+/* Exported, for benchmarks: the own time so far in ns (shim_report.c). */
+uint64_t streamcheck_self_ns(void);
 void sc_proc_cell(unsigned ph, sc_prof_cell *out);
 /* Timing a phase in profile mode: one predictable branch when off. */
 static inline uint64_t sc_prof_t0(void)
@@ -708,6 +710,9 @@ struct sc_report *sc_shim_build_report(void);   /* the model, unfiltered; NULL i
    library still sees NULL when none is loaded. */
 void *sc_runtime_dlsym_filter(void *handle, const char *name, void *p);
 void *sc_cublas_dlsym_filter(void *handle, const char *name, void *p);
+/* hooks_cupti.c: the same for the CUPTI calls it interposes, and ours too
+   where the lookup found the real one (measured mode must see the call). */
+void *sc_cupti_dlsym_filter(void *handle, const char *name, void *p);
 /* cuBLAS handles created so far, and how many are bound to the legacy stream. */
 void sc_cublas_summary(unsigned *all, unsigned *legacy);
 

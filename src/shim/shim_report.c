@@ -128,6 +128,26 @@ static void fill_process(sc_process *p, uint64_t calls, uint64_t shim_ns)
     sc_hb_stats(&p->handoffs, &p->handoff_waits, &kept);
 }
 
+/* ----------------------------------------------------- own time now --- */
+static void add_own(sc_thread *t, void *arg)
+{
+    *(uint64_t *)arg += atomic_load(&t->own_ticks);
+}
+
+/* The shim's own time so far, as the report's "Time in streamcheck" counts
+   it (every thread's, with initialization and the fork handlers), in ns.
+   For benchmarks: a program that finds it (dlsym(RTLD_DEFAULT,
+   "streamcheck_self_ns")) reads it at both ends of a timed window, so the
+   estimate can be held against that window's measured slowdown. */
+SC_EXPORT uint64_t streamcheck_self_ns(void)
+{
+    int saved = errno;
+    uint64_t ticks = atomic_load(&sc_proc_own_ticks);
+    sc_threads_foreach(add_own, &ticks);
+    errno = saved;
+    return (uint64_t)((double)ticks * sc_tsc_ns());
+}
+
 /* ------------------------------------------------------ api counts --- */
 typedef struct count_acc {
     uint64_t c[SC_MAX_MODS][SC_NAPI];

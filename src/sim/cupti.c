@@ -21,6 +21,7 @@
 #include "sim/util.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -595,6 +596,29 @@ EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber,
     pthread_mutex_unlock(&mu);
     *subscriber = (CUpti_SubscriberHandle)(void *)&sub_fn;
     return CUPTI_SUCCESS;
+}
+
+/* The same, with a name: "CUPTI for <name>" is what a later client that
+   finds CUPTI taken is told. */
+static char sub_name[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN];
+
+EXPORT CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber,
+                                     CUpti_CallbackFunc callback, void *userdata,
+                                     CUpti_SubscriberParams *params)
+{
+    if (params && params->structSize < CUpti_SubscriberParams_STRUCT_SIZE)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    CUptiResult r = cuptiSubscribe(subscriber, callback, userdata);
+    pthread_mutex_lock(&mu);
+    if (r == CUPTI_SUCCESS)
+        snprintf(sub_name, sizeof sub_name, "CUPTI for %.*s", CUPTI_SUBSCRIBER_NAME_MAX_LEN,
+                 params && params->subscriberName ? params->subscriberName : "");
+    else if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && params && params->oldSubscriberName &&
+             params->oldSubscriberSize)
+        snprintf(params->oldSubscriberName, params->oldSubscriberSize, "%s",
+                 taken() ? "another tool (STREAMCHECK_SIM_CUPTI_TAKEN)" : sub_name);
+    pthread_mutex_unlock(&mu);
+    return r;
 }
 
 EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)

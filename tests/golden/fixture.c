@@ -202,6 +202,8 @@ sc_report *fixture_process_b(void)
     g->ops = 250000;
     g->ops_kept = 200000;
     g->dropped = 12;
+    g->handed_over = 1;           /* the program's own profiler took CUPTI at 9 s */
+    g->handed_over_ns = 9000000000u;
     r->procs[0].gpu = g;
     sc_finding *f = finding(r, SC_RULE_SC203, SC_SEV_WARNING, "cudaMemcpyAsync", "cuMemcpyDtoHAsync_v2",
                             "9f3c2e1a5b7d4c60", 64, 20000000, 60, 268435456, 18000000,

@@ -13,7 +13,9 @@ stdout: loss_sum=..., loss_hex=... (the float64 sum of every step's
 loss.item(); with --deterministic it is the same run to run, with or
 without streamcheck).  stderr: images_per_s=... over the steps after the
 warm-up, and timed_window_ns=START,END: those steps on CLOCK_MONOTONIC
-(what streamcheck's report times its own work on).  With --pin-memory 0 the batches are pageable, so the
+(what streamcheck's report times its own work on); under streamcheck also
+shim_self_ns_window=N: the shim's own estimate of its time inside those
+steps (libstreamcheck's streamcheck_self_ns() at both ends).  With --pin-memory 0 the batches are pageable, so the
 non_blocking copy at the "# corpus: SC203" line is not asynchronous.
 With --torch-profiler the whole loop runs inside torch.profiler (GPU
 activity only): what CUPTI's tracing costs this loop when PyTorch's own
@@ -22,6 +24,7 @@ Exits 77 without torch or a GPU.
 """
 import argparse
 import contextlib
+import ctypes
 import os
 import sys
 import time
@@ -113,6 +116,15 @@ def main():
     print(f"loss_sum={loss_sum:.6f} loss_hex={float(loss_sum).hex()} steps={total}")
     print(f"images_per_s={args.steps * args.batch_size * 1e9 / (w1 - w0):.1f}", file=sys.stderr)
     print(f"timed_window_ns={w0},{w1}", file=sys.stderr)
+    if SELF_NS:
+        print(f"shim_self_ns_window={SELF_AT[1] - SELF_AT[0]}", file=sys.stderr)
+
+
+# Under streamcheck: the shim's own time so far (None natively).
+SELF_NS = getattr(ctypes.CDLL(None), "streamcheck_self_ns", None)
+if SELF_NS:
+    SELF_NS.restype = ctypes.c_uint64
+SELF_AT = [0, 0]
 
 
 def loop(args, model, optimizer, criterion, loader, total):
@@ -124,6 +136,7 @@ def loop(args, model, optimizer, criterion, loader, total):
             if step == args.warmup:
                 torch.cuda.synchronize()
                 t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+                SELF_AT[0] = SELF_NS() if SELF_NS else 0
             images = images.cuda(non_blocking=True)  # corpus: SC203
             target = target.cuda(non_blocking=True)  # corpus: SC203-labels
             output = model(images)
@@ -136,7 +149,9 @@ def loop(args, model, optimizer, criterion, loader, total):
             if step == total:
                 break
     torch.cuda.synchronize()
-    return loss_sum, t0, time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    t1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    SELF_AT[1] = SELF_NS() if SELF_NS else 0
+    return loss_sum, t0, t1
 
 
 if __name__ == "__main__":

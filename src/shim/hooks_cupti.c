@@ -1,0 +1,116 @@
+/* hooks_cupti.c: handing CUPTI over to the program's own profiler.
+ *
+ * CUDA 13 lets one CUPTI client work at a time (CUPTI API reference,
+ * cuptiSubscribe: "Only a single subscriber can be registered at a time").
+ * Measured mode takes it at the first CUDA call.  A program that starts its
+ * own profiler later (torch.profiler's Kineto, jax.profiler, a CUPTI sample
+ * of the user's) would then get CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+ * and lose its GPU records: a tool must not take away what the program asked
+ * for.  So the calls a CUPTI client starts with -- cuptiSubscribe,
+ * cuptiSubscribe_v2 and cuptiActivityRegisterCallbacks -- are interposed:
+ * when measured mode holds CUPTI, it lets go first (measure.c,
+ * sc_measure_handover: the records so far are kept, the timeline ends
+ * there, one line on stderr), then the real call runs as it would have.
+ *
+ * Outside measured mode these are plain call-throughs.  The shim's own
+ * CUPTI calls go through pointers from its own dlopen handle, never here.
+ */
+#include "config.h"
+
+#include <cupti.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "core.h"
+#include "measure.h"
+#include "shim.h"
+
+enum { C_SUB, C_SUB2, C_REG, C_N };
+static const char *const cnames[C_N] = {"cuptiSubscribe", "cuptiSubscribe_v2", "cuptiActivityRegisterCallbacks"};
+static _Atomic(void *) c_real[C_N];
+
+/* The program's libcupti: after us in the lookup order, else the one
+   measured mode loaded. */
+static void *c_resolve(unsigned id)
+{
+    void *p = atomic_load_explicit(&c_real[id], memory_order_acquire);
+    if (p)
+        return p;
+    p = sc_dlsym_real(RTLD_NEXT, cnames[id]);
+    if (!p || sc_is_ours(p))
+        p = sc_measure_cupti_sym(cnames[id]);
+    if (!p || sc_is_ours(p))
+        return NULL;
+    void *expected = NULL;
+    if (!atomic_compare_exchange_strong(&c_real[id], &expected, p))
+        return expected;
+    return p;
+}
+
+static CUptiResult c_unresolved(unsigned id)
+{
+    static int warned[C_N];
+    sc_warn_once(&warned[id], "cannot find the real %s (is libcupti.so.13 loaded?)", cnames[id]);
+    return CUPTI_ERROR_NOT_INITIALIZED;
+}
+
+SC_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback,
+                                     void *userdata)
+{
+    CUptiResult (*real)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *) = c_resolve(C_SUB);
+    if (!real)
+        return c_unresolved(C_SUB);
+    int saved = errno;
+    sc_measure_handover(cnames[C_SUB]);
+    errno = saved;
+    return real(subscriber, callback, userdata);
+}
+
+SC_EXPORT CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback,
+                                        void *userdata, CUpti_SubscriberParams *params)
+{
+    CUptiResult (*real)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *, CUpti_SubscriberParams *) =
+        c_resolve(C_SUB2);
+    if (!real)
+        return c_unresolved(C_SUB2);
+    int saved = errno;
+    sc_measure_handover(cnames[C_SUB2]);
+    errno = saved;
+    return real(subscriber, callback, userdata, params);
+}
+
+SC_EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,
+                                                     CUpti_BuffersCallbackCompleteFunc completed)
+{
+    CUptiResult (*real)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc) = c_resolve(C_REG);
+    if (!real)
+        return c_unresolved(C_REG);
+    int saved = errno;
+    sc_measure_handover(cnames[C_REG]);
+    errno = saved;
+    return real(requested, completed);
+}
+
+/* dlsym of these names: our function when the real one exists (a program
+   that looks CUPTI up by name, as XLA's CUPTI wrapper does, still hands
+   over), else NULL, as without us. */
+void *sc_cupti_dlsym_filter(void *handle, const char *name, void *p)
+{
+    (void)handle;
+    static void *const ours[C_N] = {(void *)cuptiSubscribe, (void *)cuptiSubscribe_v2,
+                                    (void *)cuptiActivityRegisterCallbacks};
+    for (unsigned i = 0; i < C_N; i++) {
+        if (strcmp(name, cnames[i]))
+            continue;
+        if (!p)
+            return NULL;
+        if (sc_is_ours(p))
+            return c_resolve(i) ? p : NULL;
+        void *expected = NULL;
+        atomic_compare_exchange_strong(&c_real[i], &expected, p);
+        return ours[i];
+    }
+    return p;
+}
