@@ -19,10 +19,10 @@ SC_APPS_CUPTI = measure_handover
 # Linked with cuBLAS and libnccl-sim.so (a stand-in for NCCL, nccl_sim.cu).
 SC_APPS_NCCL = ddp_step
 # Variants built from another app's source.
-SC_APPS_VARIANTS = default_stream_static multithread_default_stream_pt
+SC_APPS_VARIANTS = default_stream_static multithread_default_stream_pt measure_handover_plugin
 
 SC_APPS = $(SC_APPS_SHARED) $(SC_APPS_CUBLAS) $(SC_APPS_CUPTI) $(SC_APPS_NCCL) $(SC_APPS_VARIANTS)
-SC_APP_BINS = $(addprefix testapps/,$(SC_APPS)) testapps/libnccl-sim.so
+SC_APP_BINS = $(addprefix testapps/,$(SC_APPS)) testapps/libnccl-sim.so testapps/libcupti-plugin.so
 SC_APP_EXPECTS = $(addprefix testapps/,$(addsuffix .expect,$(SC_APPS_SHARED) $(SC_APPS_CUBLAS) $(SC_APPS_CUPTI) \
 	$(SC_APPS_NCCL)))
 SC_APP_DEPS = $(srcdir)/testapps/common.h $(srcdir)/kernels/sc_kernels.cuh
@@ -33,6 +33,7 @@ testapps_DATA = $(SC_APP_EXPECTS) testapps/selftest.list
 all_local_targets += $(SC_APP_BINS) $(SC_APP_EXPECTS)
 CLEANFILES += $(SC_APP_BINS) $(SC_APP_EXPECTS)
 EXTRA_DIST += testapps/common.h testapps/expect.awk testapps/selftest.list testapps/nccl_sim.cu \
+	testapps/cupti_session.h testapps/cupti_plugin.cu \
 	$(addprefix testapps/,$(addsuffix .cu,$(SC_APPS_SHARED) $(SC_APPS_CUBLAS) $(SC_APPS_CUPTI) $(SC_APPS_NCCL)))
 
 SC_NVCC_APP = $(NVCC) $(NVCCFLAGS) -I$(srcdir)/testapps
@@ -48,10 +49,19 @@ $(addprefix testapps/,$(SC_APPS_CUBLAS)): testapps/%: $(srcdir)/testapps/%.cu $(
 	$(NVCCAPP_V)$(SC_NVCC_APP) -cudart shared -o $@ $< -lcublas
 # CUPTI is found where the toolkit keeps it, here or on a GPU host; on the
 # simulator LD_LIBRARY_PATH puts its libcupti first (RUNPATH comes after).
-$(addprefix testapps/,$(SC_APPS_CUPTI)): testapps/%: $(srcdir)/testapps/%.cu $(SC_APP_DEPS)
+SC_CUPTI_RPATH = -Xlinker -rpath=$(CUDA_LIBDIR):$(CUDA_HOME)/targets/x86_64-linux/lib:$(CUDA_HOME)/extras/CUPTI/lib64
+$(addprefix testapps/,$(SC_APPS_CUPTI)): testapps/%: $(srcdir)/testapps/%.cu $(srcdir)/testapps/cupti_session.h $(SC_APP_DEPS)
 	@$(MKDIR_P) testapps
-	$(NVCCAPP_V)$(SC_NVCC_APP) -cudart shared -o $@ $< -L$(CUDA_LIBDIR) -lcupti \
-	  -Xlinker -rpath=$(CUDA_LIBDIR):$(CUDA_HOME)/targets/x86_64-linux/lib:$(CUDA_HOME)/extras/CUPTI/lib64
+	$(NVCCAPP_V)$(SC_NVCC_APP) -cudart shared -o $@ $< -L$(CUDA_LIBDIR) -lcupti $(SC_CUPTI_RPATH)
+# The same profiler in a library the app loads with RTLD_LOCAL (as Python
+# loads PyTorch's): libcupti is then outside the global scope.
+testapps/libcupti-plugin.so: $(srcdir)/testapps/cupti_plugin.cu $(srcdir)/testapps/cupti_session.h
+	@$(MKDIR_P) testapps
+	$(NVCCAPP_V)$(SC_NVCC_APP) -cudart shared -shared -Xcompiler -fPIC,-fvisibility=hidden -o $@ $< \
+	  -L$(CUDA_LIBDIR) -lcupti $(SC_CUPTI_RPATH)
+testapps/measure_handover_plugin: $(srcdir)/testapps/measure_handover.cu testapps/libcupti-plugin.so $(SC_APP_DEPS)
+	@$(MKDIR_P) testapps
+	$(NVCCAPP_V)$(SC_NVCC_APP) -DSC_CUPTI_PLUGIN -cudart shared -o $@ $< -Xlinker -rpath='$$ORIGIN'
 # NCCL's stand-in: its own symbols hidden (the kernels' host stubs are the
 # app's too), the API exported; the app finds it next to itself.
 testapps/libnccl-sim.so: $(srcdir)/testapps/nccl_sim.cu $(SC_APP_DEPS)

@@ -8,61 +8,21 @@
 // legacy stream between them, all four of which its profiler must see.
 // With --dlsym it looks cuptiSubscribe up in libcupti's handle, as XLA's
 // CUPTI wrapper does, instead of calling the function it was linked with.
-#include <cupti.h>
-#include <dlfcn.h>
-
+// Built with -DSC_CUPTI_PLUGIN (measure_handover_plugin) the profiler is in
+// libcupti-plugin.so, loaded with RTLD_LOCAL as Python loads PyTorch's
+// libraries, so libcupti is out of the global scope's reach.
 #include "common.h"
-
-static size_t kernels;
-
-static void CUPTIAPI requested(uint8_t **buf, size_t *size, size_t *max_records)
-{
-    *size = 1 << 16;
-    *buf = (uint8_t *)aligned_alloc(8, *size);
-    *max_records = 0;
-}
-
-static void CUPTIAPI completed(CUcontext, uint32_t, uint8_t *buf, size_t, size_t valid)
-{
-    CUpti_Activity *rec = NULL;
-    while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS)
-        if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
-            kernels++;
-    free(buf);
-}
-
-static void CUPTIAPI no_callback(void *, CUpti_CallbackDomain, CUpti_CallbackId, const void *) {}
-
-// The program's profiler: what it could not do is part of its output.
-static int profiler_start(CUpti_SubscriberHandle *sub, bool by_name)
-{
-    const char *why = "";
-    CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *) = cuptiSubscribe;
-    if (by_name) {
-        void *lib = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
-        subscribe = lib ? (decltype(subscribe))dlsym(lib, "cuptiSubscribe") : NULL;
-        if (!subscribe) {
-            printf("measure_handover: cuptiSubscribe not found by name\n");
-            return 0;
-        }
-    }
-    CUptiResult r = subscribe(sub, no_callback, NULL);
-    if (r == CUPTI_SUCCESS)
-        r = cuptiActivityRegisterCallbacks(requested, completed);
-    if (r == CUPTI_SUCCESS)
-        r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    if (r == CUPTI_SUCCESS)
-        return 1;
-    cuptiGetResultString(r, &why);
-    printf("measure_handover: the profiler could not start: %s\n", why);
-    return 0;
-}
+#ifdef SC_CUPTI_PLUGIN
+#include <dlfcn.h>
+#else
+#include "cupti_session.h"
+#endif
 
 int main(int argc, char **argv)
 {
     cudaStream_t a, b;
-    CHECK(cudaStreamCreate(&a)); // expect: SC102 x1
-    CHECK(cudaStreamCreate(&b)); // expect: SC102 x1
+    CHECK(cudaStreamCreate(&a)); // expect: SC102 x2
+    CHECK(cudaStreamCreate(&b)); // expect: SC102 x2
     sc_spin<<<1, 1, 0, a>>>(MS(100));
     LAUNCHED();
     sc_spin<<<1, 1>>>(0); // expect: SC101 x1
@@ -72,8 +32,16 @@ int main(int argc, char **argv)
     CHECK(cudaStreamSynchronize(a));
     CHECK(cudaStreamSynchronize(b));
 
-    CUpti_SubscriberHandle sub;
-    int profiling = profiler_start(&sub, argc > 1 && !strcmp(argv[1], "--dlsym"));
+#ifdef SC_CUPTI_PLUGIN
+    void *plugin = dlopen("libcupti-plugin.so", RTLD_NOW | RTLD_LOCAL);
+    int (*session_start)(int) = plugin ? (int (*)(int))dlsym(plugin, "session_start") : NULL;
+    size_t (*session_stop)(void) = plugin ? (size_t (*)(void))dlsym(plugin, "session_stop") : NULL;
+    if (!session_start || !session_stop) {
+        printf("measure_handover: libcupti-plugin.so: %s\n", dlerror());
+        return 1;
+    }
+#endif
+    int profiling = session_start(argc > 1 && !strcmp(argv[1], "--dlsym"));
     sc_spin<<<1, 1, 0, a>>>(MS(10));
     LAUNCHED();
     sc_spin<<<1, 1>>>(0); // expect: SC101 x1
@@ -83,12 +51,8 @@ int main(int argc, char **argv)
         LAUNCHED();
     }
     CHECK(cudaStreamSynchronize(a)); // the legacy kernel ran before the last two
-    if (profiling) {
-        cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-        cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-        cuptiUnsubscribe(sub);
-        printf("measure_handover: the profiler saw %zu kernels\n", kernels);
-    }
+    if (profiling)
+        printf("measure_handover: the profiler saw %zu kernels\n", session_stop());
     CHECK(cudaStreamDestroy(a));
     CHECK(cudaStreamDestroy(b));
     return 0;

@@ -23,6 +23,8 @@
 #               pageable and pinned; the training loop), copied to $OUT/html
 #   profiler    torch.profiler under streamcheck and streamcheck --measure:
 #               does the user's profile keep its GPU records?
+#   handover    testapps/measure_handover (a program with its own CUPTI
+#               profiler) natively and under --measure, linked and by dlsym
 # Environment: ROUNDS (resnet, default 5), MROUNDS (its --measure rounds,
 # default 2).  Everything goes to $OUT/results.tgz; summaries to stdout.
 set -u
@@ -139,6 +141,28 @@ profiler)
     echo "--measure:       $(streamcheck --measure --log-level=info -- python3 "$prog" 2>"$res/prof-msr.err")"
     grep -iE "measured mode|cupti|^@ GPU|^streamcheck:" "$res/prof-msr.err" | head -n 8
     grep -iE "warn|error" "$res/prof-msr.err" | grep -v "^streamcheck" | head -n 5 ;;
+handover)
+    step "CUPTI hand-over: a program with its own profiler"
+    for tag in linked dlsym plugin; do
+        app=measure_handover arg=""
+        [ $tag = dlsym ] && arg=--dlsym
+        [ $tag = plugin ] && app=measure_handover_plugin
+        echo "$tag native:    $("$apps/$app" $arg 2>&1 | tail -n 1)"
+        echo "$tag detect:    $(streamcheck --log-level=warning -- "$apps/$app" $arg 2>"$res/handover-$tag-detect.err" | tail -n 1)"
+        grep "cannot find" "$res/handover-$tag-detect.err"
+        mkdir -p "$res/handover-$tag"
+        echo "$tag --measure: $(streamcheck --measure --format=json,text --output="$res/handover-$tag" -- \
+            "$apps/$app" $arg 2>"$res/handover-$tag.err" | tail -n 1)"
+        grep -E "^streamcheck\[|^@ GPU" "$res/handover-$tag.err" | cut -c1-240
+        python3 - "$res/handover-$tag"/*.streamcheck.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+g = r["processes"][0]["gpu"] or {}
+cs = {c["id"]: c["frames"][c["primary"]].get("line") for c in r["callsites"]}
+print("  handed_over_ns %s, ops %s; " % (g.get("handed_over_ns"), g.get("ops")) + "; ".join(
+    "%s :%s %s %s" % (f["rule"], cs.get(f["callsite"]), f["cost_basis"], f["gpu_lost_ns"]) for f in r["findings"]))
+PY
+    done ;;
 *)
     echo "gpu-verify.sh: unknown step '$s'" >&2 ;;
 esac; done

@@ -20,6 +20,7 @@
 #include <cupti.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -31,8 +32,22 @@ enum { C_SUB, C_SUB2, C_REG, C_N };
 static const char *const cnames[C_N] = {"cuptiSubscribe", "cuptiSubscribe_v2", "cuptiActivityRegisterCallbacks"};
 static _Atomic(void *) c_real[C_N];
 
-/* The program's libcupti: after us in the lookup order, else the one
-   measured mode loaded. */
+/* A libcupti already loaded anywhere in the process, by its path. */
+static int find_loaded(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+    if (!base || strncmp(base + 1, "libcupti.so", 11))
+        return 0;
+    *(void **)arg = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD);
+    return *(void **)arg != NULL;
+}
+
+/* The program's libcupti.  After us in the global lookup order; else the
+   one measured mode loaded; else one loaded into a local scope: PyTorch's
+   libtorch links CUPTI, and Python loads extension modules with
+   RTLD_LOCAL, so Kineto's calls bind to us (the global scope comes first)
+   while the real functions are out of RTLD_NEXT's reach. */
 static void *c_resolve(unsigned id)
 {
     void *p = atomic_load_explicit(&c_real[id], memory_order_acquire);
@@ -41,6 +56,12 @@ static void *c_resolve(unsigned id)
     p = sc_dlsym_real(RTLD_NEXT, cnames[id]);
     if (!p || sc_is_ours(p))
         p = sc_measure_cupti_sym(cnames[id]);
+    if (!p || sc_is_ours(p)) {
+        void *h = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+        if (!h)
+            dl_iterate_phdr(find_loaded, &h);
+        p = h ? sc_dlsym_real(h, cnames[id]) : NULL;
+    }
     if (!p || sc_is_ours(p))
         return NULL;
     void *expected = NULL;
