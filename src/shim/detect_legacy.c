@@ -36,6 +36,7 @@ void sc_detect_legacy_common(sc_thread *t, sc_op *op, sc_count_q *cq)
     if (!t->used_legacy) {
         t->used_legacy = 1;
         atomic_fetch_add(&sc_g.legacy_threads, 1);
+        sc_hb_new_legacy_thread();
     }
     sc_hb_thread_legacy(t);
     op->marks |= SC_M_LEGACY;

@@ -61,6 +61,7 @@
 #define HB_RACACHE 16
 #define HB_PULL 4              /* per-thread events, one per context, to pull other threads' work */
 #define HB_KCACHE 64           /* per-thread memory of recently used sync objects (a power of two) */
+#define HB_JUDGED 1024         /* detect mode: submissions judged beside another thread's, then rest */
 
 /* ----------------------------------------------------------- spin lock --- */
 typedef _Atomic uint32_t hb_spin;
@@ -143,6 +144,15 @@ typedef struct hb_start_rec {
 
 /* -------------------------------------------------------------- state --- */
 static _Atomic int hb_on_flag;           /* some thread submitted legacy work */
+/* Detect mode only needs the tracker for SC103's verdict: after HB_JUDGED
+   legacy-stream submissions judged while another thread had submitted
+   some too, it rests (off, as before any legacy work) until a thread new to
+   the legacy stream wakes it.  Waking starts an epoch: every submission
+   made before it counts as seen by every thread (hb_base), since the
+   orders made while resting were not followed. */
+static _Atomic int hb_resting;
+static _Atomic uint64_t hb_judged, hb_rests;
+static _Atomic uint64_t hb_base[SC_HB_SLOTS];
 static _Atomic(hb_ent *) tab;            /* SC_HB_TABLE entries + the overflow one */
 static hb_slot slots[SC_HB_SLOTS];
 static _Atomic uint32_t slots_used;      /* components handed out */
@@ -617,7 +627,7 @@ static int bind_slot(sc_thread *t, hb_thr *h)
 
 int sc_hb_thread_legacy(sc_thread *t)
 {
-    if (SC_UNLIKELY(!sc_hb_on()))
+    if (SC_UNLIKELY(!sc_hb_on()) && !atomic_load_explicit(&hb_resting, memory_order_relaxed))
         enable();
     if (!sc_hb_on())
         return -1;
@@ -647,20 +657,52 @@ int sc_hb_legacy_concurrent(sc_thread *t)
     if (!h || !sc_hb_on())
         return 0;
     uint32_t used = atomic_load_explicit(&slots_used, memory_order_acquire);
-    int raced = 0;
+    int raced = 0, beside = 0;
     for (uint32_t m = used; m; m &= m - 1) {
         unsigned i = (unsigned)__builtin_ctz(m);
         if ((int)i == h->slot)
             continue;
         uint64_t n = atomic_load_explicit(&slots[i].nsub, memory_order_acquire);
-        if (n > h->c[i]) {
+        uint64_t seen = h->c[i], base = atomic_load_explicit(&hb_base[i], memory_order_relaxed);
+        beside |= n > 0;
+        if (n > (seen > base ? seen : base)) {
             raced = 1;
             mark_raced(atomic_load_explicit(&slots[i].last_lid, memory_order_relaxed));
         }
     }
     if (raced)
         mark_raced(h->lid);
+    if (beside && !sc_g.redirect &&
+        atomic_fetch_add_explicit(&hb_judged, 1, memory_order_relaxed) + 1 == HB_JUDGED) {
+        int no = 0;
+        if (atomic_compare_exchange_strong(&hb_resting, &no, 1)) {
+            atomic_store_explicit(&hb_on_flag, 0, memory_order_release);
+            atomic_fetch_add(&hb_rests, 1);
+        }
+    }
     return raced;
+}
+
+void sc_hb_new_legacy_thread(void)
+{
+    if (SC_LIKELY(!atomic_load_explicit(&hb_resting, memory_order_relaxed)))
+        return;
+    int yes = 1;
+    if (!atomic_compare_exchange_strong(&hb_resting, &yes, 2))
+        return;   /* another thread is waking it */
+    uint32_t used = atomic_load(&slots_used);
+    for (uint32_t m = used; m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctz(m);
+        atomic_store(&hb_base[i], atomic_load(&slots[i].nsub));
+    }
+    atomic_store(&hb_judged, 0);
+    atomic_store_explicit(&hb_on_flag, 1, memory_order_release);
+    atomic_store(&hb_resting, 0);
+}
+
+uint64_t sc_hb_rests(void)
+{
+    return atomic_load(&hb_rests);
 }
 
 void sc_hb_submitted(sc_thread *t, int where, CUcontext ctx)
@@ -934,6 +976,11 @@ void sc_hb_atfork_child(void)
        threads do not exist here: start from nothing, off until the child
        submits legacy work itself. */
     atomic_store(&hb_on_flag, 0);
+    atomic_store(&hb_resting, 0);
+    atomic_store(&hb_judged, 0);
+    atomic_store(&hb_rests, 0);
+    for (unsigned i = 0; i < SC_HB_SLOTS; i++)
+        atomic_store(&hb_base[i], 0);
     /* The entries start again from seq 0: what this thread remembers of
        them would match the new ones by chance. */
     if (hb_self)

@@ -55,6 +55,11 @@ int sc_hb_thread_legacy(struct sc_thread *t);
    that raced once, at its start or its end, has all its legacy work counted
    whatever the timing of the run. */
 int sc_hb_legacy_concurrent(struct sc_thread *t);
+/* A thread's first legacy-stream work: in detect mode the tracker rests
+   after judging enough submissions (hb.c, HB_JUDGED); a thread new to the
+   legacy stream wakes it.  sc_hb_rests: how often it went to rest. */
+void sc_hb_new_legacy_thread(void);
+uint64_t sc_hb_rests(void);
 /* The calling thread's lifetime id (nonzero once it submitted legacy work)
    and whether a lifetime was ever found racing another. */
 unsigned sc_hb_lifetime(void);

@@ -665,6 +665,52 @@ START_TEST(off_until_legacy_work_and_after_fork)
 }
 END_TEST
 
+/* Detect mode: after 1024 submissions judged beside another thread's the
+   tracker rests (hb.c, HB_JUDGED); a thread new to the legacy stream wakes
+   it, and only what is submitted after that is judged. */
+static _Atomic int helper_conc = -1, helper_slot = -1;
+static _Atomic uint64_t helper_own;   /* its own component after submitting */
+static void *submit_once(void *arg)
+{
+    if (arg)
+        sc_hb_new_legacy_thread();   /* what detect_legacy.c does for a new thread */
+    atomic_store(&helper_conc, submit(SC_HB_LEGACY));
+    atomic_store(&helper_slot, my_slot());
+    atomic_store(&helper_own, sc_hb_test_clock(my_slot()));
+    return NULL;
+}
+
+START_TEST(rests_after_enough_verdicts_and_a_new_thread_wakes_it)
+{
+    static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_t th;
+    submit(SC_HB_LEGACY);
+    ck_assert_int_eq(pthread_create(&th, NULL, submit_once, NULL), 0);
+    pthread_join(th, NULL);
+    unsigned judged = 0;
+    while (sc_hb_on() && judged < 5000) {
+        submit(SC_HB_LEGACY);
+        judged++;
+    }
+    ck_assert_uint_eq(judged, 1023);   /* the helper's own submission was the first */
+    ck_assert_uint_eq(sc_hb_rests(), 1);
+    pthread_mutex_lock(&m);            /* not followed while it rests */
+    pthread_mutex_unlock(&m);
+    ck_assert(!sc_hb_on());
+    /* A new thread wakes it: nothing from before counts against it, though
+       nothing ordered it after the others' earlier submissions. */
+    ck_assert_int_eq(pthread_create(&th, NULL, submit_once, (void *)1), 0);
+    pthread_join(th, NULL);
+    ck_assert(sc_hb_on());
+    ck_assert_int_eq(atomic_load(&helper_conc), 0);
+    /* Followed again: the join brought its submission into our clock. */
+    ck_assert_int_ge(atomic_load(&helper_slot), 0);
+    ck_assert_uint_gt(atomic_load(&helper_own), 0);
+    ck_assert_uint_eq(sc_hb_test_clock(atomic_load(&helper_slot)), atomic_load(&helper_own));
+    ck_assert_int_eq(submit(SC_HB_LEGACY), 0);
+}
+END_TEST
+
 START_TEST(errno_and_results_pass_through)
 {
     submit(SC_HB_LEGACY);
@@ -849,6 +895,7 @@ static Suite *hb_suite(void)
     tcase_add_test(tc, redirect_to_own_streams_pulls_the_other_thread);
     tcase_add_test(tc, redirect_to_per_thread_streams_uses_the_other_threads_event);
     tcase_add_test(tc, the_mutant_hook_drops_the_order);
+    tcase_add_test(tc, rests_after_enough_verdicts_and_a_new_thread_wakes_it);
     suite_add_tcase(s, tc);
     return s;
 }
