@@ -61,7 +61,7 @@
 #define HB_RACACHE 16
 #define HB_PULL 4              /* per-thread events, one per context, to pull other threads' work */
 #define HB_KCACHE 64           /* per-thread memory of recently used sync objects (a power of two) */
-#define HB_JUDGED 1024         /* detect mode: submissions judged beside another thread's, then rest */
+#define HB_JUDGED 256          /* detect mode: submissions judged beside another thread's, then rest */
 
 /* ----------------------------------------------------------- spin lock --- */
 typedef _Atomic uint32_t hb_spin;
