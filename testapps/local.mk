@@ -61,7 +61,7 @@ testapps/libcupti-plugin.so: $(srcdir)/testapps/cupti_plugin.cu $(srcdir)/testap
 	  -L$(CUDA_LIBDIR) -lcupti $(SC_CUPTI_RPATH)
 testapps/measure_handover_plugin: $(srcdir)/testapps/measure_handover.cu testapps/libcupti-plugin.so $(SC_APP_DEPS)
 	@$(MKDIR_P) testapps
-	$(NVCCAPP_V)$(SC_NVCC_APP) -DSC_CUPTI_PLUGIN -cudart shared -o $@ $< -Xlinker -rpath='$$ORIGIN'
+	$(NVCCAPP_V)$(SC_NVCC_APP) -DSC_CUPTI_PLUGIN -cudart shared -o $@ $<
 # NCCL's stand-in: its own symbols hidden (the kernels' host stubs are the
 # app's too), the API exported; the app finds it next to itself.
 testapps/libnccl-sim.so: $(srcdir)/testapps/nccl_sim.cu $(SC_APP_DEPS)

@@ -14,6 +14,8 @@
 #include "common.h"
 #ifdef SC_CUPTI_PLUGIN
 #include <dlfcn.h>
+#include <limits.h>
+#include <unistd.h>
 #else
 #include "cupti_session.h"
 #endif
@@ -33,7 +35,14 @@ int main(int argc, char **argv)
     CHECK(cudaStreamSynchronize(b));
 
 #ifdef SC_CUPTI_PLUGIN
-    void *plugin = dlopen("libcupti-plugin.so", RTLD_NOW | RTLD_LOCAL);
+    // Next to the program, by full path: a sanitizer's dlopen interceptor
+    // would look with its own RUNPATH, not ours.
+    char path[PATH_MAX + 32];
+    ssize_t n = readlink("/proc/self/exe", path, PATH_MAX);
+    char *slash = n > 0 ? (path[n] = 0, strrchr(path, '/')) : NULL;
+    if (slash)
+        strcpy(slash + 1, "libcupti-plugin.so");
+    void *plugin = dlopen(slash ? path : "libcupti-plugin.so", RTLD_NOW | RTLD_LOCAL);
     int (*session_start)(int) = plugin ? (int (*)(int))dlsym(plugin, "session_start") : NULL;
     size_t (*session_stop)(void) = plugin ? (size_t (*)(void))dlsym(plugin, "session_stop") : NULL;
     if (!session_start || !session_stop) {
