@@ -447,16 +447,30 @@ typedef struct item {
     size_t longest_i;
 } item;
 
-/* Calls fn for each rectangle of a stream's lane; returns their number. */
-static size_t lane_items(const tl *t, const lane *l, void (*fn)(const tl *, const item *, void *), void *arg)
+/* Calls fn for each rectangle of a lane, ix[lo..hi) indexing the GPU
+   operations of a stream or (host) the calls of a host thread, merged where
+   less than t->gap apart; returns their number. */
+static size_t merged_items(const tl *t, const size_t *ix, size_t lo, size_t hi, int host,
+                           void (*fn)(const tl *, const item *, void *), void *arg)
 {
     size_t n = 0;
     item cur;
     int have = 0;
-    for (size_t i = l->lo; i < l->hi; i++) {
-        const sc_gpu_op *op = &t->r->gpu_ops[t->ops[i]];
-        int64_t a = op->start_ns, b = op->end_ns > a ? op->end_ns : a;
-        unsigned k = op->kind < 3 ? op->kind : 0;
+    for (size_t i = lo; i < hi; i++) {
+        int64_t a, b;
+        unsigned k = 0;
+        if (host) {
+            const sc_host_span *s = &t->r->host_spans[ix[i]];
+            a = s->start_ns;
+            b = s->end_ns;
+        } else {
+            const sc_gpu_op *op = &t->r->gpu_ops[ix[i]];
+            a = op->start_ns;
+            b = op->end_ns;
+            k = op->kind < 3 ? op->kind : 0;
+        }
+        if (b < a)
+            b = a;
         if (have && a - cur.b < t->gap) {
             cur.b = b > cur.b ? b : cur.b;
         } else {
@@ -468,11 +482,15 @@ static size_t lane_items(const tl *t, const lane *l, void (*fn)(const tl *, cons
             memset(&cur, 0, sizeof cur);
             cur.a = a;
             cur.b = b;
-            cur.first = t->ops[i];
+            cur.first = ix[i];
             have = 1;
         }
         cur.busy[k] += (uint64_t)(b - a);
         cur.n[k]++;
+        if (host && (uint64_t)(b - a) > cur.longest) {
+            cur.longest = (uint64_t)(b - a);
+            cur.longest_i = ix[i];
+        }
     }
     if (have) {
         if (fn)
@@ -482,40 +500,14 @@ static size_t lane_items(const tl *t, const lane *l, void (*fn)(const tl *, cons
     return n;
 }
 
+static size_t lane_items(const tl *t, const lane *l, void (*fn)(const tl *, const item *, void *), void *arg)
+{
+    return merged_items(t, t->ops, l->lo, l->hi, 0, fn, arg);
+}
+
 static size_t host_items(const tl *t, const thr *h, void (*fn)(const tl *, const item *, void *), void *arg)
 {
-    size_t n = 0;
-    item cur;
-    int have = 0;
-    for (size_t i = h->lo; i < h->hi; i++) {
-        const sc_host_span *s = &t->r->host_spans[t->spans[i]];
-        int64_t a = s->start_ns, b = s->end_ns > a ? s->end_ns : a;
-        if (have && a - cur.b < t->gap) {
-            cur.b = b > cur.b ? b : cur.b;
-        } else {
-            if (have) {
-                if (fn)
-                    fn(t, &cur, arg);
-                n++;
-            }
-            memset(&cur, 0, sizeof cur);
-            cur.a = a;
-            cur.b = b;
-            cur.first = t->spans[i];
-            have = 1;
-        }
-        cur.n[0]++;
-        if ((uint64_t)(b - a) > cur.longest) {
-            cur.longest = (uint64_t)(b - a);
-            cur.longest_i = t->spans[i];
-        }
-    }
-    if (have) {
-        if (fn)
-            fn(t, &cur, arg);
-        n++;
-    }
-    return n;
+    return merged_items(t, t->spans, h->lo, h->hi, 1, fn, arg);
 }
 
 /* The device's idle time: gaps of at least `gap` between the union of its
