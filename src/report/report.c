@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1108,6 +1109,30 @@ static void fixed3(uint64_t v, uint64_t unit, const char *suffix, char *buf, siz
     uint64_t d = unit / 1000;
     uint64_t q = v / d + ((v % d) >= d - d / 2);
     snprintf(buf, len, "%" PRIu64 ".%03u %s", q / 1000, (unsigned)(q % 1000), suffix);
+}
+
+void sc_format_time(double t, char *buf, size_t len)
+{
+    struct tm tm;
+    time_t s = (time_t)(t > 0 && t < 1e12 ? t : 0);
+    if (s <= 0 || !gmtime_r(&s, &tm)) {
+        snprintf(buf, len, "unknown");
+        return;
+    }
+    strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+void sc_format_driver(int v, char *buf, size_t len)
+{
+    if (v <= 0)
+        snprintf(buf, len, "unknown");
+    else
+        snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+const char *sc_or_unknown(const char *s)
+{
+    return s && *s ? s : "unknown";
 }
 
 void sc_format_ns(uint64_t ns, char *buf, size_t len)

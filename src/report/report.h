@@ -495,6 +495,12 @@ const char *sc_srcroot_rel(const sc_srcroot *r, const char *file, char *buf, siz
 const char *sc_srcroot_show(const sc_srcroot *r, const char *file, char *buf, size_t len);
 /* "850 ns", "4.210 us", "45.210 ms", "12.500 s"; no locale involved. */
 void sc_format_ns(uint64_t ns, char *buf, size_t len);
+/* A wall-clock time in seconds as "2024-06-01 12:00:00 UTC", a driver
+   version (13000) as "13.0"; "unknown" when not set.  sc_or_unknown: s, or
+   "unknown" when NULL or empty. */
+void sc_format_time(double t, char *buf, size_t len);
+void sc_format_driver(int v, char *buf, size_t len);
+const char *sc_or_unknown(const char *s);
 /* "512 B", "64.0 KiB", "512.0 MiB". */
 void sc_format_bytes(uint64_t bytes, char *buf, size_t len);
 /* Parses "error", "warning", "note" or "never".  0 or -1. */

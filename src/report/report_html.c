@@ -122,29 +122,8 @@ static void escf(FILE *out, const char *fmt, ...)
 
 /* ---------------------------------------------------------- numbers --- */
 
-static const char *or_unknown(const char *s)
-{
-    return s && *s ? s : "unknown";
-}
 
-static void format_time(double t, char *buf, size_t len)
-{
-    struct tm tm;
-    time_t s = (time_t)(t > 0 && t < 1e12 ? t : 0);
-    if (s <= 0 || !gmtime_r(&s, &tm)) {
-        snprintf(buf, len, "unknown");
-        return;
-    }
-    strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
-}
 
-static void format_driver(int v, char *buf, size_t len)
-{
-    if (v <= 0)
-        snprintf(buf, len, "unknown");
-    else
-        snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
-}
 
 /* part of whole as "12.34%", in integers (no locale); "" when whole is 0. */
 void sc_html_percent(uint64_t part, uint64_t whole, char *buf, size_t len)
@@ -611,13 +590,13 @@ static void process_facts(html *h, const sc_process *p)
     FILE *out = h->out;
     char b[128];
     fputs("<dl class=\"facts\">\n", out);
-    fact(out, "Program", or_unknown(p->exe), "path");
-    fact(out, "Command line", or_unknown(p->cmdline), "path");
+    fact(out, "Program", sc_or_unknown(p->exe), "path");
+    fact(out, "Command line", sc_or_unknown(p->cmdline), "path");
     snprintf(b, sizeof b, "%ld", p->pid);
     fact(out, "PID", b, NULL);
-    fact(out, "Host", or_unknown(p->host), NULL);
+    fact(out, "Host", sc_or_unknown(p->host), NULL);
     fact(out, "Device", p->device ? p->device : "not queried", NULL);
-    format_driver(p->driver_version, b, sizeof b);
+    sc_format_driver(p->driver_version, b, sizeof b);
     fact(out, "Driver", b, NULL);
     if (p->async_engines >= 0)
         snprintf(b, sizeof b, "%d copy engine%s, %d connection%s", p->async_engines, sc_html_plural((uint64_t)p->async_engines),
@@ -626,11 +605,11 @@ static void process_facts(html *h, const sc_process *p)
         snprintf(b, sizeof b, "copy engines unknown, %d connection%s", p->max_connections,
                  sc_html_plural((uint64_t)p->max_connections));
     fact(out, "Engines", b, NULL);
-    snprintf(b, sizeof b, "%s%s", or_unknown(p->mode), p->gpu ? ", measured (the GPU's timeline)" : "");
+    snprintf(b, sizeof b, "%s%s", sc_or_unknown(p->mode), p->gpu ? ", measured (the GPU's timeline)" : "");
     fact(out, "Mode", b, NULL);
     if (p->simulated)
         fact(out, "Simulated", "yes: the CPU simulator ran it, so times are not GPU performance", "warn");
-    format_time(p->start_time, b, sizeof b);
+    sc_format_time(p->start_time, b, sizeof b);
     fact(out, "Started", b, NULL);
     sc_format_ns(sc_process_run_ns(p), b, sizeof b);
     fact(out, "Run time", b, NULL);
@@ -645,10 +624,10 @@ static void distinct(html *h, const char *(*get)(const sc_process *), const char
     size_t shown = 0, total = 0;
     fprintf(out, "<div class=\"f%s\"><dt>%s</dt><dd>", wide ? " wide" : "", key);
     for (size_t i = 0; i < r->nprocs; i++) {
-        const char *v = or_unknown(get(&r->procs[i]));
+        const char *v = sc_or_unknown(get(&r->procs[i]));
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = !strcmp(or_unknown(get(&r->procs[j])), v);
+            seen = !strcmp(sc_or_unknown(get(&r->procs[j])), v);
         if (seen)
             continue;
         total++;
@@ -712,7 +691,7 @@ static void summary_html(html *h)
                                            ? "yes: the CPU simulator ran them, so times are not GPU performance"
                                            : "some processes ran on the CPU simulator",
                      "warn");
-            format_time(start, b, sizeof b);
+            sc_format_time(start, b, sizeof b);
             fact(out, "Started", b, NULL);
             sc_process p = {.start_time = start, .end_time = end};
             sc_format_ns(sc_process_run_ns(&p), b, sizeof b);
@@ -747,7 +726,7 @@ static void processes_html(html *h)
         uint64_t e, w, n, cost;
         tally(r, (long)i, &e, &w, &n, &cost);
         fprintf(out, "<tr><td><a href=\"#process-%zu\">%zu</a></td><td>%ld</td><td>", i, i, p->pid);
-        sc_html_esc(out, or_unknown(p->host));
+        sc_html_esc(out, sc_or_unknown(p->host));
         fputs("</td><td>", out);
         sc_html_esc(out, p->device ? p->device : "-");
         if (p->simulated)
@@ -771,7 +750,7 @@ static void processes_html(html *h)
             fputs("<td class=\"num zero\">-</td><td class=\"num zero\">-</td>", out);
         }
         fputs("<td class=\"path\">", out);
-        sc_html_esc_path(out, p->cmdline ? p->cmdline : or_unknown(p->exe));
+        sc_html_esc_path(out, p->cmdline ? p->cmdline : sc_or_unknown(p->exe));
         fputs("</td></tr>\n", out);
     }
     fputs("</tbody></table></div>\n</section>\n", out);
@@ -800,7 +779,7 @@ static void api_html(FILE *out, const sc_finding *f)
         fputs(" &#8594; ", out);
         sc_html_esc(out, f->driver_api);
     } else {
-        sc_html_esc(out, f->api ? f->api : or_unknown(f->driver_api));
+        sc_html_esc(out, f->api ? f->api : sc_or_unknown(f->driver_api));
     }
 }
 
@@ -995,9 +974,9 @@ static void process_html(html *h, size_t k)
     fprintf(out, "<section class=\"process\" id=\"process-%zu\">\n", k);
     if (r->nprocs > 1) {
         fprintf(out, "<h2>Process #%zu: <span class=\"path\">", k);
-        sc_html_esc(out, sc_basename(or_unknown(p->exe)));
+        sc_html_esc(out, sc_basename(sc_or_unknown(p->exe)));
         fprintf(out, "</span> <span class=\"n\">pid %ld on ", p->pid);
-        sc_html_esc(out, or_unknown(p->host));
+        sc_html_esc(out, sc_or_unknown(p->host));
         fputs("</span></h2>\n", out);
         cost_html(h, (long)k, sc_process_run_ns(p));
         fputs("<details class=\"facts\"><summary>Process details</summary>\n", out);
@@ -1064,11 +1043,11 @@ static int calls_html(html *h)
         for (size_t i = 0; i < r->nredirects; i++) {
             const sc_redirect *rd = &r->redirects[i];
             fputs("<tr><td><code>", out);
-            sc_html_esc(out, or_unknown(rd->api));
+            sc_html_esc(out, sc_or_unknown(rd->api));
             fputs("</code></td><td>", out);
             where_html(h, sc_report_callsite(r, rd->callsite), 60);
             fputs("</td><td>", out);
-            sc_html_esc(out, or_unknown(rd->outcome));
+            sc_html_esc(out, sc_or_unknown(rd->outcome));
             fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td></tr>\n", rd->count);
         }
         fputs("</tbody></table></div>\n</details>\n", out);
@@ -1192,16 +1171,16 @@ static void head_html(html *h)
           "<meta charset=\"utf-8\"/>\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
           "<meta name=\"generator\" content=\"streamcheck ", out);
-    sc_html_esc(out, or_unknown(r->tool_version));
+    sc_html_esc(out, sc_or_unknown(r->tool_version));
     fputs("\"/>\n<title>", out);
     if (r->nprocs == 1)
-        escf(out, "%s (pid %ld): streamcheck", sc_basename(or_unknown(r->procs[0].exe)), r->procs[0].pid);
+        escf(out, "%s (pid %ld): streamcheck", sc_basename(sc_or_unknown(r->procs[0].exe)), r->procs[0].pid);
     else
         escf(out, "%zu processes: streamcheck", r->nprocs);
     fprintf(out, "</title>\n<style>\n%s%s</style>\n</head>\n<body>\n<header>\n<h1>", style,
             sc_html_any_gpu(r) ? sc_html_gpu_style : "");
     if (r->nprocs == 1)
-        sc_html_esc(out, sc_basename(or_unknown(r->procs[0].exe)));
+        sc_html_esc(out, sc_basename(sc_or_unknown(r->procs[0].exe)));
     else
         fprintf(out, "%zu processes", r->nprocs);
     fputs(" <span class=\"tool\">&#8212; streamcheck report</span></h1>\n", out);
@@ -1221,7 +1200,7 @@ static void foot_html(html *h)
     fputs("<footer>\n<p>", out);
     sc_html_esc(out, line);
     fputs(". Written by streamcheck ", out);
-    sc_html_esc(out, or_unknown(h->r->tool_version));
+    sc_html_esc(out, sc_or_unknown(h->r->tool_version));
     fputs("; the rules, the cost model and the other formats: <code>man libstreamcheck</code>. "
           "This page is one file and loads nothing from elsewhere.</p>\n</footer>\n</main>\n", out);
     fprintf(out, "<script>//<![CDATA[\n(function(){\n%s%s})();\n//]]></script>\n</body>\n</html>\n", script,

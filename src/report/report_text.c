@@ -168,16 +168,6 @@ static void header(FILE *out, const char *key, const char *fmt, ...)
     fputc('\n', out);
 }
 
-static void format_time(double t, char *buf, size_t len)
-{
-    struct tm tm;
-    time_t s = (time_t)(t > 0 && t < 1e12 ? t : 0);
-    if (s <= 0 || !gmtime_r(&s, &tm)) {
-        snprintf(buf, len, "unknown");
-        return;
-    }
-    strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
-}
 
 static uint64_t span_ns(double start, double end)
 {
@@ -187,18 +177,7 @@ static uint64_t span_ns(double start, double end)
     return d >= 1.8e19 ? UINT64_MAX : (uint64_t)(d + 0.5);
 }
 
-static void format_driver(int v, char *buf, size_t len)
-{
-    if (v <= 0)
-        snprintf(buf, len, "unknown");
-    else
-        snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
-}
 
-static const char *or_unknown(const char *s)
-{
-    return s && *s ? s : "unknown";
-}
 
 static const char *sev_color(sc_severity s)
 {
@@ -222,10 +201,10 @@ static void distinct(const sc_report *r, const char *(*get)(const sc_process *),
     size_t used = 0, shown = 0, total = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < r->nprocs; i++) {
-        const char *v = or_unknown(get(&r->procs[i]));
+        const char *v = sc_or_unknown(get(&r->procs[i]));
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = !strcmp(or_unknown(get(&r->procs[j])), v);
+            seen = !strcmp(sc_or_unknown(get(&r->procs[j])), v);
         if (seen)
             continue;
         total++;
@@ -259,10 +238,10 @@ static void format_devices(const sc_process *p, const char *none, int compact, c
     size_t used = 0;
     int same = 1;
     for (size_t i = 1; i < p->ndevices; i++)
-        same &= !strcmp(or_unknown(p->devices[i].name), or_unknown(p->devices[0].name));
+        same &= !strcmp(sc_or_unknown(p->devices[i].name), sc_or_unknown(p->devices[0].name));
     buf[0] = '\0';
     if (compact && same) {
-        int n = snprintf(buf, len, "%s (devices ", or_unknown(p->devices[0].name));
+        int n = snprintf(buf, len, "%s (devices ", sc_or_unknown(p->devices[0].name));
         used = n > 0 ? (size_t)n : 0;
         for (size_t i = 0; i < p->ndevices && used < len; i++) {
             n = snprintf(buf + used, len - used, "%s%d", i ? ", " : "", p->devices[i].ordinal);
@@ -274,7 +253,7 @@ static void format_devices(const sc_process *p, const char *none, int compact, c
     }
     for (size_t i = 0; i < p->ndevices && used < len; i++) {
         int n = snprintf(buf + used, len - used, "%s%d %s", i ? ", " : "", p->devices[i].ordinal,
-                         or_unknown(p->devices[i].name));
+                         sc_or_unknown(p->devices[i].name));
         used += n > 0 ? (size_t)n : 0;
     }
 }
@@ -318,27 +297,27 @@ static void render_header(const sc_report *r, FILE *out)
 {
     char b[1024];
     fprintf(out, "@ streamcheck report\n");
-    header(out, "Version", "%s", or_unknown(r->tool_version));
+    header(out, "Version", "%s", sc_or_unknown(r->tool_version));
     if (r->nprocs == 1) {
         const sc_process *p = &r->procs[0];
-        header(out, "Program", "%s", or_unknown(p->exe));
-        header(out, "Command line", "%s", or_unknown(p->cmdline));
+        header(out, "Program", "%s", sc_or_unknown(p->exe));
+        header(out, "Command line", "%s", sc_or_unknown(p->cmdline));
         header(out, "PID", "%ld", p->pid);
         if (p->rank >= 0)
             header(out, "Rank", "%ld", p->rank);
-        header(out, "Host", "%s", or_unknown(p->host));
+        header(out, "Host", "%s", sc_or_unknown(p->host));
         format_devices(p, "not queried", 0, b, sizeof b);
         header(out, p->ndevices > 1 ? "Devices" : "Device", "%s", b);
-        format_driver(p->driver_version, b, sizeof b);
+        sc_format_driver(p->driver_version, b, sizeof b);
         header(out, "Driver version", "%s", b);
         if (p->async_engines >= 0)
             header(out, "Copy engines", "%d", p->async_engines);
         else
             header(out, "Copy engines", "unknown");
         header(out, "Max connections", "%d", p->max_connections);
-        header(out, "Mode", "%s", or_unknown(p->mode));
+        header(out, "Mode", "%s", sc_or_unknown(p->mode));
         header(out, "Simulated", "%s", p->simulated ? "yes (CPU simulator: times are not GPU performance)" : "no");
-        format_time(p->start_time, b, sizeof b);
+        sc_format_time(p->start_time, b, sizeof b);
         header(out, "Start time", "%s", b);
         sc_format_ns(span_ns(p->start_time, p->end_time), b, sizeof b);
         header(out, "Run time", "%s", b);
@@ -370,7 +349,7 @@ static void render_header(const sc_report *r, FILE *out)
             end = r->procs[i].end_time;
     }
     header(out, "Simulated", "%s", sim == 0 ? "no" : sim == r->nprocs ? "yes (CPU simulator: times are not GPU performance)" : "some processes");
-    format_time(start, b, sizeof b);
+    sc_format_time(start, b, sizeof b);
     header(out, "Start time", "%s (earliest)", b);
     sc_format_ns(span_ns(start, end), b, sizeof b);
     header(out, "Run time", "%s (first start to last end)", b);
@@ -419,20 +398,20 @@ static int render_processes(const sc_report *r, FILE *out)
     for (size_t i = 0; i < r->nprocs; i++) {
         const sc_process *p = &r->procs[i];
         sc_format_ns(span_ns(p->start_time, p->end_time), b, sizeof b);
-        format_driver(p->driver_version, d, sizeof d);
+        sc_format_driver(p->driver_version, d, sizeof d);
         cellf(&t, "%zu", i);
         if (ranks && p->rank >= 0)
             cellf(&t, "%ld", p->rank);
         else if (ranks)
             cellf(&t, "-");
         cellf(&t, "%ld", p->pid);
-        cellf(&t, "%s", or_unknown(p->host));
+        cellf(&t, "%s", sc_or_unknown(p->host));
         format_devices(p, "-", 1, dv, sizeof dv);
         cellf(&t, "%s", dv);
         cellf(&t, "%s", d);
-        cellf(&t, "%s%s", or_unknown(p->mode), p->simulated ? " (sim)" : "");
+        cellf(&t, "%s%s", sc_or_unknown(p->mode), p->simulated ? " (sim)" : "");
         cellf(&t, "%s", b);
-        cellf(&t, "%s", p->cmdline ? p->cmdline : or_unknown(p->exe));
+        cellf(&t, "%s", p->cmdline ? p->cmdline : sc_or_unknown(p->exe));
     }
     return table_print(&t, out, "  ");
 }
@@ -514,7 +493,7 @@ static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
     if (f->driver_api && f->api && strcmp(f->api, f->driver_api))
         fprintf(out, "%s -> %s\n", f->api, f->driver_api);
     else
-        fprintf(out, "%s\n", f->api ? f->api : or_unknown(f->driver_api));
+        fprintf(out, "%s\n", f->api ? f->api : sc_or_unknown(f->driver_api));
     fprintf(out, FIELD "%" PRIu64 " call%s\n", "Count", f->count, f->count == 1 ? "" : "s");
     render_cost(r, f, out);
     sc_format_ns(f->blocked_ns, b, sizeof b);
@@ -547,14 +526,14 @@ static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
     if (r->nprocs > 1 && f->process < r->nprocs) {
         const sc_process *p = &r->procs[f->process];
         if (p->rank >= 0)
-            fprintf(out, FIELD "rank %ld, pid %ld on %s\n", "Process", p->rank, p->pid, or_unknown(p->host));
+            fprintf(out, FIELD "rank %ld, pid %ld on %s\n", "Process", p->rank, p->pid, sc_or_unknown(p->host));
         else
-            fprintf(out, FIELD "#%u, pid %ld on %s\n", "Process", f->process, p->pid, or_unknown(p->host));
+            fprintf(out, FIELD "#%u, pid %ld on %s\n", "Process", f->process, p->pid, sc_or_unknown(p->host));
     }
     /* Which device, when its process used more than one. */
     if (f->process < r->nprocs && r->procs[f->process].ndevices > 1 && f->device >= 0) {
         const char *n = sc_process_device_name(&r->procs[f->process], f->device);
-        fprintf(out, FIELD "%d (%s)\n", "Device", f->device, or_unknown(n));
+        fprintf(out, FIELD "%d (%s)\n", "Device", f->device, sc_or_unknown(n));
     }
     long k = sc_report_callsite_index(r, f->callsite);
     if (k < 0) {
@@ -800,12 +779,12 @@ static int render_redirects(const sc_report *r, FILE *out)
     for (size_t i = 0; i < r->nredirects; i++) {
         const sc_redirect *rd = &r->redirects[i];
         long k = sc_report_callsite_index(r, rd->callsite);
-        cellf(&t, "%s", or_unknown(rd->api));
+        cellf(&t, "%s", sc_or_unknown(rd->api));
         if (k >= 0)
             cellf(&t, "#%ld", k + 1);
         else
             cellf(&t, "-");
-        cellf(&t, "%s", or_unknown(rd->outcome));
+        cellf(&t, "%s", sc_or_unknown(rd->outcome));
         cellf(&t, "%" PRIu64, rd->count);
         if (procs)
             cellf(&t, "#%u", rd->process);
@@ -821,17 +800,17 @@ static int render_redirects(const sc_report *r, FILE *out)
     /* The reasons, summed, in the order the table shows them first. */
     int any = 0;
     for (size_t i = 0; i < r->nredirects; i++) {
-        const char *why = or_unknown(r->redirects[i].outcome);
+        const char *why = sc_or_unknown(r->redirects[i].outcome);
         if (!strcmp(why, "redirected"))
             continue;
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = !strcmp(or_unknown(r->redirects[j].outcome), why);
+            seen = !strcmp(sc_or_unknown(r->redirects[j].outcome), why);
         if (seen)
             continue;
         uint64_t c = 0;
         for (size_t j = i; j < r->nredirects; j++)
-            if (!strcmp(or_unknown(r->redirects[j].outcome), why))
+            if (!strcmp(sc_or_unknown(r->redirects[j].outcome), why))
                 c += r->redirects[j].count;
         fprintf(out, "%s%s %" PRIu64, any ? ", " : " (", why, c);
         any = 1;
