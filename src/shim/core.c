@@ -375,7 +375,8 @@ static unsigned ablate_parse(const char *v)
 {
     static const struct { const char *name; unsigned bit; } parts_off[] = {
         {"hb", SC_ABLATE_HB}, {"slow", SC_ABLATE_SLOW}, {"walk", SC_ABLATE_WALK},
-        {"rt", SC_ABLATE_RT}, {"api", SC_ABLATE_API},
+        {"rt", SC_ABLATE_RT}, {"api", SC_ABLATE_API}, {"ext", SC_ABLATE_EXT},
+        {"ts", SC_ABLATE_TS}, {"copy", SC_ABLATE_COPY}, {"parse", SC_ABLATE_PARSE},
     };
     unsigned bits = 0;
     while (v && *v) {
@@ -387,7 +388,8 @@ static unsigned ablate_parse(const char *v)
         if (i < SC_ARRAY_LEN(parts_off))
             bits |= parts_off[i].bit;
         else
-            sc_warn("STREAMCHECK_TEST_ABLATE: '%.*s' is not one of hb, slow, walk, rt, api; ignored", (int)n, v);
+            sc_warn("STREAMCHECK_TEST_ABLATE: '%.*s' is not one of hb, slow, walk, rt, api, ext, ts, copy, "
+                    "parse; ignored", (int)n, v);
         v += n + (v[n] == ',');
     }
     if (bits)

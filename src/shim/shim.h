@@ -347,7 +347,7 @@ typedef struct sc_globals {
     uintptr_t self_lo, self_hi; /* our own text, to skip our frames */
     unsigned ablate;           /* STREAMCHECK_TEST_ABLATE: SC_ABLATE_* (a test hook) */
 } sc_globals;
-/* STREAMCHECK_TEST_ABLATE=hb,slow,walk,rt,api: switch a part of the shim
+/* STREAMCHECK_TEST_ABLATE=hb,slow,walk,rt,api,...: switch a part of the shim
    off to see what it costs on a real program (tools/overhead-probe.sh).
    A test hook, not an option: the findings are wrong while it is set. */
 enum {
@@ -356,6 +356,10 @@ enum {
     SC_ABLATE_WALK = 4,    /* call sites are not walked */
     SC_ABLATE_RT = 8,      /* measured mode: no runtime API records */
     SC_ABLATE_API = 16,    /* measured mode: no driver or runtime API records */
+    SC_ABLATE_EXT = 32,    /* measured mode: no external correlation */
+    SC_ABLATE_TS = 64,     /* measured mode: CUPTI's own clock, not our callback */
+    SC_ABLATE_COPY = 128,  /* measured mode: no memcpy or memset records */
+    SC_ABLATE_PARSE = 256, /* measured mode: buffers are freed unread */
 };
 extern sc_globals sc_g;
 
