@@ -9,7 +9,10 @@
 // The producer's work is slow (a 20 ms spin, or a 20 ms host function,
 // before a host-to-device copy of the round's data), so a consumer whose
 // work is not ordered after it reads the previous round's data.  The app
-// checks every element and exits 1 on a mismatch.
+// checks every element and exits 1 on a mismatch.  The consumer's first
+// work after the hand-off is a kernel launch, as the backward pass's is: past
+// a thread's first 256 legacy-stream submissions, redirect sends launches
+// down the fast path, which must still see the hand-off (300 rounds do).
 //
 // Under streamcheck --redirect=per-thread each thread's legacy work moves
 // to a stream of its own; redirect must keep the order the hand-off gives
@@ -77,7 +80,7 @@ static void produce(int r)
 // Reads round r's data on the device and checks it on the host.
 static void consume(int r)
 {
-    CHECK(cudaMemsetAsync(d_out, 0, N * sizeof(float), 0));
+    sc_fill<<<64, 256>>>(d_out, N, 0.0f); // expect: SC101 x5
     sc_saxpy<<<64, 256>>>(N, 2.0f, d_in, d_out); // expect: SC101 x5
     LAUNCHED();
     CHECK(cudaMemcpyAsync(h_dst, d_out, N * sizeof(float), cudaMemcpyDeviceToHost, 0)); // expect: SC101 x5

@@ -19,10 +19,13 @@
 #    same under every method, the report counts the hand-offs and waits;
 #    with the ordering disabled (STREAMCHECK_TEST_NO_HB_ORDER=1, a test hook
 #    read only by src/shim/hb.c) the app fails under every method, so the
-#    test can fail.
+#    test can fail; the same with 300 rounds, where the fast path carries
+#    the launches (sc_fast_redirect);
+#  - that fast path is taken: a thread's legacy-stream launches reach the
+#    slow path as often under redirect as in detect mode.
 # TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..19"
+echo "1..23"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d)
@@ -131,6 +134,35 @@ for m in stream entry handle; do
     [ -z "$fails" ]
     ok $? "handoff ($m): the consumer's work follows the producer's under every hand-off (wrong:${fails:- none})"
 done
+# Past a thread's first 256 legacy-stream submissions redirect sends its
+# launches down the fast path (sc_fast_redirect), which must still see each
+# hand-off: 300 rounds, the consumer's first work a launch.
+for m in stream entry handle; do
+    fails=
+    for v in cond cxx; do
+        "$SC_CLI" --simulate --redirect=per-thread --redirect-method=$m --log-level=quiet --output="$tmp/hol-$m" -- \
+            "$SC_APPS/handoff" $v 300 1 >"$tmp/handoff-long.$v.$m" 2>/dev/null &&
+            [ -s "$tmp/handoff-long.$v.$m" ] || fails="$fails $v"
+    done
+    [ -z "$fails" ]
+    ok $? "handoff, 300 rounds ($m): the fast path keeps every hand-off (wrong:${fails:- none})"
+done
+# The fast path is taken: one thread's 3000 launches and 3000 copies on the
+# legacy stream take the slow path as often under redirect as in detect
+# mode (its first 256 notes and the samples), by every method.
+slow() { sed -n 's/^  slow path (less the real call) *\([0-9]*\) .*/\1/p' "$1"; }
+STREAMCHECK_PROFILE=1 "$SC_CLI" --simulate --log-level=quiet --output="$tmp/fp" -- "$app" 1 0 3000 \
+    >/dev/null 2>"$tmp/fp.detect"
+want=$(slow "$tmp/fp.detect")
+got=
+for m in stream entry handle; do
+    STREAMCHECK_PROFILE=1 "$SC_CLI" --simulate --redirect=per-thread --redirect-method=$m --log-level=quiet \
+        --output="$tmp/fp" -- "$app" 1 0 3000 >/dev/null 2>"$tmp/fp.$m"
+    got="$got $m=$(slow "$tmp/fp.$m")"
+done
+echo "# slow calls: detect=$want$got"
+[ -n "$want" ] && [ "$want" -lt 1000 ] && [ "$got" = " stream=$want entry=$want handle=$want" ]
+ok $? "redirect: legacy-stream launches and copies take the fast path, as in detect mode"
 # The report says what was kept: hand-offs seen, waits added.
 hand=$(sed -n 's/.*"handoffs": \([0-9]*\).*/\1/p' "$tmp"/ho-stream-cond/handoff.*.json | head -n 1)
 waits=$(sed -n 's/.*"handoff_waits": \([0-9]*\).*/\1/p' "$tmp"/ho-stream-cond/handoff.*.json | head -n 1)

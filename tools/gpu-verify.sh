@@ -76,11 +76,15 @@ measure)
     done ;;
 redirect)
     step "redirect keeps the order: hand-off apps and a training loop"
-    for a in handoff turn_taking redirect_mixed; do
-        [ -x "$apps/$a" ] || continue
-        ref=$("$apps/$a" 2>/dev/null | md5sum)
+    # handoff with 300 rounds: past each thread's first 256 legacy
+    # submissions the launches take redirect's fast path.
+    for a in handoff "handoff cond 300 1" "handoff cxx 300 1" turn_taking redirect_mixed; do
+        set -- $a
+        [ -x "$apps/$1" ] || continue
+        ref=$("$apps/$1" "${@:2}" 2>/dev/null | md5sum)
         for m in stream entry handle; do
-            got=$(streamcheck --redirect=per-thread --redirect-method=$m --log-level=quiet -- "$apps/$a" 2>/dev/null | md5sum)
+            got=$(streamcheck --redirect=per-thread --redirect-method=$m --log-level=quiet -- "$apps/$1" "${@:2}" \
+                2>/dev/null | md5sum)
             echo "$a $m: $([ "$got" = "$ref" ] && echo same output || echo DIFFERENT output)"
         done
     done

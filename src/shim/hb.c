@@ -905,6 +905,23 @@ int sc_hb_order(sc_thread *t, CUcontext ctx, CUstream target)
     return rc;
 }
 
+int sc_hb_fast_submit(int where, CUcontext ctx)
+{
+    hb_thr *h = hb_self;
+    if (!h || h->slot < 0 || hb_in || SC_UNLIKELY(hb_pending != NULL) || !sc_hb_on())
+        return 1;
+    uint32_t others = h->mask & ~(1u << h->slot);
+    if (others && h->waited_ctx != ctx)
+        return 1;
+    for (uint32_t m = others; m; m &= m - 1) {
+        unsigned s = (unsigned)__builtin_ctz(m);
+        if (h->c[s] > h->waited[s])
+            return 1;   /* a hand-off to look at: sc_hb_order, on the slow path */
+    }
+    sc_hb_submitted(NULL, where, ctx);
+    return 0;
+}
+
 void sc_hb_kept_legacy(sc_thread *t)
 {
     (void)t;

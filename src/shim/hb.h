@@ -78,6 +78,12 @@ void sc_hb_submitted(struct sc_thread *t, int where, CUcontext ctx);
    orders it after every blocking stream's work (and the thread's later
    redirected work after it). */
 int sc_hb_order(struct sc_thread *t, CUcontext ctx, CUstream target);
+/* The fast path's redirect (sc_fast_redirect): when sc_hb_order would find
+   nothing to wait for (no hand-off since the thread's last redirected call
+   in ctx), counts the submission as sc_hb_submitted would and returns 0;
+   else 1, and the call takes the slow path.  Counted before the real call:
+   the release that could hand it over comes after the call returns. */
+int sc_hb_fast_submit(int where, CUcontext ctx);
 /* The call stayed on the legacy stream after sc_hb_order returned -1. */
 void sc_hb_kept_legacy(struct sc_thread *t);
 /* A stream the thread's redirected work goes to in ctx (--redirect-method=

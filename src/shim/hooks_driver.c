@@ -89,7 +89,7 @@
         CLS;                                                                       \
         if (SC_LIKELY(!sc_fast_sampled(t_, &op_)) ||                               \
             SC_UNLIKELY(sc_g.ablate & SC_ABLATE_SLOW))                             \
-            return real_ A;                                                        \
+            return (SC_UNLIKELY(op_.call != NULL) ? (PFN)op_.call : real_) A;      \
         sc_pre(t_, &op_);                                                          \
         if (op_.call)                                                              \
             real_ = (PFN)op_.call;                                                 \

@@ -166,7 +166,7 @@ typedef struct sc_op {
     do {                                                                         \
         (op).id = (ID); (op).pt = (PT); (op).kind = 0; (op).dir = 0;             \
         (op).lane = 0; (op).marks = 0; (op).stream = NULL; (op).streamp = NULL;  \
-        (op).cfgp = NULL;                                                        \
+        (op).cfgp = NULL; (op).call = NULL;                                      \
         (op).host = NULL; (op).p1 = NULL; (op).p2 = NULL; (op).bytes = 0;        \
         (op).flags = 0; (op).prio = 0; (op).ra = (RA); (op).srec = NULL;         \
     } while (0)
@@ -307,6 +307,14 @@ typedef struct sc_thread {
        block when the thread exits (the next thread to take it reuses them). */
     sc_own own[SC_OWN_MAX];
     uint8_t has_own;           /* made one: its per-thread-stream work is ordered with it */
+    /* --redirect: what the thread's last redirect on the slow path found,
+       so the fast path can redirect the next ones the same way
+       (sc_fast_redirect).  rd_fast: set; rd_ctx, rd_gen: its context and
+       sc_g.ctx_gen then; rd_own: the own stream it used (method stream). */
+    uint8_t rd_fast;
+    unsigned rd_gen;
+    CUcontext rd_ctx;
+    sc_own *rd_own;
     /* A finding that waits for the thread's next slow call to decide what
        it cost (dispatch.c, settle_held): an SC203 that may be a deliberate
        synchronous read (PyTorch's .item()), a host-blocking call or a
@@ -570,8 +578,8 @@ static inline int sc_note_sampled(uint64_t n)
 }
 
 /* Work on the legacy stream while no stream it orders with exists (no
-   blocking created stream, no per-thread stream used, no capture, no
-   redirect): every launch of a default PyTorch program, whose 128 pool
+   blocking created stream, no per-thread stream used, no capture; under
+   redirect sc_fast_redirect decides): every launch of a default PyTorch program, whose 128 pool
    streams are non-blocking.  The slow path would find an SC101 note (or an
    SC601 note, for cuBLAS) and nothing else, so the fast path counts it as
    the slow path would and sends only the sampled notes there.  It marks
@@ -581,13 +589,16 @@ static inline int sc_note_sampled(uint64_t n)
    must see first takes it: the thread's first legacy work (SC103 counts the
    thread), a held finding to settle, stream-ordered allocation (tracked
    after the call). */
+int sc_fast_redirect(sc_thread *t, sc_op *op);   /* redirect.c */
 static inline int sc_fast_legacy(sc_thread *t, sc_op *op)
 {
     op->lane = SC_LANE_LEGACY;
     _Atomic uint64_t *m = t->legacy_mark;
-    if (!m || !t->used_legacy || t->held.live || op->kind == SC_K_ALLOC_ASYNC || op->kind == SC_K_FREE_ASYNC)
+    if (!t->used_legacy || t->held.live || op->kind == SC_K_ALLOC_ASYNC || op->kind == SC_K_FREE_ASYNC)
         return 1;
-    if (sc_g.redirect || atomic_load_explicit(&sc_g.n_blocking, memory_order_relaxed) ||
+    if (sc_g.redirect)
+        return sc_fast_redirect(t, op);
+    if (!m || atomic_load_explicit(&sc_g.n_blocking, memory_order_relaxed) ||
         atomic_load_explicit(&sc_g.ptds_used, memory_order_relaxed) ||
         atomic_load_explicit(&sc_g.n_capturing, memory_order_relaxed) ||
         atomic_load_explicit(&sc_g.n_ctx, memory_order_relaxed) != 1)
