@@ -16,11 +16,13 @@ window (shim_self_ns_window, which train_resnet.py prints under
 streamcheck).
 
     python3 bench/train_bench.py [--pairs N] [--steps N] [--warmup N] [--pin-memory {0,1}]
-                                 [--torch-profiler] [--no-measure]
+                                 [--torch-profiler] [--no-measure] [--redirect METHODS]
 
 With --torch-profiler a fourth arm runs the loop natively inside
 torch.profiler (GPU activity): what CUPTI's tracing costs when PyTorch's
-own profiler does it, beside the measure arm.
+own profiler does it, beside the measure arm.  With --redirect entry,stream
+(any of entry, handle, stream) an arm per method runs under
+streamcheck --redirect=per-thread --redirect-method=METHOD.
 
 Environment: STREAMCHECK (the launcher, default streamcheck on PATH).
 Exits 77 without a GPU or torch.
@@ -75,7 +77,14 @@ def main():
     ap.add_argument("--pin-memory", type=int, choices=(0, 1), default=1)
     ap.add_argument("--torch-profiler", action="store_true")
     ap.add_argument("--no-measure", action="store_true", help="skip the --measure arm")
+    ap.add_argument("--redirect", default="", metavar="METHODS",
+                    help="comma-separated redirect methods (entry, handle, stream): an arm each, "
+                         "under --redirect=per-thread --redirect-method=METHOD")
     a = ap.parse_args()
+    methods = [m for m in a.redirect.split(",") if m]
+    bad = [m for m in methods if m not in ("entry", "handle", "stream")]
+    if bad:
+        ap.error(f"--redirect: {', '.join(bad)}: not a method (entry, handle, stream)")
     try:
         gpu = subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
     except OSError:
@@ -87,11 +96,13 @@ def main():
     cmd = [sys.executable, PROG, "--pin-memory", str(a.pin_memory), "--steps", str(a.steps),
            "--warmup", str(a.warmup)]
     arms = {"native": [], "streamcheck": [], "measure": [], "torchprof": []}
+    arms.update({f"redirect-{m}": [] for m in methods})
+    shimmed = [k for k in arms if k not in ("native", "torchprof")]
     walls = {k: [] for k in arms}
-    est = {"streamcheck": [], "measure": []}
-    est_ms = {"streamcheck": [], "measure": []}
+    est = {k: [] for k in shimmed}
+    est_ms = {k: [] for k in shimmed}
     win = {k: {} for k in arms}          # arm -> pair -> timed window, ns
-    win_est = {"streamcheck": {}, "measure": {}}   # arm -> pair -> self-estimate in it, ns
+    win_est = {k: {} for k in shimmed}   # arm -> pair -> self-estimate in it, ns
     try:
         helptext = subprocess.run([sc, "--help"], capture_output=True, text=True).stdout
     except OSError:
@@ -113,7 +124,9 @@ def main():
                     c = cmd + ["--torch-profiler"]
                 elif arm != "native":
                     c = [sc, "--format=json,text", f"--output={out}"] + \
-                        (["--measure"] if arm == "measure" else []) + ["--"] + cmd
+                        (["--measure"] if arm == "measure" else []) + \
+                        (["--redirect=per-thread", "--redirect-method=" + arm[len("redirect-"):]]
+                         if arm.startswith("redirect-") else []) + ["--"] + cmd
                 t0 = time.monotonic()
                 p = subprocess.run(c, capture_output=True, text=True, env=env)
                 wall = time.monotonic() - t0
@@ -148,31 +161,31 @@ def main():
     n0 = statistics.median(arms["native"])
     w0 = statistics.median(walls["native"])
     print(f"train_resnet (pin_memory={a.pin_memory}, {a.steps} timed steps of 64), {a.pairs} pairs")
-    print(f"  native       median {n0:9.1f} images/s   runs: {' '.join('%.0f' % v for v in arms['native'])}"
+    print(f"  native          median {n0:9.1f} images/s   runs: {' '.join('%.0f' % v for v in arms['native'])}"
           f"   wall {w0:.2f} s")
-    for arm in ("streamcheck", "measure", "torchprof"):
+    for arm in [k for k in arms if k != "native"]:
         v = arms[arm]
         if not v:
             if arm != "torchprof" or a.torch_profiler:
-                print(f"  {arm:12s} no runs" + (" (streamcheck --measure unknown or failed)" if arm == "measure" else ""))
+                print(f"  {arm:15s} no runs" + (" (streamcheck --measure unknown or failed)" if arm == "measure" else ""))
             continue
         ratios = [x / y for x, y in zip(v, arms["native"])]
         m = statistics.median(v)
         e = statistics.median(est[arm]) if est.get(arm) else float("nan")
-        print(f"  {arm:12s} median {m:9.1f} images/s   runs: {' '.join('%.0f' % x for x in v)}")
-        print(f"  {'':12s} ratio {statistics.median(ratios):.4f} (pairs min {min(ratios):.4f} max "
+        print(f"  {arm:15s} median {m:9.1f} images/s   runs: {' '.join('%.0f' % x for x in v)}")
+        print(f"  {'':15s} ratio {statistics.median(ratios):.4f} (pairs min {min(ratios):.4f} max "
               f"{max(ratios):.4f}); measured slowdown {100 * (1 - m / n0):+.2f}%, "
               f"self-estimate {e:.2f}% of run time")
         if walls[arm] and est_ms.get(arm):
             dw = 1e3 * (statistics.median(walls[arm]) - w0)
             em = statistics.median(est_ms[arm])
-            print(f"  {'':12s} whole process: {dw:+.0f} ms wall ({100 * dw / (1e3 * w0):+.2f}%), "
+            print(f"  {'':15s} whole process: {dw:+.0f} ms wall ({100 * dw / (1e3 * w0):+.2f}%), "
                   f"self-estimate {em:.0f} ms" + (f" ({em / dw:.2f} of it)" if dw > 0 else ""))
         pairs = [r for r in win_est.get(arm, {}) if r in win["native"] and r in win[arm]]
         if pairs:
             extra = statistics.median(win[arm][r] - win["native"][r] for r in pairs) / 1e6
             inside = statistics.median(win_est[arm][r] for r in pairs) / 1e6
-            print(f"  {'':12s} timed steps: {extra:+.1f} ms longer than native (median of {len(pairs)} pairs), "
+            print(f"  {'':15s} timed steps: {extra:+.1f} ms longer than native (median of {len(pairs)} pairs), "
                   f"self-estimate {inside:.1f} ms inside them" + (f" ({inside / extra:.2f} of it)" if extra > 0 else ""))
     return 0
 
