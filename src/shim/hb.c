@@ -353,14 +353,15 @@ static int skip_caller(hb_thr *h, const void *ra)
 /* ------------------------------------------------ acquire and release --- */
 static void record_ptds_event(hb_thr *h);
 
-/* e: the entry of key if the caller looked it up already (else NULL). */
-static void acquire_key(uintptr_t key, const void *ra, int clear, hb_ent *e)
+/* e: the entry of key if the caller looked it up already (else NULL).
+   Returns 1 when it joined the entry's clock (the profile counts those). */
+static int acquire_key(uintptr_t key, const void *ra, int clear, hb_ent *e)
 {
     take_pending();
     if (!e)
         e = ent_find(key, 0);
     if (!e || !atomic_load_explicit(&e->mask, memory_order_relaxed))
-        return;
+        return 0;
     hb_thr *h = hb_self;
     if (h && !clear) {
         /* Unchanged since this thread joined it: nothing new (a release
@@ -368,13 +369,13 @@ static void acquire_key(uintptr_t key, const void *ra, int clear, hb_ent *e)
            post, which the real lock, wait or wait returned after). */
         const __typeof__(h->kc[0]) *k = &h->kc[kc_index(key)];
         if (k->key == key && k->has_seen && k->seen == atomic_load_explicit(&e->seq, memory_order_acquire))
-            return;
+            return 0;
     }
     if (ra && skip_caller(h, ra))
-        return;
+        return 0;
     h = self_get();
     if (!h)
-        return;
+        return 0;
     spin_lock(&e->lock);
     if (atomic_load_explicit(&e->rel, memory_order_relaxed) != (uintptr_t)h &&
         !atomic_load_explicit(&e->xacq, memory_order_relaxed))
@@ -393,29 +394,31 @@ static void acquire_key(uintptr_t key, const void *ra, int clear, hb_ent *e)
         *k = (__typeof__(h->kc[0])){.key = key};
     k->seen = seq;
     k->has_seen = 1;
+    return 1;
 }
 
 /* kind: 0 a mutex or rwlock unlock (an event is recorded only for objects
    seen passing between threads), 1 anything else (condition variables,
-   semaphores, barriers, create: made to hand over). */
-static void release_key(uintptr_t key, const void *ra, int kind)
+   semaphores, barriers, create: made to hand over).  Returns 1 when it
+   published the thread's clock into the entry. */
+static int release_key(uintptr_t key, const void *ra, int kind)
 {
     take_pending();
     hb_thr *h = hb_self;
     if (!h || !h->mask)
-        return;
+        return 0;
     __typeof__(h->kc[0]) *k = &h->kc[kc_index(key)];
     hb_ent *e;
     if (k->key == key && k->has_rel && k->rel_ver == h->ver && (e = ent_find(key, 0)) != NULL &&
         atomic_load_explicit(&e->rel, memory_order_relaxed) == (uintptr_t)h &&
         atomic_load_explicit(&e->clr, memory_order_relaxed) == k->rel_clr &&
         (k->rel_xacq || !atomic_load_explicit(&e->xacq, memory_order_relaxed)))
-        return;   /* the entry holds this clock already, and no one took it since */
+        return 0;   /* the entry holds this clock already, and no one took it since */
     if (ra && skip_caller(h, ra))
-        return;
+        return 0;
     e = ent_find(key, 1);
     if (!e)
-        return;
+        return 0;
     uint32_t xacq = atomic_load_explicit(&e->xacq, memory_order_relaxed);
     if (h->slot >= 0 && (kind || xacq))
         record_ptds_event(h);
@@ -437,6 +440,7 @@ static void release_key(uintptr_t key, const void *ra, int kind)
     k->rel_ver = h->ver;
     k->rel_clr = clr;
     k->rel_xacq = xacq != 0;
+    return 1;
 }
 
 static inline uintptr_t obj_key(const void *p) { return (uintptr_t)p; }
@@ -1131,7 +1135,7 @@ static inline uint64_t hb_t0(void)
     return SC_UNLIKELY((++hb_ncalls & (HB_SAMPLE - 1)) == 0 || sc_prof_on) ? sc_tsc() : 0;
 }
 
-static void hb_account(uint64_t t0)
+static void hb_account(uint64_t t0, int full)
 {
     if (SC_LIKELY(!t0))
         return;
@@ -1139,7 +1143,7 @@ static void hb_account(uint64_t t0)
     dt = dt > sc_tsc_overhead ? dt - sc_tsc_overhead : 0;
     sc_thread *t = sc_tls_self;
     if (sc_prof_on) {
-        sc_prof_add_slow(t, SC_PH_HB, t0, 0);
+        sc_prof_add_slow(t, SC_PH_HB, t0, (uint64_t)full);
     } else {
         dt *= HB_SAMPLE;
     }
@@ -1151,9 +1155,9 @@ __attribute__((noinline)) static void after_acquire_slow(uintptr_t key, const vo
     int saved = errno;
     uint64_t t0 = hb_t0();
     hb_in = 1;
-    acquire_key(key, ra, 0, e);
+    int full = acquire_key(key, ra, 0, e);
     hb_in = 0;
-    hb_account(t0);
+    hb_account(t0, full);
     errno = saved;
 }
 
@@ -1171,18 +1175,29 @@ __attribute__((noinline)) static void before_release_slow(const void *obj, const
     int saved = errno;
     uint64_t t0 = hb_t0();
     hb_in = 1;
-    release_key(obj_key(obj), ra, kind);
+    int full = release_key(obj_key(obj), ra, kind);
     hb_in = 0;
-    hb_account(t0);
+    hb_account(t0, full);
     errno = saved;
 }
 
-/* A thread with an empty clock has nothing to release. */
+/* A thread with an empty clock has nothing to release, and a lock of
+   CUDA's own libraries (the driver's and the runtime's, taken in every
+   API call) is not the program's order: skip_caller's cache says so
+   inline, before any call (redirect keeps the tracker on, and a PyTorch
+   step makes thousands of such calls). */
 static inline void before_release(const void *obj, const void *ra, int kind)
 {
     hb_thr *h = hb_self;
-    if ((h && h->mask) || SC_UNLIKELY(hb_pending != NULL))
+    if (SC_UNLIKELY(hb_pending != NULL)) {
         before_release_slow(obj, ra, kind);
+    } else if (h && h->mask) {
+        unsigned i = (unsigned)((uintptr_t)ra >> 4) & (HB_RACACHE - 1);
+        if (h->racache[i].ra == (uintptr_t)ra && h->racache[i].skip &&
+            !atomic_load_explicit(&follow_all, memory_order_relaxed))
+            return;
+        before_release_slow(obj, ra, kind);
+    }
 }
 
 /* An acquire succeeded (robust mutexes: EOWNERDEAD still locks it). */

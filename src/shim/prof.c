@@ -65,7 +65,7 @@ static const struct {
     {SC_PH_WALK, 2, "call-site walks (native)", "frames"},
     {SC_PH_PYFRAMES, 2, "Python frames", "frames"},
     {SC_PH_COMMIT, 2, "findings committed", ""},
-    {SC_PH_HB, 0, "pthread tracker, acquires and releases with a clock", ""},
+    {SC_PH_HB, 0, "pthread tracker, acquires and releases with a clock", "joined/published"},
     {SC_PH_MODSCAN, 0, "module map scans (an address in no known module)", "rebuilds"},
     {SC_PH_DRAIN, 0, "drain before pageable copies (driver's, excluded)", ""},
     {SC_PH_INIT, 0, "initialization", ""},
