@@ -546,9 +546,10 @@ static void start_locked(void)
        serializes kernels and would change what we measure. */
     static const CUpti_ActivityKind need[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                               CUPTI_ACTIVITY_KIND_MEMSET};
-    /* Not CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: the API records hold the
-       host side of a synchronization already, and on an H100 training
-       loop leaving it off took about 4% off measured mode's cost. */
+    /* Not CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: nothing read its records
+       (the API records hold the host side of a synchronization).  On an
+       H100 training loop, leaving it off measured 0.910x native against
+       0.867x, inside the machine's spread (docs/ARCHITECTURE.md). */
     static const CUpti_ActivityKind want[] = {CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_RUNTIME,
                                               CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
     for (size_t i = 0; i < SC_ARRAY_LEN(need); i++) {
