@@ -72,6 +72,46 @@ void sc_order_with_own(sc_thread *t, sc_op *op)
     }
 }
 
+/* Where redirect sends a call, by the method and what the call names: the
+   own stream in its stream parameter or launch config (method stream), the
+   per-thread stream by handle (method handle), or the per-thread entry
+   point (method entry, and calls with no stream to rename).  route_of
+   decides and changes nothing; route_apply rewrites the call. */
+enum { RT_NONE, RT_OWN_ARG, RT_OWN_CFG, RT_HANDLE, RT_ENTRY };
+
+static int route_of(const sc_op *op, const sc_own *own, void **fn)
+{
+    if (own && op->streamp)
+        return RT_OWN_ARG;
+    if (own && op->cfgp && *op->cfgp)
+        return RT_OWN_CFG;
+    if (sc_g.redirect_method == SC_RDM_HANDLE && op->streamp)
+        return RT_HANDLE;
+    unsigned twin = sc_apis[op->id].twin;
+    *fn = twin != SC_NO_API ? sc_real_get(twin) : NULL;
+    return *fn ? RT_ENTRY : RT_NONE;
+}
+
+static void route_apply(sc_op *op, int route, const sc_own *own, void *fn)
+{
+    switch (route) {
+    case RT_OWN_ARG:
+        *op->streamp = own->stream;
+        break;
+    case RT_OWN_CFG:
+        op->cfg = **op->cfgp;
+        op->cfg.hStream = own->stream;
+        *op->cfgp = &op->cfg;
+        break;
+    case RT_HANDLE:
+        *op->streamp = CU_STREAM_PER_THREAD;
+        break;
+    case RT_ENTRY:
+        op->call = fn;
+        break;
+    }
+}
+
 void sc_redirect(sc_thread *t, sc_op *op, sc_count_q *cq)
 {
     if (!sc_g.redirect || op->lane != SC_LANE_LEGACY)
@@ -117,21 +157,13 @@ void sc_redirect(sc_thread *t, sc_op *op, sc_count_q *cq)
         return;
     }
     op->rd_where = own ? SC_HB_OWN : SC_HB_PTDS;
-    if (own && op->streamp) {
-        *op->streamp = own->stream;
-    } else if (own && op->cfgp && *op->cfgp) {
-        op->cfg = **op->cfgp;
-        op->cfg.hStream = own->stream;
-        *op->cfgp = &op->cfg;
-    } else if (sc_g.redirect_method == SC_RDM_HANDLE && op->streamp) {
-        *op->streamp = CU_STREAM_PER_THREAD;
-    } else {
-        unsigned twin = sc_apis[op->id].twin;
-        void *fn = twin != SC_NO_API ? sc_real_get(twin) : NULL;
-        if (!fn) {
-            op->redirected = SC_RD_NO_ENTRY;
-            return;
-        }
+    void *fn = NULL;
+    int route = route_of(op, own, &fn);
+    if (route == RT_NONE) {
+        op->redirected = SC_RD_NO_ENTRY;
+        return;
+    }
+    if (route == RT_ENTRY) {
         if (own) {
             /* A synchronous copy or memset (no stream parameter) goes to
                the per-thread stream: after the own stream's work, and
@@ -145,15 +177,14 @@ void sc_redirect(sc_thread *t, sc_op *op, sc_count_q *cq)
             }
             op->rd_chain = own;
         }
-        op->call = fn;
     }
+    route_apply(op, route, own, fn);
     op->redirected = SC_RD_REDIRECTED;
     op->lane = SC_LANE_PTDS;
     /* The thread's next legacy work in ctx may take the fast path. */
     t->rd_ctx = ctx;
     t->rd_gen = atomic_load(&sc_g.ctx_gen);
     t->rd_own = own;
-    t->rd_fast = 1;
 }
 
 /* The fast path under --redirect (sc_fast_legacy): a launch, async copy or
@@ -173,7 +204,7 @@ int sc_fast_redirect(sc_thread *t, sc_op *op)
     default:
         return 1;
     }
-    if (!t->rd_fast || op->stream != NULL || op->pt ||
+    if (!t->rd_ctx || op->stream != NULL || op->pt ||
         atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE ||
         atomic_load_explicit(&sc_g.n_capturing, memory_order_relaxed) ||
         atomic_load_explicit(&sc_g.n_blocking, memory_order_relaxed) ||
@@ -182,16 +213,12 @@ int sc_fast_redirect(sc_thread *t, sc_op *op)
         t->rd_gen != atomic_load_explicit(&sc_g.ctx_gen, memory_order_relaxed))
         return 1;
     sc_own *own = t->rd_own;
+    if (own && (!own->stream || own->ctx != t->rd_ctx || own->gen != t->rd_gen))
+        return 1;
     void *fn = NULL;
-    if (own) {
-        if (!own->stream || own->ctx != t->rd_ctx || own->gen != t->rd_gen ||
-            (!op->streamp && !(op->cfgp && *op->cfgp)))
-            return 1;
-    } else if (sc_g.redirect_method != SC_RDM_HANDLE || !op->streamp) {
-        unsigned twin = sc_apis[op->id].twin;
-        if (twin == SC_NO_API || !(fn = sc_real_get(twin)))
-            return 1;
-    }
+    int route = route_of(op, own, &fn);
+    if (route == RT_NONE || (route == RT_ENTRY && own))
+        return 1;                   /* none, or the slow path's chained per-thread-stream call */
     uint64_t n = t->nnotes + 1;
     if (sc_note_sampled(n))
         return 1;                   /* the slow path counts it, with its call site */
@@ -211,17 +238,7 @@ int sc_fast_redirect(sc_thread *t, sc_op *op)
     errno = saved;
     t->nnotes = n;
     op->lane = SC_LANE_PTDS;
-    if (own && op->streamp) {
-        *op->streamp = own->stream;
-    } else if (own) {
-        op->cfg = **op->cfgp;
-        op->cfg.hStream = own->stream;
-        *op->cfgp = &op->cfg;
-    } else if (fn) {
-        op->call = fn;
-    } else {
-        *op->streamp = CU_STREAM_PER_THREAD;
-    }
+    route_apply(op, route, own, fn);
     return 0;
 }
 

@@ -309,9 +309,8 @@ typedef struct sc_thread {
     uint8_t has_own;           /* made one: its per-thread-stream work is ordered with it */
     /* --redirect: what the thread's last redirect on the slow path found,
        so the fast path can redirect the next ones the same way
-       (sc_fast_redirect).  rd_fast: set; rd_ctx, rd_gen: its context and
+       (sc_fast_redirect).  rd_ctx: its context (NULL: none yet); rd_gen:
        sc_g.ctx_gen then; rd_own: the own stream it used (method stream). */
-    uint8_t rd_fast;
     unsigned rd_gen;
     CUcontext rd_ctx;
     sc_own *rd_own;
