@@ -66,6 +66,30 @@ static void *untracked_thread(void *arg)
     return NULL;
 }
 
+/* A PyTorch step between two launches: a submission, then lock and unlock
+   pairs of the program's mutexes at as many call sites of its own (32, as a
+   libtorch step has; a call site's address is what the tracker's caller
+   cache is keyed by).  ns per pair, the submission's share included. */
+static pthread_mutex_t site_m[8] = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+                                    PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+                                    PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+                                    PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER};
+#define PAIR(j) do { pthread_mutex_lock(&site_m[(j) & 7]); pthread_mutex_unlock(&site_m[(j) & 7]); } while (0)
+#define PAIR4(j) PAIR(j); PAIR((j) + 1); PAIR((j) + 2); PAIR((j) + 3)
+#define PAIR16(j) PAIR4(j); PAIR4((j) + 4); PAIR4((j) + 8); PAIR4((j) + 12)
+static double step_pairs(sc_thread *t, long n)
+{
+    long rounds = n / 32 + 1;
+    double t0 = cpu_now();
+    for (long i = 0; i < rounds; i++) {
+        if (t)
+            sc_hb_submitted(t, SC_HB_LEGACY, NULL);
+        PAIR16(0);
+        PAIR16(16);
+    }
+    return (cpu_now() - t0) / (rounds * 32) * 1e9;
+}
+
 /* The tracker's cost on the calls PyTorch makes around every allocation:
    off (no legacy work yet), on for a thread with no clock, on for a thread
    that submits legacy work (its clock goes into the mutex each time). */
@@ -91,11 +115,15 @@ static void hb_cost(long n)
     pthread_join(th, NULL);
     sc_hb_submitted(t, SC_HB_LEGACY, NULL);
     double tracked = mutex_pair(&bench_m, n);
+    double steps_before = step_pairs(NULL, n);   /* sites cached, clock unchanged */
+    double steps = step_pairs(t, n);
     printf("ns per pthread_mutex_lock + unlock pair (%ld pairs each, thread CPU time):\n", n);
     printf("  libc, not interposed                %7.1f\n", libc);
     printf("  tracker off (no legacy work yet)    %7.1f\n", off);
     printf("  tracker on, thread without a clock  %7.1f\n", other_ns);
     printf("  tracker on, thread that submits     %7.1f\n", tracked);
+    printf("  32 call sites, 8 mutexes            %7.1f\n", steps_before);
+    printf("  the same, a submission each 32      %7.1f  (each mutex gets the new clock)\n", steps);
 }
 
 /* Legacy-stream launches under --redirect=per-thread --redirect-method=m,

@@ -13,7 +13,16 @@ set here if unset).  Prints the summed loss exactly (float.hex) and
 images per second:
     loss_sum=0x1.5a3b2c...p+7 loss=173.3704 images_per_sec=2798.1
 Usage: torch_train.py [STEPS [BATCH]]   Exits 77 without torch or a GPU.
+
+It also takes bench/train_bench.py's options (--steps N --warmup N; the
+batches are pinned, so --pin-memory 1 only) and then prints, on stderr,
+what train_bench reads: images_per_s=, timed_window_ns=START,END, and under
+streamcheck shim_self_ns_window= (the shim's own estimate of its time
+inside the timed steps).  So train_bench measures this loop with
+TRAIN_BENCH_PROG=bench/torch_train.py.
 """
+import argparse
+import ctypes
 import os
 import sys
 import time
@@ -26,9 +35,23 @@ except ImportError:
 if not torch.cuda.is_available():
     sys.exit(77)
 
-STEPS = int(sys.argv[1]) if len(sys.argv) > 1 else 60
-BATCH = int(sys.argv[2]) if len(sys.argv) > 2 else 64
-WARMUP = 10
+ap = argparse.ArgumentParser(description="a small CNN training loop, bit-identical under redirect")
+ap.add_argument("pos", nargs="*", type=int, metavar="STEPS [BATCH]")
+ap.add_argument("--steps", type=int)
+ap.add_argument("--warmup", type=int, default=10)
+ap.add_argument("--pin-memory", type=int, choices=(1,), default=1)
+args = ap.parse_args()
+if len(args.pos) > 2:
+    ap.error("at most STEPS and BATCH")
+STEPS = args.steps if args.steps is not None else (args.pos[0] if args.pos else 60)
+BATCH = args.pos[1] if len(args.pos) > 1 else 64
+WARMUP = args.warmup
+if STEPS < 1 or BATCH < 1 or WARMUP < 0:
+    ap.error("STEPS and BATCH must be at least 1, --warmup at least 0")
+# Under streamcheck: the shim's own time so far (None natively).
+SELF_NS = getattr(ctypes.CDLL(None), "streamcheck_self_ns", None)
+if SELF_NS:
+    SELF_NS.restype = ctypes.c_uint64
 
 torch.manual_seed(0)
 torch.backends.cudnn.deterministic = True
@@ -82,14 +105,21 @@ losses = []
 for i in range(WARMUP):
     losses.append(step(i).detach())
 torch.cuda.synchronize()
-t0 = time.perf_counter()
+w0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+s0 = SELF_NS() if SELF_NS else 0
 for i in range(WARMUP, WARMUP + STEPS):
     losses.append(step(i).detach())
 torch.cuda.synchronize()
-dt = time.perf_counter() - t0
+w1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+s1 = SELF_NS() if SELF_NS else 0
+dt = (w1 - w0) / 1e9
 # Summed on the host, in order, in double precision: the same bits for the
 # same losses.
 total = 0.0
 for v in torch.stack(losses).double().cpu().tolist():
     total += v
 print(f"loss_sum={total.hex()} loss={total:.4f} images_per_sec={STEPS * BATCH / dt:.1f}")
+print(f"images_per_s={STEPS * BATCH / dt:.1f}", file=sys.stderr)
+print(f"timed_window_ns={w0},{w1}", file=sys.stderr)
+if SELF_NS:
+    print(f"shim_self_ns_window={s1 - s0}", file=sys.stderr)

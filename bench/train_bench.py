@@ -24,7 +24,9 @@ own profiler does it, beside the measure arm.  With --redirect entry,stream
 (any of entry, handle, stream) an arm per method runs under
 streamcheck --redirect=per-thread --redirect-method=METHOD.
 
-Environment: STREAMCHECK (the launcher, default streamcheck on PATH).
+Environment: STREAMCHECK (the launcher, default streamcheck on PATH);
+TRAIN_BENCH_PROG (the loop, default train_resnet.py; bench/torch_train.py,
+the autograd loop redirect must keep bit-identical, speaks the same).
 Exits 77 without a GPU or torch.
 """
 import argparse
@@ -131,7 +133,7 @@ def main():
                 p = subprocess.run(c, capture_output=True, text=True, env=env)
                 wall = time.monotonic() - t0
                 if p.returncode == 77 and arm == "native":
-                    print("train_bench: train_resnet.py skipped (no torch or GPU)", file=sys.stderr)
+                    print(f"train_bench: {os.path.basename(PROG)} skipped (no torch or GPU)", file=sys.stderr)
                     return 77
                 v = ips(p.stderr)
                 if p.returncode != 0 or v is None:
@@ -160,7 +162,7 @@ def main():
         return 1
     n0 = statistics.median(arms["native"])
     w0 = statistics.median(walls["native"])
-    print(f"train_resnet (pin_memory={a.pin_memory}, {a.steps} timed steps of 64), {a.pairs} pairs")
+    print(f"{os.path.basename(PROG)} (pin_memory={a.pin_memory}, {a.steps} timed steps of 64), {a.pairs} pairs")
     print(f"  native          median {n0:9.1f} images/s   runs: {' '.join('%.0f' % v for v in arms['native'])}"
           f"   wall {w0:.2f} s")
     for arm in [k for k in arms if k != "native"]:
