@@ -58,9 +58,9 @@
 
 #define HB_PROBE 16
 #define HB_LIDS 65536          /* thread lifetimes with their own SC103 verdict */
-#define HB_RACACHE 16
+#define HB_RACACHE 1024        /* per-thread verdicts on callers (a power of two) */
 #define HB_PULL 4              /* per-thread events, one per context, to pull other threads' work */
-#define HB_KCACHE 64           /* per-thread memory of recently used sync objects (a power of two) */
+#define HB_KCACHE 256          /* per-thread memory of recently used sync objects (a power of two) */
 #define HB_JUDGED 256          /* detect mode: submissions judged beside another thread's, then rest */
 
 /* ----------------------------------------------------------- spin lock --- */
@@ -83,7 +83,8 @@ typedef struct hb_ent {
     _Atomic uintptr_t key;      /* 0: free */
     hb_spin lock;
     _Atomic uint32_t mask;      /* nonzero components of c (read unlocked as a hint) */
-    _Atomic uint32_t xacq;      /* acquired by a thread other than its last releaser */
+    _Atomic uint32_t xacq;      /* acquires by a thread other than its last releaser (a count) */
+    _Atomic uint32_t sticky;    /* once taken with per-thread-stream work no event covered (cover_check) */
     _Atomic uint32_t seq;       /* bumped by every release that is not skipped, and by a clear */
     _Atomic uint32_t clr;       /* bumped when c is cleared (it only grows otherwise) */
     _Atomic uintptr_t rel;      /* last releaser's state */
@@ -119,17 +120,25 @@ typedef struct hb_thr {
     CUcontext waited_ctx;
     uint64_t snap[SC_HB_SLOTS];     /* submissions before a context synchronization */
     uint32_t snap_mask;
-    struct { uintptr_t ra; uint8_t skip; } racache[HB_RACACHE];
+    uintptr_t racache[HB_RACACHE];  /* a caller's address, and its verdict in the top bit (ra_*) */
     /* The steady state of a program is one thread taking and releasing the
        same locks between two submissions (the GIL, an allocator's mutex):
-       nothing to join, nothing to publish.  ver counts changes of c; per
-       object, the entry's seq whose clock c contains (seen), and what held
-       at this thread's last release into it (rel_*).  An acquire that finds
-       seq unchanged, and a release by the entry's last releaser whose clock
-       and the entry's xacq did not change since, and with no clear between,
-       have nothing to do. */
+       nothing to join, nothing to publish.  ver counts changes of c other
+       than the thread's own submissions (joins); per object, the entry's
+       seq whose clock c contains (seen), and what held at this thread's
+       last release into it (rel_*, rel_own its own component).  An acquire
+       that finds seq unchanged, and a release by the entry's last releaser
+       whose clock and the entry's xacq did not change since, and with no
+       clear between, have nothing to do; if only its own component grew, a
+       mutex's release stores that one component (release_key). */
     uint32_t ver;
-    struct { uintptr_t key; uint32_t seen, rel_ver, rel_clr; uint8_t has_seen, has_rel, rel_xacq; } kc[HB_KCACHE];
+    struct {
+        uintptr_t key;
+        uint64_t rel_own;
+        uint32_t seen, rel_ver, rel_clr;
+        uint32_t rel_xacq;
+        uint8_t has_seen, has_rel;
+    } kc[HB_KCACHE];
     struct { CUcontext ctx; CUevent ev; unsigned gen; } pull[HB_PULL];   /* kept across reuse */
     struct hb_thr *next_free;
 } hb_thr;
@@ -200,9 +209,26 @@ static inline void join_self(hb_thr *h, const uint64_t *src, uint32_t smask)
         h->ver++;
 }
 
+/* The caller cache: direct-mapped by a hash of the return address (a
+   PyTorch step unlocks from dozens of call sites in a few libraries, which
+   the address's low bits alone put into the same few entries).  User-space
+   addresses leave the top bit free for the verdict. */
+#define RA_SKIP ((uintptr_t)1 << 63)
+static inline unsigned ra_index(uintptr_t ra)
+{
+    return (unsigned)((ra * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctz(HB_RACACHE)));
+}
+
+/* 1 skip, 0 follow, -1 not cached. */
+static inline int ra_cached(const hb_thr *h, uintptr_t ra)
+{
+    uintptr_t v = h->racache[ra_index(ra)];
+    return (v & ~RA_SKIP) == ra ? (v & RA_SKIP) != 0 : -1;
+}
+
 static inline unsigned kc_index(uintptr_t key)
 {
-    return (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 58) & (HB_KCACHE - 1);
+    return (unsigned)((key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctz(HB_KCACHE)));
 }
 
 /* --------------------------------------------------------------- pool --- */
@@ -338,20 +364,43 @@ static int skip_caller(hb_thr *h, const void *ra)
     }
     if (pc >= sc_g.self_lo && pc < hi)
         return 1;
-    unsigned i = (unsigned)(pc >> 4) & (HB_RACACHE - 1);
-    if (h && h->racache[i].ra == pc)
-        return h->racache[i].skip;
+    int c = h ? ra_cached(h, pc) : -1;
+    if (c >= 0)
+        return c;
+    uint64_t t0 = sc_prof_t0();
     unsigned idx = sc_module_find(pc, NULL);
     int skip = idx != SC_MOD_UNKNOWN && sc_module_is_nvidia(idx);
-    if (h) {
-        h->racache[i].ra = pc;
-        h->racache[i].skip = (uint8_t)skip;
-    }
+    sc_prof_add(t, SC_PH_HBMOD, t0, 0);
+    if (h)
+        h->racache[ra_index(pc)] = pc | (skip ? RA_SKIP : 0);
     return skip;
 }
 
 /* ------------------------------------------------ acquire and release --- */
 static void record_ptds_event(hb_thr *h);
+
+/* A thread takes e from another (under e's lock).  A lock's releases
+   record the per-thread stream's event only when the lock passes between
+   threads (release_key); if e holds per-thread-stream work that no event
+   covers, a run of one thread's releases went unrecorded and the taker's
+   next call stays on the legacy stream (sc_hb_order).  Such an object
+   records at every release from then on: one such call per object. */
+static void cover_check(hb_ent *e)
+{
+    if (atomic_load_explicit(&e->sticky, memory_order_relaxed))
+        return;
+    for (uint32_t m = atomic_load_explicit(&e->mask, memory_order_relaxed); m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctz(m);
+        hb_slot *sl = &slots[i];
+        uint64_t v = e->c[i], pl = atomic_load_explicit(&sl->ptds_last, memory_order_relaxed);
+        uint64_t need = v < pl ? v : pl;
+        if (need > atomic_load_explicit(&sl->ev_upto, memory_order_relaxed) &&
+            need > atomic_load_explicit(&sl->idle, memory_order_relaxed)) {
+            atomic_store_explicit(&e->sticky, 1, memory_order_relaxed);
+            return;
+        }
+    }
+}
 
 /* e: the entry of key if the caller looked it up already (else NULL).
    Returns 1 when it joined the entry's clock (the profile counts those). */
@@ -377,9 +426,11 @@ static int acquire_key(uintptr_t key, const void *ra, int clear, hb_ent *e)
     if (!h)
         return 0;
     spin_lock(&e->lock);
-    if (atomic_load_explicit(&e->rel, memory_order_relaxed) != (uintptr_t)h &&
-        !atomic_load_explicit(&e->xacq, memory_order_relaxed))
-        atomic_store_explicit(&e->xacq, 1, memory_order_relaxed);
+    if (atomic_load_explicit(&e->rel, memory_order_relaxed) != (uintptr_t)h) {
+        atomic_store_explicit(&e->xacq, atomic_load_explicit(&e->xacq, memory_order_relaxed) + 1,
+                              memory_order_relaxed);   /* under the entry's lock */
+        cover_check(e);
+    }
     join_self(h, e->c, atomic_load_explicit(&e->mask, memory_order_relaxed));
     if (clear && !is_overflow(e)) {   /* the shared entry holds other objects' clocks too */
         memset(e->c, 0, sizeof e->c);
@@ -397,10 +448,56 @@ static int acquire_key(uintptr_t key, const void *ra, int clear, hb_ent *e)
     return 1;
 }
 
-/* kind: 0 a mutex or rwlock unlock (an event is recorded only for objects
-   seen passing between threads), 1 anything else (condition variables,
-   semaphores, barriers, create: made to hand over).  Returns 1 when it
-   published the thread's clock into the entry. */
+/* Release kinds.  HB_REL_HANDOFF objects are made to hand over (condition
+   variables, semaphores, barriers, create): a thread's first release into
+   one records an event (release_key); HB_REL_MUTEX and HB_REL_LOCK are
+   locks, which need one only once seen passing between threads.  A mutex's
+   unlock is the only release its holder makes alone: no other release into
+   the object can run beside it, and the next acquire comes after it. */
+enum { HB_REL_LOCK = 0, HB_REL_HANDOFF = 1, HB_REL_MUTEX = 2 };
+
+/* Only the releasing thread's own component grew since its last release
+   into e (a mutex it took and released around its own submissions, the
+   steady state of a PyTorch step): that one component is stored, without
+   the entry's lock.  The mutex orders this before the next acquire's
+   join; the seq bump makes that acquire look. */
+static int release_own(hb_thr *h, hb_ent *e, __typeof__(h->kc[0]) *k, uint64_t own)
+{
+    unsigned s = (unsigned)h->slot;
+    if (atomic_load_explicit(&e->sticky, memory_order_relaxed))
+        record_ptds_event(h);
+    __atomic_store_n(&e->c[s], own, __ATOMIC_RELAXED);
+    uint32_t m = atomic_load_explicit(&e->mask, memory_order_relaxed);
+    if (!(m & 1u << s))
+        atomic_store_explicit(&e->mask, m | 1u << s, memory_order_relaxed);
+    uint32_t seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
+    atomic_store_explicit(&e->seq, seq + 1, memory_order_release);
+    k->has_seen = k->has_seen && k->seen == seq;
+    k->seen = seq + 1;
+    k->rel_own = own;
+    return 1;
+}
+
+static inline uint64_t own_count(const hb_thr *h)
+{
+    return h->slot >= 0 ? h->c[h->slot] : 0;
+}
+
+/* The entry of key when it holds this thread's clock but for its own
+   component, as at the thread's last release into it, and no one took it
+   since (k: the thread's memory of key); else NULL. */
+static inline hb_ent *rel_entry_current(const hb_thr *h, const __typeof__(h->kc[0]) *k, uintptr_t key)
+{
+    hb_ent *e;
+    if (k->key == key && k->has_rel && k->rel_ver == h->ver && (e = ent_find(key, 0)) != NULL &&
+        atomic_load_explicit(&e->rel, memory_order_relaxed) == (uintptr_t)h &&
+        atomic_load_explicit(&e->clr, memory_order_relaxed) == k->rel_clr &&
+        k->rel_xacq == atomic_load_explicit(&e->xacq, memory_order_relaxed))
+        return e;
+    return NULL;
+}
+
+/* Returns 1 when it published the thread's clock into the entry. */
 static int release_key(uintptr_t key, const void *ra, int kind)
 {
     take_pending();
@@ -408,19 +505,37 @@ static int release_key(uintptr_t key, const void *ra, int kind)
     if (!h || !h->mask)
         return 0;
     __typeof__(h->kc[0]) *k = &h->kc[kc_index(key)];
-    hb_ent *e;
-    if (k->key == key && k->has_rel && k->rel_ver == h->ver && (e = ent_find(key, 0)) != NULL &&
-        atomic_load_explicit(&e->rel, memory_order_relaxed) == (uintptr_t)h &&
-        atomic_load_explicit(&e->clr, memory_order_relaxed) == k->rel_clr &&
-        (k->rel_xacq || !atomic_load_explicit(&e->xacq, memory_order_relaxed)))
-        return 0;   /* the entry holds this clock already, and no one took it since */
+    uint64_t own = own_count(h);
+    hb_ent *e = rel_entry_current(h, k, key);
+    if (e) {
+        if (k->rel_own == own)
+            return 0;   /* the entry holds this clock already */
+        if (kind == HB_REL_MUTEX) {
+            if (ra && skip_caller(h, ra))
+                return 0;
+            return release_own(h, e, k, own);
+        }
+    }
     if (ra && skip_caller(h, ra))
         return 0;
     e = ent_find(key, 1);
     if (!e)
         return 0;
+    /* The per-thread stream's event (record_ptds_event), for the next
+       thread to take the object: when it came from another thread since
+       this thread's last release into it (threads taking turns), and at
+       this thread's first release into an object made to hand over (a
+       condition variable); not while one thread takes and releases it
+       again and again (PyTorch's allocator mutex during the forward pass,
+       the autograd thread signalling its own ready queue: an event per
+       launch otherwise).  A thread that takes it next after all finds no
+       event covering this work, and its call stays on the legacy stream
+       (sc_hb_order, -1), which orders it after this thread's work; the
+       object then records at every release (cover_check). */
     uint32_t xacq = atomic_load_explicit(&e->xacq, memory_order_relaxed);
-    if (h->slot >= 0 && (kind || xacq))
+    int known = k->key == key && k->has_rel;
+    if (h->slot >= 0 && (atomic_load_explicit(&e->sticky, memory_order_relaxed) ||
+                         (known ? xacq != k->rel_xacq : kind == HB_REL_HANDOFF || xacq != 0)))
         record_ptds_event(h);
     spin_lock(&e->lock);
     uint32_t m = atomic_load_explicit(&e->mask, memory_order_relaxed);
@@ -438,8 +553,9 @@ static int release_key(uintptr_t key, const void *ra, int kind)
     k->seen = seq + 1;
     k->has_rel = !is_overflow(e);
     k->rel_ver = h->ver;
+    k->rel_own = own;
     k->rel_clr = clr;
-    k->rel_xacq = xacq != 0;
+    k->rel_xacq = xacq;
     return 1;
 }
 
@@ -464,7 +580,7 @@ void sc_hb_release(const void *obj)
         return;
     int saved = errno;
     hb_in = 1;
-    release_key(obj_key(obj), NULL, 1);
+    release_key(obj_key(obj), NULL, HB_REL_HANDOFF);
     hb_in = 0;
     errno = saved;
 }
@@ -717,9 +833,8 @@ void sc_hb_submitted(sc_thread *t, int where, CUcontext ctx)
         return;
     hb_slot *sl = &slots[h->slot];
     uint64_t n = atomic_load_explicit(&sl->nsub, memory_order_relaxed) + 1;
-    h->c[h->slot] = n;
+    h->c[h->slot] = n;   /* not a change of ver: release_key compares the own component itself */
     h->mask |= 1u << h->slot;
-    h->ver++;
     atomic_store_explicit(&sl->last_lid, h->lid, memory_order_relaxed);
     if (where != SC_HB_LEGACY && ctx) {
         CUcontext c = atomic_load_explicit(&sl->ctx, memory_order_relaxed);
@@ -769,8 +884,10 @@ static void record_ptds_event(hb_thr *h)
     if (sc_d.CtxGetCurrent(&cur) != CUDA_SUCCESS || cur != atomic_load(&sl->ev_ctx))
         return;
     uint64_t n = atomic_load_explicit(&sl->nsub, memory_order_relaxed);
+    uint64_t t0 = sc_prof_t0();
     if (sc_d.EventRecord(ev, CU_STREAM_PER_THREAD) == CUDA_SUCCESS)
         atomic_store_explicit(&sl->ev_upto, n, memory_order_release);
+    sc_prof_add(sc_tls_self, SC_PH_HBEV, t0, 1);
 }
 
 /* ------------------------------------------------------------ redirect --- */
@@ -922,7 +1039,8 @@ int sc_hb_fast_submit(int where, CUcontext ctx)
         if (h->c[s] > h->waited[s])
             return 1;   /* a hand-off to look at: sc_hb_order, on the slow path */
     }
-    sc_hb_submitted(NULL, where, ctx);
+    if (where >= 0)
+        sc_hb_submitted(NULL, where, ctx);
     return 0;
 }
 
@@ -1135,7 +1253,7 @@ static inline uint64_t hb_t0(void)
     return SC_UNLIKELY((++hb_ncalls & (HB_SAMPLE - 1)) == 0 || sc_prof_on) ? sc_tsc() : 0;
 }
 
-static void hb_account(uint64_t t0, int full)
+static void hb_account(uint64_t t0, int full, int rel)
 {
     if (SC_LIKELY(!t0))
         return;
@@ -1144,6 +1262,7 @@ static void hb_account(uint64_t t0, int full)
     sc_thread *t = sc_tls_self;
     if (sc_prof_on) {
         sc_prof_add_slow(t, SC_PH_HB, t0, (uint64_t)full);
+        sc_prof_add_slow(t, rel ? SC_PH_HBREL : SC_PH_HBACQ, t0, (uint64_t)full);
     } else {
         dt *= HB_SAMPLE;
     }
@@ -1157,17 +1276,29 @@ __attribute__((noinline)) static void after_acquire_slow(uintptr_t key, const vo
     hb_in = 1;
     int full = acquire_key(key, ra, 0, e);
     hb_in = 0;
-    hb_account(t0, full);
+    hb_account(t0, full, 0);
     errno = saved;
 }
 
-/* Most acquires find no clock in the object: only a probe, inline. */
+/* Most acquires find no clock in the object, or one this thread joined
+   already: a probe and a look at the thread's memory of the object, inline. */
 static inline void after_acquire(const void *obj, const void *ra)
 {
     uintptr_t key = obj_key(obj);
     hb_ent *e = ent_find(key, 0);
-    if (e || SC_UNLIKELY(hb_pending != NULL))
+    if (SC_UNLIKELY(hb_pending != NULL)) {
         after_acquire_slow(key, ra, e);
+        return;
+    }
+    if (!e)
+        return;
+    const hb_thr *h = hb_self;
+    if (h) {
+        const __typeof__(h->kc[0]) *k = &h->kc[kc_index(key)];
+        if (k->key == key && k->has_seen && k->seen == atomic_load_explicit(&e->seq, memory_order_acquire))
+            return;
+    }
+    after_acquire_slow(key, ra, e);
 }
 
 __attribute__((noinline)) static void before_release_slow(const void *obj, const void *ra, int kind)
@@ -1177,24 +1308,27 @@ __attribute__((noinline)) static void before_release_slow(const void *obj, const
     hb_in = 1;
     int full = release_key(obj_key(obj), ra, kind);
     hb_in = 0;
-    hb_account(t0, full);
+    hb_account(t0, full, 1);
     errno = saved;
 }
 
-/* A thread with an empty clock has nothing to release, and a lock of
-   CUDA's own libraries (the driver's and the runtime's, taken in every
-   API call) is not the program's order: skip_caller's cache says so
-   inline, before any call (redirect keeps the tracker on, and a PyTorch
-   step makes thousands of such calls). */
+/* A thread with an empty clock has nothing to release, a lock of CUDA's
+   own libraries (the driver's and the runtime's, taken in every API call)
+   is not the program's order (skip_caller's cache says so), and an object
+   that holds the thread's clock already needs nothing: all three are
+   answered inline, before any call (redirect keeps the tracker on, and a
+   PyTorch step makes thousands of such calls). */
 static inline void before_release(const void *obj, const void *ra, int kind)
 {
     hb_thr *h = hb_self;
     if (SC_UNLIKELY(hb_pending != NULL)) {
         before_release_slow(obj, ra, kind);
     } else if (h && h->mask) {
-        unsigned i = (unsigned)((uintptr_t)ra >> 4) & (HB_RACACHE - 1);
-        if (h->racache[i].ra == (uintptr_t)ra && h->racache[i].skip &&
-            !atomic_load_explicit(&follow_all, memory_order_relaxed))
+        if (ra_cached(h, (uintptr_t)ra) == 1 && !atomic_load_explicit(&follow_all, memory_order_relaxed))
+            return;
+        uintptr_t key = obj_key(obj);
+        const __typeof__(h->kc[0]) *k = &h->kc[kc_index(key)];
+        if (k->rel_own == own_count(h) && rel_entry_current(h, k, key))
             return;
         before_release_slow(obj, ra, kind);
     }
@@ -1268,7 +1402,7 @@ SC_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t clk
 SC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
     if (HB_ACTIVE())
-        before_release(m, RA, 0);
+        before_release(m, RA, HB_REL_MUTEX);
     return CALL(R_MUTEX_UNLOCK, mutex_fn, m);
 }
 
@@ -1281,7 +1415,7 @@ SC_EXPORT int pthread_cond_wait(pthread_cond_t *restrict c, pthread_mutex_t *res
 {
     const void *ra = RA;
     if (HB_ACTIVE())
-        before_release(m, ra, 0);
+        before_release(m, ra, HB_REL_MUTEX);
     int r = CALL(R_COND_WAIT, cond_wait_fn, c, m);
     if (HB_ACTIVE() && r == 0) {   /* asked again: the tracker may have come on meanwhile */
         after_acquire(c, ra);
@@ -1295,7 +1429,7 @@ SC_EXPORT int pthread_cond_timedwait(pthread_cond_t *restrict c, pthread_mutex_t
 {
     const void *ra = RA;
     if (HB_ACTIVE())
-        before_release(m, ra, 0);
+        before_release(m, ra, HB_REL_MUTEX);
     int r = CALL(R_COND_TIMEDWAIT, cond_timed_fn, c, m, ts);
     if (HB_ACTIVE() && (r == 0 || r == ETIMEDOUT)) {
         after_acquire(c, ra);
@@ -1309,7 +1443,7 @@ SC_EXPORT int pthread_cond_clockwait(pthread_cond_t *restrict c, pthread_mutex_t
 {
     const void *ra = RA;
     if (HB_ACTIVE())
-        before_release(m, ra, 0);
+        before_release(m, ra, HB_REL_MUTEX);
     int r = CALL(R_COND_CLOCKWAIT, cond_clock_fn, c, m, clk, ts);
     if (HB_ACTIVE() && (r == 0 || r == ETIMEDOUT)) {
         after_acquire(c, ra);
@@ -1321,14 +1455,14 @@ SC_EXPORT int pthread_cond_clockwait(pthread_cond_t *restrict c, pthread_mutex_t
 SC_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
     if (HB_ACTIVE())
-        before_release(c, RA, 1);
+        before_release(c, RA, HB_REL_HANDOFF);
     return CALL(R_COND_SIGNAL, cond_fn, c);
 }
 
 SC_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
     if (HB_ACTIVE())
-        before_release(c, RA, 1);
+        before_release(c, RA, HB_REL_HANDOFF);
     return CALL(R_COND_BROADCAST, cond_fn, c);
 }
 
@@ -1367,7 +1501,7 @@ SC_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *restrict rw, clockid_
 SC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
     if (HB_ACTIVE())
-        before_release(rw, RA, 0);
+        before_release(rw, RA, HB_REL_LOCK);
     return CALL(R_RW_UNLOCK, rw_fn, rw);
 }
 
@@ -1375,7 +1509,7 @@ SC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 SC_EXPORT int sem_post(sem_t *s)
 {
     if (HB_ACTIVE())
-        before_release(s, RA, 1);
+        before_release(s, RA, HB_REL_HANDOFF);
     return CALL_ERRNO(R_SEM_POST, sem_fn, s);
 }
 
@@ -1403,7 +1537,7 @@ SC_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 {
     const void *ra = RA;
     if (HB_ACTIVE())
-        before_release(b, ra, 1);
+        before_release(b, ra, HB_REL_HANDOFF);
     int r = CALL(R_BARRIER_WAIT, barrier_fn, b);
     if (HB_ACTIVE() && (r == 0 || r == PTHREAD_BARRIER_SERIAL_THREAD))
         after_acquire(b, ra);

@@ -566,6 +566,73 @@ START_TEST(transitive_through_a_thread_that_never_submits)
 }
 END_TEST
 
+/* A mutex released again by its last releaser after only its own
+   submissions gets that one component (hb.c, release_own), but a clock
+   that also joined another thread's in between must go in whole: A
+   publishes into m3, joins D's submission through m4, submits, and
+   releases m3; B takes m3 and must see both. */
+static pthread_mutex_t m3 = PTHREAD_MUTEX_INITIALIZER, m4 = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int step2;
+static int own_slot_a, own_slot_d;
+static uint64_t own_b_sees_a, own_b_sees_d;
+static void *own_a(void *arg)
+{
+    (void)arg;
+    own_slot_a = my_slot();
+    submit(SC_HB_LEGACY);
+    pthread_mutex_lock(&m3);
+    pthread_mutex_unlock(&m3);
+    atomic_store(&step2, 1);
+    spin_until(&step2, 2);
+    pthread_mutex_lock(&m4);
+    pthread_mutex_unlock(&m4);
+    submit(SC_HB_LEGACY);
+    pthread_mutex_lock(&m3);
+    pthread_mutex_unlock(&m3);
+    atomic_store(&step2, 3);
+    return NULL;
+}
+static void *own_d(void *arg)
+{
+    (void)arg;
+    spin_until(&step2, 1);
+    own_slot_d = my_slot();
+    submit(SC_HB_LEGACY);
+    pthread_mutex_lock(&m4);
+    pthread_mutex_unlock(&m4);
+    atomic_store(&step2, 2);
+    spin_until(&step2, 4);   /* alive until B looked: its block stays its own */
+    return NULL;
+}
+static void *own_b(void *arg)
+{
+    (void)arg;
+    spin_until(&step2, 3);
+    pthread_mutex_lock(&m3);
+    pthread_mutex_unlock(&m3);
+    own_b_sees_a = sc_hb_test_clock(own_slot_a);
+    own_b_sees_d = sc_hb_test_clock(own_slot_d);
+    atomic_store(&step2, 4);
+    return NULL;
+}
+
+START_TEST(own_component_release_keeps_joined_ones)
+{
+    pthread_t a, b, d;
+    submit(SC_HB_LEGACY);
+    atomic_store(&step2, 0);
+    pthread_create(&a, NULL, own_a, NULL);
+    pthread_create(&d, NULL, own_d, NULL);
+    pthread_create(&b, NULL, own_b, NULL);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    pthread_join(d, NULL);
+    ck_assert_int_ne(own_slot_a, own_slot_d);
+    ck_assert_uint_eq(own_b_sees_a, 2);
+    ck_assert_uint_eq(own_b_sees_d, 1);
+}
+END_TEST
+
 /* ---------------------------------------------------------- limits --- */
 #define MANY (SC_HB_SLOTS + 2)
 static pthread_barrier_t many_bar;
@@ -851,6 +918,143 @@ START_TEST(redirect_to_per_thread_streams_uses_the_other_threads_event)
 }
 END_TEST
 
+/* A lock that one thread takes again and again records the per-thread
+   stream's event only when it came from another thread (hb.c, release_key):
+   A hands over through a condition variable (an event), B takes the mutex
+   (covered: a wait), A takes it back (turns: an event), takes it again (a
+   run of its own: none), and B takes it: that work no event covers, so
+   B's call stays on the legacy stream once, and from then on the mutex
+   records at every release (cover_check). */
+static pthread_mutex_t lm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t lcv = PTHREAD_COND_INITIALIZER;
+static _Atomic int lrec[4];
+static void *run_lock_runs(void *arg)
+{
+    (void)arg;
+    sc_thread *t = me();
+    sc_hb_thread_legacy(t);
+    sc_hb_submitted(t, SC_HB_PTDS, CTX);
+    pthread_mutex_lock(&lm);
+    pthread_cond_broadcast(&lcv);
+    pthread_mutex_unlock(&lm);
+    atomic_store(&phase, 1);
+    spin_until(&phase, 2);
+    int from = atomic_load(&nlog);
+    sc_hb_submitted(t, SC_HB_PTDS, CTX);
+    pthread_mutex_lock(&lm);
+    pthread_mutex_unlock(&lm);             /* taken from B: an event */
+    atomic_store(&lrec[0], count('r', from));
+    from = atomic_load(&nlog);
+    sc_hb_submitted(t, SC_HB_PTDS, CTX);
+    pthread_mutex_lock(&lm);
+    pthread_mutex_unlock(&lm);             /* its own run: none */
+    atomic_store(&lrec[1], count('r', from));
+    atomic_store(&phase, 3);
+    spin_until(&phase, 4);
+    from = atomic_load(&nlog);
+    sc_hb_submitted(t, SC_HB_PTDS, CTX);
+    pthread_mutex_lock(&lm);
+    pthread_mutex_unlock(&lm);             /* the mutex now records always */
+    atomic_store(&lrec[2], count('r', from));
+    from = atomic_load(&nlog);
+    sc_hb_submitted(t, SC_HB_PTDS, CTX);
+    pthread_mutex_lock(&lm);
+    pthread_mutex_unlock(&lm);
+    atomic_store(&lrec[3], count('r', from));
+    atomic_store(&phase, 5);
+    return NULL;
+}
+
+START_TEST(a_lock_records_when_it_passes_between_threads)
+{
+    atomic_store(&phase, 0);
+    sc_hb_thread_legacy(me());
+    pthread_t a;
+    pthread_create(&a, NULL, run_lock_runs, NULL);
+    spin_until(&phase, 1);
+    ck_assert_int_eq(count('r', 0), 1);    /* the broadcast */
+    pthread_mutex_lock(&lm);
+    pthread_mutex_unlock(&lm);
+    int from = atomic_load(&nlog);
+    ck_assert_int_eq(order_b(), 0);        /* covered by the broadcast's event */
+    ck_assert_int_eq(count('w', from), 1);
+    atomic_store(&phase, 2);
+    spin_until(&phase, 3);
+    ck_assert_int_eq(atomic_load(&lrec[0]), 1);
+    ck_assert_int_eq(atomic_load(&lrec[1]), 0);
+    pthread_mutex_lock(&lm);
+    pthread_mutex_unlock(&lm);
+    ck_assert_int_eq(order_b(), -1);       /* A's last work: no event */
+    sc_hb_kept_legacy(me());
+    atomic_store(&phase, 4);
+    spin_until(&phase, 5);
+    pthread_join(a, NULL);
+    ck_assert_int_eq(atomic_load(&lrec[2]), 1);
+    ck_assert_int_eq(atomic_load(&lrec[3]), 1);
+    pthread_mutex_lock(&lm);
+    pthread_mutex_unlock(&lm);
+    from = atomic_load(&nlog);
+    ck_assert_int_eq(order_b(), 0);
+    ck_assert_int_eq(count('w', from), 1);
+    uint64_t h, w, k;
+    sc_hb_stats(&h, &w, &k);
+    ck_assert_uint_eq(h, 3);
+    ck_assert_uint_eq(w, 2);
+    ck_assert_uint_eq(k, 1);
+}
+END_TEST
+
+/* The same for an object made to hand over: a thread's first post of a
+   semaphore records an event, its later posts while no other thread took
+   it do not; the first other taker of that unrecorded work stays on the
+   legacy stream once, and the semaphore records at every post after. */
+static sem_t psem;
+static _Atomic int prec[3];
+static void *run_posts(void *arg)
+{
+    (void)arg;
+    sc_thread *t = me();
+    sc_hb_thread_legacy(t);
+    for (int i = 0; i < 2; i++) {
+        int from = atomic_load(&nlog);
+        sc_hb_submitted(t, SC_HB_PTDS, CTX);
+        sem_post(&psem);
+        atomic_store(&prec[i], count('r', from));
+    }
+    atomic_store(&phase, 1);
+    spin_until(&phase, 2);
+    int from = atomic_load(&nlog);
+    sc_hb_submitted(t, SC_HB_PTDS, CTX);
+    sem_post(&psem);
+    atomic_store(&prec[2], count('r', from));
+    atomic_store(&phase, 3);
+    return NULL;
+}
+
+START_TEST(a_semaphore_records_at_its_first_post_and_when_taken)
+{
+    atomic_store(&phase, 0);
+    sem_init(&psem, 0, 0);
+    sc_hb_thread_legacy(me());
+    pthread_t a;
+    pthread_create(&a, NULL, run_posts, NULL);
+    spin_until(&phase, 1);
+    ck_assert_int_eq(atomic_load(&prec[0]), 1);
+    ck_assert_int_eq(atomic_load(&prec[1]), 0);
+    sem_wait(&psem);
+    ck_assert_int_eq(order_b(), -1);       /* A's second work: no event */
+    sc_hb_kept_legacy(me());
+    atomic_store(&phase, 2);
+    spin_until(&phase, 3);
+    pthread_join(a, NULL);
+    ck_assert_int_eq(atomic_load(&prec[2]), 1);
+    sem_wait(&psem);
+    int from = atomic_load(&nlog);
+    ck_assert_int_eq(order_b(), 0);
+    ck_assert_int_eq(count('w', from), 1);
+}
+END_TEST
+
 START_TEST(the_mutant_hook_drops_the_order)
 {
     setenv("STREAMCHECK_TEST_NO_HB_ORDER", "1", 1);
@@ -888,12 +1092,15 @@ static Suite *hb_suite(void)
     tcase_add_test(tc, create_and_join_order);
     tcase_add_test(tc, a_reused_block_races_unless_ordered);
     tcase_add_test(tc, transitive_through_a_thread_that_never_submits);
+    tcase_add_test(tc, own_component_release_keeps_joined_ones);
     tcase_add_test(tc, components_are_bounded);
     tcase_add_test(tc, table_overflow_is_conservative);
     tcase_add_test(tc, off_until_legacy_work_and_after_fork);
     tcase_add_test(tc, errno_and_results_pass_through);
     tcase_add_test(tc, redirect_to_own_streams_pulls_the_other_thread);
     tcase_add_test(tc, redirect_to_per_thread_streams_uses_the_other_threads_event);
+    tcase_add_test(tc, a_lock_records_when_it_passes_between_threads);
+    tcase_add_test(tc, a_semaphore_records_at_its_first_post_and_when_taken);
     tcase_add_test(tc, the_mutant_hook_drops_the_order);
     tcase_add_test(tc, rests_after_enough_verdicts_and_a_new_thread_wakes_it);
     suite_add_tcase(s, tc);
