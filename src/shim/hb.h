@@ -82,7 +82,8 @@ int sc_hb_order(struct sc_thread *t, CUcontext ctx, CUstream target);
    nothing to wait for (no hand-off since the thread's last redirected call
    in ctx), counts the submission as sc_hb_submitted would and returns 0;
    else 1, and the call takes the slow path.  Counted before the real call:
-   the release that could hand it over comes after the call returns. */
+   the release that could hand it over comes after the call returns.
+   where -1: a wait, which is not a submission: only the check. */
 int sc_hb_fast_submit(int where, CUcontext ctx);
 /* The call stayed on the legacy stream after sc_hb_order returned -1. */
 void sc_hb_kept_legacy(struct sc_thread *t);

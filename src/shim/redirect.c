@@ -188,7 +188,7 @@ void sc_redirect(sc_thread *t, sc_op *op, sc_count_q *cq)
 }
 
 /* The fast path under --redirect (sc_fast_legacy): a launch, async copy or
-   event record of a thread whose last legacy work the slow path redirected,
+   memset, event record or wait of a thread whose last legacy work the slow path redirected,
    with nothing changed since that could make the slow path decide
    otherwise: the shim judging, no capture, no blocking stream, one context
    and the same one, no hand-off to order (sc_hb_fast_submit).  Sends it
@@ -198,8 +198,14 @@ void sc_redirect(sc_thread *t, sc_op *op, sc_count_q *cq)
    PyTorch training loop, where every launch is one (docs/ARCHITECTURE.md). */
 int sc_fast_redirect(sc_thread *t, sc_op *op)
 {
+    /* A wait is not work (sc_detect_legacy_common): no submission to count
+       for the tracker, and no stream turning busy; but it goes where the
+       thread's work goes, after any hand-off, and the redirect table counts
+       it as it counts the rest (sc_post's note sampling). */
+    int wait = op->kind == SC_K_WAIT_EVENT;
     switch (op->kind) {
-    case SC_K_LAUNCH: case SC_K_COPY: case SC_K_COPY_U: case SC_K_EVENT_RECORD:
+    case SC_K_LAUNCH: case SC_K_COPY: case SC_K_COPY_U: case SC_K_EVENT_RECORD: case SC_K_MEMSET:
+    case SC_K_WAIT_EVENT:
         break;
     default:
         return 1;
@@ -229,11 +235,11 @@ int sc_fast_redirect(sc_thread *t, sc_op *op)
     errno = saved;
     if (!same)
         return 1;
-    if (SC_UNLIKELY(sc_mark(t, &t->ptds_active))) {
+    if (!wait && SC_UNLIKELY(sc_mark(t, &t->ptds_active))) {
         op->marks |= SC_M_CHECK701;
         return 1;                   /* the per-thread stream turned busy: count the queues */
     }
-    if (sc_hb_fast_submit(own ? SC_HB_OWN : SC_HB_PTDS, cur) != 0)
+    if (sc_hb_fast_submit(wait ? -1 : own ? SC_HB_OWN : SC_HB_PTDS, cur) != 0)
         return 1;
     errno = saved;
     t->nnotes = n;
