@@ -38,8 +38,11 @@
  * Cost.  Until some thread submits legacy-stream work, an interposed call is
  * the real call plus one relaxed load.  After that: a thread with an empty
  * clock pays a TLS load on release and a table probe on acquire; a thread
- * with a clock, the return-address check, the entry's spin lock and a join
- * over its nonzero components (bench: see hb_cost in bench/shim_cost.c).
+ * with a clock, inline, a table probe and a look at its caller cache and
+ * its memory of the object, which answer most calls; the rest pay the
+ * entry's spin lock and a join over the nonzero components, or, for a
+ * mutex whose release adds only the thread's own submissions, one store
+ * (bench: see hb_cost in bench/shim_cost.c).
  */
 #include "config.h"
 
