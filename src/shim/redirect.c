@@ -188,8 +188,8 @@ void sc_redirect(sc_thread *t, sc_op *op, sc_count_q *cq)
 }
 
 /* The fast path under --redirect (sc_fast_legacy): a launch, async copy or
-   memset, event record or wait of a thread whose last legacy work the slow path redirected,
-   with nothing changed since that could make the slow path decide
+   memset, event record or wait of a thread whose last legacy work the slow
+   path redirected, with nothing changed since that could make the slow path decide
    otherwise: the shim judging, no capture, no blocking stream, one context
    and the same one, no hand-off to order (sc_hb_fast_submit).  Sends it
    where the slow path would, counts it as the slow path counts a note
