@@ -458,23 +458,34 @@ SECTIONS = [
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def portable(x, outdir):
+SCRATCH = "<scratch>"   # the runner's temporary folder, removed at exit
+
+
+def portable(x, outdir, scratch=None):
     """A path of this machine as the committed files keep it: relative to
-    the repository (./.stage/...), or, under the output folder, its name."""
+    the repository (./.stage/...), under the output folder its name, under
+    the runner's temporary folder <scratch>/...; also an option's value
+    (--output=PATH)."""
     if isinstance(x, list):
-        return [portable(y, outdir) for y in x]
+        return [portable(y, outdir, scratch) for y in x]
     if not isinstance(x, str):
         return x
-    for base, to in ((ROOT, "."), (outdir, ".")):
+    if x.startswith("-") and "=" in x:
+        opt, val = x.split("=", 1)
+        return opt + "=" + portable(val, outdir, scratch)
+    for base, to in ((ROOT, "."), (outdir, "."), (scratch, SCRATCH)):
         if base and (x == base or x.startswith(base + "/")):
             return to + x[len(base):]
     return x
 
 
-def portable_run(r, outdir):
+def portable_run(r, outdir, scratch=None):
     """One run's record with this machine's paths made portable, also in its output."""
-    text = lambda t: t.replace(ROOT + "/", "./")
-    return dict(r, cmd=portable(r["cmd"], outdir), stdout=text(r["stdout"]), stderr_tail=text(r["stderr_tail"]))
+    def text(t):
+        t = t.replace(ROOT + "/", "./")
+        return t.replace(scratch + "/", SCRATCH + "/") if scratch else t
+    return dict(r, cmd=portable(r["cmd"], outdir, scratch), stdout=text(r["stdout"]),
+                stderr_tail=text(r["stderr_tail"]))
 
 
 def sh(cmd):
@@ -720,7 +731,7 @@ def main():
     def save():
         with open(args.raw, "w") as fh:
             json.dump({"meta": meta, "comparisons": {c.key: c.to_json() for c in comps if c.status != "not measured"},
-                       "runs": kept_runs + [portable_run(r, outdir) for r in runner.raw]},
+                       "runs": kept_runs + [portable_run(r, outdir, runner.tmp) for r in runner.raw]},
                       fh, indent=1)
 
     if args.estimates:
