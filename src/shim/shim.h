@@ -582,8 +582,8 @@ static inline int sc_note_sampled(uint64_t n)
 
 /* Work on the legacy stream while no stream it orders with exists (no
    blocking created stream, no per-thread stream used, no capture; under
-   redirect sc_fast_redirect decides): every launch of a default PyTorch program, whose 128 pool
-   streams are non-blocking.  The slow path would find an SC101 note (or an
+   redirect sc_fast_redirect decides): every launch of a default PyTorch
+   program, whose 128 pool streams are non-blocking.  The slow path would find an SC101 note (or an
    SC601 note, for cuBLAS) and nothing else, so the fast path counts it as
    the slow path would and sends only the sampled notes there.  It marks
    the legacy stream busy as the slow path would, through the mark the
