@@ -26,7 +26,7 @@
 #    event records and waits only when sampled.
 # TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..24"
+echo "1..25"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d)
@@ -192,3 +192,14 @@ for m in stream entry handle; do
 done
 [ -z "$passed" ]
 ok $? "handoff with the ordering disabled fails under every method (passed anyway:${passed:- none})"
+# The profile names the releasing callers that record the per-thread
+# stream's event: handoff's producer, once a round (entry method, 300
+# rounds), and every event the events row counts is in the list.
+STREAMCHECK_PROFILE=1 "$SC_CLI" --simulate --redirect=per-thread --redirect-method=entry --log-level=quiet \
+    --output="$tmp/pc" -- "$SC_APPS/handoff" cond 300 >/dev/null 2>"$tmp/pc.err"
+evrow=$(sed -n 's/^ *events recorded at releases (per-thread stream) *\([0-9]*\) .*/\1/p' "$tmp/pc.err")
+listed=$(sed -n '/busiest releasing callers/,/estimate leaves out/p' "$tmp/pc.err" |
+    awk '$3 ~ /^[^ ]+\+0x/ && $2 > 0 {n += $2; if ($3 !~ /^handoff\+0x/) bad = bad " " $3} END {print n + 0 ":" bad}')
+echo "# events row: ${evrow:-none}; events by listed callers, and callers outside handoff: $listed"
+[ -n "$evrow" ] && [ "$evrow" -ge 300 ] && [ "$listed" = "$evrow:" ]
+ok $? "profile: the busiest releasing callers account for every event recorded, all of them in the app"

@@ -184,6 +184,7 @@ static unsigned pool_left;
 static SC_TLS hb_thr *hb_self;
 static SC_TLS int hb_in;                 /* inside the tracker: pass everything through */
 static SC_TLS hb_start_rec *hb_pending;  /* from the parent, not yet joined */
+static SC_TLS uint64_t hb_prof_events;    /* profile mode: events this thread recorded */
 
 int sc_hb_on(void) { return atomic_load_explicit(&hb_on_flag, memory_order_relaxed); }
 void sc_hb_test_follow_all(int on) { atomic_store(&follow_all, on); }
@@ -463,12 +464,12 @@ enum { HB_REL_LOCK = 0, HB_REL_HANDOFF = 1, HB_REL_MUTEX = 2 };
    into e (a mutex it took and released around its own submissions, the
    steady state of a PyTorch step): that one component is stored, without
    the entry's lock.  The mutex orders this before the next acquire's
-   join; the seq bump makes that acquire look. */
+   join; the seq bump makes that acquire look.  The caller records the
+   event of a sticky entry first (sticky only changes at a cross acquire,
+   which cannot run while this thread holds the mutex). */
 static int release_own(hb_thr *h, hb_ent *e, __typeof__(h->kc[0]) *k, uint64_t own)
 {
     unsigned s = (unsigned)h->slot;
-    if (atomic_load_explicit(&e->sticky, memory_order_relaxed))
-        record_ptds_event(h);
     __atomic_store_n(&e->c[s], own, __ATOMIC_RELAXED);
     uint32_t m = atomic_load_explicit(&e->mask, memory_order_relaxed);
     if (!(m & 1u << s))
@@ -516,6 +517,8 @@ static int release_key(uintptr_t key, const void *ra, int kind)
         if (kind == HB_REL_MUTEX) {
             if (ra && skip_caller(h, ra))
                 return 0;
+            if (atomic_load_explicit(&e->sticky, memory_order_relaxed))
+                record_ptds_event(h);
             return release_own(h, e, k, own);
         }
     }
@@ -891,6 +894,8 @@ static void record_ptds_event(hb_thr *h)
     if (sc_d.EventRecord(ev, CU_STREAM_PER_THREAD) == CUDA_SUCCESS)
         atomic_store_explicit(&sl->ev_upto, n, memory_order_release);
     sc_prof_add(sc_tls_self, SC_PH_HBEV, t0, 1);
+    if (SC_UNLIKELY(sc_prof_on))
+        hb_prof_events++;
 }
 
 /* ------------------------------------------------------------ redirect --- */
@@ -1251,6 +1256,41 @@ static inline void *real(unsigned i)
 #define HB_SAMPLE 64
 static SC_TLS uint32_t hb_ncalls;
 
+/* Profile mode: the callers whose releases publish a clock or record the
+   per-thread stream's event, counted by return address (the profile lists
+   the busiest; sc_hb_prof_callers).  A full table drops new callers. */
+#define HB_PCALLERS 128
+static struct {
+    _Atomic uintptr_t ra;
+    _Atomic uint64_t pub, ev;
+} pcallers[HB_PCALLERS];
+
+static void prof_caller(const void *ra, int pub, uint64_t ev)
+{
+    uintptr_t k = (uintptr_t)ra;
+    if (!k || (!pub && !ev))
+        return;
+    for (unsigned i = 0, h = ra_index(k) % HB_PCALLERS; i < HB_PCALLERS; i++, h = (h + 1) % HB_PCALLERS) {
+        uintptr_t cur = atomic_load_explicit(&pcallers[h].ra, memory_order_acquire);
+        if (cur == 0 && atomic_compare_exchange_strong(&pcallers[h].ra, &cur, k))
+            cur = k;
+        if (cur == k) {
+            atomic_fetch_add_explicit(&pcallers[h].pub, (uint64_t)(pub != 0), memory_order_relaxed);
+            atomic_fetch_add_explicit(&pcallers[h].ev, ev, memory_order_relaxed);
+            return;
+        }
+    }
+}
+
+void sc_hb_prof_callers(void (*fn)(uintptr_t ra, uint64_t pub, uint64_t ev, void *arg), void *arg)
+{
+    for (unsigned i = 0; i < HB_PCALLERS; i++) {
+        uintptr_t ra = atomic_load_explicit(&pcallers[i].ra, memory_order_acquire);
+        if (ra)
+            fn(ra, atomic_load(&pcallers[i].pub), atomic_load(&pcallers[i].ev), arg);
+    }
+}
+
 static inline uint64_t hb_t0(void)
 {
     return SC_UNLIKELY((++hb_ncalls & (HB_SAMPLE - 1)) == 0 || sc_prof_on) ? sc_tsc() : 0;
@@ -1308,10 +1348,13 @@ __attribute__((noinline)) static void before_release_slow(const void *obj, const
 {
     int saved = errno;
     uint64_t t0 = hb_t0();
+    uint64_t ev0 = hb_prof_events;
     hb_in = 1;
     int full = release_key(obj_key(obj), ra, kind);
     hb_in = 0;
     hb_account(t0, full, 1);
+    if (SC_UNLIKELY(sc_prof_on))
+        prof_caller(ra, full, hb_prof_events - ev0);
     errno = saved;
 }
 
@@ -1320,19 +1363,36 @@ __attribute__((noinline)) static void before_release_slow(const void *obj, const
    is not the program's order (skip_caller's cache says so), and an object
    that holds the thread's clock already needs nothing: all three are
    answered inline, before any call (redirect keeps the tracker on, and a
-   PyTorch step makes thousands of such calls). */
+   PyTorch step makes thousands of such calls).  So is the commonest
+   release that does publish: a mutex whose last release was this thread's
+   own, after this thread's own submissions only (release_own), from a
+   caller the cache knows to follow, outside the shim, with no event to
+   record (a sticky entry records: the slow path). */
 static inline void before_release(const void *obj, const void *ra, int kind)
 {
     hb_thr *h = hb_self;
     if (SC_UNLIKELY(hb_pending != NULL)) {
         before_release_slow(obj, ra, kind);
     } else if (h && h->mask) {
-        if (ra_cached(h, (uintptr_t)ra) == 1 && !atomic_load_explicit(&follow_all, memory_order_relaxed))
+        int cached = ra_cached(h, (uintptr_t)ra);
+        if (cached == 1 && !atomic_load_explicit(&follow_all, memory_order_relaxed))
             return;
         uintptr_t key = obj_key(obj);
-        const __typeof__(h->kc[0]) *k = &h->kc[kc_index(key)];
-        if (k->rel_own == own_count(h) && rel_entry_current(h, k, key))
+        __typeof__(h->kc[0]) *k = &h->kc[kc_index(key)];
+        uint64_t own = own_count(h);
+        hb_ent *e = rel_entry_current(h, k, key);
+        if (e && k->rel_own == own)
             return;
+        sc_thread *t;
+        if (e && kind == HB_REL_MUTEX && cached == 0 && !atomic_load_explicit(&e->sticky, memory_order_relaxed) &&
+            !((t = sc_tls_self) && atomic_load_explicit(&t->busy, memory_order_relaxed))) {
+            uint64_t t0 = hb_t0();
+            release_own(h, e, k, own);
+            hb_account(t0, 1, 1);
+            if (SC_UNLIKELY(sc_prof_on))
+                prof_caller(ra, 1, 0);
+            return;
+        }
         before_release_slow(obj, ra, kind);
     }
 }

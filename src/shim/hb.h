@@ -104,6 +104,9 @@ void sc_hb_ctx_sync_end(CUcontext ctx);
    recorded and waited for), and calls kept on the legacy stream to keep an
    order no event covered. */
 void sc_hb_stats(uint64_t *handoffs, uint64_t *waits, uint64_t *kept);
+/* Profile mode: each caller (return address) whose releases published a
+   clock (pub) or recorded the per-thread stream's event (ev). */
+void sc_hb_prof_callers(void (*fn)(uintptr_t ra, uint64_t pub, uint64_t ev, void *arg), void *arg);
 
 /* Fork: the child starts from nothing (a part of core.h's fork handler). */
 void sc_hb_atfork_child(void);

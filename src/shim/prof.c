@@ -12,12 +12,14 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core.h"
+#include "hb.h"
 #include "shim.h"
 
 typedef struct prof_acc {
@@ -81,6 +83,48 @@ static const struct {
     {SC_PH_WRITE, 0, "rendering, writing (not in the estimate)", ""},
 };
 
+/* The pthread tracker's busiest releasing callers (hb.c counts them in
+   profile mode): which code's locks publish clocks and record events. */
+#define TOP_CALLERS 8
+typedef struct caller_row {
+    uintptr_t ra;
+    uint64_t pub, ev;
+} caller_row;
+typedef struct caller_top {
+    caller_row r[TOP_CALLERS];
+    unsigned n;
+} caller_top;
+
+static uint64_t caller_weight(const caller_row *c) { return c->pub + c->ev; }
+
+static void add_caller(uintptr_t ra, uint64_t pub, uint64_t ev, void *arg)
+{
+    caller_top *t = arg;
+    caller_row c = {ra, pub, ev};
+    unsigned i = t->n < TOP_CALLERS ? t->n++ : TOP_CALLERS;
+    if (i == TOP_CALLERS) {
+        if (caller_weight(&t->r[TOP_CALLERS - 1]) >= caller_weight(&c))
+            return;
+        i = TOP_CALLERS - 1;
+    }
+    for (; i > 0 && caller_weight(&t->r[i - 1]) < caller_weight(&c); i--)
+        t->r[i] = t->r[i - 1];
+    t->r[i] = c;
+}
+
+/* "libtorch_cuda.so+0x1234 (symbol)": the module and, where the dynamic
+   symbol table has one, the enclosing exported function. */
+static void caller_name(uintptr_t ra, char *out, size_t size)
+{
+    uintptr_t base = 0;
+    unsigned idx = sc_module_find(ra, &base);
+    const char *mod = idx != SC_MOD_UNKNOWN ? sc_module_base(idx) : NULL;
+    Dl_info di;
+    const char *sym = dladdr((void *)ra, &di) && di.dli_sname ? di.dli_sname : NULL;
+    snprintf(out, size, "%s+0x%" PRIxPTR "%s%.60s%s", mod ? mod : "?", ra - base, sym ? " (" : "",
+             sym ? sym : "", sym ? ")" : "");
+}
+
 static void print_profile(void)
 {
     if (!sc_prof_on)
@@ -128,6 +172,15 @@ static void print_profile(void)
     }
     OUT("  %-52s %12s %12s %-18s %11.3f %9s %8.3f\n", "estimate (the report's time in streamcheck)", "", "",
         "", est / 1e6, "", run > 0 ? 100.0 * est / run : 0.0);
+    caller_top top = {.n = 0};
+    sc_hb_prof_callers(add_caller, &top);
+    if (top.n)
+        OUT("  pthread tracker's busiest releasing callers (clocks published, events recorded):\n");
+    for (unsigned i = 0; i < top.n; i++) {
+        char name[160];
+        caller_name(top.r[i].ra, name, sizeof name);
+        OUT("    %10" PRIu64 " %8" PRIu64 "  %s\n", top.r[i].pub, top.r[i].ev, name);
+    }
     OUT("  (the estimate leaves out: the wrappers' few instructions outside sc_fast, the pthread\n"
         "   interposers' call-through, the runtime-API attribution wrappers, dlsym and cuGetProcAddress\n"
         "   answers, and what the shim does to the program's caches; profile mode adds a clock read per\n"
