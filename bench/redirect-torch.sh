@@ -4,13 +4,18 @@
 # loss must be the same bits every time, and the throughput within a few
 # percent of native.  Native runs twice first, to show the loop itself is
 # reproducible.  Needs a GPU and torch; exits 1 on a differing loss.
+# The default batch, 512, makes the loop wait on the GPU, so the throughput
+# says what redirect costs a training loop; at 64 the loop is bound by the
+# host's launch rate, whose run-to-run spread on a shared host (20% and
+# more) hides a difference of a few percent (bench/train_bench.py measures
+# that case with --batch-size 64 and more pairs).
 #
 #   redirect-torch.sh [REPS [STEPS [BATCH]]]
 # Environment: STREAMCHECK (launcher, default streamcheck on PATH), PYTHON.
 set -eu
 reps=${1:-3}
 steps=${2:-60}
-batch=${3:-64}
+batch=${3:-512}
 sc=${STREAMCHECK:-streamcheck}
 py=${PYTHON:-python3}
 here=$(cd "$(dirname "$0")" && pwd)

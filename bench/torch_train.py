@@ -14,9 +14,11 @@ images per second:
     loss_sum=0x1.5a3b2c...p+7 loss=173.3704 images_per_sec=2798.1
 Usage: torch_train.py [STEPS [BATCH]]   Exits 77 without torch or a GPU.
 
-It also takes bench/train_bench.py's options (--steps N --warmup N; the
+It also takes bench/train_bench.py's options (--steps N --warmup N
+--batch-size N; the
 batches are pinned, so --pin-memory 1 only) and then prints, on stderr,
-what train_bench reads: images_per_s=, timed_window_ns=START,END, and under
+what train_bench reads: images_per_s=, timed_window_ns=START,END,
+step_end_ns=T1,T2,... (when each timed step was queued), and under
 streamcheck shim_self_ns_window= (the shim's own estimate of its time
 inside the timed steps).  So train_bench measures this loop with
 TRAIN_BENCH_PROG=bench/torch_train.py.
@@ -39,12 +41,13 @@ ap = argparse.ArgumentParser(description="a small CNN training loop, bit-identic
 ap.add_argument("pos", nargs="*", type=int, metavar="STEPS [BATCH]")
 ap.add_argument("--steps", type=int)
 ap.add_argument("--warmup", type=int, default=10)
+ap.add_argument("--batch-size", type=int)
 ap.add_argument("--pin-memory", type=int, choices=(1,), default=1)
 args = ap.parse_args()
 if len(args.pos) > 2:
     ap.error("at most STEPS and BATCH")
 STEPS = args.steps if args.steps is not None else (args.pos[0] if args.pos else 60)
-BATCH = args.pos[1] if len(args.pos) > 1 else 64
+BATCH = args.batch_size if args.batch_size is not None else (args.pos[1] if len(args.pos) > 1 else 64)
 WARMUP = args.warmup
 if STEPS < 1 or BATCH < 1 or WARMUP < 0:
     ap.error("STEPS and BATCH must be at least 1, --warmup at least 0")
@@ -107,8 +110,10 @@ for i in range(WARMUP):
 torch.cuda.synchronize()
 w0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 s0 = SELF_NS() if SELF_NS else 0
+ends = []
 for i in range(WARMUP, WARMUP + STEPS):
     losses.append(step(i).detach())
+    ends.append(time.clock_gettime_ns(time.CLOCK_MONOTONIC))
 torch.cuda.synchronize()
 w1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 s1 = SELF_NS() if SELF_NS else 0
@@ -121,5 +126,10 @@ for v in torch.stack(losses).double().cpu().tolist():
 print(f"loss_sum={total.hex()} loss={total:.4f} images_per_sec={STEPS * BATCH / dt:.1f}")
 print(f"images_per_s={STEPS * BATCH / dt:.1f}", file=sys.stderr)
 print(f"timed_window_ns={w0},{w1}", file=sys.stderr)
+# When each timed step's work was queued (the last one: when it finished):
+# train_bench's per-chunk rates, which a passing disturbance hits in one
+# chunk rather than in the whole run.
+ends[-1] = w1
+print("step_end_ns=" + ",".join(str(t) for t in ends), file=sys.stderr)
 if SELF_NS:
     print(f"shim_self_ns_window={s1 - s0}", file=sys.stderr)

@@ -16,7 +16,15 @@ window (shim_self_ns_window, which train_resnet.py prints under
 streamcheck).
 
     python3 bench/train_bench.py [--pairs N] [--steps N] [--warmup N] [--pin-memory {0,1}]
+                                 [--batch-size N] [--cpus LIST] [--chunks N]
                                  [--torch-profiler] [--no-measure] [--redirect METHODS]
+
+Each ratio comes with a 95% bootstrap interval of its median (the pairs
+resampled): a difference is shown only when the interval excludes 1.
+Beside the whole timed window, the per-chunk rate: the timed steps cut
+into --chunks runs (the loop prints when each step ended, step_end_ns=),
+a run's figure the median chunk's rate, so a disturbance that passes
+slows one chunk and not the run.  --cpus pins every arm to the same CPUs.
 
 With --torch-profiler a fourth arm runs the loop natively inside
 torch.profiler (GPU activity): what CUPTI's tracing costs when PyTorch's
@@ -27,7 +35,9 @@ streamcheck --redirect=per-thread --redirect-method=METHOD.
 Environment: STREAMCHECK (the launcher, default streamcheck on PATH);
 TRAIN_BENCH_PROG (the loop, default train_resnet.py; bench/torch_train.py,
 the autograd loop redirect must keep bit-identical, speaks the same).
-Exits 77 without a GPU or torch.
+Prints whether the summed loss had the same bits in every run (when the
+native runs agree among themselves); exits 1 when an arm's differ, 77
+without a GPU or torch.
 """
 import argparse
 import glob
@@ -38,6 +48,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import random
 import tempfile
 import time
 
@@ -50,14 +61,67 @@ def ips(stderr):
     return float(m[-1]) if m else None
 
 
+def loss_bits(stdout):
+    """The loop's summed loss as printed (loss_hex= where the loop prints
+    both, as train_resnet.py does; else loss_sum=), or None."""
+    for key in ("loss_hex", "loss_sum"):
+        m = re.findall(rf"\b{key}=(\S+)", stdout)
+        if m:
+            return m[-1]
+    return None
+
+
 def window_ns(stderr):
     m = re.findall(r"^timed_window_ns=([0-9]+),([0-9]+)", stderr, re.M)
     return int(m[-1][1]) - int(m[-1][0]) if m else None
 
 
+def chunk_rates(stderr, window, chunks):
+    """The timed steps split into CHUNKS runs of steps: the median of their
+    steps per second.  A disturbance that passes (another process, a page
+    fault storm) slows one chunk, not the run's figure; a cost the shim
+    adds at every step or every few steps is in every chunk.  None when the
+    loop printed no step_end_ns or has fewer steps than chunks."""
+    m = re.findall(r"^step_end_ns=([0-9,]+)", stderr, re.M)
+    if not m or window is None:
+        return None
+    ends = [int(t) for t in m[-1].split(",")]
+    if len(ends) < chunks:
+        return None
+    start = ends[-1] - window
+    marks = [start] + ends
+    n = len(ends)
+    cuts = [round(k * n / chunks) for k in range(chunks + 1)]
+    rates = [(cuts[k + 1] - cuts[k]) * 1e9 / (marks[cuts[k + 1]] - marks[cuts[k]])
+             for k in range(chunks) if marks[cuts[k + 1]] > marks[cuts[k]]]
+    return statistics.median(rates) if rates else None
+
+
+def interval(ratios, rounds=4000):
+    """A 95% bootstrap interval of the median of RATIOS (pairs resampled
+    with replacement; a fixed seed, so a rerun on the same numbers prints
+    the same interval)."""
+    rng = random.Random(1)
+    meds = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(rounds))
+    return meds[int(0.025 * rounds)], meds[int(0.975 * rounds) - 1]
+
+
 def self_in_window(stderr):
     m = re.findall(r"^shim_self_ns_window=([0-9]+)", stderr, re.M)
     return int(m[-1]) if m else None
+
+
+def parse_cpus(text):
+    """taskset's list form (0-3,8,10-11) as a set of CPU numbers."""
+    out = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            raise ValueError(f"'{part}' is not a CPU number or range")
+        if int(hi or lo) < int(lo):
+            raise ValueError(f"'{part}' is an empty range")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
 
 
 def estimate(outdir):
@@ -77,12 +141,30 @@ def main():
     ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--warmup", type=int, default=15)
     ap.add_argument("--pin-memory", type=int, choices=(0, 1), default=1)
+    ap.add_argument("--batch-size", type=int, default=64,
+                    help="images per step (default 64): a larger batch makes the loop wait on the GPU, not the host")
     ap.add_argument("--torch-profiler", action="store_true")
+    ap.add_argument("--cpus", metavar="LIST",
+                    help="run every arm on these CPUs only (taskset's list form, 4-11 or 0,2,4): "
+                         "the same cores for every run, so the host's placement is not one more difference")
+    ap.add_argument("--chunks", type=int, default=10,
+                    help="split each run's timed steps into this many chunks for the per-chunk rate (default 10)")
     ap.add_argument("--no-measure", action="store_true", help="skip the --measure arm")
     ap.add_argument("--redirect", default="", metavar="METHODS",
                     help="comma-separated redirect methods (entry, handle, stream): an arm each, "
                          "under --redirect=per-thread --redirect-method=METHOD")
     a = ap.parse_args()
+    cpus = None
+    if a.cpus:
+        try:
+            cpus = parse_cpus(a.cpus)
+        except ValueError as e:
+            ap.error(f"--cpus {a.cpus}: {e}")
+        bad = cpus - os.sched_getaffinity(0)
+        if bad:
+            ap.error(f"--cpus {a.cpus}: CPU {min(bad)} is not available to this process")
+    if a.chunks < 1 or a.pairs < 1 or a.batch_size < 1:
+        ap.error("--chunks, --pairs and --batch-size must be at least 1")
     methods = [m for m in a.redirect.split(",") if m]
     bad = [m for m in methods if m not in ("entry", "handle", "stream")]
     if bad:
@@ -96,7 +178,7 @@ def main():
         return 77
     sc = os.environ.get("STREAMCHECK", "streamcheck")
     cmd = [sys.executable, PROG, "--pin-memory", str(a.pin_memory), "--steps", str(a.steps),
-           "--warmup", str(a.warmup)]
+           "--warmup", str(a.warmup), "--batch-size", str(a.batch_size)]
     arms = {"native": [], "streamcheck": [], "measure": [], "torchprof": []}
     arms.update({f"redirect-{m}": [] for m in methods})
     shimmed = [k for k in arms if k not in ("native", "torchprof")]
@@ -105,6 +187,8 @@ def main():
     est_ms = {k: [] for k in shimmed}
     win = {k: {} for k in arms}          # arm -> pair -> timed window, ns
     win_est = {k: {} for k in shimmed}   # arm -> pair -> self-estimate in it, ns
+    chunk = {k: {} for k in arms}        # arm -> pair -> median chunk rate, steps/s
+    losses = {k: [] for k in arms}       # arm -> the summed loss of each run, as printed
     try:
         helptext = subprocess.run([sc, "--help"], capture_output=True, text=True).stdout
     except OSError:
@@ -130,7 +214,8 @@ def main():
                         (["--redirect=per-thread", "--redirect-method=" + arm[len("redirect-"):]]
                          if arm.startswith("redirect-") else []) + ["--"] + cmd
                 t0 = time.monotonic()
-                p = subprocess.run(c, capture_output=True, text=True, env=env)
+                p = subprocess.run(c, capture_output=True, text=True, env=env,
+                                   preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
                 wall = time.monotonic() - t0
                 if p.returncode == 77 and arm == "native":
                     print(f"train_bench: {os.path.basename(PROG)} skipped (no torch or GPU)", file=sys.stderr)
@@ -144,8 +229,13 @@ def main():
                     continue
                 arms[arm].append(v)
                 walls[arm].append(wall)
+                if loss_bits(p.stdout) is not None:
+                    losses[arm].append(loss_bits(p.stdout))
                 if window_ns(p.stderr):
                     win[arm][r] = window_ns(p.stderr)
+                    cr = chunk_rates(p.stderr, win[arm][r], a.chunks)
+                    if cr:
+                        chunk[arm][r] = cr
                 if arm in win_est and self_in_window(p.stderr) is not None:
                     win_est[arm][r] = self_in_window(p.stderr)
                 print(f"train_bench: pair {r} {arm}: {v:.1f} images/s, {wall:.1f} s", file=sys.stderr, flush=True)
@@ -162,9 +252,27 @@ def main():
         return 1
     n0 = statistics.median(arms["native"])
     w0 = statistics.median(walls["native"])
-    print(f"{os.path.basename(PROG)} (pin_memory={a.pin_memory}, {a.steps} timed steps of 64), {a.pairs} pairs")
+    print(f"{os.path.basename(PROG)} (pin_memory={a.pin_memory}, {a.steps} timed steps of {a.batch_size}), {a.pairs} pairs"
+          + (f", on CPUs {a.cpus}" if a.cpus else ""))
     print(f"  native          median {n0:9.1f} images/s   runs: {' '.join('%.0f' % v for v in arms['native'])}"
           f"   wall {w0:.2f} s")
+    # The loss: a deterministic loop (native runs agree) must give the same
+    # bits in every arm; redirect must not change results.
+    status = 0
+    native_bits = set(losses["native"])
+    if len(native_bits) == 1:
+        want = next(iter(native_bits))
+        differ = {k: sorted(set(v) - {want}) for k, v in losses.items() if set(v) - {want}}
+        n = sum(len(v) for v in losses.values())
+        if differ:
+            status = 1
+            print(f"  loss: DIFFERENT from native's {want} in " +
+                  "; ".join(f"{k}: {', '.join(v)}" for k, v in differ.items()))
+        else:
+            print(f"  loss: the same bits in all {n} runs ({want})")
+    elif native_bits:
+        print(f"  loss: native runs differ among themselves ({len(native_bits)} values): "
+              "the loop is not deterministic, not compared")
     for arm in [k for k in arms if k != "native"]:
         v = arms[arm]
         if not v:
@@ -175,9 +283,16 @@ def main():
         m = statistics.median(v)
         e = statistics.median(est[arm]) if est.get(arm) else float("nan")
         print(f"  {arm:15s} median {m:9.1f} images/s   runs: {' '.join('%.0f' % x for x in v)}")
+        lo, hi = interval(ratios)
         print(f"  {'':15s} ratio {statistics.median(ratios):.4f} (pairs min {min(ratios):.4f} max "
-              f"{max(ratios):.4f}); measured slowdown {100 * (1 - m / n0):+.2f}%, "
-              f"self-estimate {e:.2f}% of run time")
+              f"{max(ratios):.4f}, 95% interval of the median {lo:.4f}-{hi:.4f}); measured slowdown "
+              f"{100 * (1 - m / n0):+.2f}%, self-estimate {e:.2f}% of run time")
+        cp = [r for r in chunk[arm] if r in chunk["native"]]
+        if cp:
+            cr = [chunk[arm][r] / chunk["native"][r] for r in cp]
+            lo, hi = interval(cr)
+            print(f"  {'':15s} per-chunk rate ratio {statistics.median(cr):.4f} (pairs min {min(cr):.4f} max "
+                  f"{max(cr):.4f}, 95% interval of the median {lo:.4f}-{hi:.4f}; {a.chunks} chunks a run)")
         if walls[arm] and est_ms.get(arm):
             dw = 1e3 * (statistics.median(walls[arm]) - w0)
             em = statistics.median(est_ms[arm])
@@ -189,7 +304,7 @@ def main():
             inside = statistics.median(win_est[arm][r] for r in pairs) / 1e6
             print(f"  {'':15s} timed steps: {extra:+.1f} ms longer than native (median of {len(pairs)} pairs), "
                   f"self-estimate {inside:.1f} ms inside them" + (f" ({inside / extra:.2f} of it)" if extra > 0 else ""))
-    return 0
+    return status
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@ without streamcheck).  stderr: images_per_s=... over the steps after the
 warm-up, and timed_window_ns=START,END: those steps on CLOCK_MONOTONIC
 (what streamcheck's report times its own work on); under streamcheck also
 shim_self_ns_window=N: the shim's own estimate of its time inside those
-steps (libstreamcheck's streamcheck_self_ns() at both ends).  With --pin-memory 0 the batches are pageable, so the
+steps (libstreamcheck's streamcheck_self_ns() at both ends), and
+step_end_ns=T1,T2,...: when each timed step ended.  With --pin-memory 0
+the batches are pageable, so the
 non_blocking copy at the "# corpus: SC203" line is not asynchronous.
 With --torch-profiler the whole loop runs inside torch.profiler (GPU
 activity only): what CUPTI's tracing costs this loop when PyTorch's own
@@ -116,6 +118,8 @@ def main():
     print(f"loss_sum={loss_sum:.6f} loss_hex={float(loss_sum).hex()} steps={total}")
     print(f"images_per_s={args.steps * args.batch_size * 1e9 / (w1 - w0):.1f}", file=sys.stderr)
     print(f"timed_window_ns={w0},{w1}", file=sys.stderr)
+    if STEP_ENDS:
+        print("step_end_ns=" + ",".join(str(t) for t in STEP_ENDS), file=sys.stderr)
     if SELF_NS:
         print(f"shim_self_ns_window={SELF_AT[1] - SELF_AT[0]}", file=sys.stderr)
 
@@ -125,12 +129,14 @@ SELF_NS = getattr(ctypes.CDLL(None), "streamcheck_self_ns", None)
 if SELF_NS:
     SELF_NS.restype = ctypes.c_uint64
 SELF_AT = [0, 0]
+STEP_ENDS = []  # when each timed step ended (loss.item() waits for it)
 
 
 def loop(args, model, optimizer, criterion, loader, total):
     step = 0
     loss_sum = 0.0
     t0 = None
+    ends = STEP_ENDS
     while step < total:
         for images, target in loader:
             if step == args.warmup:
@@ -146,6 +152,8 @@ def loop(args, model, optimizer, criterion, loader, total):
             optimizer.step()
             loss_sum += loss.item()
             step += 1
+            if step > args.warmup:
+                ends.append(time.clock_gettime_ns(time.CLOCK_MONOTONIC))
             if step == total:
                 break
     torch.cuda.synchronize()
