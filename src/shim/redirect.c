@@ -189,13 +189,14 @@ void sc_redirect(sc_thread *t, sc_op *op, sc_count_q *cq)
 
 /* The fast path under --redirect (sc_fast_legacy): a launch, async copy or
    memset, event record or wait of a thread whose last legacy work the slow
-   path redirected, with nothing changed since that could make the slow path decide
-   otherwise: the shim judging, no capture, no blocking stream, one context
-   and the same one, no hand-off to order (sc_hb_fast_submit).  Sends it
-   where the slow path would, counts it as the slow path counts a note
-   (sampled ones go there, for their call sites), and returns 0; anything
-   else returns 1 with the call untouched.  About 2 us a call less on a
-   PyTorch training loop, where every launch is one (docs/ARCHITECTURE.md). */
+   path redirected, with nothing changed since that could make the slow
+   path decide otherwise: the shim judging, no capture, no blocking stream,
+   one context and the same one, no hand-off to order (sc_hb_fast_submit).
+   Sends it where the slow path would, counts it as the slow path counts a
+   note (sampled ones go there, for their call sites), and returns 0;
+   anything else returns 1 with the call untouched.  About 2 us a call less
+   on a PyTorch training loop, where every launch is one
+   (docs/ARCHITECTURE.md). */
 int sc_fast_redirect(sc_thread *t, sc_op *op)
 {
     /* A wait is not work (sc_detect_legacy_common): no submission to count

@@ -583,15 +583,15 @@ static inline int sc_note_sampled(uint64_t n)
 /* Work on the legacy stream while no stream it orders with exists (no
    blocking created stream, no per-thread stream used, no capture; under
    redirect sc_fast_redirect decides): every launch of a default PyTorch
-   program, whose 128 pool streams are non-blocking.  The slow path would find an SC101 note (or an
-   SC601 note, for cuBLAS) and nothing else, so the fast path counts it as
-   the slow path would and sends only the sampled notes there.  It marks
-   the legacy stream busy as the slow path would, through the mark the
-   thread's last slow legacy call found (one context only: with several, a
-   thread's current context needs a driver call).  Anything the slow path
-   must see first takes it: the thread's first legacy work (SC103 counts the
-   thread), a held finding to settle, stream-ordered allocation (tracked
-   after the call). */
+   program, whose 128 pool streams are non-blocking.  The slow path would
+   find an SC101 note (or an SC601 note, for cuBLAS) and nothing else, so
+   the fast path counts it as the slow path would and sends only the
+   sampled notes there.  It marks the legacy stream busy as the slow path
+   would, through the mark the thread's last slow legacy call found (one
+   context only: with several, a thread's current context needs a driver
+   call).  Anything the slow path must see first takes it: the thread's
+   first legacy work (SC103 counts the thread), a held finding to settle,
+   stream-ordered allocation (tracked after the call). */
 int sc_fast_redirect(sc_thread *t, sc_op *op);   /* redirect.c */
 static inline int sc_fast_legacy(sc_thread *t, sc_op *op)
 {
