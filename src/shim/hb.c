@@ -467,7 +467,7 @@ enum { HB_REL_LOCK = 0, HB_REL_HANDOFF = 1, HB_REL_MUTEX = 2 };
    join; the seq bump makes that acquire look.  The caller records the
    event of a sticky entry first (sticky only changes at a cross acquire,
    which cannot run while this thread holds the mutex). */
-static int release_own(hb_thr *h, hb_ent *e, __typeof__(h->kc[0]) *k, uint64_t own)
+static void release_own(hb_thr *h, hb_ent *e, __typeof__(h->kc[0]) *k, uint64_t own)
 {
     unsigned s = (unsigned)h->slot;
     __atomic_store_n(&e->c[s], own, __ATOMIC_RELAXED);
@@ -479,7 +479,6 @@ static int release_own(hb_thr *h, hb_ent *e, __typeof__(h->kc[0]) *k, uint64_t o
     k->has_seen = k->has_seen && k->seen == seq;
     k->seen = seq + 1;
     k->rel_own = own;
-    return 1;
 }
 
 static inline uint64_t own_count(const hb_thr *h)
@@ -519,7 +518,8 @@ static int release_key(uintptr_t key, const void *ra, int kind)
                 return 0;
             if (atomic_load_explicit(&e->sticky, memory_order_relaxed))
                 record_ptds_event(h);
-            return release_own(h, e, k, own);
+            release_own(h, e, k, own);
+            return 1;
         }
     }
     if (ra && skip_caller(h, ra))

@@ -107,6 +107,18 @@ static void spin_until(_Atomic int *flag, int value)
         sched_yield();
 }
 
+/* Three threads started in this order and all joined: their bodies order
+   themselves (spin_until on atomics the tracker ignores). */
+static void run_three(void *(*a)(void *), void *(*b)(void *), void *(*c)(void *))
+{
+    pthread_t th[3];
+    void *(*fn[3])(void *) = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, fn[i], NULL), 0);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+}
+
 /* Two threads, A then B; B's body runs after A's, ordered only by what
    the bodies do (the test waits through an atomic the tracker ignores). */
 typedef struct pair {
@@ -551,16 +563,10 @@ static void *tb(void *arg)
 
 START_TEST(transitive_through_a_thread_that_never_submits)
 {
-    pthread_t a, b, c;
     /* The tracker must be on before C's first lock. */
     submit(SC_HB_LEGACY);
     atomic_store(&step, 0);
-    pthread_create(&a, NULL, ta, NULL);
-    pthread_create(&c, NULL, tc, NULL);
-    pthread_create(&b, NULL, tb, NULL);
-    pthread_join(a, NULL);
-    pthread_join(b, NULL);
-    pthread_join(c, NULL);
+    run_three(ta, tc, tb);
     ck_assert_uint_eq(b_sees, 1);
     ck_assert_int_eq(b_conc, 0);
 }
@@ -618,15 +624,9 @@ static void *own_b(void *arg)
 
 START_TEST(own_component_release_keeps_joined_ones)
 {
-    pthread_t a, b, d;
     submit(SC_HB_LEGACY);
     atomic_store(&step2, 0);
-    pthread_create(&a, NULL, own_a, NULL);
-    pthread_create(&d, NULL, own_d, NULL);
-    pthread_create(&b, NULL, own_b, NULL);
-    pthread_join(a, NULL);
-    pthread_join(b, NULL);
-    pthread_join(d, NULL);
+    run_three(own_a, own_d, own_b);
     ck_assert_int_ne(own_slot_a, own_slot_d);
     ck_assert_uint_eq(own_b_sees_a, 2);
     ck_assert_uint_eq(own_b_sees_d, 1);
@@ -697,13 +697,7 @@ static void *acquirer_never(void *arg)
 
 START_TEST(table_overflow_is_conservative)
 {
-    pthread_t a, b, c;
-    pthread_create(&a, NULL, releaser, NULL);
-    pthread_create(&b, NULL, acquirer, NULL);
-    pthread_create(&c, NULL, acquirer_never, NULL);
-    pthread_join(a, NULL);
-    pthread_join(b, NULL);
-    pthread_join(c, NULL);
+    run_three(releaser, acquirer, acquirer_never);
     ck_assert_uint_gt(sc_hb_test_overflowed(), 0);
     ck_assert_uint_eq(seen_last, 1);
     /* The table is full: any object may be in the shared entry. */
