@@ -16,6 +16,13 @@
 #   bench/redirect-torch.sh  a PyTorch training loop (bench/torch_train.py) natively and
 #                            under every redirect method: same loss bits, images/s
 #   bench/queue_mapping      how streams land on hardware queues
+#   bench/price_check.py     does the price of a finding match what its fix
+#                            gains?  Hazard apps and their fixes, alternated,
+#                            beside the estimates of detect and measured mode
+#                            (make bench-price: the C pairs on the simulator;
+#                            tools/gpu-verify.sh price: every pair on a GPU).
+#                            Unlike the others it judges: it exits 1 when a
+#                            price misses issue 29's bounds.
 # The GPU ones run side by side in one run (bench/side-by-side.sh) and only
 # where `nvidia-smi -L` finds a GPU.
 
@@ -29,7 +36,8 @@ SC_BENCH_CU = bench/launch_overhead bench/queue_mapping bench/framework_loop
 all_local_targets += $(SC_BENCH_CU)
 CLEANFILES += $(SC_BENCH_CU)
 EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/framework_loop.cu bench/torch_step.py \
-	bench/side-by-side.sh bench/redirect.sh bench/train_bench.py bench/torch_train.py bench/redirect-torch.sh
+	bench/side-by-side.sh bench/redirect.sh bench/train_bench.py bench/torch_train.py bench/redirect-torch.sh \
+	bench/price_check.py bench/step_timer.py tests/corpus/python/item_loop.py
 $(SC_BENCH_CU): bench/%: $(srcdir)/bench/%.cu $(srcdir)/kernels/sc_kernels.cuh
 	@$(MKDIR_P) bench
 	$(NVCCAPP_V)$(NVCC) $(NVCCFLAGS) -cudart shared -o $@ $<
@@ -57,4 +65,12 @@ bench-redirect: $(SC_APP_BINS) src/streamcheck$(EXEEXT) src/libstreamcheck.la
 	@if $(SC_HAVE_GPU); then \
 	  . tests/env.sh; STREAMCHECK="$$SC_CLI" TESTAPPS="$$SC_APPS" $(SHELL) $(srcdir)/bench/redirect.sh 5 5 10 4 8 16; \
 	else echo "bench-redirect: needs a GPU (nvidia-smi -L finds none)"; fi
-.PHONY: bench bench-redirect
+# The JSON of every run goes to $(PRICE_OUT) (default: a new temporary
+# folder); PRICE_ARGS adds options (--only host_sync_loop-gpu, --pairs 7).
+bench-price: $(SC_APP_BINS) $(SC_APP_EXPECTS) src/streamcheck$(EXEEXT) src/libstreamcheck.la \
+		src/sim/libcuda.la src/sim/libcudart.la
+	@test -n "$(PYTHON3)" || { echo "bench-price: needs python3 (configure found none)"; exit 1; }
+	@. tests/env.sh; out=$${PRICE_OUT:-$$(mktemp -d)/price-check.json}; \
+	  $(PYTHON3) $(srcdir)/bench/price_check.py --sim --streamcheck "$$SC_CLI" --apps "$$SC_APPS" \
+	    --simdir "$$SC_SIMDIR" --out "$$out" $(PRICE_ARGS)
+.PHONY: bench bench-redirect bench-price

@@ -16,6 +16,11 @@
 #               redirect method: same output, same loss bits
 #   bench-redirect   bench/redirect.sh (independent threads' speed-up)
 #   estimates   bench/seeds.py --estimates --merge (RESULTS.md's column)
+#   price       bench/price_check.py: each hazard and its fix alternated,
+#               beside the price of detect and measured mode, judged by
+#               issue 29's bounds (the DDP pair needs 2 GPUs, else skipped);
+#               its table to $OUT/price-check.md, every run to
+#               $OUT/price-check.json, the reports into results.tgz
 #   profile     STREAMCHECK_PROFILE=1 on the training loop, if present
 #   ablate      the training loop with parts of the shim switched off
 #               (STREAMCHECK_TEST_ABLATE), to see which part costs what
@@ -26,7 +31,9 @@
 #   handover    testapps/measure_handover (a program with its own CUPTI
 #               profiler) natively and under --measure, linked and by dlsym
 # Environment: ROUNDS (resnet, default 5), MROUNDS (its --measure rounds,
-# default 2).  Everything goes to $OUT/results.tgz; summaries to stdout.
+# default 2), PRICE_ONLY (price's pairs, default c,python), PRICE_BUDGET
+# (seconds after which price starts no pair, default 420).  Everything goes
+# to $OUT/results.tgz; summaries to stdout.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 stage=${STAGE:-$root/.stage}
@@ -103,6 +110,13 @@ estimates)
         --results "$res/RESULTS.md" --raw "$res/RESULTS-runs.json" --budget-s "${EST_BUDGET:-200}" \
         >"$res/estimates.log" 2>&1
     tail -n 30 "$res/estimates.log"; cp "$res/RESULTS.md" "$res/RESULTS-runs.json" "$out"/ 2>/dev/null ;;
+price)
+    step "prices against the gains of the fixes"
+    python3 "$root/bench/price_check.py" --stage "$stage" --only "${PRICE_ONLY:-c,python}" \
+        --budget-s "${PRICE_BUDGET:-420}" --out "$res/price-check.json" --keep "$res/price" \
+        >"$res/price-check.md" 2>"$res/price.log"
+    echo "price_check.py: exit $?"; cat "$res/price-check.md"; tail -n 3 "$res/price.log"
+    cp "$res/price-check.md" "$res/price-check.json" "$out"/ 2>/dev/null ;;
 profile)
     step "overhead profile"
     if [ -x "$root/tools/overhead-probe.sh" ]; then

@@ -1,0 +1,74 @@
+// pageable_loop: SC203 pageable-async-copy, priced by what pinning saves.
+//
+// Each step prepares a batch on the host, copies it to the device with
+// cudaMemcpyAsync and queues a kernel on it; the host waits only at the end.
+// From pageable memory the copy first waits for the stream's earlier work
+// and then stages the data while the host waits (CUDA Driver API, 2. API
+// synchronization behavior): the host cannot prepare the next batch while
+// the GPU works.  From pinned memory (mode "pinned", the fixed way) the copy
+// is queued and the host goes on.  What pinning saves depends on which side
+// is the bottleneck: the host (HOST_MS above GPU_MS) or the GPU.
+//
+//   pageable_loop [STEPS [MIB [GPU_MS [HOST_MS [MODE]]]]]   MODE: pageable (default) or pinned
+// The elapsed time of the loop goes to stderr ("elapsed_ms=...").
+#include <time.h>
+
+#include "common.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void host_work(double ms)
+{
+    double end = now_ms() + ms;
+    volatile double x = 0;
+    while (now_ms() < end)
+        for (int i = 0; i < 1000; i++)
+            x += i * 0.5;
+}
+
+int main(int argc, char **argv)
+{
+    int steps = argc > 1 ? atoi(argv[1]) : 8;
+    int mib = argc > 2 ? atoi(argv[2]) : 4;
+    double gpu_ms = argc > 3 ? atof(argv[3]) : 10, host_ms = argc > 4 ? atof(argv[4]) : 4;
+    int pinned = argc > 5 && strcmp(argv[5], "pinned") == 0;
+    if (steps < 1 || mib < 1 || gpu_ms < 0 || host_ms < 0) {
+        fprintf(stderr, "usage: %s [STEPS [MIB [GPU_MS [HOST_MS [pageable|pinned]]]]]\n", argv[0]);
+        return 2;
+    }
+    size_t n = (size_t)mib << 18;   // floats
+    float *h, *d;
+    if (pinned)
+        CHECK(cudaMallocHost(&h, n * sizeof(float)));
+    else if (!(h = (float *)malloc(n * sizeof(float))))
+        return 1;
+    CHECK(cudaMalloc(&d, n * sizeof(float)));
+    cudaStream_t s;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    sc_spin<<<1, 1, 0, s>>>(0);
+    LAUNCHED();
+    CHECK(cudaStreamSynchronize(s)); // expect: SC402 x0+
+
+    double t0 = now_ms();
+    for (int i = 0; i < steps; i++) {
+        host_work(host_ms);
+        CHECK(cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s)); // expect: SC203 x8 warning
+        sc_spin<<<1, 1, 0, s>>>((unsigned long long)(gpu_ms * 1e6));
+        LAUNCHED();
+    }
+    CHECK(cudaStreamSynchronize(s));
+    fprintf(stderr, "elapsed_ms=%.3f\n", now_ms() - t0);
+    printf("pageable_loop: %d steps of %d MiB\n", steps, mib);
+    CHECK(cudaStreamDestroy(s));
+    CHECK(cudaFree(d));
+    if (pinned)
+        CHECK(cudaFreeHost(h));
+    else
+        free(h);
+    return 0;
+}
