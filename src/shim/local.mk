@@ -19,7 +19,8 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/detect_sync.c src/shim/detect_queue.c \
 	src/shim/callsites.c src/shim/callsites.h src/shim/pyframes.c src/shim/pyframes.h \
 	src/shim/findings.c src/shim/findings.h src/shim/aggkey.h src/shim/symbolize.c src/shim/symbolize.h \
-	src/shim/shim_report.c src/shim/measure.c src/shim/measure.h src/shim/prof.c
+	src/shim/shim_report.c src/shim/measure.c src/shim/measure.h src/shim/prof.c \
+	src/shim/timeline.c src/shim/timeline_price.c src/shim/timeline.h src/shim/vec.h
 nodist_src_shim_libscshim_la_SOURCES = src/shim/cbid_names.h
 src_shim_libscshim_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS) -I$(top_builddir)/src/shim
 src_shim_libscshim_la_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS)
