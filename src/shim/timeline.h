@@ -1,7 +1,7 @@
 /* timeline.h: a run's GPU timeline, and what finding events cost on it.
  *
  * Plain arrays in, numbers out.  The input is what measured mode records
- * (measure.c) or what a unit test writes by hand: GPU operations,
+ * (cupti_session.c) or what a unit test writes by hand: GPU operations,
  * host API calls and external correlations.  sc_tl_build orders and
  * indexes them into
  *   - devices: each one's operations in start order, the union of their

@@ -1,4 +1,4 @@
-/* vec.h: arrays for measured mode (timeline.c, timeline_price.c):
+/* vec.h: arrays for measured mode (cupti_session.c, measure.c, timeline.c):
  * growable ones, and a binary search over sorted ones.
  *
  *   SC_VEC(int) v = {0};
