@@ -19,6 +19,15 @@ tests_unit_test_hb_LDADD = $(SC_SHIM_LIBS) \
 	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 TESTS += tests/unit/test_hb
 
+# The GPU timeline of measured mode (src/shim/timeline.c, timeline_price.c):
+# hand-made timelines with exact answers.
+check_PROGRAMS += tests/unit/test_timeline
+tests_unit_test_timeline_SOURCES = tests/unit/test_timeline.c
+tests_unit_test_timeline_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_timeline_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
+tests_unit_test_timeline_LDADD = $(SC_SHIM_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_timeline
+
 # A CUDA-using library loaded late, with dlopen, by a program that does not
 # link the runtime (tests/interception.sh; also run on a GPU).
 check_LTLIBRARIES = tests/libscdlopen.la

@@ -8,8 +8,8 @@
  * and lose its GPU records: a tool must not take away what the program asked
  * for.  So the calls a CUPTI client starts with -- cuptiSubscribe,
  * cuptiSubscribe_v2 and cuptiActivityRegisterCallbacks -- are interposed:
- * when measured mode holds CUPTI, it lets go first (measure.c,
- * sc_measure_handover: the records so far are kept, the timeline ends
+ * when measured mode holds CUPTI, it lets go first (cupti_session.c,
+ * sc_cupti_handover: the records so far are kept, the timeline ends
  * there, one line on stderr), then the real call runs as it would have.
  *
  * Outside measured mode these are plain call-throughs.  The shim's own
@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "measure.h"
+#include "cupti_session.h"
 #include "shim.h"
 
 enum { C_SUB, C_SUB2, C_REG, C_N };
@@ -55,7 +55,7 @@ static void *c_resolve(unsigned id)
         return p;
     p = sc_dlsym_real(RTLD_NEXT, cnames[id]);
     if (!p || sc_is_ours(p))
-        p = sc_measure_cupti_sym(cnames[id]);
+        p = sc_cupti_sym(cnames[id]);
     if (!p || sc_is_ours(p)) {
         void *h = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
         if (!h)
@@ -84,7 +84,7 @@ SC_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_C
     if (!real)
         return c_unresolved(C_SUB);
     int saved = errno;
-    sc_measure_handover(cnames[C_SUB]);
+    sc_cupti_handover(cnames[C_SUB]);
     errno = saved;
     return real(subscriber, callback, userdata);
 }
@@ -97,7 +97,7 @@ SC_EXPORT CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber, CUpt
     if (!real)
         return c_unresolved(C_SUB2);
     int saved = errno;
-    sc_measure_handover(cnames[C_SUB2]);
+    sc_cupti_handover(cnames[C_SUB2]);
     errno = saved;
     return real(subscriber, callback, userdata, params);
 }
@@ -109,7 +109,7 @@ SC_EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackReques
     if (!real)
         return c_unresolved(C_REG);
     int saved = errno;
-    sc_measure_handover(cnames[C_REG]);
+    sc_cupti_handover(cnames[C_REG]);
     errno = saved;
     return real(requested, completed);
 }

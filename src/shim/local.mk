@@ -19,7 +19,9 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/detect_sync.c src/shim/detect_queue.c \
 	src/shim/callsites.c src/shim/callsites.h src/shim/pyframes.c src/shim/pyframes.h \
 	src/shim/findings.c src/shim/findings.h src/shim/aggkey.h src/shim/symbolize.c src/shim/symbolize.h \
-	src/shim/shim_report.c src/shim/measure.c src/shim/measure.h src/shim/prof.c
+	src/shim/shim_report.c src/shim/measure.c src/shim/measure.h src/shim/prof.c \
+	src/shim/cupti_session.c src/shim/cupti_session.h src/shim/timeline.c src/shim/timeline_price.c \
+	src/shim/timeline.h src/shim/vec.h
 nodist_src_shim_libscshim_la_SOURCES = src/shim/cbid_names.h
 src_shim_libscshim_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS) -I$(top_builddir)/src/shim
 src_shim_libscshim_la_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS)
@@ -42,7 +44,7 @@ src_libstreamcheck_la_LIBADD = $(SC_SHIM_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 # Automake wants a linker for an object-less library: the C one.
 nodist_EXTRA_src_libstreamcheck_la_SOURCES = src/shim/dummy.c
 
-# Names of CUPTI's API records (measure.c), from the toolkit's cbid headers:
+# Names of CUPTI's API records (cupti_session.c), from the toolkit's cbid headers:
 # SC_CBID(runtime, cbid, "name"); runtime names without their _vNNNN.
 src/shim/cbid_names.h:
 	$(AM_V_GEN)$(MKDIR_P) src/shim && for h in $(CUDA_HOME)/include $(CUDA_HOME)/extras/CUPTI/include; do \

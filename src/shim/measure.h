@@ -1,9 +1,10 @@
 /* measure.h: measured mode (--measure, STREAMCHECK_MEASURE=1).
  *
- * CUPTI's activity API, loaded at run time, records what the GPU did; the
- * slow path ties each finding event to it with an external correlation id
- * pushed around the real driver call; at exit the timeline is analysed
- * (libstreamcheck(7), Measured mode) and put into the report model.
+ * CUPTI's activity API, loaded at run time, records what the GPU did
+ * (cupti_session.h); the slow path ties each finding event to it with an
+ * external correlation id pushed around the real driver call; at exit the
+ * timeline is analysed (timeline.h; libstreamcheck(7), Measured mode) and
+ * put into the report model (measure.c).
  *
  * Nothing here runs in detect mode except one load of sc_measure_active
  * on the slow path of calls that carry a finding.
@@ -13,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "cupti_session.h"   /* sc_measure_active */
 #include "sc.h"
 
 struct sc_agg_key;
@@ -20,7 +22,6 @@ struct sc_op;
 struct sc_report;
 struct sc_finding;
 
-extern int sc_measure_active;            /* CUPTI records; set once at start */
 extern SC_TLS uint32_t sc_measure_tls_mid;  /* the current call's event, 0: none */
 
 /* After cuInit succeeded (track.c): load CUPTI and start recording, or
@@ -35,11 +36,6 @@ void sc_measure_post(void);
 static inline void sc_measure_done(void) { sc_measure_tls_mid = 0; }
 /* An aggregate the event `mid` was counted in (findings.c). */
 void sc_measure_commit(uint32_t mid, const struct sc_agg_key *k, uint32_t also, unsigned weight);
-/* The program's own profiler asks for CUPTI (hooks_cupti.c): if measured
-   mode holds it, flush, let go (the timeline ends here) and say so once. */
-void sc_measure_handover(const char *api);
-/* A symbol of the libcupti measured mode loaded; NULL when it loaded none. */
-void *sc_measure_cupti_sym(const char *name);
 /* At exit, before the report is built: flushes CUPTI and analyses. */
 void sc_measure_stop(void);
 /* What the aggregate's events cost on the GPU; 0 when not measured. */
