@@ -25,9 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "expect.h"
+#include "locate.h"
 #include "report.h"
+#include "selftest.h"
 
 #define MAX_ARGS 64
 #define MAX_ENV 16
