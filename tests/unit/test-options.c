@@ -194,6 +194,29 @@ START_TEST(bad_format)
 }
 END_TEST
 
+/* REDIRECT_METHOD's and LOG_LEVEL's values are the SC_RDM_* and SC_LOG_*
+   constants the shim compares with. */
+START_TEST(enum_constants)
+{
+    static const struct { const char *var; int rdm, log; } cases[] = {
+        {"entry", SC_RDM_ENTRY, -1}, {"handle", SC_RDM_HANDLE, -1}, {"stream", SC_RDM_STREAM, -1},
+        {"quiet", -1, SC_LOG_QUIET}, {"warning", -1, SC_LOG_WARNING}, {"info", -1, SC_LOG_INFO},
+        {"debug", -1, SC_LOG_DEBUG},
+    };
+    static char var[64];   /* in the environment until the next load */
+    for (size_t i = 0; i < SC_ARRAY_LEN(cases); i++) {
+        snprintf(var, sizeof var, "STREAMCHECK_%s=%s", cases[i].rdm >= 0 ? "REDIRECT_METHOD" : "LOG_LEVEL",
+                 cases[i].var);
+        const char *const env[] = {var, NULL};
+        sc_options o;
+        load(&o, env);
+        ck_assert_str_eq(warned, "");
+        ck_assert_int_eq(cases[i].rdm >= 0 ? o.redirect_method : o.log_level,
+                         cases[i].rdm >= 0 ? cases[i].rdm : cases[i].log);
+    }
+}
+END_TEST
+
 START_TEST(config_file)
 {
     const char *path = config("# settings\n"
@@ -326,6 +349,7 @@ int main(void)
     tcase_add_test(tc, environment);
     tcase_add_test(tc, bad_environment);
     tcase_add_test(tc, bad_format);
+    tcase_add_test(tc, enum_constants);
     tcase_add_test(tc, config_file);
     tcase_add_test(tc, missing_config_file);
     tcase_add_test(tc, check_and_lookup);
