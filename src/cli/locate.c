@@ -75,13 +75,21 @@ static int find_built(const char *rel, char *out, size_t len)
     return access(out, R_OK);
 }
 
+/* A variable that names the piece wins: whether var is set (its value then
+   in out). */
+static int from_env(const char *var, char *out, size_t len)
+{
+    const char *e = getenv(var);
+    if (!e || !*e)
+        return 0;
+    snprintf(out, len, "%s", e);
+    return 1;
+}
+
 int sc_cli_find_lib(char *out, size_t len)
 {
-    const char *e = getenv("STREAMCHECK_LIB");
-    if (e && *e) {
-        snprintf(out, len, "%s", e);
+    if (from_env("STREAMCHECK_LIB", out, len))
         return access(out, R_OK);
-    }
     if (find_built(".libs/libstreamcheck.so", out, len) == 0)
         return 0;
     return find_installed(SC_LIBDIR, "libstreamcheck.so", out, len);
@@ -89,11 +97,8 @@ int sc_cli_find_lib(char *out, size_t len)
 
 int sc_cli_find_simdir(char *out, size_t len)
 {
-    const char *e = getenv("STREAMCHECK_SIMDIR");
-    if (e && *e) {
-        snprintf(out, len, "%s", e);
+    if (from_env("STREAMCHECK_SIMDIR", out, len))
         return access(out, R_OK);
-    }
     if (find_built("sim/.libs/libcuda.so.1", out, len) == 0) {
         out[strlen(out) - strlen("/libcuda.so.1")] = 0;
         return 0;
@@ -103,10 +108,7 @@ int sc_cli_find_simdir(char *out, size_t len)
 
 int sc_cli_find_libexec(char *out, size_t len)
 {
-    const char *e = getenv("STREAMCHECK_LIBEXECDIR");
-    if (e && *e) {
-        snprintf(out, len, "%s", e);
+    if (from_env("STREAMCHECK_LIBEXECDIR", out, len))
         return access(out, R_OK);
-    }
     return find_installed(SC_PKGLIBEXECDIR, ".", out, len);
 }
