@@ -11,7 +11,9 @@ for v in $(sed -n 's/^SC_OPT(\([A-Z_]*\),.*/\1/p' "$abs_top_srcdir/src/common/op
     grep -q "STREAMCHECK_$v" "$man" || miss="$miss STREAMCHECK_$v"
 done
 if [ -z "$miss" ]; then echo "ok 1 - every setting is in streamcheck(1)"; else echo "not ok 1 - not in streamcheck(1):$miss"; fi
-opts=$(sed -n 's/^ *{"\([a-z-]*\)", [a-z_]*_argument.*/\1/p' "$abs_top_srcdir/src/cli/cli.c")
+# The launcher's options: the settings' flags and its own.
+opts=$(sed -n 's/^ *FLAG("\([a-z-]*\)".*/\1/p' "$abs_top_srcdir/src/common/options.def"
+       sed -n 's/^SC_ARG([a-z_]*, "\([a-z-]*\)".*/\1/p' "$abs_top_srcdir/src/cli/args.def")
 miss=
 for o in $opts; do
     esc=$(echo "$o" | sed 's/-/\\\\-/g')

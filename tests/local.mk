@@ -60,3 +60,8 @@ TESTS += tests/fork.sh
 # The HTML report (tests/html_check.py checks a page; tests/html.sh runs it).
 dist_check_SCRIPTS += tests/html.sh tests/html_check.py
 TESTS += tests/html.sh
+
+# The launcher's options (tests/launcher-help.txt is its --help).
+dist_check_SCRIPTS += tests/launcher.sh
+EXTRA_DIST += tests/launcher-help.txt
+TESTS += tests/launcher.sh

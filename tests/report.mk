@@ -46,6 +46,14 @@ tests_unit_test_expect_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
 tests_unit_test_expect_LDADD = $(SC_UNIT_LDADD)
 TESTS += tests/unit/test-expect
 
+# The STREAMCHECK_* settings (src/common/options.def).
+check_PROGRAMS += tests/unit/test-options
+tests_unit_test_options_SOURCES = tests/unit/test-options.c
+tests_unit_test_options_CFLAGS = $(SC_UNIT_CFLAGS)
+tests_unit_test_options_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
+tests_unit_test_options_LDADD = $(SC_UNIT_LDADD)
+TESTS += tests/unit/test-options
+
 # Golden files: the fixture rendered in every format, compared byte for byte.
 SC_GOLDEN = \
 	tests/golden/single.txt tests/golden/merged.txt tests/golden/merged-verbose.txt \

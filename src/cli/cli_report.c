@@ -131,11 +131,6 @@ static int parse_number(const char *opt, const char *s, long min, long max, long
     return 0;
 }
 
-enum {
-    OPT_RULES = 256, OPT_IGNORE, OPT_SUPP, OPT_FAIL_ON, OPT_EXITCODE, OPT_EXPECT,
-    OPT_SRCROOT, OPT_MAX_FRAMES, OPT_TOP, OPT_COLOR, OPT_LIST_RULES,
-};
-
 typedef struct cli {
     unsigned formats;
     const char *output, *name, *rules, *ignore, *supp, *expect, *srcroot, *color;
@@ -147,120 +142,192 @@ typedef struct cli {
     int verbose;
 } cli;
 
+/* ----------------------------------------------------------- options --- */
+/* Each takes its option's value (NULL for one that takes none) and returns
+   0 to go on, DONE when the command has done its work (--help), or the
+   exit status of a usage error it has reported. */
+#define DONE (-1)
+
+static int opt_format(cli *c, const char *v) { return parse_formats(v, &c->formats); }
+
+static int opt_output(cli *c, const char *v)
+{
+    if (!*v)
+        return usage_error("--output: empty directory name");
+    c->output = v;
+    return 0;
+}
+
+static int opt_name(cli *c, const char *v)
+{
+    if (!*v || strchr(v, '/') || !strcmp(v, ".") || !strcmp(v, ".."))
+        return usage_error("--name: '%s' is not a file name", v);
+    c->name = v;
+    return 0;
+}
+
+static int opt_rules(cli *c, const char *v) { c->rules = v; return 0; }
+static int opt_ignore(cli *c, const char *v) { c->ignore = v; return 0; }
+
+static int opt_suppressions(cli *c, const char *v)
+{
+    if (c->supp)
+        return usage_error("--suppressions given twice (put all suppressions in one file)");
+    c->supp = v;
+    return 0;
+}
+
+static int opt_fail_on(cli *c, const char *v)
+{
+    if (sc_fail_level_parse(v, &c->fail_on) < 0)
+        return usage_error("--fail-on: '%s' is not error, warning, note or never", v);
+    c->fail_on_given = 1;
+    return 0;
+}
+
+static int opt_error_exitcode(cli *c, const char *v)
+{
+    return parse_number("--error-exitcode", v, 0, 255, &c->exitcode);
+}
+
+static int opt_expect(cli *c, const char *v) { c->expect = v; return 0; }
+static int opt_source_root(cli *c, const char *v) { c->srcroot = v; return 0; }
+
+static int opt_max_frames(cli *c, const char *v)
+{
+    return parse_number("--max-frames", v, 1, 1000, &c->max_frames);
+}
+
+static int opt_top(cli *c, const char *v)
+{
+    if (!strcmp(v, "all")) {
+        c->top = -1;
+        return 0;
+    }
+    return parse_number("--top", v, 1, 1000000, &c->top);
+}
+
+static int opt_verbose(cli *c, const char *v) { (void)v; c->verbose = 1; return 0; }
+
+static int opt_color(cli *c, const char *v)
+{
+    if (strcmp(v, "auto") && strcmp(v, "always") && strcmp(v, "never"))
+        return usage_error("--color: '%s' is not auto, always or never", v);
+    c->color = v;
+    return 0;
+}
+
+static int opt_list_rules(cli *c, const char *v)
+{
+    (void)c, (void)v;
+    sc_print_rules(stdout);
+    return DONE;
+}
+
+static int opt_help(cli *c, const char *v)
+{
+    (void)c, (void)v;
+    sc_cli_report_usage(stdout);
+    return DONE;
+}
+
+/* The options; short_name is the one-letter form, if any (--srcroot is
+   --source-root by another name). */
+static const struct report_opt {
+    const char *name;
+    int has_arg;
+    char short_name;
+    int (*act)(cli *c, const char *v);
+} report_opts[] = {
+    {"format", required_argument, 'f', opt_format},
+    {"output", required_argument, 'o', opt_output},
+    {"name", required_argument, 'n', opt_name},
+    {"rules", required_argument, 0, opt_rules},
+    {"ignore", required_argument, 0, opt_ignore},
+    {"suppressions", required_argument, 0, opt_suppressions},
+    {"fail-on", required_argument, 0, opt_fail_on},
+    {"error-exitcode", required_argument, 0, opt_error_exitcode},
+    {"expect", required_argument, 0, opt_expect},
+    {"source-root", required_argument, 0, opt_source_root},
+    {"srcroot", required_argument, 0, opt_source_root},
+    {"max-frames", required_argument, 0, opt_max_frames},
+    {"top", required_argument, 0, opt_top},
+    {"verbose", no_argument, 'v', opt_verbose},
+    {"color", required_argument, 0, opt_color},
+    {"list-rules", no_argument, 0, opt_list_rules},
+    {"help", no_argument, 'h', opt_help},
+};
+#define NOPTS (sizeof report_opts / sizeof *report_opts)
+#define LONG_ONLY 256   /* getopt_long's value for report_opts[i] without a short form: 256 + i */
+
+/* getopt_long's table and short options (":f:o:n:vh") from report_opts. */
+static void make_getopt(struct option *longopts, char *shortopts)
+{
+    char *p = shortopts;
+    *p++ = ':';
+    for (size_t i = 0; i < NOPTS; i++) {
+        const struct report_opt *r = &report_opts[i];
+        longopts[i] = (struct option){r->name, r->has_arg, NULL, r->short_name ? r->short_name : LONG_ONLY + (int)i};
+        if (r->short_name) {
+            *p++ = r->short_name;
+            if (r->has_arg == required_argument)
+                *p++ = ':';
+        }
+    }
+    longopts[NOPTS] = (struct option){NULL, 0, NULL, 0};
+    *p = 0;
+}
+
+/* The message for what getopt_long returned ':' or '?' for.  GNU getopt has
+   stepped past a long option and permuted argv so that argv[optind - 1] is
+   it; optopt is 0 for an unknown long option and the option's character
+   otherwise. */
+static int getopt_error(int o, char **argv)
+{
+    if (o == ':') {
+        if (optopt < 256 && strncmp(argv[optind - 1], "--", 2))
+            return usage_error("option '-%c' needs an argument", optopt);
+        return usage_error("option '%s' needs an argument", argv[optind - 1]);
+    }
+    if (!optopt)
+        return usage_error("unknown option '%s'", argv[optind - 1]);
+    if (!strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '='))
+        return usage_error("option '%s' takes no argument", argv[optind - 1]);
+    return usage_error("unknown option '-%c'", optopt);
+}
+
+static const struct report_opt *find_opt(int o)
+{
+    if (o >= LONG_ONLY && (size_t)(o - LONG_ONLY) < NOPTS)
+        return &report_opts[o - LONG_ONLY];
+    for (size_t i = 0; o > 0 && i < NOPTS; i++)
+        if (report_opts[i].short_name == o)
+            return &report_opts[i];
+    return NULL;
+}
+
 static int parse_args(int argc, char **argv, cli *c, int *done)
 {
-    static const struct option opts[] = {
-        {"format", required_argument, NULL, 'f'},
-        {"output", required_argument, NULL, 'o'},
-        {"name", required_argument, NULL, 'n'},
-        {"rules", required_argument, NULL, OPT_RULES},
-        {"ignore", required_argument, NULL, OPT_IGNORE},
-        {"suppressions", required_argument, NULL, OPT_SUPP},
-        {"fail-on", required_argument, NULL, OPT_FAIL_ON},
-        {"error-exitcode", required_argument, NULL, OPT_EXITCODE},
-        {"expect", required_argument, NULL, OPT_EXPECT},
-        {"source-root", required_argument, NULL, OPT_SRCROOT},
-        {"srcroot", required_argument, NULL, OPT_SRCROOT},
-        {"max-frames", required_argument, NULL, OPT_MAX_FRAMES},
-        {"top", required_argument, NULL, OPT_TOP},
-        {"verbose", no_argument, NULL, 'v'},
-        {"color", required_argument, NULL, OPT_COLOR},
-        {"list-rules", no_argument, NULL, OPT_LIST_RULES},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int rc;
+    struct option longopts[NOPTS + 1];
+    char shortopts[2 * NOPTS + 2];
+    make_getopt(longopts, shortopts);
     /* The launcher may have run getopt already: start afresh, and print
        our own one-line messages instead of getopt's. */
     optind = 0;
     opterr = 0;
     for (;;) {
-        int o = getopt_long(argc, argv, ":f:o:n:vh", opts, NULL);
+        int o = getopt_long(argc, argv, shortopts, longopts, NULL);
         if (o == -1)
-            break;
-        switch (o) {
-        case 'f':
-            if ((rc = parse_formats(optarg, &c->formats)))
-                return rc;
-            break;
-        case 'o':
-            if (!*optarg)
-                return usage_error("--output: empty directory name");
-            c->output = optarg;
-            break;
-        case 'n':
-            if (!*optarg || strchr(optarg, '/') || !strcmp(optarg, ".") || !strcmp(optarg, ".."))
-                return usage_error("--name: '%s' is not a file name", optarg);
-            c->name = optarg;
-            break;
-        case OPT_RULES:
-            c->rules = optarg;
-            break;
-        case OPT_IGNORE:
-            c->ignore = optarg;
-            break;
-        case OPT_SUPP:
-            if (c->supp)
-                return usage_error("--suppressions given twice (put all suppressions in one file)");
-            c->supp = optarg;
-            break;
-        case OPT_FAIL_ON:
-            if (sc_fail_level_parse(optarg, &c->fail_on) < 0)
-                return usage_error("--fail-on: '%s' is not error, warning, note or never", optarg);
-            c->fail_on_given = 1;
-            break;
-        case OPT_EXITCODE:
-            if ((rc = parse_number("--error-exitcode", optarg, 0, 255, &c->exitcode)))
-                return rc;
-            break;
-        case OPT_EXPECT:
-            c->expect = optarg;
-            break;
-        case OPT_SRCROOT:
-            c->srcroot = optarg;
-            break;
-        case OPT_MAX_FRAMES:
-            if ((rc = parse_number("--max-frames", optarg, 1, 1000, &c->max_frames)))
-                return rc;
-            break;
-        case OPT_TOP:
-            if (!strcmp(optarg, "all"))
-                c->top = -1;
-            else if ((rc = parse_number("--top", optarg, 1, 1000000, &c->top)))
-                return rc;
-            break;
-        case 'v':
-            c->verbose = 1;
-            break;
-        case OPT_COLOR:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never"))
-                return usage_error("--color: '%s' is not auto, always or never", optarg);
-            c->color = optarg;
-            break;
-        case OPT_LIST_RULES:
-            sc_print_rules(stdout);
+            return 0;
+        const struct report_opt *r = find_opt(o);
+        int rc = r ? r->act(c, optarg) : getopt_error(o, argv);
+        if (rc == DONE) {
             *done = 1;
             return 0;
-        case 'h':
-            sc_cli_report_usage(stdout);
-            *done = 1;
-            return 0;
-        /* GNU getopt has stepped past a long option and permuted argv so
-           that argv[optind - 1] is it; optopt is 0 for an unknown long
-           option and the option's character otherwise. */
-        case ':':
-            if (optopt < 256 && strncmp(argv[optind - 1], "--", 2))
-                return usage_error("option '-%c' needs an argument", optopt);
-            return usage_error("option '%s' needs an argument", argv[optind - 1]);
-        default:
-            if (!optopt)
-                return usage_error("unknown option '%s'", argv[optind - 1]);
-            if (!strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '='))
-                return usage_error("option '%s' takes no argument", argv[optind - 1]);
-            return usage_error("unknown option '-%c'", optopt);
         }
+        if (rc)
+            return rc;
     }
-    return 0;
 }
 
 static int ensure_dir(const char *dir)
@@ -273,6 +340,87 @@ static int ensure_dir(const char *dir)
     }
     fprintf(stderr, PROG ": %s: %s\n", dir, strerror(errno));
     return -1;
+}
+
+/* Whether text on standard output is coloured: as --color says, by default
+   on a terminal unless NO_COLOR is set; never on a dumb terminal unless
+   --color always. */
+static int text_color(const cli *c)
+{
+    int color = c->color ? !strcmp(c->color, "always") ||
+                               (!strcmp(c->color, "auto") && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"))
+                         : isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+    const char *term = getenv("TERM");
+    if (color && (!c->color || strcmp(c->color, "always")) && term && !strcmp(term, "dumb"))
+        color = 0;
+    return color;
+}
+
+/* Reads and merges the files, keeps the findings the filter lets through,
+   sorted; NULL after saying why not. */
+static sc_report *load_reports(char **files, int n, const sc_filter *flt)
+{
+    char err[1024];
+    sc_report *r = sc_report_new();
+    if (!r) {
+        fprintf(stderr, PROG ": out of memory\n");
+        return NULL;
+    }
+    for (int i = 0; i < n; i++)
+        if (sc_report_read_json(r, files[i], err, sizeof err) < 0) {
+            fprintf(stderr, PROG ": %s\n", err);
+            sc_report_free(r);
+            return NULL;
+        }
+    sc_report_filter(r, flt);
+    sc_report_sort(r);
+    /* The merged report is this tool's output. */
+    free(r->tool_version);
+    if (!(r->tool_version = strdup(PACKAGE_VERSION))) {
+        fprintf(stderr, PROG ": out of memory\n");
+        sc_report_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* Renders r in each format asked for: text to standard output unless
+   --output is given, the others into files.  0, or EXIT_USAGE after
+   saying why. */
+static int render_all(const sc_report *r, const cli *c, const sc_render_opts *o)
+{
+    if (c->output && ensure_dir(c->output) < 0)
+        return EXIT_USAGE;
+    for (unsigned f = SC_FMT_TEXT; f <= SC_FMT_HTML; f <<= 1) {
+        if (!(c->formats & f))
+            continue;
+        if (f == SC_FMT_TEXT && !c->output) {
+            sc_render_opts to = *o;
+            to.color = text_color(c);
+            if (sc_render_text(r, stdout, &to) < 0 || fflush(stdout) != 0) {
+                fprintf(stderr, PROG ": standard output: %s\n", strerror(errno));
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        char path[4096];
+        if (sc_report_write_named(r, (sc_format)f, o, c->output ? c->output : ".", c->name, path, sizeof path) < 0) {
+            fprintf(stderr, PROG ": %s/%s.streamcheck.%s: %s\n", c->output ? c->output : ".", c->name,
+                    sc_format_ext((sc_format)f), strerror(errno));
+            return EXIT_USAGE;
+        }
+        fprintf(stderr, PROG ": wrote %s\n", path);
+    }
+    return 0;
+}
+
+/* --error-exitcode when a finding reaches --fail-on, else 0. */
+static int fail_status(const sc_report *r, const cli *c)
+{
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (sc_severity_fails(r->findings[i].severity, c->fail_on))
+            return (int)c->exitcode;
+    return 0;
 }
 
 int sc_cli_report(int argc, char **argv)
@@ -306,25 +454,9 @@ int sc_cli_report(int argc, char **argv)
         fprintf(stderr, PROG ": %s\n", err);
         goto out;
     }
-    if (!(r = sc_report_new())) {
-        fprintf(stderr, PROG ": out of memory\n");
-        goto out;
-    }
-    for (int i = optind; i < argc; i++)
-        if (sc_report_read_json(r, argv[i], err, sizeof err) < 0) {
-            fprintf(stderr, PROG ": %s\n", err);
-            goto out;
-        }
-
     sc_filter flt = {c.rules ? only : NULL, c.ignore ? ignore : NULL, supp};
-    sc_report_filter(r, &flt);
-    sc_report_sort(r);
-    /* The merged report is this tool's output. */
-    free(r->tool_version);
-    if (!(r->tool_version = strdup(PACKAGE_VERSION))) {
-        fprintf(stderr, PROG ": out of memory\n");
+    if (!(r = load_reports(argv + optind, argc - optind, &flt)))
         goto out;
-    }
 
     if (exp) {
         int x = sc_expect_check(exp, r, stdout);
@@ -345,40 +477,8 @@ int sc_cli_report(int argc, char **argv)
     } else if ((cwd = getcwd(NULL, 0))) {
         o.srcroot = cwd;
     }
-    if (c.output && ensure_dir(c.output) < 0)
-        goto out;
-    for (unsigned f = SC_FMT_TEXT; f <= SC_FMT_HTML; f <<= 1) {
-        if (!(c.formats & f))
-            continue;
-        if (f == SC_FMT_TEXT && !c.output) {
-            sc_render_opts to = o;
-            to.color = c.color ? !strcmp(c.color, "always") ||
-                                     (!strcmp(c.color, "auto") && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"))
-                               : isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
-            const char *term = getenv("TERM");
-            if (to.color && (!c.color || strcmp(c.color, "always")) && term && !strcmp(term, "dumb"))
-                to.color = 0;
-            if (sc_render_text(r, stdout, &to) < 0 || fflush(stdout) != 0) {
-                fprintf(stderr, PROG ": standard output: %s\n", strerror(errno));
-                goto out;
-            }
-            continue;
-        }
-        char path[4096];
-        if (sc_report_write_named(r, (sc_format)f, &o, c.output ? c.output : ".", c.name, path, sizeof path) < 0) {
-            fprintf(stderr, PROG ": %s/%s.streamcheck.%s: %s\n", c.output ? c.output : ".", c.name,
-                    sc_format_ext((sc_format)f), strerror(errno));
-            goto out;
-        }
-        fprintf(stderr, PROG ": wrote %s\n", path);
-    }
-
-    rc = 0;
-    for (size_t i = 0; i < r->nfindings; i++)
-        if (sc_severity_fails(r->findings[i].severity, c.fail_on)) {
-            rc = (int)c.exitcode;
-            break;
-        }
+    if ((rc = render_all(r, &c, &o)) == 0)
+        rc = fail_status(r, &c);
 out:
     free(cwd);
     sc_report_free(r);

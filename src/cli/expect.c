@@ -87,12 +87,168 @@ static int parse_count(const char *s, uint64_t *out, int *at_least)
 #define MAXTOK 6
 #define LINE_MAX_LEN 4096
 
+/* Says why a line is bad; returns -1. */
+__attribute__((format(printf, 4, 5)))
+static int bad(char *err, size_t errlen, const char *where, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sc_parse_error(err, errlen, where, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Splits buf at blanks into at most MAXTOK fields; -1 if there are more. */
+static int split_fields(char *buf, char **tok)
+{
+    int nt = 0;
+    for (char *p = buf; *p;) {
+        while (*p && sc_blank(*p))
+            p++;
+        if (!*p)
+            break;
+        if (nt == MAXTOK)
+            return -1;
+        tok[nt++] = p;
+        while (*p && !sc_blank(*p))
+            p++;
+        if (*p)
+            *p++ = '\0';
+    }
+    return nt;
+}
+
+/* The optional fields after COUNT: SEVERITY and device=N, once each. */
+static int parse_qualifiers(exp_line *x, char **tok, int nt, const char *where, char *err, size_t errlen)
+{
+    sc_severity sev;
+    for (int k = 4; k < nt; k++) {
+        uint64_t d;
+        if (!strncmp(tok[k], "device=", 7)) {
+            if (x->device >= 0 || parse_u64(tok[k] + 7, &d) < 0 || d > 65535)
+                return bad(err, errlen, where, "'%s' is not device=ORDINAL (once)", tok[k]);
+            x->device = (int)d;
+        } else if (x->severity >= 0 || sc_severity_parse(tok[k], &sev) < 0) {
+            return bad(err, errlen, where, "'%s' is not error, warning or note", tok[k]);
+        } else {
+            x->severity = (int)sev;
+        }
+    }
+    return 0;
+}
+
+/* "finding RULE FILE:LINE COUNT [SEVERITY] [device=N]", FILE:LINE or "-". */
+static int parse_finding(exp_line *x, char **tok, int nt, const char *where, char *err, size_t errlen)
+{
+    if (nt < 4 || nt > 6)
+        return bad(err, errlen, where, "expected 'finding RULE FILE:LINE COUNT [SEVERITY] "
+                   "[device=N]' or 'finding RULE - COUNT [SEVERITY] [device=N]'");
+    if (parse_qualifiers(x, tok, nt, where, err, errlen) < 0)
+        return -1;
+    if ((x->rule = sc_rule_lookup(tok[1])) < 0)
+        return bad(err, errlen, where, "unknown rule '%s' (see streamcheck --list-rules)", tok[1]);
+    if (strcmp(tok[2], "-")) {
+        char *colon = strrchr(tok[2], ':');
+        uint64_t ln;
+        if (!colon || colon == tok[2] || parse_u64(colon + 1, &ln) < 0 || ln == 0 || ln > UINT32_MAX)
+            return bad(err, errlen, where, "'%s' is not FILE:LINE (or '-' for no source location)", tok[2]);
+        *colon = '\0';
+        x->line = (unsigned)ln;
+        const char *base = sc_basename(tok[2]);
+        if (!*base || strchr(base, '/'))
+            return bad(err, errlen, where, "'%s' has no file name", tok[2]);
+        if (!(x->file = strdup(base)))
+            return bad(err, errlen, where, "out of memory");
+    }
+    if (parse_count(tok[3], &x->count, &x->at_least) < 0)
+        return bad(err, errlen, where, "count '%s' is not a non-negative integer", tok[3]);
+    return 0;
+}
+
+/* "api NAME COUNT". */
+static int parse_api(exp_line *x, char **tok, int nt, const char *where, char *err, size_t errlen)
+{
+    x->is_api = 1;
+    if (nt != 3)
+        return bad(err, errlen, where, "expected 'api NAME COUNT'");
+    if (parse_count(tok[2], &x->count, &x->at_least) < 0)
+        return bad(err, errlen, where, "count '%s' is not a non-negative integer", tok[2]);
+    if (!(x->api = strdup(tok[1])))
+        return bad(err, errlen, where, "out of memory");
+    return 0;
+}
+
+/* Two lines about the same thing would each take the whole sum. */
+static int repeats(const sc_expect *e, const exp_line *x, const char *where, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < e->n; i++) {
+        const exp_line *y = &e->v[i];
+        int same = x->is_api ? (y->is_api && !strcmp(x->api, y->api))
+                             : (!y->is_api && x->rule == y->rule && x->line == y->line &&
+                                (x->severity < 0 || y->severity < 0 || x->severity == y->severity) &&
+                                (x->device < 0 || y->device < 0 || x->device == y->device) &&
+                                ((!x->file && !y->file) || (x->file && y->file && !strcmp(x->file, y->file))));
+        if (same)
+            return bad(err, errlen, where, "repeats line %u", y->lineno);
+    }
+    return 0;
+}
+
+static int append(sc_expect *e, size_t *cap, const exp_line *x, const char *where, char *err, size_t errlen)
+{
+    if (e->n == *cap) {
+        size_t ncap = *cap ? 2 * *cap : 16;
+        exp_line *v = realloc(e->v, ncap * sizeof *v);
+        if (!v)
+            return bad(err, errlen, where, "out of memory");
+        e->v = v;
+        *cap = ncap;
+    }
+    e->v[e->n++] = *x;
+    return 0;
+}
+
+/* Line lineno, l[0..n), into e; -1 with "NAME:LINE: reason" in err. */
+static int parse_line(sc_expect *e, size_t *cap, const char *l, size_t n, unsigned lineno, char *err,
+                      size_t errlen)
+{
+    char where[512], buf[LINE_MAX_LEN + 1];
+    snprintf(where, sizeof where, "%s:%u", e->name, lineno);
+    if (n > LINE_MAX_LEN)
+        return bad(err, errlen, where, "line longer than %d bytes", LINE_MAX_LEN);
+    if (memchr(l, '\0', n))
+        return bad(err, errlen, where, "NUL byte in line (not a text file?)");
+    memcpy(buf, l, n);
+    buf[n] = '\0';
+
+    char *tok[MAXTOK + 1];
+    int nt = split_fields(buf, tok);
+    if (nt < 0)
+        return bad(err, errlen, where, "too many fields");
+    if (!nt || tok[0][0] == '#')
+        return 0;
+    exp_line x = {.lineno = lineno, .rule = -1, .severity = -1, .device = -1};
+    int rc;
+    if (!strcmp(tok[0], "finding"))
+        rc = parse_finding(&x, tok, nt, where, err, errlen);
+    else if (!strcmp(tok[0], "api"))
+        rc = parse_api(&x, tok, nt, where, err, errlen);
+    else
+        rc = bad(err, errlen, where, "unknown directive '%.40s' (expected 'finding' or 'api')", tok[0]);
+    if (rc == 0 && (rc = repeats(e, &x, where, err, errlen)) == 0)
+        rc = append(e, cap, &x, where, err, errlen);
+    if (rc < 0) {
+        free(x.file);
+        free(x.api);
+    }
+    return rc;
+}
+
 sc_expect *sc_expect_parse(const char *text, size_t len, const char *name, char *err, size_t errlen)
 {
     sc_expect *e = calloc(1, sizeof *e);
     size_t cap = 0;
     unsigned lineno = 0;
-    char where[512], buf[LINE_MAX_LEN + 1];
     if (!name)
         name = "<expectations>";
     if (!e || !(e->name = strdup(name)))
@@ -104,108 +260,10 @@ sc_expect *sc_expect_parse(const char *text, size_t len, const char *name, char 
         const char *nl = memchr(l, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - l) : len - pos;
         pos += n + (nl != NULL);
-        lineno++;
-        snprintf(where, sizeof where, "%s:%u", name, lineno);
-        if (n > LINE_MAX_LEN)
-            return fail(e, err, errlen, where, "line longer than %d bytes", LINE_MAX_LEN);
-        if (memchr(l, '\0', n))
-            return fail(e, err, errlen, where, "NUL byte in line (not a text file?)");
-        memcpy(buf, l, n);
-        buf[n] = '\0';
-
-        char *tok[MAXTOK + 1];
-        int nt = 0;
-        for (char *p = buf; *p;) {
-            while (*p && sc_blank(*p))
-                p++;
-            if (!*p)
-                break;
-            if (nt == MAXTOK)
-                return fail(e, err, errlen, where, "too many fields");
-            tok[nt++] = p;
-            while (*p && !sc_blank(*p))
-                p++;
-            if (*p)
-                *p++ = '\0';
+        if (parse_line(e, &cap, l, n, ++lineno, err, errlen) < 0) {
+            sc_expect_free(e);
+            return NULL;
         }
-        if (!nt || tok[0][0] == '#')
-            continue;
-
-        exp_line x = {.lineno = lineno, .rule = -1, .severity = -1, .device = -1};
-        if (!strcmp(tok[0], "finding")) {
-            if (nt < 4 || nt > 6)
-                return fail(e, err, errlen, where, "expected 'finding RULE FILE:LINE COUNT [SEVERITY] "
-                            "[device=N]' or 'finding RULE - COUNT [SEVERITY] [device=N]'");
-            sc_severity sev;
-            for (int k = 4; k < nt; k++) {
-                uint64_t d;
-                if (!strncmp(tok[k], "device=", 7)) {
-                    if (x.device >= 0 || parse_u64(tok[k] + 7, &d) < 0 || d > 65535)
-                        return fail(e, err, errlen, where, "'%s' is not device=ORDINAL (once)", tok[k]);
-                    x.device = (int)d;
-                } else if (x.severity >= 0 || sc_severity_parse(tok[k], &sev) < 0) {
-                    return fail(e, err, errlen, where, "'%s' is not error, warning or note", tok[k]);
-                } else {
-                    x.severity = (int)sev;
-                }
-            }
-            if ((x.rule = sc_rule_lookup(tok[1])) < 0)
-                return fail(e, err, errlen, where, "unknown rule '%s' (see streamcheck --list-rules)", tok[1]);
-            if (strcmp(tok[2], "-")) {
-                char *colon = strrchr(tok[2], ':');
-                uint64_t ln;
-                if (!colon || colon == tok[2] || parse_u64(colon + 1, &ln) < 0 || ln == 0 || ln > UINT32_MAX)
-                    return fail(e, err, errlen, where, "'%s' is not FILE:LINE (or '-' for no source location)", tok[2]);
-                *colon = '\0';
-                x.line = (unsigned)ln;
-                const char *base = sc_basename(tok[2]);
-                if (!*base || strchr(base, '/'))
-                    return fail(e, err, errlen, where, "'%s' has no file name", tok[2]);
-                if (!(x.file = strdup(base)))
-                    return fail(e, err, errlen, where, "out of memory");
-            }
-            if (parse_count(tok[3], &x.count, &x.at_least) < 0) {
-                free(x.file);
-                return fail(e, err, errlen, where, "count '%s' is not a non-negative integer", tok[3]);
-            }
-        } else if (!strcmp(tok[0], "api")) {
-            x.is_api = 1;
-            if (nt != 3)
-                return fail(e, err, errlen, where, "expected 'api NAME COUNT'");
-            if (parse_count(tok[2], &x.count, &x.at_least) < 0)
-                return fail(e, err, errlen, where, "count '%s' is not a non-negative integer", tok[2]);
-            if (!(x.api = strdup(tok[1])))
-                return fail(e, err, errlen, where, "out of memory");
-        } else {
-            return fail(e, err, errlen, where, "unknown directive '%.40s' (expected 'finding' or 'api')", tok[0]);
-        }
-
-        /* Two lines about the same thing would each take the whole sum. */
-        for (size_t i = 0; i < e->n; i++) {
-            const exp_line *y = &e->v[i];
-            int same = x.is_api ? (y->is_api && !strcmp(x.api, y->api))
-                                : (!y->is_api && x.rule == y->rule && x.line == y->line &&
-                                   (x.severity < 0 || y->severity < 0 || x.severity == y->severity) &&
-                                   (x.device < 0 || y->device < 0 || x.device == y->device) &&
-                                   ((!x.file && !y->file) || (x.file && y->file && !strcmp(x.file, y->file))));
-            if (same) {
-                free(x.file);
-                free(x.api);
-                return fail(e, err, errlen, where, "repeats line %u", y->lineno);
-            }
-        }
-        if (e->n == cap) {
-            size_t ncap = cap ? 2 * cap : 16;
-            exp_line *v = realloc(e->v, ncap * sizeof *v);
-            if (!v) {
-                free(x.file);
-                free(x.api);
-                return fail(e, err, errlen, where, "out of memory");
-            }
-            e->v = v;
-            cap = ncap;
-        }
-        e->v[e->n++] = x;
     }
     return e;
 }

@@ -25,9 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "expect.h"
+#include "locate.h"
 #include "report.h"
+#include "selftest.h"
 
 #define MAX_ARGS 64
 #define MAX_ENV 16
@@ -272,6 +273,98 @@ static void rmtree(const char *dir)
     rmdir(dir);
 }
 
+/* The app run plainly (plain) and under the launcher (shim), its report
+   going to dir; outopt holds the launcher's --output. */
+static void command_lines(const app *a, char *exe, const char *self, const char *simdir, char *outopt,
+                          size_t outlen, const char *dir, char **plain, char **shim)
+{
+    int k = 0;
+    plain[k++] = exe;
+    for (int i = 0; i < a->nargs; i++)
+        plain[k++] = a->args[i];
+    plain[k] = NULL;
+    snprintf(outopt, outlen, "--output=%s", dir);
+    k = 0;
+    shim[k++] = (char *)self;
+    shim[k++] = (char *)"--format=json";
+    shim[k++] = outopt;
+    if (simdir)
+        shim[k++] = (char *)"--simulate";
+    shim[k++] = (char *)"--";
+    shim[k++] = exe;
+    for (int i = 0; i < a->nargs; i++)
+        shim[k++] = a->args[i];
+    shim[k] = NULL;
+}
+
+/* Whether the app skipped itself (exit 77 both times, its reason in its
+   first line of output); prints its row if so. */
+static int skipped_itself(const app *a, const char *simdir, const char *expected, int st1, int st2,
+                          const char *pout)
+{
+    if (st1 != st2 || st1 < 0 || !WIFEXITED(st1) || WEXITSTATUS(st1) != 77)
+        return 0;
+    char line[160] = "";
+    FILE *f = fopen(pout, "r");
+    if (!f || !fgets(line, sizeof line, f))
+        snprintf(line, sizeof line, "the app skipped itself");
+    if (f)
+        fclose(f);
+    line[strcspn(line, "\r\n")] = 0;
+    const char *why = !strncmp(line, "SKIP: ", 6) ? line + 6 : line;
+    printf("%-32s %-5s %-28s %-28s skip (%s)\n", a->name, simdir ? "sim" : "gpu", expected, "-", why);
+    return 1;
+}
+
+/* What the two runs (wait statuses st1 plain, st2 under the launcher) and
+   the report r made of files JSON files (NULL: err says why) show: why the
+   app fails, or "" when it passes.  An expectation file's diff goes to
+   diff. */
+static void judge(const app *a, int st1, int st2, int timeout, const char *pout, const char *sout,
+                  const sc_report *r, int files, const char *err, FILE *diff, char *why, size_t len)
+{
+    why[0] = 0;
+    if (st1 == -2 || st2 == -2)
+        snprintf(why, len, "timed out after %d s", timeout);
+    else if (st1 != st2)
+        snprintf(why, len, "exit status differs: plain %d, under streamcheck %d",
+                 WIFEXITED(st1) ? WEXITSTATUS(st1) : -1, WIFEXITED(st2) ? WEXITSTATUS(st2) : -1);
+    else if (!WIFEXITED(st1) || WEXITSTATUS(st1) != 0)
+        snprintf(why, len, "the app failed (exit %d)", WIFEXITED(st1) ? WEXITSTATUS(st1) : -1);
+    else if (!same_file(pout, sout))
+        snprintf(why, len, "output differs with streamcheck");
+    else if (!r)
+        snprintf(why, len, "no report: %s", err);
+    else if (files == 0)
+        snprintf(why, len, "no report was written");
+    else if (a->expect[0]) {
+        char eerr[512];
+        sc_expect *e = sc_expect_load(a->expect, eerr, sizeof eerr);
+        if (!e)
+            snprintf(why, len, "%s", eerr);
+        else if (sc_expect_check(e, r, diff) != 0)
+            snprintf(why, len, "the report differs from %s", sc_basename(a->expect));
+        sc_expect_free(e);
+    } else if (r->nfindings) {
+        snprintf(why, len, "findings where none are expected");
+    }
+}
+
+/* Under a failed app's row: why, the diff, the launcher's stderr. */
+static void print_failure(const char *why, FILE *diff, const char *serr)
+{
+    printf("    %s\n", why);
+    if (diff) {
+        rewind(diff);
+        char line[512];
+        int n = 0;
+        while (fgets(line, sizeof line, diff) && n++ < 20)
+            printf("    %s", line);
+    }
+    printf("    stderr under streamcheck:\n");
+    show_file(serr, "      ", 12);
+}
+
 /* One app; prints its row.  Returns 0 pass, 1 fail, 2 skipped. */
 static int one(const app *a, const char *appdir, const char *self, const char *simdir, int timeout)
 {
@@ -294,87 +387,24 @@ static int one(const app *a, const char *appdir, const char *self, const char *s
     snprintf(sout, sizeof sout, "%s/shim.out", dir);
     snprintf(serr, sizeof serr, "%s/shim.err", dir);
 
-    char *plain[MAX_ARGS + 2], *shim[MAX_ARGS + 8];
-    int k = 0;
-    plain[k++] = exe;
-    for (int i = 0; i < a->nargs; i++)
-        plain[k++] = a->args[i];
-    plain[k] = NULL;
-    char outopt[PATH_MAX + 16];
-    snprintf(outopt, sizeof outopt, "--output=%s", dir);
-    k = 0;
-    shim[k++] = (char *)self;
-    shim[k++] = (char *)"--format=json";
-    shim[k++] = outopt;
-    if (simdir)
-        shim[k++] = (char *)"--simulate";
-    shim[k++] = (char *)"--";
-    shim[k++] = exe;
-    for (int i = 0; i < a->nargs; i++)
-        shim[k++] = a->args[i];
-    shim[k] = NULL;
-
+    char *plain[MAX_ARGS + 2], *shim[MAX_ARGS + 8], outopt[PATH_MAX + 16];
+    command_lines(a, exe, self, simdir, outopt, sizeof outopt, dir, plain, shim);
     int st1 = run(plain, a, simdir, pout, perr, timeout, 1);
     int st2 = run(shim, a, NULL, sout, serr, timeout, 0);
-
-    if (st1 == st2 && st1 >= 0 && WIFEXITED(st1) && WEXITSTATUS(st1) == 77) {
-        char line[160] = "";
-        FILE *f = fopen(pout, "r");
-        if (!f || !fgets(line, sizeof line, f))
-            snprintf(line, sizeof line, "the app skipped itself");
-        if (f)
-            fclose(f);
-        line[strcspn(line, "\r\n")] = 0;
-        const char *why = !strncmp(line, "SKIP: ", 6) ? line + 6 : line;
-        printf("%-32s %-5s %-28s %-28s skip (%s)\n", a->name, simdir ? "sim" : "gpu", expected, "-", why);
+    if (skipped_itself(a, simdir, expected, st1, st2, pout)) {
         rmtree(dir);
         return 2;
     }
-    char why[512] = "";
+    char why[512], err[512] = "", found[256];
     int files = 0;
-    char err[512] = "";
     sc_report *r = read_reports(dir, &files, err, sizeof err);
-    char found[256];
     found_summary(r, found, sizeof found);
     FILE *diff = tmpfile();
-    if (st1 == -2 || st2 == -2)
-        snprintf(why, sizeof why, "timed out after %d s", timeout);
-    else if (st1 != st2)
-        snprintf(why, sizeof why, "exit status differs: plain %d, under streamcheck %d",
-                 WIFEXITED(st1) ? WEXITSTATUS(st1) : -1, WIFEXITED(st2) ? WEXITSTATUS(st2) : -1);
-    else if (!WIFEXITED(st1) || WEXITSTATUS(st1) != 0)
-        snprintf(why, sizeof why, "the app failed (exit %d)", WIFEXITED(st1) ? WEXITSTATUS(st1) : -1);
-    else if (!same_file(pout, sout))
-        snprintf(why, sizeof why, "output differs with streamcheck");
-    else if (!r)
-        snprintf(why, sizeof why, "no report: %s", err);
-    else if (files == 0)
-        snprintf(why, sizeof why, "no report was written");
-    else if (a->expect[0]) {
-        char eerr[512];
-        sc_expect *e = sc_expect_load(a->expect, eerr, sizeof eerr);
-        if (!e)
-            snprintf(why, sizeof why, "%s", eerr);
-        else if (sc_expect_check(e, r, diff) != 0)
-            snprintf(why, sizeof why, "the report differs from %s", sc_basename(a->expect));
-        sc_expect_free(e);
-    } else if (r->nfindings) {
-        snprintf(why, sizeof why, "findings where none are expected");
-    }
+    judge(a, st1, st2, timeout, pout, sout, r, files, err, diff, why, sizeof why);
     printf("%-32s %-5s %-28s %-28s %s\n", a->name, simdir ? "sim" : "gpu", expected, found,
            why[0] ? "FAIL" : "pass");
-    if (why[0]) {
-        printf("    %s\n", why);
-        if (diff) {
-            rewind(diff);
-            char line[512];
-            int n = 0;
-            while (fgets(line, sizeof line, diff) && n++ < 20)
-                printf("    %s", line);
-        }
-        printf("    stderr under streamcheck:\n");
-        show_file(serr, "      ", 12);
-    }
+    if (why[0])
+        print_failure(why, diff, serr);
     if (diff)
         fclose(diff);
     sc_report_free(r);

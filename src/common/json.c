@@ -176,6 +176,68 @@ static int hex4(parser *ps, const char *at, uint32_t *out)
     return 0;
 }
 
+/* A \u escape (its backslash at esc, ps->p after the 'u'), with the low
+   half of a surrogate pair after it, appended to b as UTF-8; 0, or -1
+   after fail_at. */
+static int parse_unicode_escape(parser *ps, const char *esc, buf *b)
+{
+    uint32_t cp, lo;
+    if (hex4(ps, ps->p, &cp) < 0)
+        return -1;
+    ps->p += 4;
+    if (cp >= 0xdc00 && cp <= 0xdfff) {
+        fail_at(ps, esc, "lone low surrogate \\u%04X", (unsigned)cp);
+        return -1;
+    }
+    if (cp >= 0xd800 && cp <= 0xdbff) {
+        if (ps->end - ps->p < 2 || ps->p[0] != '\\' || ps->p[1] != 'u') {
+            fail_at(ps, esc, "high surrogate \\u%04X not followed by a low surrogate", (unsigned)cp);
+            return -1;
+        }
+        if (hex4(ps, ps->p + 2, &lo) < 0)
+            return -1;
+        if (lo < 0xdc00 || lo > 0xdfff) {
+            fail_at(ps, esc, "high surrogate \\u%04X not followed by a low surrogate", (unsigned)cp);
+            return -1;
+        }
+        ps->p += 6;
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+    }
+    char u[4];
+    if (buf_put(b, u, utf8_encode(cp, u)) < 0) {
+        fail_at(ps, ps->p, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* The escape whose backslash is at ps->p, appended to b decoded; 0, or -1
+   after fail_at. */
+static int parse_escape(parser *ps, buf *b)
+{
+    /* Pairs: the letter after the backslash, the character it stands for. */
+    static const char simple[] = "\"\"\\\\//b\bf\fn\nr\rt\t";
+    const char *esc = ps->p++;
+    if (ps->p >= ps->end) {
+        fail_at(ps, esc, "unterminated string");
+        return -1;
+    }
+    char e = *ps->p++;
+    if (e == 'u')
+        return parse_unicode_escape(ps, esc, b);
+    for (const char *p = simple; *p; p += 2)
+        if (*p == e) {
+            if (buf_put(b, p + 1, 1) < 0) {
+                fail_at(ps, ps->p, "out of memory");
+                return -1;
+            }
+            return 0;
+        }
+    char d[16];
+    fail_at(ps, esc, "invalid escape '\\' followed by %s", describe(ps, ps->p - 1, d, sizeof d));
+    return -1;
+}
+
 /* Parses a string starting at the opening quote; fills s/len. */
 static int parse_string(parser *ps, char **s, size_t *len)
 {
@@ -217,60 +279,8 @@ static int parse_string(parser *ps, char **s, size_t *len)
             ps->p += n;
             continue;
         }
-        /* backslash */
-        const char *esc = ps->p++;
-        if (ps->p >= ps->end) {
-            fail_at(ps, esc, "unterminated string");
+        if (parse_escape(ps, &b) < 0)
             goto fail;
-        }
-        char e = *ps->p++, ch;
-        switch (e) {
-        case '"': ch = '"'; break;
-        case '\\': ch = '\\'; break;
-        case '/': ch = '/'; break;
-        case 'b': ch = '\b'; break;
-        case 'f': ch = '\f'; break;
-        case 'n': ch = '\n'; break;
-        case 'r': ch = '\r'; break;
-        case 't': ch = '\t'; break;
-        case 'u': {
-            uint32_t cp, lo;
-            if (hex4(ps, ps->p, &cp) < 0)
-                goto fail;
-            ps->p += 4;
-            if (cp >= 0xdc00 && cp <= 0xdfff) {
-                fail_at(ps, esc, "lone low surrogate \\u%04X", (unsigned)cp);
-                goto fail;
-            }
-            if (cp >= 0xd800 && cp <= 0xdbff) {
-                if (ps->end - ps->p < 2 || ps->p[0] != '\\' || ps->p[1] != 'u') {
-                    fail_at(ps, esc, "high surrogate \\u%04X not followed by a low surrogate",
-                            (unsigned)cp);
-                    goto fail;
-                }
-                if (hex4(ps, ps->p + 2, &lo) < 0)
-                    goto fail;
-                if (lo < 0xdc00 || lo > 0xdfff) {
-                    fail_at(ps, esc, "high surrogate \\u%04X not followed by a low surrogate",
-                            (unsigned)cp);
-                    goto fail;
-                }
-                ps->p += 6;
-                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-            }
-            char u[4];
-            if (buf_put(&b, u, utf8_encode(cp, u)) < 0)
-                goto nomem;
-            continue;
-        }
-        default: {
-            char d[16];
-            fail_at(ps, esc, "invalid escape '\\' followed by %s", describe(ps, ps->p - 1, d, sizeof d));
-            goto fail;
-        }
-        }
-        if (buf_put(&b, &ch, 1) < 0)
-            goto nomem;
     }
     if (!b.s && buf_put(&b, "", 0) < 0)
         goto nomem;

@@ -1,10 +1,11 @@
-/* options.c: STREAMCHECK_* settings from the environment and a config file. */
+/* options.c: STREAMCHECK_* settings from the environment and a config file.
+ * options.def is the table; each TYPE of it has a parser, a store into its
+ * member of sc_options and a printer for --dump-config (opt_types). */
 #include "config.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,81 +15,35 @@
 #include "rules.h"
 #include "sc.h"
 
-enum sc_opt_type { SC_T_BOOL, SC_T_INT, SC_T_ENUM, SC_T_FORMATS, SC_T_RULES, SC_T_PATH };
+/* What each TYPE and FLAG of options.def makes of an sc_option_info. */
+#define SC_OPT_KIND_BOOL SC_OPT_T_BOOL, 0, 1, NULL
+#define SC_OPT_KIND_INT(min, max) SC_OPT_T_INT, min, max, NULL
+#define SC_OPT_KIND_ENUM(...) SC_OPT_T_ENUM, 0, 0, (const char *const[]){__VA_ARGS__, NULL}
+#define SC_OPT_KIND_FORMATS SC_OPT_T_FORMATS, 0, 0, NULL
+#define SC_OPT_KIND_RULES SC_OPT_T_RULES, 0, 0, NULL
+#define SC_OPT_KIND_PATH SC_OPT_T_PATH, 0, 0, NULL
+#define SC_OPT_CLI_FLAG(flag, arg, help) flag, arg, help, 0
+#define SC_OPT_CLI_NOFLAG NULL, NULL, NULL, 0
+#define SC_OPT_CLI_INTERNAL NULL, NULL, NULL, 1
 
-static const struct {
-    const char *name;
-    enum sc_opt_type type;
-    const char *def;
-    const char *accepts;
-    const char *help;
-} opt_tab[SC_NOPTS] = {
-#define SC_OPT(NAME, TYPE, DEF, ACCEPTS, HELP) [SC_OPT_##NAME] = {#NAME, SC_T_##TYPE, DEF, ACCEPTS, HELP},
+const sc_option_info sc_option_table[SC_NOPTS] = {
+#define SC_OPT(NAME, MEMBER, TYPE, DEF, ACCEPTS, HELP, FLAG)                                       \
+    [SC_OPT_##NAME] = {#NAME, offsetof(sc_options, MEMBER), SC_OPT_KIND_##TYPE, DEF, ACCEPTS, HELP, \
+                       SC_OPT_CLI_##FLAG},
 #include "options.def"
 #undef SC_OPT
 };
 
-/* Integer limits and enum values, next to the table they refine. */
-static void int_range(sc_opt_id id, long *lo, long *hi)
-{
-    switch (id) {
-    case SC_OPT_STACK_DEPTH: *lo = 1; *hi = 64; break;
-    case SC_OPT_PYTHON_DEPTH: *lo = 0; *hi = 32; break;
-    case SC_OPT_ALLOC_LOOP_MIN: *lo = 2; *hi = 1000000; break;
-    case SC_OPT_SYNC_FREQUENT: *lo = 2; *hi = 1000000000; break;
-    case SC_OPT_TOP: *lo = 0; *hi = 1000000; break;
-    case SC_OPT_SYMBOLIZE_MS: *lo = 0; *hi = 3600000; break;
-    case SC_OPT_WARN_COST_US: *lo = 0; *hi = 3600000000L; break;
-    case SC_OPT_WARN_SHARE_BP: *lo = 0; *hi = 10000; break;
-    default: *lo = LONG_MIN; *hi = LONG_MAX; break;
-    }
-}
-
-static const char *const *enum_values(sc_opt_id id)
-{
-    static const char *const log_levels[] = {"quiet", "warning", "info", "debug", NULL};
-    static const char *const redirects[] = {"off", "per-thread", NULL};
-    static const char *const methods[] = {"entry", "handle", "stream", NULL};
-    switch (id) {
-    case SC_OPT_LOG_LEVEL: return log_levels;
-    case SC_OPT_REDIRECT: return redirects;
-    case SC_OPT_REDIRECT_METHOD: return methods;
-    default: return NULL;
-    }
-}
-
-const char *sc_option_name(sc_opt_id id) { return opt_tab[id].name; }
+const char *sc_option_name(sc_opt_id id) { return sc_option_table[id].name; }
 
 int sc_option_lookup(const char *name)
 {
     if (!strncasecmp(name, "STREAMCHECK_", 12))
         name += 12;
     for (int i = 0; i < SC_NOPTS; i++)
-        if (!strcasecmp(name, opt_tab[i].name))
+        if (!strcasecmp(name, sc_option_table[i].name))
             return i;
     return -1;
-}
-
-static int parse_bool(const char *v, int *out)
-{
-    static const char *const yes[] = {"1", "yes", "true", "on"};
-    static const char *const no[] = {"0", "no", "false", "off"};
-    for (size_t i = 0; i < SC_ARRAY_LEN(yes); i++) {
-        if (!strcasecmp(v, yes[i])) { *out = 1; return 0; }
-        if (!strcasecmp(v, no[i])) { *out = 0; return 0; }
-    }
-    return -1;
-}
-
-static int parse_long(const char *v, long *out)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (errno || end == v || *end)
-        return -1;
-    *out = x;
-    return 0;
 }
 
 /* Calls fn on each comma-separated, trimmed, non-empty item of s. */
@@ -168,87 +123,162 @@ int sc_rules_parse(const char *s, unsigned long long *out, char *err, size_t err
     return 0;
 }
 
+/* ------------------------------------------------------------ types --- */
+/* A parsed value: n for BOOL, INT and ENUM, bits for FORMATS and RULES. */
+typedef struct parsed {
+    long n;
+    unsigned long long bits;
+} parsed;
+
+/* Each parser returns 0, or -1 with a reason of its own in why (the caller
+   says "not valid (expected ACCEPTS)" when it leaves why empty). */
+static int parse_bool(const sc_option_info *t, const char *v, parsed *out, char *why, size_t len)
+{
+    static const char *const yes[] = {"1", "yes", "true", "on"};
+    static const char *const no[] = {"0", "no", "false", "off"};
+    (void)t, (void)why, (void)len;
+    for (size_t i = 0; i < SC_ARRAY_LEN(yes); i++) {
+        if (!strcasecmp(v, yes[i])) { out->n = 1; return 0; }
+        if (!strcasecmp(v, no[i])) { out->n = 0; return 0; }
+    }
+    return -1;
+}
+
+static int parse_int(const sc_option_info *t, const char *v, parsed *out, char *why, size_t len)
+{
+    char *end;
+    (void)why, (void)len;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < t->min || x > t->max)
+        return -1;
+    out->n = x;
+    return 0;
+}
+
+static int parse_enum(const sc_option_info *t, const char *v, parsed *out, char *why, size_t len)
+{
+    (void)why, (void)len;
+    for (long i = 0; t->values[i]; i++)
+        if (!strcasecmp(v, t->values[i])) {
+            out->n = i;
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_format_list(const sc_option_info *t, const char *v, parsed *out, char *why, size_t len)
+{
+    unsigned f;
+    (void)t;
+    if (sc_formats_parse(v, &f, why, len))
+        return -1;
+    out->bits = f;
+    return 0;
+}
+
+static int parse_rule_list(const sc_option_info *t, const char *v, parsed *out, char *why, size_t len)
+{
+    (void)t;
+    out->bits = 0;
+    return *v && sc_rules_parse(v, &out->bits, why, len) ? -1 : 0;
+}
+
+static int parse_path(const sc_option_info *t, const char *v, parsed *out, char *why, size_t len)
+{
+    (void)t, (void)out, (void)why, (void)len;
+    return strlen(v) < SC_OPT_PATH_MAX ? 0 : -1;
+}
+
+/* Stores a parsed value (v as given, for PATH) into the member at m. */
+static void store_int(void *m, const char *v, const parsed *x) { (void)v; *(int *)m = (int)x->n; }
+static void store_long(void *m, const char *v, const parsed *x) { (void)v; *(long *)m = x->n; }
+static void store_unsigned(void *m, const char *v, const parsed *x) { (void)v; *(unsigned *)m = (unsigned)x->bits; }
+static void store_bits(void *m, const char *v, const parsed *x) { (void)v; *(unsigned long long *)m = x->bits; }
+static void store_path(void *m, const char *v, const parsed *x) { (void)x; snprintf(m, SC_OPT_PATH_MAX, "%s", v); }
+
+/* Prints the member at m as --dump-config shows it. */
+static void show_int(const sc_option_info *t, const void *m, char *buf, size_t len)
+{
+    (void)t;
+    snprintf(buf, len, "%d", *(const int *)m);
+}
+
+static void show_long(const sc_option_info *t, const void *m, char *buf, size_t len)
+{
+    (void)t;
+    snprintf(buf, len, "%ld", *(const long *)m);
+}
+
+static void show_enum(const sc_option_info *t, const void *m, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", t->values[*(const int *)m]);
+}
+
+/* name(i) for each bit i of bits below n, comma-separated. */
+static void show_list(unsigned long long bits, const char *(*name)(unsigned i), unsigned n, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (bits & (1ull << i))
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", *buf ? "," : "", name(i));
+}
+
+/* Bit i of sc_format is format_names[i]. */
+static const char *const format_names[] = {"text", "json", "sarif", "junit", "trace", "html"};
+
+static const char *format_name(unsigned i) { return format_names[i]; }
+
+static const char *rule_id(unsigned i) { return sc_rules[i].id; }
+
+static void show_formats(const sc_option_info *t, const void *m, char *buf, size_t len)
+{
+    (void)t;
+    show_list(*(const unsigned *)m, format_name, SC_ARRAY_LEN(format_names), buf, len);
+}
+
+static void show_rules(const sc_option_info *t, const void *m, char *buf, size_t len)
+{
+    (void)t;
+    show_list(*(const unsigned long long *)m, rule_id, SC_NRULES, buf, len);
+}
+
+static void show_path(const sc_option_info *t, const void *m, char *buf, size_t len)
+{
+    (void)t;
+    snprintf(buf, len, "%s", (const char *)m);
+}
+
+static const struct opt_type {
+    int (*parse)(const sc_option_info *t, const char *v, parsed *out, char *why, size_t len);
+    void (*store)(void *m, const char *v, const parsed *x);
+    void (*show)(const sc_option_info *t, const void *m, char *buf, size_t len);
+} opt_types[] = {
+    [SC_OPT_T_BOOL] = {parse_bool, store_int, show_int},
+    [SC_OPT_T_INT] = {parse_int, store_long, show_long},
+    [SC_OPT_T_ENUM] = {parse_enum, store_int, show_enum},
+    [SC_OPT_T_FORMATS] = {parse_format_list, store_unsigned, show_formats},
+    [SC_OPT_T_RULES] = {parse_rule_list, store_bits, show_rules},
+    [SC_OPT_T_PATH] = {parse_path, store_path, show_path},
+};
+
 /* Validates and, when o is not NULL, applies one value. */
 static int apply(sc_options *o, sc_opt_id id, const char *v, char *err, size_t errlen)
 {
-    const char *name = opt_tab[id].name;
-    int b = 0;
-    long l = 0;
-    unsigned f = 0;
-    unsigned long long bits = 0;
-    char why[200];
-
-    switch (opt_tab[id].type) {
-    case SC_T_BOOL:
-        if (parse_bool(v, &b))
-            goto bad;
-        break;
-    case SC_T_INT: {
-        long lo, hi;
-        int_range(id, &lo, &hi);
-        if (parse_long(v, &l) || l < lo || l > hi)
-            goto bad;
-        break;
+    const sc_option_info *t = &sc_option_table[id];
+    const struct opt_type *ty = &opt_types[t->type];
+    char why[200] = "";
+    parsed x = {0, 0};
+    if (ty->parse(t, v, &x, why, sizeof why)) {
+        if (why[0])
+            snprintf(err, errlen, "STREAMCHECK_%s: %s", t->name, why);
+        else
+            snprintf(err, errlen, "STREAMCHECK_%s='%s' is not valid (expected %s)", t->name, v, t->accepts);
+        return -1;
     }
-    case SC_T_ENUM: {
-        const char *const *vals = enum_values(id);
-        for (l = 0; vals[l]; l++)
-            if (!strcasecmp(v, vals[l]))
-                break;
-        if (!vals[l])
-            goto bad;
-        break;
-    }
-    case SC_T_FORMATS:
-        if (sc_formats_parse(v, &f, why, sizeof why)) {
-            snprintf(err, errlen, "STREAMCHECK_%s: %s", name, why);
-            return -1;
-        }
-        break;
-    case SC_T_RULES:
-        if (*v && sc_rules_parse(v, &bits, why, sizeof why)) {
-            snprintf(err, errlen, "STREAMCHECK_%s: %s", name, why);
-            return -1;
-        }
-        break;
-    case SC_T_PATH:
-        if (strlen(v) >= sizeof o->output)
-            goto bad;
-        break;
-    }
-    if (!o)
-        return 0;
-
-    switch (id) {
-    case SC_OPT_DISABLE: o->disable = b; break;
-    case SC_OPT_OUTPUT: snprintf(o->output, sizeof o->output, "%s", v); break;
-    case SC_OPT_FORMAT: o->formats = f; break;
-    case SC_OPT_STACK_DEPTH: o->stack_depth = (int)l; break;
-    case SC_OPT_PYTHON_DEPTH: o->python_depth = (int)l; break;
-    case SC_OPT_LOG_LEVEL: o->log_level = (int)l; break;   /* same order as SC_LOG_* */
-    case SC_OPT_DUMP_CONFIG: o->dump_config = b; break;
-    case SC_OPT_MEASURE: o->measure = b; break;
-    case SC_OPT_PROFILE: o->profile = b; break;
-    case SC_OPT_REDIRECT: o->redirect = (int)l; break;
-    case SC_OPT_REDIRECT_METHOD: o->redirect_method = (int)l; break;
-    case SC_OPT_RULES: o->rules = bits; break;
-    case SC_OPT_IGNORE: o->ignore = bits; break;
-    case SC_OPT_SUPPRESSIONS: snprintf(o->suppressions, sizeof o->suppressions, "%s", v); break;
-    case SC_OPT_SOURCE_ROOT: snprintf(o->source_root, sizeof o->source_root, "%s", v); break;
-    case SC_OPT_ALLOC_LOOP_MIN: o->alloc_loop_min = l; break;
-    case SC_OPT_SYNC_FREQUENT: o->sync_frequent = l; break;
-    case SC_OPT_TOP: o->top = l; break;
-    case SC_OPT_SYMBOLIZE_MS: o->symbolize_ms = l; break;
-    case SC_OPT_WARN_COST_US: o->warn_cost_us = l; break;
-    case SC_OPT_WARN_SHARE_BP: o->warn_share_bp = l; break;
-    case SC_OPT_STATUS_DIR: snprintf(o->status_dir, sizeof o->status_dir, "%s", v); break;
-    case SC_NOPTS: break;
-    }
+    if (o)
+        ty->store((char *)o + t->offset, v, &x);
     return 0;
-bad:
-    snprintf(err, errlen, "STREAMCHECK_%s='%s' is not valid (expected %s)", name, v,
-             opt_tab[id].accepts);
-    return -1;
 }
 
 int sc_option_check(sc_opt_id id, const char *value, char *err, size_t errlen)
@@ -287,7 +317,7 @@ static void load_file(sc_options *o, const char *path, void (*warn)(const char *
         *ke = 0;
         while (isspace((unsigned char)*v)) v++;
         int id = sc_option_lookup(k);
-        if (id < 0 || id == SC_OPT_STATUS_DIR) {
+        if (id < 0 || sc_option_table[id].internal) {
             snprintf(msg, sizeof msg, "%s:%u: unknown setting '%s'", path, lineno, k);
             warn(msg);
             continue;
@@ -308,7 +338,7 @@ void sc_options_load(sc_options *o, void (*warn)(const char *))
     char err[400], msg[600];
     memset(o, 0, sizeof *o);
     for (int i = 0; i < SC_NOPTS; i++) {
-        if (apply(o, (sc_opt_id)i, opt_tab[i].def, err, sizeof err))
+        if (apply(o, (sc_opt_id)i, sc_option_table[i].def, err, sizeof err))
             warn(err);   /* a broken default is our bug; say so */
         o->source[i] = "default";
     }
@@ -317,7 +347,7 @@ void sc_options_load(sc_options *o, void (*warn)(const char *))
         load_file(o, cfg, warn);
     for (int i = 0; i < SC_NOPTS; i++) {
         char var[64];
-        snprintf(var, sizeof var, "STREAMCHECK_%s", opt_tab[i].name);
+        snprintf(var, sizeof var, "STREAMCHECK_%s", sc_option_table[i].name);
         const char *v = getenv(var);
         if (!v)
             continue;
@@ -333,47 +363,10 @@ void sc_options_load(sc_options *o, void (*warn)(const char *))
 
 void sc_options_dump(const sc_options *o, FILE *out)
 {
-    static const char *const fmt_names[] = {"text", "json", "sarif", "junit", "trace", "html"};
-    static const char *const levels[] = {"quiet", "warning", "info", "debug"};
     for (int i = 0; i < SC_NOPTS; i++) {
-        char val[4200] = "";
-        switch ((sc_opt_id)i) {
-        case SC_OPT_DISABLE: snprintf(val, sizeof val, "%d", o->disable); break;
-        case SC_OPT_OUTPUT: snprintf(val, sizeof val, "%s", o->output); break;
-        case SC_OPT_FORMAT:
-            for (unsigned b = 0; b < SC_ARRAY_LEN(fmt_names); b++)
-                if (o->formats & (1u << b))
-                    snprintf(val + strlen(val), sizeof val - strlen(val), "%s%s", *val ? "," : "",
-                             fmt_names[b]);
-            break;
-        case SC_OPT_STACK_DEPTH: snprintf(val, sizeof val, "%d", o->stack_depth); break;
-        case SC_OPT_PYTHON_DEPTH: snprintf(val, sizeof val, "%d", o->python_depth); break;
-        case SC_OPT_LOG_LEVEL: snprintf(val, sizeof val, "%s", levels[o->log_level & 3]); break;
-        case SC_OPT_DUMP_CONFIG: snprintf(val, sizeof val, "%d", o->dump_config); break;
-        case SC_OPT_MEASURE: snprintf(val, sizeof val, "%d", o->measure); break;
-        case SC_OPT_PROFILE: snprintf(val, sizeof val, "%d", o->profile); break;
-        case SC_OPT_REDIRECT: snprintf(val, sizeof val, "%s", o->redirect ? "per-thread" : "off"); break;
-        case SC_OPT_REDIRECT_METHOD: snprintf(val, sizeof val, "%s", enum_values(SC_OPT_REDIRECT_METHOD)[o->redirect_method]); break;
-        case SC_OPT_RULES:
-        case SC_OPT_IGNORE: {
-            unsigned long long bits = i == SC_OPT_RULES ? o->rules : o->ignore;
-            for (int r = 0; r < SC_NRULES; r++)
-                if (bits & (1ull << r))
-                    snprintf(val + strlen(val), sizeof val - strlen(val), "%s%s", *val ? "," : "",
-                             sc_rules[r].id);
-            break;
-        }
-        case SC_OPT_SUPPRESSIONS: snprintf(val, sizeof val, "%s", o->suppressions); break;
-        case SC_OPT_SOURCE_ROOT: snprintf(val, sizeof val, "%s", o->source_root); break;
-        case SC_OPT_ALLOC_LOOP_MIN: snprintf(val, sizeof val, "%ld", o->alloc_loop_min); break;
-        case SC_OPT_SYNC_FREQUENT: snprintf(val, sizeof val, "%ld", o->sync_frequent); break;
-        case SC_OPT_TOP: snprintf(val, sizeof val, "%ld", o->top); break;
-        case SC_OPT_SYMBOLIZE_MS: snprintf(val, sizeof val, "%ld", o->symbolize_ms); break;
-        case SC_OPT_WARN_COST_US: snprintf(val, sizeof val, "%ld", o->warn_cost_us); break;
-        case SC_OPT_WARN_SHARE_BP: snprintf(val, sizeof val, "%ld", o->warn_share_bp); break;
-        case SC_OPT_STATUS_DIR: snprintf(val, sizeof val, "%s", o->status_dir); break;
-        case SC_NOPTS: break;
-        }
-        fprintf(out, "STREAMCHECK_%-16s = %-24s (%s)\n", opt_tab[i].name, val, o->source[i]);
+        const sc_option_info *t = &sc_option_table[i];
+        char val[SC_OPT_PATH_MAX + 100];
+        opt_types[t->type].show(t, (const char *)o + t->offset, val, sizeof val);
+        fprintf(out, "STREAMCHECK_%-16s = %-24s (%s)\n", t->name, val, o->source[i]);
     }
 }

@@ -17,40 +17,60 @@ typedef enum sc_format {
 } sc_format;
 
 typedef enum sc_opt_id {
-#define SC_OPT(NAME, TYPE, DEF, ACCEPTS, HELP) SC_OPT_##NAME,
+#define SC_OPT(NAME, MEMBER, TYPE, DEF, ACCEPTS, HELP, FLAG) SC_OPT_##NAME,
 #include "options.def"
 #undef SC_OPT
     SC_NOPTS
 } sc_opt_id;
 
-typedef struct sc_options {
-    int disable;
-    char output[4096];
-    unsigned formats;          /* sc_format bits */
-    int stack_depth;
-    int python_depth;
-    int log_level;             /* SC_LOG_* (sc.h) */
-    int dump_config;
-    int profile;               /* STREAMCHECK_PROFILE: the phase table at exit */
-    int redirect;              /* 0 off, 1 per-thread */
-    int measure;               /* measured mode (CUPTI); also on with SC_FMT_TRACE */
+/* A PATH setting's value: a string of fewer than SC_OPT_PATH_MAX bytes. */
+#define SC_OPT_PATH_MAX 4096
+typedef char sc_opt_path[SC_OPT_PATH_MAX];
+
+/* The C type of each TYPE of options.def. */
+#define SC_OPT_CTYPE_BOOL int
+#define SC_OPT_CTYPE_INT(min, max) long
+#define SC_OPT_CTYPE_ENUM(...) int
+#define SC_OPT_CTYPE_FORMATS unsigned
+#define SC_OPT_CTYPE_RULES unsigned long long
+#define SC_OPT_CTYPE_PATH sc_opt_path
+
+/* The values of REDIRECT_METHOD: the order of its ENUM in options.def.
+   LOG_LEVEL's are SC_LOG_* (sc.h), in the same way. */
 #define SC_RDM_ENTRY 0         /* call the per-thread (_ptsz/_ptds) entry point */
 #define SC_RDM_HANDLE 1        /* pass CU_STREAM_PER_THREAD */
 #define SC_RDM_STREAM 2        /* pass a blocking stream the shim made for the thread */
-    int redirect_method;       /* SC_RDM_ENTRY, SC_RDM_HANDLE or SC_RDM_STREAM */
-    unsigned long long rules;  /* bit per rule; 0 = all */
-    unsigned long long ignore; /* bit per rule */
-    char suppressions[4096];
-    char source_root[4096];    /* "": the current directory when the report is written */
-    long alloc_loop_min;
-    long sync_frequent;
-    long top;                  /* text report: findings shown in full; 0 = all */
-    long symbolize_ms;         /* exit: time limit for libdw; 0 = none */
-    long warn_cost_us;         /* a warning costs at least this (sc_judge_opts) */
-    long warn_share_bp;        /* ... and this share of the run, 1/100 % */
-    char status_dir[4096];
+
+/* One member per row of options.def (what each holds is said there), and
+   where each value came from. */
+typedef struct sc_options {
+#define SC_OPT(NAME, MEMBER, TYPE, DEF, ACCEPTS, HELP, FLAG) SC_OPT_CTYPE_##TYPE MEMBER;
+#include "options.def"
+#undef SC_OPT
     const char *source[SC_NOPTS]; /* "default", "environment" or the config file */
 } sc_options;
+
+typedef enum sc_opt_type {
+    SC_OPT_T_BOOL, SC_OPT_T_INT, SC_OPT_T_ENUM, SC_OPT_T_FORMATS, SC_OPT_T_RULES, SC_OPT_T_PATH,
+} sc_opt_type;
+
+/* A row of options.def. */
+typedef struct sc_option_info {
+    const char *name;          /* "STACK_DEPTH" */
+    size_t offset;             /* of its member in sc_options */
+    sc_opt_type type;
+    long min, max;             /* INT */
+    const char *const *values; /* ENUM: the names, NULL ended; the value is the index */
+    const char *def;
+    const char *accepts;
+    const char *help;
+    const char *flag;          /* the launcher's --FLAG; NULL: none */
+    const char *flag_arg;      /* its value's name in --help; NULL: it takes none and sets 1 */
+    const char *flag_help;     /* its --help text, lines split by '\n' */
+    int internal;              /* set by the launcher: not read from a config file */
+} sc_option_info;
+
+extern const sc_option_info sc_option_table[SC_NOPTS];
 
 /* Loads defaults, then STREAMCHECK_CONFIG, then the environment.  Bad values
    are reported (once, one line each, naming the variable and what it

@@ -1,0 +1,363 @@
+/* test-options: the STREAMCHECK_* settings (src/common/options.def): their
+ * defaults, the environment, the config file, the messages a bad value
+ * gets, and the --dump-config table. */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "rules.h"
+#include "sc.h"
+
+/* What sc_options_load warned, one message a line. */
+static char warned[8192];
+
+static void collect(const char *msg)
+{
+    snprintf(warned + strlen(warned), sizeof warned - strlen(warned), "%s\n", msg);
+}
+
+/* Loads with only the given STREAMCHECK_* variables set ("NAME=VALUE", NULL
+   ended; Check runs each test in a process of its own). */
+static void load(sc_options *o, const char *const *env)
+{
+    for (int i = 0; i < SC_NOPTS; i++) {
+        char var[64];
+        snprintf(var, sizeof var, "STREAMCHECK_%s", sc_option_name((sc_opt_id)i));
+        unsetenv(var);
+    }
+    unsetenv("STREAMCHECK_CONFIG");
+    for (; env && *env; env++)
+        ck_assert_int_eq(putenv((char *)*env), 0);
+    warned[0] = 0;
+    sc_options_load(o, collect);
+}
+
+/* A config file with this text; returns its path. */
+static const char *config(const char *text)
+{
+    static char path[] = "/tmp/sc-test-options.XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+START_TEST(defaults)
+{
+    sc_options o;
+    load(&o, NULL);
+    ck_assert_str_eq(warned, "");
+    ck_assert_int_eq(o.disable, 0);
+    ck_assert_str_eq(o.output, "");
+    ck_assert_uint_eq(o.formats, SC_FMT_TEXT);
+    ck_assert_int_eq(o.measure, 0);
+    ck_assert_int_eq(o.stack_depth, 8);
+    ck_assert_int_eq(o.python_depth, 4);
+    ck_assert_int_eq(o.log_level, SC_LOG_WARNING);
+    ck_assert_int_eq(o.dump_config, 0);
+    ck_assert_int_eq(o.profile, 0);
+    ck_assert_int_eq(o.redirect, 0);
+    ck_assert_int_eq(o.redirect_method, SC_RDM_STREAM);
+    ck_assert_uint_eq(o.rules, 0);
+    ck_assert_uint_eq(o.ignore, 0);
+    ck_assert_str_eq(o.suppressions, "");
+    ck_assert_str_eq(o.source_root, "");
+    ck_assert_int_eq(o.alloc_loop_min, 10);
+    ck_assert_int_eq(o.sync_frequent, 100);
+    ck_assert_int_eq(o.symbolize_ms, 2000);
+    ck_assert_int_eq(o.top, 10);
+    ck_assert_int_eq(o.warn_cost_us, 1000);
+    ck_assert_int_eq(o.warn_share_bp, 50);
+    ck_assert_str_eq(o.status_dir, "");
+    for (int i = 0; i < SC_NOPTS; i++)
+        ck_assert_str_eq(o.source[i], "default");
+}
+END_TEST
+
+START_TEST(environment)
+{
+    static const char *const env[] = {
+        "STREAMCHECK_DISABLE=YES", "STREAMCHECK_OUTPUT=/out", "STREAMCHECK_FORMAT=json,html",
+        "STREAMCHECK_MEASURE=on", "STREAMCHECK_STACK_DEPTH=64", "STREAMCHECK_PYTHON_DEPTH=0",
+        "STREAMCHECK_LOG_LEVEL=DEBUG", "STREAMCHECK_DUMP_CONFIG=true", "STREAMCHECK_PROFILE=1",
+        "STREAMCHECK_REDIRECT=Per-Thread", "STREAMCHECK_REDIRECT_METHOD=handle",
+        "STREAMCHECK_RULES= SC101 ,blocking-stream,", "STREAMCHECK_IGNORE=SC203",
+        "STREAMCHECK_SUPPRESSIONS=s.supp", "STREAMCHECK_SOURCE_ROOT=/src", "STREAMCHECK_ALLOC_LOOP_MIN=2",
+        "STREAMCHECK_SYNC_FREQUENT=1000000000", "STREAMCHECK_SYMBOLIZE_MS=0", "STREAMCHECK_TOP=0",
+        "STREAMCHECK_WARN_COST_US=3600000000", "STREAMCHECK_WARN_SHARE_BP=10000",
+        "STREAMCHECK_STATUS_DIR=/status", NULL,
+    };
+    sc_options o;
+    load(&o, env);
+    ck_assert_str_eq(warned, "");
+    ck_assert_int_eq(o.disable, 1);
+    ck_assert_str_eq(o.output, "/out");
+    ck_assert_uint_eq(o.formats, SC_FMT_JSON | SC_FMT_HTML);
+    ck_assert_int_eq(o.measure, 1);
+    ck_assert_int_eq(o.stack_depth, 64);
+    ck_assert_int_eq(o.python_depth, 0);
+    ck_assert_int_eq(o.log_level, SC_LOG_DEBUG);
+    ck_assert_int_eq(o.dump_config, 1);
+    ck_assert_int_eq(o.profile, 1);
+    ck_assert_int_eq(o.redirect, 1);
+    ck_assert_int_eq(o.redirect_method, SC_RDM_HANDLE);
+    ck_assert_uint_eq(o.rules, 1ull << sc_rule_lookup("SC101") | 1ull << sc_rule_lookup("blocking-stream"));
+    ck_assert_uint_eq(o.ignore, 1ull << sc_rule_lookup("SC203"));
+    ck_assert_str_eq(o.suppressions, "s.supp");
+    ck_assert_str_eq(o.source_root, "/src");
+    ck_assert_int_eq(o.alloc_loop_min, 2);
+    ck_assert_int_eq(o.sync_frequent, 1000000000);
+    ck_assert_int_eq(o.symbolize_ms, 0);
+    ck_assert_int_eq(o.top, 0);
+    ck_assert_int_eq(o.warn_cost_us, 3600000000L);
+    ck_assert_int_eq(o.warn_share_bp, 10000);
+    ck_assert_str_eq(o.status_dir, "/status");
+    for (int i = 0; i < SC_NOPTS; i++)
+        ck_assert_str_eq(o.source[i], "environment");
+}
+END_TEST
+
+/* Whether text holds line as a whole line, once. */
+static int has_line(const char *text, const char *line)
+{
+    int n = 0;
+    size_t len = strlen(line);
+    for (const char *p = text; (p = strstr(p, line)); p += len)
+        n += (p == text || p[-1] == '\n') && p[len] == '\n';
+    return n == 1;
+}
+
+/* Whether text is exactly these lines, in any order (the table's order is
+   not a promise). */
+static void has_lines(const char *text, const char *const *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(has_line(text, want[i]), "no line '%s' in\n%s", want[i], text);
+    size_t lines = 0;
+    for (const char *p = text; *p; p++)
+        lines += *p == '\n';
+    ck_assert_uint_eq(lines, n);
+}
+
+/* A bad value: one line naming the variable and what it accepts; the
+   default stays. */
+START_TEST(bad_environment)
+{
+    static const char *const env[] = {
+        "STREAMCHECK_DISABLE=2", "STREAMCHECK_STACK_DEPTH=lots", "STREAMCHECK_PYTHON_DEPTH=33",
+        "STREAMCHECK_LOG_LEVEL=loud", "STREAMCHECK_REDIRECT=on", "STREAMCHECK_TOP=1x",
+        "STREAMCHECK_RULES=SC101,nope", "STREAMCHECK_SYNC_FREQUENT=1", NULL,
+    };
+    sc_options o;
+    load(&o, env);
+    static const char *const want[] = {
+        "STREAMCHECK_DISABLE='2' is not valid (expected 0 or 1); using the default",
+        "STREAMCHECK_STACK_DEPTH='lots' is not valid (expected an integer from 1 to 64); using the default",
+        "STREAMCHECK_PYTHON_DEPTH='33' is not valid (expected an integer from 0 to 32); using the default",
+        "STREAMCHECK_LOG_LEVEL='loud' is not valid (expected quiet, warning, info or debug); using the default",
+        "STREAMCHECK_REDIRECT='on' is not valid (expected off or per-thread); using the default",
+        "STREAMCHECK_RULES: 'nope' is not a rule id or name (see streamcheck --list-rules); using the default",
+        "STREAMCHECK_SYNC_FREQUENT='1' is not valid (expected an integer from 2 to 1000000000); using the default",
+        "STREAMCHECK_TOP='1x' is not valid (expected an integer from 0 to 1000000 (0: all)); using the default",
+    };
+    has_lines(warned, want, SC_ARRAY_LEN(want));
+    ck_assert_int_eq(o.disable, 0);
+    ck_assert_int_eq(o.stack_depth, 8);
+    ck_assert_int_eq(o.python_depth, 4);
+    ck_assert_int_eq(o.log_level, SC_LOG_WARNING);
+    ck_assert_int_eq(o.redirect, 0);
+    ck_assert_int_eq(o.top, 10);
+    ck_assert_uint_eq(o.rules, 0);
+    ck_assert_int_eq(o.sync_frequent, 100);
+    ck_assert_str_eq(o.source[SC_OPT_TOP], "default");
+}
+END_TEST
+
+/* The file's format names are the format table's to judge; only the frame
+   of the message is the loader's. */
+START_TEST(bad_format)
+{
+    static const char *const env[] = {"STREAMCHECK_FORMAT=json,pdf", NULL};
+    sc_options o;
+    load(&o, env);
+    ck_assert_msg(!strncmp(warned, "STREAMCHECK_FORMAT: ", 20), "%s", warned);
+    ck_assert_ptr_nonnull(strstr(warned, "'pdf'"));
+    ck_assert_ptr_nonnull(strstr(warned, "; using the default\n"));
+    ck_assert_uint_eq(o.formats, SC_FMT_TEXT);
+}
+END_TEST
+
+/* REDIRECT_METHOD's and LOG_LEVEL's values are the SC_RDM_* and SC_LOG_*
+   constants the shim compares with. */
+START_TEST(enum_constants)
+{
+    static const struct { const char *var; int rdm, log; } cases[] = {
+        {"entry", SC_RDM_ENTRY, -1}, {"handle", SC_RDM_HANDLE, -1}, {"stream", SC_RDM_STREAM, -1},
+        {"quiet", -1, SC_LOG_QUIET}, {"warning", -1, SC_LOG_WARNING}, {"info", -1, SC_LOG_INFO},
+        {"debug", -1, SC_LOG_DEBUG},
+    };
+    static char var[64];   /* in the environment until the next load */
+    for (size_t i = 0; i < SC_ARRAY_LEN(cases); i++) {
+        snprintf(var, sizeof var, "STREAMCHECK_%s=%s", cases[i].rdm >= 0 ? "REDIRECT_METHOD" : "LOG_LEVEL",
+                 cases[i].var);
+        const char *const env[] = {var, NULL};
+        sc_options o;
+        load(&o, env);
+        ck_assert_str_eq(warned, "");
+        ck_assert_int_eq(cases[i].rdm >= 0 ? o.redirect_method : o.log_level,
+                         cases[i].rdm >= 0 ? cases[i].rdm : cases[i].log);
+    }
+}
+END_TEST
+
+START_TEST(config_file)
+{
+    const char *path = config("# settings\n"
+                              "\n"
+                              "  TOP = 3  \n"
+                              "bogus line\n"
+                              "NOPE = 1\n"
+                              "STATUS_DIR = /x\n"
+                              "streamcheck_format=json\n"
+                              "STACK_DEPTH=0\n"
+                              "log_level = info\n"
+                              "OUTPUT = /from/file\n"
+                              "PYTHON_DEPTH = 2\n");
+    char cfg[600], tmo[64] = "STREAMCHECK_TOP=x", out[] = "STREAMCHECK_OUTPUT=/env";
+    snprintf(cfg, sizeof cfg, "STREAMCHECK_CONFIG=%s", path);
+    const char *const env[] = {cfg, tmo, out, NULL};
+    sc_options o;
+    load(&o, env);
+    char want[4096];
+    snprintf(want, sizeof want,
+             "%s:4: expected NAME = VALUE\n"
+             "%s:5: unknown setting 'NOPE'\n"
+             "%s:6: unknown setting 'STATUS_DIR'\n"
+             "%s:8: STREAMCHECK_STACK_DEPTH='0' is not valid (expected an integer from 1 to 64); line ignored\n"
+             "STREAMCHECK_TOP='x' is not valid (expected an integer from 0 to 1000000 (0: all)); using %s\n",
+             path, path, path, path, path);
+    ck_assert_str_eq(warned, want);
+    ck_assert_int_eq(o.top, 3);
+    ck_assert_str_eq(o.source[SC_OPT_TOP], path);
+    ck_assert_uint_eq(o.formats, SC_FMT_JSON);
+    ck_assert_str_eq(o.source[SC_OPT_FORMAT], path);
+    ck_assert_int_eq(o.stack_depth, 8);
+    ck_assert_str_eq(o.source[SC_OPT_STACK_DEPTH], "default");
+    ck_assert_int_eq(o.log_level, SC_LOG_INFO);
+    ck_assert_int_eq(o.python_depth, 2);
+    ck_assert_str_eq(o.output, "/env");
+    ck_assert_str_eq(o.source[SC_OPT_OUTPUT], "environment");
+    ck_assert_str_eq(o.status_dir, "");
+    unlink(path);
+}
+END_TEST
+
+START_TEST(missing_config_file)
+{
+    static const char *const env[] = {"STREAMCHECK_CONFIG=/nonexistent/sc.conf", NULL};
+    sc_options o;
+    load(&o, env);
+    ck_assert_str_eq(warned, "STREAMCHECK_CONFIG: cannot read '/nonexistent/sc.conf': No such file or directory; "
+                             "using defaults\n");
+    ck_assert_int_eq(o.top, 10);
+}
+END_TEST
+
+START_TEST(check_and_lookup)
+{
+    char err[400];
+    ck_assert_int_eq(sc_option_check(SC_OPT_STACK_DEPTH, "12", err, sizeof err), 0);
+    ck_assert_int_eq(sc_option_check(SC_OPT_STACK_DEPTH, "65", err, sizeof err), -1);
+    ck_assert_str_eq(err, "STREAMCHECK_STACK_DEPTH='65' is not valid (expected an integer from 1 to 64)");
+    ck_assert_int_eq(sc_option_check(SC_OPT_REDIRECT_METHOD, "ENTRY", err, sizeof err), 0);
+    ck_assert_int_eq(sc_option_check(SC_OPT_REDIRECT_METHOD, "default", err, sizeof err), -1);
+    ck_assert_str_eq(err, "STREAMCHECK_REDIRECT_METHOD='default' is not valid (expected stream, entry or handle)");
+    ck_assert_int_eq(sc_option_check(SC_OPT_WARN_COST_US, "3600000001", err, sizeof err), -1);
+    ck_assert_str_eq(err, "STREAMCHECK_WARN_COST_US='3600000001' is not valid (expected an integer number of "
+                          "microseconds from 0 to 3600000000)");
+    ck_assert_int_eq(sc_option_check(SC_OPT_IGNORE, "", err, sizeof err), 0);
+    ck_assert_int_eq(sc_option_check(SC_OPT_IGNORE, "SC1", err, sizeof err), -1);
+    ck_assert_str_eq(err, "STREAMCHECK_IGNORE: 'SC1' is not a rule id or name (see streamcheck --list-rules)");
+    char longpath[5000];
+    memset(longpath, 'a', sizeof longpath - 1);
+    longpath[sizeof longpath - 1] = 0;
+    ck_assert_int_eq(sc_option_check(SC_OPT_OUTPUT, longpath + 1000, err, sizeof err), 0);
+    ck_assert_int_eq(sc_option_check(SC_OPT_OUTPUT, longpath, err, sizeof err), -1);
+    ck_assert_int_eq(sc_option_lookup("STREAMCHECK_TOP"), SC_OPT_TOP);
+    ck_assert_int_eq(sc_option_lookup("warn_share_bp"), SC_OPT_WARN_SHARE_BP);
+    ck_assert_int_eq(sc_option_lookup("CONFIG"), -1);
+    ck_assert_str_eq(sc_option_name(SC_OPT_SOURCE_ROOT), "SOURCE_ROOT");
+}
+END_TEST
+
+START_TEST(dump)
+{
+    static const char *const env[] = {
+        "STREAMCHECK_FORMAT=html,text,trace", "STREAMCHECK_IGNORE=SC203,SC101", "STREAMCHECK_LOG_LEVEL=quiet",
+        "STREAMCHECK_REDIRECT=per-thread", "STREAMCHECK_REDIRECT_METHOD=entry", "STREAMCHECK_OUTPUT=/o",
+        NULL,
+    };
+    sc_options o;
+    load(&o, env);
+    char *text;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    sc_options_dump(&o, f);
+    fclose(f);
+    static const char *const want[] = {
+        "STREAMCHECK_DISABLE          = 0                        (default)",
+        "STREAMCHECK_OUTPUT           = /o                       (environment)",
+        "STREAMCHECK_FORMAT           = text,trace,html          (environment)",
+        "STREAMCHECK_MEASURE          = 0                        (default)",
+        "STREAMCHECK_STACK_DEPTH      = 8                        (default)",
+        "STREAMCHECK_PYTHON_DEPTH     = 4                        (default)",
+        "STREAMCHECK_LOG_LEVEL        = quiet                    (environment)",
+        "STREAMCHECK_DUMP_CONFIG      = 0                        (default)",
+        "STREAMCHECK_PROFILE          = 0                        (default)",
+        "STREAMCHECK_REDIRECT         = per-thread               (environment)",
+        "STREAMCHECK_REDIRECT_METHOD  = entry                    (environment)",
+        "STREAMCHECK_RULES            =                          (default)",
+        "STREAMCHECK_IGNORE           = SC101,SC203              (environment)",
+        "STREAMCHECK_SUPPRESSIONS     =                          (default)",
+        "STREAMCHECK_SOURCE_ROOT      =                          (default)",
+        "STREAMCHECK_ALLOC_LOOP_MIN   = 10                       (default)",
+        "STREAMCHECK_SYNC_FREQUENT    = 100                      (default)",
+        "STREAMCHECK_SYMBOLIZE_MS     = 2000                     (default)",
+        "STREAMCHECK_TOP              = 10                       (default)",
+        "STREAMCHECK_WARN_COST_US     = 1000                     (default)",
+        "STREAMCHECK_WARN_SHARE_BP    = 50                       (default)",
+        "STREAMCHECK_STATUS_DIR       =                          (default)",
+    };
+    ck_assert_uint_eq(SC_ARRAY_LEN(want), SC_NOPTS);
+    has_lines(text, want, SC_ARRAY_LEN(want));
+    free(text);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("options");
+    TCase *tc = tcase_create("options");
+    tcase_add_test(tc, defaults);
+    tcase_add_test(tc, environment);
+    tcase_add_test(tc, bad_environment);
+    tcase_add_test(tc, bad_format);
+    tcase_add_test(tc, enum_constants);
+    tcase_add_test(tc, config_file);
+    tcase_add_test(tc, missing_config_file);
+    tcase_add_test(tc, check_and_lookup);
+    tcase_add_test(tc, dump);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
