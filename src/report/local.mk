@@ -6,7 +6,10 @@ SC_REPORT_CPPFLAGS = -I$(top_srcdir)/src/report $(SC_COMMON_CPPFLAGS)
 
 noinst_LTLIBRARIES += src/report/libscreport.la
 src_report_libscreport_la_SOURCES = \
-	src/report/report.c src/report/report.h src/report/frames.c \
+	src/report/report.c src/report/report.h src/report/model.h src/report/idmap.c \
+	src/report/report_sort.c src/report/report_merge.c src/report/judge.c \
+	src/report/format.c src/report/frames.c src/report/readfile.c \
+	src/report/render.c src/report/report_write.c \
 	src/report/report_text.c src/report/report_json.c src/report/report_read.c \
 	src/report/report_sarif.c src/report/report_junit.c src/report/report_trace.c \
 	src/report/report_html.c src/report/report_html_gpu.c src/report/html.h \

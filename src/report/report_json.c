@@ -12,19 +12,6 @@
 #include "json.h"
 #include "report.h"
 
-/* Seconds as integer microseconds, rounded; the JSON carries 6 decimals. */
-int64_t sc_seconds_to_micro(double t)
-{
-    double us = t * 1e6;
-    if (us != us) /* NaN */
-        return 0;
-    if (us >= 9.2e18)
-        return INT64_MAX;
-    if (us <= -9.2e18)
-        return INT64_MIN;
-    return (int64_t)(us < 0 ? us - 0.5 : us + 0.5);
-}
-
 static void write_overlaps(sc_jw *w, uint64_t span, uint64_t busy, uint64_t idle, uint64_t ov,
                            uint64_t cc, uint64_t kk)
 {
