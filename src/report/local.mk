@@ -12,7 +12,8 @@ src_report_libscreport_la_SOURCES = \
 	src/report/render.c src/report/report_write.c \
 	src/report/report_text.c src/report/report_json.c src/report/report_read.c \
 	src/report/report_sarif.c src/report/report_junit.c src/report/report_trace.c \
-	src/report/report_html.c src/report/report_html_gpu.c src/report/html.h \
+	src/report/report_html.c src/report/html_finding.c src/report/html_gpu.c \
+	src/report/html_timeline.c src/report/html.c src/report/html.h \
 	src/report/suppress.c src/report/suppress.h \
 	src/report/filter.c src/report/filter.h
 src_report_libscreport_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_REPORT_CPPFLAGS)
