@@ -642,13 +642,12 @@ static int read_counts(ctx *c, const sc_json *root, sc_report *r)
 
 /* ------------------------------------------------------------ entry --- */
 
-static int read_report(ctx *c, const sc_json *root, sc_report *r)
+/* schema_version, tool and the derived members. */
+static int read_head(ctx *c, const sc_json *root, sc_report *r)
 {
-    const sc_json *v, *arr;
+    const sc_json *v;
     uint64_t ver;
-    where w;
     char b[80];
-
     if (root->type != SC_JSON_OBJECT)
         return bad(c, NULL, "not a streamcheck report: the JSON value is %s, not an object",
                    sc_json_type_desc(root->type));
@@ -669,10 +668,14 @@ static int read_report(ctx *c, const sc_json *root, sc_report *r)
     free(name);
     if (get_str(c, v, "tool", "version", 1, &r->tool_version) < 0)
         return -1;
-    if (check_derived(c, root) < 0)
-        return -1;
+    return check_derived(c, root);
+}
 
-    if (!(arr = get_typed(c, root, "", "processes", SC_JSON_ARRAY)))
+static int read_processes(ctx *c, const sc_json *root, sc_report *r)
+{
+    const sc_json *arr = get_typed(c, root, "", "processes", SC_JSON_ARRAY);
+    where w;
+    if (!arr)
         return -1;
     if (arr->len > UINT_MAX)
         return bad(c, "processes", "too many processes");
@@ -684,8 +687,15 @@ static int read_report(ctx *c, const sc_json *root, sc_report *r)
         if (read_process(c, &arr->items[i], w.s, p) < 0)
             return -1;
     }
+    return 0;
+}
 
-    if (!(arr = get_typed(c, root, "", "callsites", SC_JSON_ARRAY)))
+/* The call sites, each id once (m maps them for the references). */
+static int read_callsites(ctx *c, const sc_json *root, sc_report *r, sc_idmap *m)
+{
+    const sc_json *arr = get_typed(c, root, "", "callsites", SC_JSON_ARRAY);
+    where w;
+    if (!arr)
         return -1;
     if (arr->len && !(r->callsites = calloc(arr->len, sizeof *r->callsites)))
         return nomem(c);
@@ -695,57 +705,71 @@ static int read_report(ctx *c, const sc_json *root, sc_report *r)
         if (read_callsite(c, &arr->items[i], w.s, &r->callsites[i]) < 0)
             return -1;
     }
-    sc_idmap m;
-    if (sc_idmap_init(&m, r->ncallsites) < 0)
+    if (sc_idmap_init(m, r->ncallsites) < 0)
         return nomem(c);
     for (size_t i = 0; i < r->ncallsites; i++)
-        if (sc_idmap_add(&m, r->callsites, i) < 0) {
-            sc_idmap_free(&m);
+        if (sc_idmap_add(m, r->callsites, i) < 0) {
             at(&w, "callsites[%zu].id", i);
             return bad(c, w.s, "call site %s appears twice", r->callsites[i].id);
         }
+    return 0;
+}
 
-    if (!(arr = get_typed(c, root, "", "findings", SC_JSON_ARRAY)))
-        goto fail_map;
+/* A reference to a call site (entry i of key) that callsites lacks. */
+static int check_ref(ctx *c, const sc_report *r, const sc_idmap *m, const char *key, size_t i, const char *id)
+{
+    where w;
+    if (!*id || sc_idmap_find(m, r->callsites, id) >= 0)
+        return 0;
+    at(&w, "%s[%zu].callsite", key, i);
+    return bad(c, w.s, "call site %s is not in callsites", id);
+}
+
+static int read_findings(ctx *c, const sc_json *root, sc_report *r, const sc_idmap *m)
+{
+    const sc_json *arr = get_typed(c, root, "", "findings", SC_JSON_ARRAY);
+    where w;
+    if (!arr)
+        return -1;
     for (size_t i = 0; i < arr->len; i++) {
         sc_finding *f = sc_report_add_finding(r);
-        if (!f) {
-            nomem(c);
-            goto fail_map;
-        }
+        if (!f)
+            return nomem(c);
         at(&w, "findings[%zu]", i);
-        if (read_finding(c, &arr->items[i], w.s, r->nprocs, f) < 0)
-            goto fail_map;
-        if (*f->callsite && sc_idmap_find(&m, r->callsites, f->callsite) < 0) {
-            at(&w, "findings[%zu].callsite", i);
-            bad(c, w.s, "call site %s is not in callsites", f->callsite);
-            goto fail_map;
-        }
+        if (read_finding(c, &arr->items[i], w.s, r->nprocs, f) < 0 ||
+            check_ref(c, r, m, "findings", i, f->callsite) < 0)
+            return -1;
     }
+    return 0;
+}
 
-    if (!(arr = get_typed(c, root, "", "redirects", SC_JSON_ARRAY)))
-        goto fail_map;
+static int read_redirects(ctx *c, const sc_json *root, sc_report *r, const sc_idmap *m)
+{
+    const sc_json *arr = get_typed(c, root, "", "redirects", SC_JSON_ARRAY);
+    where w;
+    if (!arr)
+        return -1;
     for (size_t i = 0; i < arr->len; i++) {
         sc_redirect *rd = sc_report_add_redirect(r);
-        if (!rd) {
-            nomem(c);
-            goto fail_map;
-        }
+        if (!rd)
+            return nomem(c);
         at(&w, "redirects[%zu]", i);
-        if (read_redirect(c, &arr->items[i], w.s, r->nprocs, rd) < 0)
-            goto fail_map;
-        if (*rd->callsite && sc_idmap_find(&m, r->callsites, rd->callsite) < 0) {
-            at(&w, "redirects[%zu].callsite", i);
-            bad(c, w.s, "call site %s is not in callsites", rd->callsite);
-            goto fail_map;
-        }
+        if (read_redirect(c, &arr->items[i], w.s, r->nprocs, rd) < 0 ||
+            check_ref(c, r, m, "redirects", i, rd->callsite) < 0)
+            return -1;
     }
-    sc_idmap_free(&m);
-    return read_counts(c, root, r);
+    return 0;
+}
 
-fail_map:
+static int read_report(ctx *c, const sc_json *root, sc_report *r)
+{
+    sc_idmap m = {0};
+    int rc = -1;
+    if (read_head(c, root, r) == 0 && read_processes(c, root, r) == 0 && read_callsites(c, root, r, &m) == 0 &&
+        read_findings(c, root, r, &m) == 0 && read_redirects(c, root, r, &m) == 0)
+        rc = read_counts(c, root, r);
     sc_idmap_free(&m);
-    return -1;
+    return rc;
 }
 
 int sc_report_parse_json(sc_report *r, const char *text, size_t len, const char *name,
