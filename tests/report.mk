@@ -22,6 +22,14 @@ tests_unit_test_json_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
 tests_unit_test_json_LDADD = $(SC_UNIT_LDADD)
 TESTS += tests/unit/test-json
 
+check_PROGRAMS += tests/unit/test-formats
+tests_unit_test_formats_SOURCES = tests/unit/test-formats.c \
+	tests/golden/fixture.c tests/golden/fixture.h
+tests_unit_test_formats_CFLAGS = $(SC_UNIT_CFLAGS)
+tests_unit_test_formats_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
+tests_unit_test_formats_LDADD = $(SC_UNIT_LDADD)
+TESTS += tests/unit/test-formats
+
 check_PROGRAMS += tests/unit/test-report
 tests_unit_test_report_SOURCES = tests/unit/test-report.c \
 	tests/golden/fixture.c tests/golden/fixture.h

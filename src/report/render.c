@@ -1,23 +1,10 @@
 /* render.c: renders a report in one format: the dispatch to the renderers
- * (report_text.c, report_json.c, ...) and each format's file extension. */
+ * (report_text.c, report_json.c, ...). */
 #include "config.h"
 
 #include <errno.h>
 
 #include "report.h"
-
-const char *sc_format_ext(sc_format fmt)
-{
-    switch (fmt) {
-    case SC_FMT_TEXT: return "txt";
-    case SC_FMT_JSON: return "json";
-    case SC_FMT_SARIF: return "sarif";
-    case SC_FMT_JUNIT: return "xml";
-    case SC_FMT_TRACE: return "trace.json";
-    case SC_FMT_HTML: return "html";
-    }
-    return NULL;
-}
 
 int sc_render(const sc_report *r, sc_format fmt, FILE *out, const sc_render_opts *o)
 {

@@ -515,8 +515,6 @@ int sc_report_write_file(const sc_report *r, sc_format fmt, const char *dir,
    files), rendering with o (NULL: defaults). */
 int sc_report_write_named(const sc_report *r, sc_format fmt, const sc_render_opts *o,
                           const char *dir, const char *name, char *path_out, size_t path_len);
-/* "txt", "json", "sarif", "xml", "html"; NULL for anything else. */
-const char *sc_format_ext(sc_format fmt);
 /* Renders one format with options (NULL: defaults); the four functions
    above are this with defaults. */
 int sc_render(const sc_report *r, sc_format fmt, FILE *out, const sc_render_opts *o);
