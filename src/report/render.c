@@ -1,34 +1,24 @@
-/* render.c: renders a report in one format: the dispatch to the renderers
- * (report_text.c, report_json.c, ...). */
+/* render.c: renders a report in one format, through the table of
+ * renderers that formats.def makes: sc_render_<ID> for each row. */
 #include "config.h"
 
 #include <errno.h>
 
 #include "report.h"
 
+static sc_renderer *const renderers[SC_NFORMATS] = {
+#define SC_FORMAT(NAME, BIT, ID, EXT, ALIAS, ALL, DESCRIPTION) [SC_FMT_INDEX_##NAME] = sc_render_##ID,
+#include "formats.def"
+#undef SC_FORMAT
+};
+
 int sc_render(const sc_report *r, sc_format fmt, FILE *out, const sc_render_opts *o)
 {
     static const sc_render_opts defaults;
-    if (!o)
-        o = &defaults;
-    switch (fmt) {
-    case SC_FMT_TEXT: return sc_render_text(r, out, o);
-    case SC_FMT_JSON: return sc_render_json(r, out);
-    case SC_FMT_SARIF: return sc_render_sarif_opts(r, out, o);
-    case SC_FMT_JUNIT: return sc_render_junit_opts(r, out, o);
-    case SC_FMT_TRACE: return sc_render_trace(r, out);
-    case SC_FMT_HTML: return sc_render_html(r, out, o);
+    int i = sc_format_index(fmt);
+    if (i < 0) {
+        errno = EINVAL;
+        return -1;
     }
-    errno = EINVAL;
-    return -1;
-}
-
-int sc_render_sarif(const sc_report *r, FILE *out)
-{
-    return sc_render_sarif_opts(r, out, NULL);
-}
-
-int sc_render_junit(const sc_report *r, FILE *out)
-{
-    return sc_render_junit_opts(r, out, NULL);
+    return renderers[i](r, out, o ? o : &defaults);
 }

@@ -489,37 +489,44 @@ static inline int sc_blank(char c)
    buffer.  0, or -1 with "PATH: reason" in err. */
 int sc_read_file(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen);
 
-/* ---- renderers; each returns 0 or -1 with errno set ---- */
-int sc_render_text(const sc_report *r, FILE *out, const sc_render_opts *o);
-int sc_render_json(const sc_report *r, FILE *out);
-int sc_render_sarif(const sc_report *r, FILE *out);
-int sc_render_junit(const sc_report *r, FILE *out);
-/* Chrome trace event format (Perfetto, chrome://tracing): a process per
-   device with a track per stream, a process per host process with a track
-   per thread and API layer, findings as instant events with flow arrows to
-   the GPU operation they held back (libstreamcheck(7), Trace). */
-int sc_render_trace(const sc_report *r, FILE *out);
+/* ---- renderers: sc_render_<ID> for each row of formats.def, all of one
+   type.  Each takes options (NULL: defaults) and returns 0, or -1 with
+   errno set. ---- */
+typedef int sc_renderer(const sc_report *r, FILE *out, const sc_render_opts *o);
+/* The report for a person (report_text.c): the findings ranked by cost,
+   the first o->top of them in full. */
+sc_renderer sc_render_text;
+/* The versioned JSON report (report_json.c); no options. */
+sc_renderer sc_render_json;
+/* SARIF 2.1.0 (report_sarif.c); uses o->srcroot. */
+sc_renderer sc_render_sarif;
+/* JUnit XML (report_junit.c): a test case per rule; uses o->fail_on and
+   o->srcroot. */
+sc_renderer sc_render_junit;
+/* Chrome trace event format (report_trace.c; Perfetto, chrome://tracing):
+   a process per device with a track per stream, a process per host
+   process with a track per thread and API layer, findings as instant
+   events with flow arrows to the GPU operation they held back
+   (libstreamcheck(7), Trace); no options. */
+sc_renderer sc_render_trace;
 /* One self-contained HTML page (report_html.c): inline CSS, SVG and a small
    script, no reference outside the file; in measured mode an SVG timeline
    per device.  Uses o->srcroot (paths, and the source lines around each
    call site when the file is readable where the page is written). */
-int sc_render_html(const sc_report *r, FILE *out, const sc_render_opts *o);
+sc_renderer sc_render_html;
 
-/* Writes DIR/<exe>.<pid>.streamcheck.<ext> through a temporary file and
-   rename(2).  Returns 0, or -1 with errno set; the path written goes to
-   path_out when not NULL. */
-int sc_report_write_file(const sc_report *r, sc_format fmt, const char *dir,
-                         const char *exe_base, long pid, char *path_out, size_t path_len);
-
-/* Writes DIR/NAME.streamcheck.<ext> the same way (the report tool's merged
-   files), rendering with o (NULL: defaults). */
+/* ---- rendering and writing (render.c, report_write.c) ---- */
+/* Renders one format (a single sc_format bit) through its renderer;
+   -1 with EINVAL for anything else. */
+int sc_render(const sc_report *r, sc_format fmt, FILE *out, const sc_render_opts *o);
+/* Writes DIR/NAME.streamcheck.<ext> (sc_format_ext) through a temporary
+   file in DIR and rename(2), rendering with o (NULL: defaults).  Returns 0,
+   or -1 with errno set; the path written goes to path_out when not NULL. */
 int sc_report_write_named(const sc_report *r, sc_format fmt, const sc_render_opts *o,
                           const char *dir, const char *name, char *path_out, size_t path_len);
-/* Renders one format with options (NULL: defaults); the four functions
-   above are this with defaults. */
-int sc_render(const sc_report *r, sc_format fmt, FILE *out, const sc_render_opts *o);
-int sc_render_sarif_opts(const sc_report *r, FILE *out, const sc_render_opts *o);
-int sc_render_junit_opts(const sc_report *r, FILE *out, const sc_render_opts *o);
+/* The same as DIR/<exe>.<pid>.streamcheck.<ext>, with defaults. */
+int sc_report_write_file(const sc_report *r, sc_format fmt, const char *dir,
+                         const char *exe_base, long pid, char *path_out, size_t path_len);
 
 /* ---- reader (report_read.c): parses a JSON report and merges it into r.
    Returns 0, or -1 with a one-line reason in err (file name included).

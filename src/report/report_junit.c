@@ -228,7 +228,7 @@ static void testcase(FILE *out, const sc_report *r, int k, sc_fail_level level, 
     fputs("  </testcase>\n", out);
 }
 
-int sc_render_junit_opts(const sc_report *r, FILE *out, const sc_render_opts *o)
+int sc_render_junit(const sc_report *r, FILE *out, const sc_render_opts *o)
 {
     sc_fail_level level = o && o->fail_on ? o->fail_on : SC_FAIL_WARNING;
     size_t failing_rules = 0;

@@ -330,8 +330,9 @@ static void mark_events(em *e, const sc_report *r, const sc_finding_mark *m, lon
     }
 }
 
-int sc_render_trace(const sc_report *r, FILE *out)
+int sc_render_trace(const sc_report *r, FILE *out, const sc_render_opts *o)
 {
+    (void)o; /* the timeline has no options */
     em e = {out, 1};
     thrs th = {0};
     size_t *ops = index_sorted(r, r->ngpu_ops, cmp_op);
