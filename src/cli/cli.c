@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_report.h"
 #include "filter.h"
 #include "fsutil.h"
 #include "options.h"

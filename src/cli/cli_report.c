@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_report.h"
 #include "expect.h"
 #include "report.h"
 #include "suppress.h"

@@ -536,12 +536,4 @@ int sc_report_read_json(sc_report *r, const char *path, char *err, size_t errlen
 int sc_report_parse_json(sc_report *r, const char *text, size_t len, const char *name,
                          char *err, size_t errlen);
 
-/* ---- the report tool (cli_report.c) ---- */
-/* `streamcheck report ...`; argv[0] is "report".  Returns the exit status. */
-int sc_cli_report(int argc, char **argv);
-/* The usage text of `streamcheck report`. */
-void sc_cli_report_usage(FILE *out);
-/* `--list-rules`: id, name, default severity and summary, aligned. */
-void sc_print_rules(FILE *out);
-
 #endif /* SC_REPORT_H */
