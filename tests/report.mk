@@ -133,13 +133,13 @@ dist_check_SCRIPTS += tests/fuzz/replay.sh
 TESTS += tests/fuzz/replay.sh
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/json.dict tests/fuzz/suppress.dict
 
-fuzz:
+fuzz: src/report/html_assets.h
 	$(AM_V_at)$(MKDIR_P) tests/fuzz
 	$(AM_V_at)srcs=; for f in $(SC_FUZZ_LIBSRC); do srcs="$$srcs $(srcdir)/$$f"; done; \
 	for t in $(SC_FUZZ_TARGETS); do \
 	  echo "  FUZZCC   tests/fuzz/fuzz-$$t"; \
 	  $(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -D_GNU_SOURCE -I$(top_builddir) -I$(top_srcdir)/src/common \
-	    -I$(top_srcdir)/src/report -I$(top_srcdir)/src/cli \
+	    -I$(top_srcdir)/src/report -I$(top_builddir)/src/report -I$(top_srcdir)/src/cli \
 	    -I$(top_srcdir)/tests/golden -o tests/fuzz/fuzz-$$t $(srcdir)/tests/fuzz/fuzz-$$t.c $$srcs || exit 1; \
 	done; \
 	for t in $(SC_FUZZ_TARGETS); do \

@@ -70,8 +70,5 @@ void sc_html_gpu_numbers(FILE *out, const sc_report *r, size_t process);
    process was measured but the report has no timeline (a JSON report read
    back) it says where the timeline is. */
 void sc_html_timeline(FILE *out, const sc_report *r, size_t process);
-/* CSS and script of the above, put in the page's <style> and <script>. */
-extern const char sc_html_gpu_style[];
-extern const char sc_html_gpu_script[];
 
 #endif /* SC_HTML_H */

@@ -16,7 +16,19 @@ src_report_libscreport_la_SOURCES = \
 	src/report/html_timeline.c src/report/html.c src/report/html.h \
 	src/report/suppress.c src/report/suppress.h \
 	src/report/filter.c src/report/filter.h
-src_report_libscreport_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_REPORT_CPPFLAGS)
+nodist_src_report_libscreport_la_SOURCES = src/report/html_assets.h
+src_report_libscreport_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_REPORT_CPPFLAGS) -I$(top_builddir)/src/report
+
+# The HTML page's CSS and JavaScript are files; html/embed.sh makes them C
+# string macros (html_assets.h, in the build tree) before anything compiles.
+SC_HTML_ASSETS = src/report/html/report.css src/report/html/report.js \
+	src/report/html/gpu.css src/report/html/gpu.js
+EXTRA_DIST += $(SC_HTML_ASSETS) src/report/html/embed.sh
+BUILT_SOURCES += src/report/html_assets.h
+CLEANFILES += src/report/html_assets.h
+src/report/html_assets.h: $(SC_HTML_ASSETS) src/report/html/embed.sh
+	$(AM_V_GEN)$(MKDIR_P) src/report && \
+	$(SHELL) $(srcdir)/src/report/html/embed.sh $(srcdir) $(SC_HTML_ASSETS) > $@.tmp && mv -f $@.tmp $@
 
 # What a program that reads or renders reports links: libscrules.la is not
 # folded into libscreport.la, so that the shim, which links both, does not

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "html.h"
+#include "html_assets.h"   /* generated from html/ by html/embed.sh */
 #include "report.h"
 
 typedef sc_html html;
@@ -383,113 +384,6 @@ static int calls_html(html *h)
     return 0;
 }
 
-static const char style[] =
-    ":root{--err:#b3261e;--err-bg:#fdecea;--warn:#8a5300;--warn-bg:#fff4d6;--note:#0b5f8a;--note-bg:#e6f2f8;"
-    "--ok:#1e6b34;--fg:#1d2430;--mute:#5b6472;--line:#d9dde3;--bg:#f6f7f9;--card:#fff;--code:#f3f4f6;"
-    "--hl:#fff1b8;--kernel:#3b7dd8;--memcpy:#2e9e5b;--memset:#9b59b6;--host:#7f8c8d;--idle:#e9ecef;"
-    "--lost:#e05a47}\n"
-    "*{box-sizing:border-box}\n"
-    "body{margin:0;font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif;"
-    "color:var(--fg);background:var(--bg)}\n"
-    "code,pre,.path,.loc{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;"
-    "font-size:13px}\n"
-    ".path{overflow-wrap:break-word}.loc,code{overflow-wrap:anywhere}\n"
-    "td.zero{color:#b4bac3}td.c-error{color:var(--err);font-weight:700}td.c-warning{color:var(--warn);"
-    "font-weight:700}td.c-note{color:var(--note)}\n"
-    "a{color:#1f5fbf;text-decoration:none}a:hover{text-decoration:underline}\n"
-    "body>header{background:#1d2430;color:#fff;padding:18px 28px 14px}\n"
-    "body>header h1{margin:0;font-size:22px;font-weight:600;overflow-wrap:anywhere}\n"
-    "body>header h1 .tool{font-weight:400;color:#aeb7c4}\n"
-    "body>header .cmd{margin:4px 0 0;color:#cfd6df;font-size:13px}\n"
-    "main{max-width:1200px;margin:0 auto;padding:8px 24px 40px}\n"
-    "h2{font-size:19px;margin:28px 0 10px;padding-bottom:4px;border-bottom:1px solid var(--line)}\n"
-    "h3{font-size:16px;margin:22px 0 8px}\n"
-    "h2 .n,h3 .n{color:var(--mute);font-weight:400}\n"
-    ".summary{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:16px 20px;"
-    "margin-top:18px}\n"
-    ".cost{display:flex;flex-wrap:wrap;align-items:baseline;gap:6px 14px;margin-bottom:12px}\n"
-    ".cost .big{font-size:28px;font-weight:700;color:var(--err)}\n"
-    ".cost .big.ok{color:var(--ok);font-size:22px}\n"
-    ".cost .sub{color:var(--mute)}\n"
-    ".cost .counts{margin-left:auto}\n"
-    ".process>.cost{margin-top:6px}\n"
-    "dl.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(210px,1fr));gap:8px 18px;margin:0}\n"
-    "dl.facts .f{min-width:0}dl.facts .f.wide{grid-column:1/-1}\n"
-    "dl.facts dt{color:var(--mute);font-size:12px;text-transform:uppercase;letter-spacing:.04em}\n"
-    "dl.facts dd{margin:0;min-width:0}\n"
-    "dd.warn{color:var(--warn)}\n"
-    ".badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;"
-    "white-space:nowrap;margin:1px 0}\n"
-    ".badge.zero{opacity:.45}\n"
-    ".sev-error .sev,.badge.sev-error{background:var(--err-bg);color:var(--err)}\n"
-    ".sev-warning .sev,.badge.sev-warning{background:var(--warn-bg);color:var(--warn)}\n"
-    ".sev-note .sev,.badge.sev-note{background:var(--note-bg);color:var(--note)}\n"
-    ".sev{display:inline-block;padding:0 7px;border-radius:4px;font-size:12px;font-weight:700;"
-    "text-transform:uppercase;letter-spacing:.03em}\n"
-    ".rule{font-weight:700}.rname{color:var(--mute)}\n"
-    "table.findings td:nth-child(3){white-space:nowrap}\n"
-    ".tag{display:inline-block;background:var(--code);border:1px solid var(--line);border-radius:4px;"
-    "padding:0 6px;font-size:12px;color:var(--mute);white-space:nowrap}\n"
-    ".scroll{overflow-x:auto}\n"
-    "table{border-collapse:collapse;width:100%;background:var(--card);font-size:14px}\n"
-    "th,td{border-bottom:1px solid var(--line);padding:5px 8px;text-align:left;vertical-align:top}\n"
-    "th{background:#eef0f3;font-weight:600;white-space:nowrap}\n"
-    "td.num,th.num{text-align:right;white-space:nowrap}\n"
-    "table.findings tr.sev-error td:first-child{box-shadow:inset 3px 0 var(--err)}\n"
-    "table.findings tr.sev-warning td:first-child{box-shadow:inset 3px 0 #e0a100}\n"
-    "table.findings tr.sev-note td:first-child{box-shadow:inset 3px 0 var(--note)}\n"
-    "table.findings tr:target{background:var(--hl)}\n"
-    "table.procs td.path{max-width:420px}\n"
-    "article.finding{background:var(--card);border:1px solid var(--line);border-left:5px solid var(--note);"
-    "border-radius:6px;padding:12px 16px;margin:14px 0}\n"
-    "article.sev-error{border-left-color:var(--err)}article.sev-warning{border-left-color:#e0a100}\n"
-    "article.finding:target{box-shadow:0 0 0 3px #7aa7e8}\n"
-    "article header{display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 8px;font-size:16px}\n"
-    "article header .num{color:var(--mute);font-weight:600}\n"
-    "article header .hcost{margin-left:auto;font-weight:700}\n"
-    "article .what{margin:6px 0 2px;font-weight:500}\n"
-    "article .at{margin:2px 0 8px;color:var(--mute)}\n"
-    "article .at .where{color:var(--fg)}\n"
-    ".where .fn{font-weight:600}.where .in{color:var(--mute)}.via{color:var(--mute);font-size:.9em}\n"
-    "pre{margin:0;overflow-x:auto;tab-size:4}\n"
-    "pre.src{background:var(--code);border:1px solid var(--line);border-radius:4px;padding:6px 0;margin:6px 0 10px}\n"
-    "pre.src .l{display:block;padding:0 10px 0 0;white-space:pre}\n"
-    "pre.src .l.hl{background:var(--hl);font-weight:600}\n"
-    "pre.src .n{display:inline-block;min-width:4.5em;padding-right:1em;text-align:right;color:#8a93a0;"
-    "user-select:none}\n"
-    "dl.nums{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:6px 0;font-size:14px}\n"
-    "dl.nums dt{color:var(--mute)}dl.nums dd{margin:0;min-width:0}\n"
-    ".basis{color:var(--mute)}\n"
-    ".fix{background:#eef7f0;border:1px solid #cfe5d5;border-radius:4px;padding:6px 10px;margin:8px 0}\n"
-    "details{margin:6px 0}summary{cursor:pointer;color:#1f5fbf}\n"
-    "details.why p{margin:6px 0}\n"
-    ".ba{display:grid;grid-template-columns:1fr 1fr;gap:10px}\n"
-    "@media (max-width:800px){.ba{grid-template-columns:1fr}}\n"
-    ".ba .cap{font-size:12px;font-weight:600;color:var(--mute);margin-bottom:2px}\n"
-    "pre.code{background:var(--code);border:1px solid var(--line);border-radius:4px;padding:6px 10px}\n"
-    "pre.code.bad{border-left:3px solid var(--err)}pre.code.good{border-left:3px solid var(--ok)}\n"
-    ".doc{color:var(--mute);font-size:13px}\n"
-    "details.stack ol{margin:4px 0;padding-left:2.2em;font-size:13px}\n"
-    "details.stack li.shown{background:var(--hl)}\n"
-    "details.stack .fn{font-family:ui-monospace,Menlo,Consolas,monospace;font-weight:600;overflow-wrap:anywhere}\n"
-    ".empty{background:var(--card);border:1px dashed var(--line);border-radius:6px;padding:14px;color:var(--ok)}\n"
-    ".note{color:var(--mute);font-size:14px}\n"
-    "section.process{margin-top:8px}\n"
-    "details.facts{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:6px 12px}\n"
-    "footer{color:var(--mute);font-size:13px;border-top:1px solid var(--line);margin-top:30px;padding-top:10px}\n"
-    "@media print{body{background:#fff;font-size:11pt}body>header{background:#fff;color:#000;"
-    "border-bottom:2px solid #000;padding:0 0 8px}body>header h1 .tool,body>header .cmd{color:#333}"
-    "main{max-width:none;padding:0}.noprint{display:none}summary{color:#000}"
-    "tr,.summary,pre{break-inside:avoid}h2,h3,header{break-after:avoid}a{color:#000}"
-    "pre,pre.src .l{white-space:pre-wrap;overflow:visible;overflow-wrap:anywhere}"
-    "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n";
-
-/* Opens the collapsed parts before printing, so paper has them. */
-static const char script[] =
-    "window.addEventListener('beforeprint',function(){\n"
-    "  document.querySelectorAll('details').forEach(function(d){d.setAttribute('open','');});\n"
-    "});\n";
-
 static void head_html(html *h)
 {
     FILE *out = h->out;
@@ -504,8 +398,8 @@ static void head_html(html *h)
         escf(out, "%s (pid %ld): streamcheck", sc_basename(sc_or_unknown(r->procs[0].exe)), r->procs[0].pid);
     else
         escf(out, "%zu processes: streamcheck", r->nprocs);
-    fprintf(out, "</title>\n<style>\n%s%s</style>\n</head>\n<body>\n<header>\n<h1>", style,
-            sc_html_any_gpu(r) ? sc_html_gpu_style : "");
+    fprintf(out, "</title>\n<style>\n%s%s</style>\n</head>\n<body>\n<header>\n<h1>", SC_HTML_REPORT_CSS,
+            sc_html_any_gpu(r) ? SC_HTML_GPU_CSS : "");
     if (r->nprocs == 1)
         sc_html_esc(out, sc_basename(sc_or_unknown(r->procs[0].exe)));
     else
@@ -530,8 +424,10 @@ static void foot_html(html *h)
     sc_html_esc(out, sc_or_unknown(h->r->tool_version));
     fputs("; the rules, the cost model and the other formats: <code>man libstreamcheck</code>. "
           "This page is one file and loads nothing from elsewhere.</p>\n</footer>\n</main>\n", out);
-    fprintf(out, "<script>//<![CDATA[\n(function(){\n%s%s})();\n//]]></script>\n</body>\n</html>\n", script,
-            sc_html_any_gpu(h->r) ? sc_html_gpu_script : "");
+    /* report.js opens the collapsed parts before printing, so paper has
+       them; gpu.js zooms the timeline and shows its tooltips. */
+    fprintf(out, "<script>//<![CDATA[\n(function(){\n%s%s})();\n//]]></script>\n</body>\n</html>\n",
+            SC_HTML_REPORT_JS, sc_html_any_gpu(h->r) ? SC_HTML_GPU_JS : "");
 }
 
 int sc_render_html(const sc_report *r, FILE *out, const sc_render_opts *o)
