@@ -6,7 +6,7 @@ SC_REPORT_CPPFLAGS = -I$(top_srcdir)/src/report $(SC_COMMON_CPPFLAGS)
 
 noinst_LTLIBRARIES += src/report/libscreport.la
 src_report_libscreport_la_SOURCES = \
-	src/report/report.c src/report/report.h src/report/model.h src/report/idmap.c \
+	src/report/report.c src/report/report.h src/report/model.h src/report/fields.h src/report/idmap.c \
 	src/report/report_sort.c src/report/report_merge.c src/report/judge.c \
 	src/report/format.c src/report/frames.c src/report/readfile.c \
 	src/report/render.c src/report/report_write.c \

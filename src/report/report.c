@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "model.h"
 #include "report.h"
 
@@ -25,43 +26,84 @@ static char *dup_ok(const char *s, int *ok)
 
 /* ------------------------------------------------------- free/copy --- */
 
+/* The strings an object's list in fields.h names: duplicated (after
+   *d = *s; every one is set, NULL when it failed, so a failed copy clears
+   like any other) or freed. */
+#define DUP_STRING(m) d->m = dup_ok(s->m, &ok);
+#define DUP_VALUE(m)
+#define FREE_STRING(m) free(o->m);
+#define FREE_VALUE(m)
+#define DUP_FIELD(OBJ, KEY, KIND, MEMBER, SINCE) SC_FK_APPLY(DUP_, KIND)(MEMBER)
+#define FREE_FIELD(OBJ, KEY, KIND, MEMBER, SINCE) SC_FK_APPLY(FREE_, KIND)(MEMBER)
+#define NO_HOOK(OBJ, KEY, SINCE)
+#define STRINGS(OBJ, TYPE, LIST)                                            \
+    static int dup_##OBJ##_strings(TYPE *d, const TYPE *s)                  \
+    {                                                                       \
+        int ok = 1;                                                         \
+        LIST(DUP_FIELD, NO_HOOK)                                            \
+        return ok;                                                          \
+    }                                                                       \
+    static void free_##OBJ##_strings(TYPE *o)                               \
+    {                                                                       \
+        LIST(FREE_FIELD, NO_HOOK)                                           \
+    }
+/* An array of such objects: a deep copy (*nd counts the entries that
+   hold copies, so that it frees like any other; 0 without memory), and
+   its free. */
+#define ARRAY(OBJ, TYPE)                                                    \
+    static int dup_##OBJ##_array(TYPE **d, size_t *nd, const TYPE *s, size_t n) \
+    {                                                                       \
+        int ok = 1;                                                         \
+        *d = NULL;                                                          \
+        *nd = 0;                                                            \
+        if (n && !(*d = calloc(n, sizeof **d)))                             \
+            return 0;                                                       \
+        for (size_t i = 0; i < n; i++) {                                    \
+            (*d)[i] = s[i];                                                 \
+            ok &= dup_##OBJ##_strings(&(*d)[i], &s[i]);                     \
+            *nd = i + 1;                                                    \
+        }                                                                   \
+        return ok;                                                          \
+    }                                                                       \
+    static void free_##OBJ##_array(TYPE *a, size_t n)                       \
+    {                                                                       \
+        for (size_t i = 0; i < n; i++)                                      \
+            free_##OBJ##_strings(&a[i]);                                    \
+        free(a);                                                            \
+    }
+
+STRINGS(process, sc_process, SC_PROCESS_FIELDS)
+STRINGS(device, sc_device_info, SC_DEVICE_FIELDS)
+STRINGS(finding, sc_finding, SC_FINDING_FIELDS)
+STRINGS(callsite, sc_callsite, SC_CALLSITE_FIELDS)
+STRINGS(frame, sc_frame, SC_FRAME_FIELDS)
+STRINGS(pyframe, sc_pyframe, SC_PYFRAME_FIELDS)
+STRINGS(redirect, sc_redirect, SC_REDIRECT_FIELDS)
+ARRAY(device, sc_device_info)
+ARRAY(frame, sc_frame)
+ARRAY(pyframe, sc_pyframe)
+
 void sc_process_clear(sc_process *p)
 {
-    free(p->exe);
-    free(p->cmdline);
-    free(p->host);
-    free(p->device);
-    free(p->mode);
+    free_process_strings(p);
     sc_gpu_free(p->gpu);
     p->gpu = NULL;
-    for (size_t i = 0; i < p->ndevices; i++)
-        free(p->devices[i].name);
-    free(p->devices);
+    free_device_array(p->devices, p->ndevices);
 }
 
 void sc_callsite_clear(sc_callsite *cs)
 {
-    for (size_t i = 0; i < cs->nframes; i++) {
-        free(cs->frames[i].module);
-        free(cs->frames[i].function);
-        free(cs->frames[i].file);
-    }
-    free(cs->frames);
-    for (size_t i = 0; i < cs->npy; i++) {
-        free(cs->py[i].file);
-        free(cs->py[i].function);
-    }
-    free(cs->py);
-    free(cs->thread_name);
+    free_callsite_strings(cs);
+    free_frame_array(cs->frames, cs->nframes);
+    free_pyframe_array(cs->py, cs->npy);
 }
 
 void sc_finding_clear(sc_finding *f)
 {
-    free(f->api);
-    free(f->driver_api);
-    free(f->detail);
+    free_finding_strings(f);
 }
 
+/* Not an object of the JSON report (counts are maps there): by hand. */
 void sc_api_count_clear(sc_api_count *c)
 {
     free(c->library);
@@ -70,8 +112,7 @@ void sc_api_count_clear(sc_api_count *c)
 
 void sc_redirect_clear(sc_redirect *rd)
 {
-    free(rd->api);
-    free(rd->outcome);
+    free_redirect_strings(rd);
 }
 
 sc_gpu *sc_gpu_dup(const sc_gpu *g)
@@ -110,25 +151,12 @@ void sc_gpu_free(sc_gpu *g)
 
 int sc_process_copy(sc_process *d, const sc_process *s)
 {
-    int ok = 1;
     *d = *s;
+    int ok = dup_process_strings(d, s);
     d->gpu = NULL;
     if (s->gpu && !(d->gpu = sc_gpu_dup(s->gpu)))
         ok = 0;
-    d->exe = dup_ok(s->exe, &ok);
-    d->cmdline = dup_ok(s->cmdline, &ok);
-    d->host = dup_ok(s->host, &ok);
-    d->device = dup_ok(s->device, &ok);
-    d->mode = dup_ok(s->mode, &ok);
-    d->devices = NULL;
-    d->ndevices = 0;
-    if (s->ndevices && !(d->devices = calloc(s->ndevices, sizeof *d->devices)))
-        ok = 0;
-    for (size_t i = 0; ok && i < s->ndevices; i++) {
-        d->devices[i].ordinal = s->devices[i].ordinal;
-        d->devices[i].name = dup_ok(s->devices[i].name, &ok);
-        d->ndevices = i + 1;
-    }
+    ok &= dup_device_array(&d->devices, &d->ndevices, s->devices, s->ndevices);
     if (!ok) {
         sc_process_clear(d);
         return -1;
@@ -138,35 +166,10 @@ int sc_process_copy(sc_process *d, const sc_process *s)
 
 int sc_callsite_copy(sc_callsite *d, const sc_callsite *s)
 {
-    int ok = 1;
-    memset(d, 0, sizeof *d);
-    memcpy(d->id, s->id, sizeof d->id);
-    d->thread_name = dup_ok(s->thread_name, &ok);
-    if (s->nframes) {
-        d->frames = calloc(s->nframes, sizeof *d->frames);
-        if (!d->frames)
-            return -1;
-        d->nframes = s->nframes;
-        for (size_t i = 0; i < s->nframes; i++) {
-            d->frames[i] = s->frames[i];
-            d->frames[i].module = dup_ok(s->frames[i].module, &ok);
-            d->frames[i].function = dup_ok(s->frames[i].function, &ok);
-            d->frames[i].file = dup_ok(s->frames[i].file, &ok);
-        }
-    }
-    if (s->npy) {
-        d->py = calloc(s->npy, sizeof *d->py);
-        if (!d->py)
-            ok = 0;
-        else {
-            d->npy = s->npy;
-            for (size_t i = 0; i < s->npy; i++) {
-                d->py[i] = s->py[i];
-                d->py[i].file = dup_ok(s->py[i].file, &ok);
-                d->py[i].function = dup_ok(s->py[i].function, &ok);
-            }
-        }
-    }
+    *d = *s;
+    int ok = dup_callsite_strings(d, s);
+    ok &= dup_frame_array(&d->frames, &d->nframes, s->frames, s->nframes);
+    ok &= dup_pyframe_array(&d->py, &d->npy, s->py, s->npy);
     if (!ok) {
         sc_callsite_clear(d);
         return -1;
@@ -176,12 +179,8 @@ int sc_callsite_copy(sc_callsite *d, const sc_callsite *s)
 
 int sc_finding_copy(sc_finding *d, const sc_finding *s)
 {
-    int ok = 1;
     *d = *s;
-    d->api = dup_ok(s->api, &ok);
-    d->driver_api = dup_ok(s->driver_api, &ok);
-    d->detail = dup_ok(s->detail, &ok);
-    if (!ok) {
+    if (!dup_finding_strings(d, s)) {
         sc_finding_clear(d);
         return -1;
     }
@@ -203,11 +202,8 @@ int sc_api_count_copy(sc_api_count *d, const sc_api_count *s)
 
 int sc_redirect_copy(sc_redirect *d, const sc_redirect *s)
 {
-    int ok = 1;
     *d = *s;
-    d->api = dup_ok(s->api, &ok);
-    d->outcome = dup_ok(s->outcome, &ok);
-    if (!ok) {
+    if (!dup_redirect_strings(d, s)) {
         sc_redirect_clear(d);
         return -1;
     }
