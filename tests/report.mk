@@ -114,7 +114,8 @@ SC_FUZZ_LIBSRC = src/report/report.c src/report/idmap.c src/report/report_sort.c
 	src/report/report_json.c src/report/report_read.c src/report/report_sarif.c src/report/report_junit.c \
 	src/report/report_trace.c src/report/report_html.c src/report/html_finding.c \
 	src/report/html_gpu.c src/report/html_timeline.c src/report/html.c \
-	src/report/suppress.c src/report/filter.c src/common/json.c src/common/options.c src/common/rules.c \
+	src/report/suppress.c src/report/filter.c src/common/json.c src/common/options.c src/common/formats.c \
+	src/common/rules.c \
 	src/cli/expect.c src/cli/cli_report.c tests/golden/fixture.c
 FUZZ_CC = clang
 FUZZ_TIME = 60
