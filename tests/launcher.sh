@@ -5,6 +5,7 @@
 # value is one line naming the option and what it accepts, exit 2, and the
 # program does not run.  TAP.
 . "${top_builddir:-.}/tests/env.sh"
+unset STREAMCHECK_SYMBOLIZE_MS   # env.sh sets it for the apps; this test lists what the launcher sets
 echo "1..6"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }

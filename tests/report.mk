@@ -22,6 +22,14 @@ tests_unit_test_json_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
 tests_unit_test_json_LDADD = $(SC_UNIT_LDADD)
 TESTS += tests/unit/test-json
 
+check_PROGRAMS += tests/unit/test-formats
+tests_unit_test_formats_SOURCES = tests/unit/test-formats.c \
+	tests/golden/fixture.c tests/golden/fixture.h
+tests_unit_test_formats_CFLAGS = $(SC_UNIT_CFLAGS)
+tests_unit_test_formats_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
+tests_unit_test_formats_LDADD = $(SC_UNIT_LDADD)
+TESTS += tests/unit/test-formats
+
 check_PROGRAMS += tests/unit/test-report
 tests_unit_test_report_SOURCES = tests/unit/test-report.c \
 	tests/golden/fixture.c tests/golden/fixture.h
@@ -108,9 +116,14 @@ TESTS += tests/golden/man-page.sh
 # New inputs land in tests/fuzz/work-TARGET; crashes in tests/fuzz/crash-*;
 # FUZZ_ARGS passes more libFuzzer flags (e.g. FUZZ_ARGS='-fork=2').
 SC_FUZZ_TARGETS = json suppress
-SC_FUZZ_LIBSRC = src/report/report.c src/report/frames.c src/report/report_text.c src/report/report_json.c \
-	src/report/report_read.c src/report/report_sarif.c src/report/report_junit.c \
-	src/report/suppress.c src/report/filter.c src/common/json.c src/common/options.c src/common/rules.c \
+SC_FUZZ_LIBSRC = src/report/report.c src/report/idmap.c src/report/report_sort.c \
+	src/report/report_merge.c src/report/judge.c src/report/format.c src/report/readfile.c \
+	src/report/render.c src/report/report_write.c src/report/frames.c src/report/report_text.c \
+	src/report/report_json.c src/report/report_read.c src/report/report_sarif.c src/report/report_junit.c \
+	src/report/report_trace.c src/report/report_html.c src/report/html_finding.c \
+	src/report/html_gpu.c src/report/html_timeline.c src/report/html.c \
+	src/report/suppress.c src/report/filter.c src/common/json.c src/common/options.c src/common/formats.c \
+	src/common/rules.c \
 	src/cli/expect.c src/cli/cli_report.c tests/golden/fixture.c
 FUZZ_CC = clang
 FUZZ_TIME = 60
@@ -129,13 +142,13 @@ dist_check_SCRIPTS += tests/fuzz/replay.sh
 TESTS += tests/fuzz/replay.sh
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/json.dict tests/fuzz/suppress.dict
 
-fuzz:
+fuzz: src/report/html_assets.h
 	$(AM_V_at)$(MKDIR_P) tests/fuzz
 	$(AM_V_at)srcs=; for f in $(SC_FUZZ_LIBSRC); do srcs="$$srcs $(srcdir)/$$f"; done; \
 	for t in $(SC_FUZZ_TARGETS); do \
 	  echo "  FUZZCC   tests/fuzz/fuzz-$$t"; \
 	  $(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -D_GNU_SOURCE -I$(top_builddir) -I$(top_srcdir)/src/common \
-	    -I$(top_srcdir)/src/report -I$(top_srcdir)/src/cli \
+	    -I$(top_srcdir)/src/report -I$(top_builddir)/src/report -I$(top_srcdir)/src/cli \
 	    -I$(top_srcdir)/tests/golden -o tests/fuzz/fuzz-$$t $(srcdir)/tests/fuzz/fuzz-$$t.c $$srcs || exit 1; \
 	done; \
 	for t in $(SC_FUZZ_TARGETS); do \

@@ -23,43 +23,66 @@
 # 6. Every file of src/shim that has a pthread_mutex_t registers an sc_part
 #    with a lock and a child reset (SC_PART_REGISTER), so the fork handler
 #    takes that lock and the child re-initializes it.
+# 7. The link-level module graph of src/report (libscreport.a) has no cycle,
+#    as in 1: the model and the helpers never call a renderer; render.c
+#    reaches the renderers through the format table.
+# 8. The same for src/cli: libsccli.a and the launcher's own objects.
 . "${top_builddir:-.}/tests/env.sh"
 src="$abs_top_srcdir/src"
 lib="$abs_top_builddir/src/shim/$LT_OBJDIR/libscshim.a"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-layering.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-echo "1..6"
+echo "1..8"
+
+# module_graph PREFIX SKIP FILE...: the link-level module graph of the
+# objects in FILE (archives or objects).  A module is one object, named
+# after its source (libtool's "lib_la-" and automake's "prog-" prefixes
+# dropped); A depends on B when nm shows a symbol undefined in A and
+# defined in B.  Definitions whose "module symbol" matches the awk regex
+# SKIP make no edge.  Writes PREFIX.syms ("D|U symbol module") and
+# PREFIX.edges ("A B symbol").
+module_graph() {
+    prefix=$1 skip=$2; shift 2
+    # "path:member:addr T name", "path:member: U name", "obj:addr T name"
+    nm -A "$@" 2>/dev/null | awk -v skip="$skip" '{
+        n = split($1, a, ":"); m = a[n - 1]; sub(/^.*\//, "", m); sub(/^.*_la-/, "", m)
+        sub(/^[a-z_]*-/, "", m); sub(/\.o$/, "", m)
+        if ($2 == "U") print "U", $3, m
+        else if ($2 ~ /^[TDBRVGSWu]$/ && !(skip != "" && (m " " $3) ~ skip)) print "D", $3, m
+    }' > "$prefix.syms"
+    awk '$1 == "D" { def[$2] = $3 }
+         $1 == "U" { n++; sym[n] = $2; mod[n] = $3 }
+         END { for (i = 1; i <= n; i++)
+                   if ((sym[i] in def) && def[sym[i]] != mod[i]) print mod[i], def[sym[i]], sym[i] }' \
+        "$prefix.syms" | sort -u > "$prefix.edges"
+}
+
+# acyclic N WHAT MIN PREFIX [DIRECTIVE]: TAP line N for the graph of
+# module_graph PREFIX, which must have at least MIN modules.
+acyclic() {
+    nmods=$(awk '{ print $3 }' "$4.syms" | sort -u | wc -l)
+    nedges=$(awk '{ print $1, $2 }' "$4.edges" | sort -u | wc -l)
+    if [ "$nmods" -lt "$3" ]; then
+        echo "not ok $1 - only $nmods modules in $2$5"
+    elif awk '{ print $1, $2 }' "$4.edges" | sort -u | tsort > /dev/null 2> "$tmp/loop"; then
+        echo "ok $1 - $2's $nmods modules and $nedges dependencies have no cycle$5"
+    else
+        echo "not ok $1 - $2's modules depend on each other in a cycle:$5"
+        sed 's/^/# /' "$tmp/loop"
+        awk '{ print "#   " $1 " -> " $2 " (" $3 ")" }' "$4.edges"
+    fi
+}
 
 # --- 1, 2: nm ------------------------------------------------------------
 if [ ! -f "$lib" ]; then
     echo "not ok 1 - no $lib"; echo "not ok 2 - no $lib"
 else
-    # "path:member:addr T name" or "path:member: U name" -> D|U name module.
     # The C library's pthread and semaphore functions that hb.c interposes
     # are the C library's to every caller, not hb's API: no edge to hb.
-    nm -A "$lib" 2>/dev/null | awk '{
-        n = split($1, a, ":"); m = a[2]; sub(/^.*_la-/, "", m); sub(/\.o$/, "", m)
-        if ($2 == "U") print "U", $3, m
-        else if ($2 ~ /^[TDBRVGSWu]$/ && !(m == "hb" && $3 ~ /^(pthread_|sem_)/)) print "D", $3, m
-    }' > "$tmp/syms"
-    awk '$1 == "D" { def[$2] = $3 }
-         $1 == "U" { n++; sym[n] = $2; mod[n] = $3 }
-         END { for (i = 1; i <= n; i++)
-                   if ((sym[i] in def) && def[sym[i]] != mod[i]) print mod[i], def[sym[i]], sym[i] }' \
-        "$tmp/syms" | sort -u > "$tmp/edges"
-    nmods=$(awk '{ print $3 }' "$tmp/syms" | sort -u | wc -l)
-    nedges=$(awk '{ print $1, $2 }' "$tmp/edges" | sort -u | wc -l)
-    if [ "$nmods" -lt 10 ]; then
-        echo "not ok 1 - only $nmods modules in $lib"
-    elif awk '{ print $1, $2 }' "$tmp/edges" | sort -u | tsort > /dev/null 2> "$tmp/loop"; then
-        echo "ok 1 - the shim's $nmods modules and $nedges dependencies have no cycle"
-    else
-        echo "not ok 1 - the shim's modules depend on each other in a cycle:"
-        sed 's/^/# /' "$tmp/loop"
-        awk '{ print "#   " $1 " -> " $2 " (" $3 ")" }' "$tmp/edges"
-    fi
-    core_out=$(awk '$1 == "core" { print "#   core -> " $2 " (" $3 ")" }' "$tmp/edges")
-    if ! grep -q " core$" "$tmp/syms"; then
+    module_graph "$tmp/shim" '^hb (pthread_|sem_)' "$lib"
+    acyclic 1 "the shim" 10 "$tmp/shim"
+    core_out=$(awk '$1 == "core" { print "#   core -> " $2 " (" $3 ")" }' "$tmp/shim.edges")
+    if ! grep -q " core$" "$tmp/shim.syms"; then
         echo "not ok 2 - no core module in $lib"
     elif [ -z "$core_out" ]; then
         echo "ok 2 - core uses no other module (they register with it)"
@@ -165,4 +188,20 @@ if [ -z "$bad" ]; then
     echo "ok 6 - every file of src/shim with a lock registers it for fork"
 else
     echo "not ok 6 - locks the fork handler would not take:$bad"
+fi
+
+# --- 7, 8: the report library and the launcher ----------------------------
+rlib="$abs_top_builddir/src/report/$LT_OBJDIR/libscreport.a"
+if [ -f "$rlib" ]; then
+    module_graph "$tmp/report" '' "$rlib"
+    acyclic 7 "src/report" 10 "$tmp/report"
+else
+    echo "not ok 7 - no $rlib"
+fi
+clib="$abs_top_builddir/src/cli/$LT_OBJDIR/libsccli.a"
+if [ -f "$clib" ]; then
+    module_graph "$tmp/cli" '' "$clib" "$abs_top_builddir"/src/cli/streamcheck-*.o
+    acyclic 8 "src/cli" 3 "$tmp/cli"
+else
+    echo "not ok 8 - no $clib"
 fi

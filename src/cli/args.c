@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "cli_report.h"
 #include "filter.h"
 #include "fsutil.h"
 #include "report.h"

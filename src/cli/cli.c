@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "cli_report.h"
 #include "report.h"
 #include "run.h"
 #include "selftest.h"

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_report.h"
 #include "expect.h"
 #include "report.h"
 #include "suppress.h"
@@ -93,30 +94,9 @@ static int usage_error(const char *fmt, ...)
 
 static int parse_formats(const char *list, unsigned *out)
 {
-    unsigned f = 0;
-    const char *p = list;
-    for (;;) {
-        size_t n = strcspn(p, ",");
-        if (n == 3 && !strncmp(p, "all", 3))
-            f |= SC_FMT_TEXT | SC_FMT_JSON | SC_FMT_SARIF | SC_FMT_JUNIT | SC_FMT_HTML;
-        else if (n == 4 && !strncmp(p, "text", 4))
-            f |= SC_FMT_TEXT;
-        else if (n == 4 && !strncmp(p, "json", 4))
-            f |= SC_FMT_JSON;
-        else if (n == 5 && !strncmp(p, "sarif", 5))
-            f |= SC_FMT_SARIF;
-        else if ((n == 5 && !strncmp(p, "junit", 5)) || (n == 3 && !strncmp(p, "xml", 3)))
-            f |= SC_FMT_JUNIT;
-        else if (n == 4 && !strncmp(p, "html", 4))
-            f |= SC_FMT_HTML;
-        else
-            return usage_error("--format: unknown format '%.*s' (text, json, sarif, junit, html or all)",
-                               (int)(n > 40 ? 40 : n), p);
-        if (!p[n])
-            break;
-        p += n + 1;
-    }
-    *out = f;
+    char err[256];
+    if (sc_formats_parse(list, out, err, sizeof err) < 0)
+        return usage_error("--format: %s", err);
     return 0;
 }
 

@@ -5,7 +5,7 @@ SC_CLI_CPPFLAGS = -I$(top_srcdir)/src/cli $(SC_REPORT_CPPFLAGS)
 
 # `streamcheck report` and the expectations, as a library the tests link too.
 noinst_LTLIBRARIES += src/cli/libsccli.la
-src_cli_libsccli_la_SOURCES = src/cli/cli_report.c src/cli/expect.c src/cli/expect.h
+src_cli_libsccli_la_SOURCES = src/cli/cli_report.c src/cli/cli_report.h src/cli/expect.c src/cli/expect.h
 src_cli_libsccli_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_CLI_CPPFLAGS)
 
 # The launcher is built as src/streamcheck, beside the shim (src/.libs), so

@@ -10,6 +10,7 @@ src_common_libscrules_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_COMMON_CPPFLAGS)
 
 noinst_LTLIBRARIES += src/common/libsccommon.la
 src_common_libsccommon_la_SOURCES = src/common/options.c src/common/options.h src/common/options.def \
+	src/common/formats.c src/common/formats.h src/common/formats.def \
 	src/common/sc.h src/common/json.c src/common/json.h src/common/fsutil.c src/common/fsutil.h
 src_common_libsccommon_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_COMMON_CPPFLAGS)
 src_common_libsccommon_la_LIBADD = src/common/libscrules.la

@@ -68,24 +68,7 @@ static int each_item(const char *s, int (*fn)(const char *item, void *arg), void
     return 0;
 }
 
-struct item_ctx { unsigned long long bits; char bad[128]; };
-
-static int format_item(const char *item, void *arg)
-{
-    struct item_ctx *c = arg;
-    static const struct { const char *name; unsigned bit; } fmts[] = {
-        {"text", SC_FMT_TEXT}, {"json", SC_FMT_JSON}, {"sarif", SC_FMT_SARIF}, {"junit", SC_FMT_JUNIT},
-        {"trace", SC_FMT_TRACE},
-        {"html", SC_FMT_HTML},
-    };
-    for (size_t i = 0; i < SC_ARRAY_LEN(fmts); i++)
-        if (!strcasecmp(item, fmts[i].name)) {
-            c->bits |= fmts[i].bit;
-            return 0;
-        }
-    snprintf(c->bad, sizeof c->bad, "%s", item);
-    return -1;
-}
+struct item_ctx { unsigned long long bits; char bad[256]; };   /* bad: as long as each_item's items */
 
 static int rule_item(const char *item, void *arg)
 {
@@ -96,18 +79,6 @@ static int rule_item(const char *item, void *arg)
         return -1;
     }
     c->bits |= 1ull << r;
-    return 0;
-}
-
-int sc_formats_parse(const char *s, unsigned *out, char *err, size_t errlen)
-{
-    struct item_ctx c = {0, ""};
-    if (each_item(s, format_item, &c) || !c.bits) {
-        snprintf(err, errlen, "'%s' is not a format (expected text, json, sarif, junit, trace or html)",
-                 c.bad[0] ? c.bad : s);
-        return -1;
-    }
-    *out = (unsigned)c.bits;
     return 0;
 }
 
@@ -224,17 +195,16 @@ static void show_list(unsigned long long bits, const char *(*name)(unsigned i), 
             snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", *buf ? "," : "", name(i));
 }
 
-/* Bit i of sc_format is format_names[i]. */
-static const char *const format_names[] = {"text", "json", "sarif", "junit", "trace", "html"};
+/* Bit i of sc_format is sc_formats[i] (formats.def lists them by bit). */
 
-static const char *format_name(unsigned i) { return format_names[i]; }
+static const char *format_name(unsigned i) { return sc_formats[i].name; }
 
 static const char *rule_id(unsigned i) { return sc_rules[i].id; }
 
 static void show_formats(const sc_option_info *t, const void *m, char *buf, size_t len)
 {
     (void)t;
-    show_list(*(const unsigned *)m, format_name, SC_ARRAY_LEN(format_names), buf, len);
+    show_list(*(const unsigned *)m, format_name, SC_NFORMATS, buf, len);
 }
 
 static void show_rules(const sc_option_info *t, const void *m, char *buf, size_t len)

@@ -6,15 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Report formats: the values of STREAMCHECK_FORMAT and --format. */
-typedef enum sc_format {
-    SC_FMT_TEXT = 1 << 0,
-    SC_FMT_JSON = 1 << 1,
-    SC_FMT_SARIF = 1 << 2,
-    SC_FMT_JUNIT = 1 << 3,
-    SC_FMT_TRACE = 1 << 4,     /* Chrome trace of the GPU timeline (measured mode) */
-    SC_FMT_HTML = 1 << 5,      /* one self-contained page for a person */
-} sc_format;
+#include "formats.h"   /* sc_format: the values of STREAMCHECK_FORMAT and --format */
 
 typedef enum sc_opt_id {
 #define SC_OPT(NAME, MEMBER, TYPE, DEF, ACCEPTS, HELP, FLAG) SC_OPT_##NAME,
@@ -83,8 +75,6 @@ int sc_option_lookup(const char *name);   /* "FORMAT" or "STREAMCHECK_FORMAT"; -
 const char *sc_option_name(sc_opt_id id); /* "FORMAT" */
 void sc_options_dump(const sc_options *o, FILE *out);
 
-/* Parses "text,json" into sc_format bits; -1 on an unknown name. */
-int sc_formats_parse(const char *s, unsigned *out, char *err, size_t errlen);
 /* Parses "SC101,blocking-stream" into rule bits; -1 on an unknown rule. */
 int sc_rules_parse(const char *s, unsigned long long *out, char *err, size_t errlen);
 

@@ -1,5 +1,6 @@
-/* frames.c: which frames of a call site are the program's, and which one
- * is the place to show (the primary frame).
+/* frames.c: which frames of a call site are the program's, which one is
+ * the place to show (the primary frame), and the paths they name (base
+ * names, normalization, the source root).
  *
  * The shim drops NVIDIA's libraries from a stack when it walks it (their
  * frames are never the line a user wrote); the report then chooses, among
@@ -305,6 +306,12 @@ int sc_frame_is_programs(const sc_frame *f)
 }
 
 /* ------------------------------------------------------------- paths --- */
+
+const char *sc_basename(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s && s[1] ? s + 1 : path;
+}
 
 void sc_path_normalize(char *path)
 {

@@ -282,101 +282,16 @@ typedef struct sc_judge_opts {
 } sc_judge_opts;
 #define SC_JUDGE_DEFAULTS {1000000, 50}
 
-/* ---- model (report.c) ---- */
+/* ---- the model (report.c) ---- */
 sc_report *sc_report_new(void);
 void sc_report_free(sc_report *r);
 const sc_callsite *sc_report_callsite(const sc_report *r, const char *id);
-/* Sorts findings by severity (errors first), then grouped by call site
-   with the sites ranked by their findings' summed cost, then cost, pending
-   events, count, rule, then every other field; api counts (calls desc, api, library), call sites (in the
-   order findings, then redirects, first name them; the rest by id) and
-   redirects (api, call-site order, outcome, process), so every renderer
-   prints in the same, reproducible order.  Processes keep their order:
-   findings refer to them by index. */
-void sc_report_sort(sc_report *r);
-/* Appends src to dst: processes are appended and the findings and redirects
-   of src keep their process, renumbered past dst's; a call site whose id dst
-   already has is kept once; api counts are summed per (library, api) across
-   processes -- per-process rows are not kept, and a summed row keeps the
-   process of the first report that had it.  Returns 0, or -1 with errno set
-   and dst unchanged. */
-int sc_report_merge(sc_report *dst, const sc_report *src);
-/* Severity from cost: a finding the shim made a warning stays one only if
-   it is worth fixing.  With a cost (any basis but unmeasured) that is
-   cost_ns >= min_cost_ns and >= min_share_bp of its process's run time;
-   without one (a serialization detect mode cannot price), only when other
-   work was really pending (pending > 0).  Otherwise it becomes a note.
-   Errors and notes are left as they are. */
-void sc_report_judge(sc_report *r, const sc_judge_opts *j);
-/* Estimated cost of the warnings (and errors) of a report, summed (a
-   measured SC102 is not added: its time is its commands' findings'). */
-uint64_t sc_report_cost(const sc_report *r);
-/* Run time of a process in ns (0 when unknown). */
-uint64_t sc_process_run_ns(const sc_process *p);
-
-/* Totals by severity over all findings. */
-void sc_report_totals(const sc_report *r, uint64_t *errors, uint64_t *warnings, uint64_t *notes);
-
-/* ---- renderers; each returns 0 or -1 with errno set ---- */
-int sc_render_text(const sc_report *r, FILE *out, const sc_render_opts *o);
-int sc_render_json(const sc_report *r, FILE *out);
-int sc_render_sarif(const sc_report *r, FILE *out);
-int sc_render_junit(const sc_report *r, FILE *out);
-/* Chrome trace event format (Perfetto, chrome://tracing): a process per
-   device with a track per stream, a process per host process with a track
-   per thread and API layer, findings as instant events with flow arrows to
-   the GPU operation they held back (libstreamcheck(7), Trace). */
-int sc_render_trace(const sc_report *r, FILE *out);
-/* Deep copy and free of a process's gpu block. */
-sc_gpu *sc_gpu_dup(const sc_gpu *g);
-void sc_gpu_free(sc_gpu *g);
-/* "GPU: busy 1.200 s (80.0%), overlap 300.000 ms (20.0%), idle ..." without
-   a newline. */
-void sc_gpu_line(const sc_gpu *g, char *buf, size_t len);
-/* One self-contained HTML page (report_html.c): inline CSS, SVG and a small
-   script, no reference outside the file; in measured mode an SVG timeline
-   per device.  Uses o->srcroot (paths, and the source lines around each
-   call site when the file is readable where the page is written). */
-int sc_render_html(const sc_report *r, FILE *out, const sc_render_opts *o);
-
-/* The one line CI greps, without a newline:
-   "streamcheck: N findings (E errors, W warnings, I notes)".  N counts
-   findings entries (aggregates per process, rule, api and call site), not
-   events; the words stay plural for every N so one pattern matches. */
-void sc_summary_line(const sc_report *r, char *buf, size_t len);
-
-/* Writes DIR/<exe>.<pid>.streamcheck.<ext> through a temporary file and
-   rename(2).  Returns 0, or -1 with errno set; the path written goes to
-   path_out when not NULL. */
-int sc_report_write_file(const sc_report *r, sc_format fmt, const char *dir,
-                         const char *exe_base, long pid, char *path_out, size_t path_len);
-
-/* Writes DIR/NAME.streamcheck.<ext> the same way (the report tool's merged
-   files), rendering with o (NULL: defaults). */
-int sc_report_write_named(const sc_report *r, sc_format fmt, const sc_render_opts *o,
-                          const char *dir, const char *name, char *path_out, size_t path_len);
-/* Seconds (sc_process times) as integer microseconds, rounded. */
-int64_t sc_seconds_to_micro(double t);
-/* "txt", "json", "sarif", "xml", "html"; NULL for anything else. */
-const char *sc_format_ext(sc_format fmt);
-/* Renders one format with options (NULL: defaults); the four functions
-   above are this with defaults. */
-int sc_render(const sc_report *r, sc_format fmt, FILE *out, const sc_render_opts *o);
-int sc_render_sarif_opts(const sc_report *r, FILE *out, const sc_render_opts *o);
-int sc_render_junit_opts(const sc_report *r, FILE *out, const sc_render_opts *o);
-
-/* ---- reader (report_read.c): parses a JSON report and merges it into r.
-   Returns 0, or -1 with a one-line reason in err (file name included).
-   On error r is unchanged. */
-int sc_report_read_json(sc_report *r, const char *path, char *err, size_t errlen);
-/* The same for a report already in memory; name is used in messages. */
-int sc_report_parse_json(sc_report *r, const char *text, size_t len, const char *name,
-                         char *err, size_t errlen);
-
-/* ---- building a report (report.c).  Each appends a zeroed entry (but a
-   process's rank and a finding's device are -1: unknown) and returns it, or
-   NULL with errno set.  The pointer is valid until the next append to the
-   same array. ---- */
+/* Index of a call site, or -1. */
+long sc_report_callsite_index(const sc_report *r, const char *id);
+/* Building a report.  Each appends a zeroed entry (but a process's rank
+   and a finding's device are -1: unknown) and returns it, or NULL with
+   errno set.  The pointer is valid until the next append to the same
+   array. */
 sc_process *sc_report_add_process(sc_report *r);
 sc_finding *sc_report_add_finding(sc_report *r);
 sc_redirect *sc_report_add_redirect(sc_report *r);
@@ -399,8 +314,62 @@ int sc_callsite_add_pyframe(sc_callsite *cs, const char *file, unsigned line,
 /* Free what an entry owns (not the entry itself). */
 void sc_finding_clear(sc_finding *f);
 void sc_callsite_clear(sc_callsite *cs);
+/* Deep copy and free of a process's gpu block. */
+sc_gpu *sc_gpu_dup(const sc_gpu *g);
+void sc_gpu_free(sc_gpu *g);
+/* Calls per api summed over libraries and processes, calls descending,
+   then by name.  A malloc'd array for the caller to free (the names point
+   into r), or NULL on ENOMEM. */
+typedef struct sc_api_total {
+    const char *api;
+    uint64_t calls;
+} sc_api_total;
+sc_api_total *sc_api_totals(const sc_report *r, size_t *n);
 
-/* ---- helpers shared by the renderers, the filters and the checker ---- */
+/* ---- order and merge (report_sort.c, report_merge.c) ---- */
+/* Sorts findings by severity (errors first), then grouped by call site
+   with the sites ranked by their findings' summed cost, then cost, pending
+   events, count, rule, then every other field; api counts (calls desc, api, library), call sites (in the
+   order findings, then redirects, first name them; the rest by id) and
+   redirects (api, call-site order, outcome, process), so every renderer
+   prints in the same, reproducible order.  Processes keep their order:
+   findings refer to them by index. */
+void sc_report_sort(sc_report *r);
+/* Appends src to dst: processes are appended and the findings and redirects
+   of src keep their process, renumbered past dst's; a call site whose id dst
+   already has is kept once; api counts are summed per (library, api) across
+   processes -- per-process rows are not kept, and a summed row keeps the
+   process of the first report that had it.  Returns 0, or -1 with errno set
+   and dst unchanged. */
+int sc_report_merge(sc_report *dst, const sc_report *src);
+
+/* ---- cost and severity (judge.c) ---- */
+/* Severity from cost: a finding the shim made a warning stays one only if
+   it is worth fixing.  With a cost (any basis but unmeasured) that is
+   cost_ns >= min_cost_ns and >= min_share_bp of its process's run time;
+   without one (a serialization detect mode cannot price), only when other
+   work was really pending (pending > 0).  Otherwise it becomes a note.
+   Errors and notes are left as they are. */
+void sc_report_judge(sc_report *r, const sc_judge_opts *j);
+/* Estimated cost of the warnings (and errors) of a report, summed (a
+   measured SC102 is not added: its time is its commands' findings'). */
+uint64_t sc_report_cost(const sc_report *r);
+/* Run time of a process in ns (0 when unknown). */
+uint64_t sc_process_run_ns(const sc_process *p);
+/* Totals by severity over all findings. */
+void sc_report_totals(const sc_report *r, uint64_t *errors, uint64_t *warnings, uint64_t *notes);
+/* The one line CI greps, without a newline:
+   "streamcheck: N findings (E errors, W warnings, I notes)".  N counts
+   findings entries (aggregates per process, rule, api and call site), not
+   events; the words stay plural for every N so one pattern matches. */
+void sc_summary_line(const sc_report *r, char *buf, size_t len);
+/* Parses "error", "warning", "note" or "never".  0 or -1. */
+int sc_fail_level_parse(const char *s, sc_fail_level *out);
+/* Whether a finding of severity s fails at level l (l already resolved,
+   not SC_FAIL_DEFAULT). */
+int sc_severity_fails(sc_severity s, sc_fail_level l);
+
+/* ---- call sites by id (idmap.c) ---- */
 /* Call sites by id in O(1): an open-addressing table of indices into a
    call-site array (merging thousands of ranks stays linear). */
 typedef struct sc_idmap {
@@ -414,39 +383,8 @@ int sc_idmap_init(sc_idmap *m, size_t n);
 int sc_idmap_add(sc_idmap *m, const sc_callsite *cs, size_t idx);
 long sc_idmap_find(const sc_idmap *m, const sc_callsite *cs, const char *id);
 void sc_idmap_free(sc_idmap *m);
-/* Calls per api summed over libraries and processes, calls descending,
-   then by name.  A malloc'd array for the caller to free (the names point
-   into r), or NULL on ENOMEM. */
-typedef struct sc_api_total {
-    const char *api;
-    uint64_t calls;
-} sc_api_total;
-sc_api_total *sc_api_totals(const sc_report *r, size_t *n);
-/* Index of a call site, or -1. */
-long sc_report_callsite_index(const sc_report *r, const char *id);
-/* The frame a person would open: the innermost Python frame with file and
-   line, else the primary native frame (sc_callsite_primary) when it has
-   them.  Returns 0 and fills the pointers (function may be NULL), or -1. */
-int sc_callsite_source(const sc_callsite *cs, const char **file, unsigned *line,
-                       const char **function);
-/* One line about a finding's numbers: "cudaMemcpyAsync -> cuMemcpyDtoHAsync_v2:
-   128 calls, host blocked 45.210 ms, other streams busy at 96 of 128,
-   est. time lost <= 33.900 ms (upper bound), 512.0 MiB". */
-void sc_finding_line(const sc_finding *f, char *buf, size_t len);
-/* Where a finding happened, for one line: the source frame as
-   sc_callsite_source picks it ("train.py:42 in step()", "main (app.cu:42)"),
-   else the innermost frame, else "no call site". */
-void sc_callsite_where(const sc_callsite *cs, char *buf, size_t len);
-/* "step (train.py:42)" style renderings, see report.c; the _in forms show
-   a file below the source root relative to it (root may be NULL). */
-typedef struct sc_srcroot sc_srcroot;
-void sc_frame_format(const sc_frame *f, char *buf, size_t len);
-void sc_pyframe_format(const sc_pyframe *f, char *buf, size_t len);
-void sc_frame_format_in(const sc_frame *f, const sc_srcroot *root, char *buf, size_t len);
-void sc_pyframe_format_in(const sc_pyframe *f, const sc_srcroot *root, char *buf, size_t len);
-void sc_callsite_where_in(const sc_callsite *cs, const sc_srcroot *root, char *buf, size_t len);
 
-/* ---- frames (frames.c) ---- */
+/* ---- frames and paths (frames.c) ---- */
 /* Whether an ELF object (path or basename) is one of NVIDIA's CUDA
    libraries: the driver and runtime, cuDNN, cuBLAS(Lt), cuFFT, cuSPARSE(Lt),
    cuRAND, cuSOLVER, NCCL, NVRTC, nvJitLink, CUPTI, cuTENSOR, by basename
@@ -481,6 +419,7 @@ int sc_frame_is_programs(const sc_frame *f);
 void sc_path_normalize(char *path);
 /* A source root: the directory (made absolute from the current one and
    normalized) and, when different, its real path. */
+typedef struct sc_srcroot sc_srcroot;
 struct sc_srcroot {
     char *lex, *real;
 };
@@ -493,6 +432,30 @@ void sc_srcroot_free(sc_srcroot *r);
 const char *sc_srcroot_rel(const sc_srcroot *r, const char *file, char *buf, size_t len);
 /* That, or the file itself when it is not below the root. */
 const char *sc_srcroot_show(const sc_srcroot *r, const char *file, char *buf, size_t len);
+/* The last path component (the string itself when it has no '/'). */
+const char *sc_basename(const char *path);
+
+/* ---- formatting helpers (format.c) ---- */
+/* The frame a person would open: the innermost Python frame with file and
+   line, else the primary native frame (sc_callsite_primary) when it has
+   them.  Returns 0 and fills the pointers (function may be NULL), or -1. */
+int sc_callsite_source(const sc_callsite *cs, const char **file, unsigned *line,
+                       const char **function);
+/* One line about a finding's numbers: "cudaMemcpyAsync -> cuMemcpyDtoHAsync_v2:
+   128 calls, host blocked 45.210 ms, other streams busy at 96 of 128,
+   est. time lost <= 33.900 ms (upper bound), 512.0 MiB". */
+void sc_finding_line(const sc_finding *f, char *buf, size_t len);
+/* Where a finding happened, for one line: the source frame as
+   sc_callsite_source picks it ("train.py:42 in step()", "main (app.cu:42)"),
+   else the innermost frame, else "no call site". */
+void sc_callsite_where(const sc_callsite *cs, char *buf, size_t len);
+/* "step (train.py:42)" style renderings; the _in forms show
+   a file below the source root relative to it (root may be NULL). */
+void sc_frame_format(const sc_frame *f, char *buf, size_t len);
+void sc_pyframe_format(const sc_pyframe *f, char *buf, size_t len);
+void sc_frame_format_in(const sc_frame *f, const sc_srcroot *root, char *buf, size_t len);
+void sc_pyframe_format_in(const sc_pyframe *f, const sc_srcroot *root, char *buf, size_t len);
+void sc_callsite_where_in(const sc_callsite *cs, const sc_srcroot *root, char *buf, size_t len);
 /* "850 ns", "4.210 us", "45.210 ms", "12.500 s"; no locale involved. */
 void sc_format_ns(uint64_t ns, char *buf, size_t len);
 /* A wall-clock time in seconds as "2024-06-01 12:00:00 UTC", a driver
@@ -503,14 +466,11 @@ void sc_format_driver(int v, char *buf, size_t len);
 const char *sc_or_unknown(const char *s);
 /* "512 B", "64.0 KiB", "512.0 MiB". */
 void sc_format_bytes(uint64_t bytes, char *buf, size_t len);
-/* Parses "error", "warning", "note" or "never".  0 or -1. */
-int sc_fail_level_parse(const char *s, sc_fail_level *out);
-/* Whether a finding of severity s fails at level l (l already resolved,
-   not SC_FAIL_DEFAULT). */
-int sc_severity_fails(sc_severity s, sc_fail_level l);
-/* Reads a whole file (at most max bytes) into a NUL-terminated malloc'd
-   buffer.  0, or -1 with "PATH: reason" in err. */
-int sc_read_file(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen);
+/* "GPU: busy 1.200 s (80.0%), overlap 300.000 ms (20.0%), idle ..." without
+   a newline. */
+void sc_gpu_line(const sc_gpu *g, char *buf, size_t len);
+/* Seconds (sc_process times) as integer microseconds, rounded. */
+int64_t sc_seconds_to_micro(double t);
 /* Replaces control characters with '?', so that an error message quoting
    input stays one printable line. */
 void sc_one_line(char *s);
@@ -523,15 +483,57 @@ static inline int sc_blank(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
-/* The last path component (the string itself when it has no '/'). */
-const char *sc_basename(const char *path);
 
-/* ---- the report tool (cli_report.c) ---- */
-/* `streamcheck report ...`; argv[0] is "report".  Returns the exit status. */
-int sc_cli_report(int argc, char **argv);
-/* The usage text of `streamcheck report`. */
-void sc_cli_report_usage(FILE *out);
-/* `--list-rules`: id, name, default severity and summary, aligned. */
-void sc_print_rules(FILE *out);
+/* ---- input files (readfile.c) ---- */
+/* Reads a whole file (at most max bytes) into a NUL-terminated malloc'd
+   buffer.  0, or -1 with "PATH: reason" in err. */
+int sc_read_file(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen);
+
+/* ---- renderers: sc_render_<ID> for each row of formats.def, all of one
+   type.  Each takes options (NULL: defaults) and returns 0, or -1 with
+   errno set. ---- */
+typedef int sc_renderer(const sc_report *r, FILE *out, const sc_render_opts *o);
+/* The report for a person (report_text.c): the findings ranked by cost,
+   the first o->top of them in full. */
+sc_renderer sc_render_text;
+/* The versioned JSON report (report_json.c); no options. */
+sc_renderer sc_render_json;
+/* SARIF 2.1.0 (report_sarif.c); uses o->srcroot. */
+sc_renderer sc_render_sarif;
+/* JUnit XML (report_junit.c): a test case per rule; uses o->fail_on and
+   o->srcroot. */
+sc_renderer sc_render_junit;
+/* Chrome trace event format (report_trace.c; Perfetto, chrome://tracing):
+   a process per device with a track per stream, a process per host
+   process with a track per thread and API layer, findings as instant
+   events with flow arrows to the GPU operation they held back
+   (libstreamcheck(7), Trace); no options. */
+sc_renderer sc_render_trace;
+/* One self-contained HTML page (report_html.c): inline CSS, SVG and a small
+   script, no reference outside the file; in measured mode an SVG timeline
+   per device.  Uses o->srcroot (paths, and the source lines around each
+   call site when the file is readable where the page is written). */
+sc_renderer sc_render_html;
+
+/* ---- rendering and writing (render.c, report_write.c) ---- */
+/* Renders one format (a single sc_format bit) through its renderer;
+   -1 with EINVAL for anything else. */
+int sc_render(const sc_report *r, sc_format fmt, FILE *out, const sc_render_opts *o);
+/* Writes DIR/NAME.streamcheck.<ext> (sc_format_ext) through a temporary
+   file in DIR and rename(2), rendering with o (NULL: defaults).  Returns 0,
+   or -1 with errno set; the path written goes to path_out when not NULL. */
+int sc_report_write_named(const sc_report *r, sc_format fmt, const sc_render_opts *o,
+                          const char *dir, const char *name, char *path_out, size_t path_len);
+/* The same as DIR/<exe>.<pid>.streamcheck.<ext>, with defaults. */
+int sc_report_write_file(const sc_report *r, sc_format fmt, const char *dir,
+                         const char *exe_base, long pid, char *path_out, size_t path_len);
+
+/* ---- reader (report_read.c): parses a JSON report and merges it into r.
+   Returns 0, or -1 with a one-line reason in err (file name included).
+   On error r is unchanged. */
+int sc_report_read_json(sc_report *r, const char *path, char *err, size_t errlen);
+/* The same for a report already in memory; name is used in messages. */
+int sc_report_parse_json(sc_report *r, const char *text, size_t len, const char *name,
+                         char *err, size_t errlen);
 
 #endif /* SC_REPORT_H */

@@ -1,7 +1,9 @@
 /* report_json.c: the versioned JSON report (schema in libstreamcheck(7)).
  *
  * Fields are written in a fixed order and every collection in a defined
- * order, so render -> read -> render gives the same bytes. */
+ * order, so render -> read -> render gives the same bytes.  Each object's
+ * members are its list in fields.h: a plain member is written by its kind
+ * (put_KIND), a hook by write_OBJ_KEY below. */
 #include "config.h"
 
 #include <errno.h>
@@ -9,260 +11,224 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "json.h"
 #include "report.h"
 
-/* Seconds as integer microseconds, rounded; the JSON carries 6 decimals. */
-int64_t sc_seconds_to_micro(double t)
+/* The writer's state: the JSON writer, and the index of the process being
+   written (its "index" member). */
+typedef struct wr {
+    sc_jw *w;
+    size_t index;
+} wr;
+
+/* ------------------------------------------------------------ kinds --- */
+
+static void put_STR(wr *c, const char *key, char *const *v)
 {
-    double us = t * 1e6;
-    if (us != us) /* NaN */
-        return 0;
-    if (us >= 9.2e18)
-        return INT64_MAX;
-    if (us <= -9.2e18)
-        return INT64_MIN;
-    return (int64_t)(us < 0 ? us - 0.5 : us + 0.5);
+    sc_jw_key(c->w, key);
+    sc_jw_string(c->w, *v);
+}
+#define put_STR_NULL put_STR
+
+static void put_STR_OPT(wr *c, const char *key, char *const *v)
+{
+    if (*v)
+        put_STR(c, key, v);
 }
 
-static void write_overlaps(sc_jw *w, uint64_t span, uint64_t busy, uint64_t idle, uint64_t ov,
-                           uint64_t cc, uint64_t kk)
+static void put_ID(wr *c, const char *key, const char (*v)[17])
 {
-    sc_jw_key(w, "span_ns");
-    sc_jw_u64(w, span);
-    sc_jw_key(w, "busy_ns");
-    sc_jw_u64(w, busy);
-    sc_jw_key(w, "idle_ns");
-    sc_jw_u64(w, idle);
-    sc_jw_key(w, "overlap_ns");
-    sc_jw_u64(w, ov);
-    sc_jw_key(w, "overlap_compute_copy_ns");
-    sc_jw_u64(w, cc);
-    sc_jw_key(w, "overlap_compute_compute_ns");
-    sc_jw_u64(w, kk);
+    sc_jw_key(c->w, key);
+    sc_jw_string(c->w, **v ? *v : NULL);
+}
+
+/* A member of C type TYPE written with WRITE. */
+#define PUT(KIND, TYPE, WRITE)                                              \
+    static void put_##KIND(wr *c, const char *key, const TYPE *v)           \
+    {                                                                       \
+        sc_jw_key(c->w, key);                                               \
+        WRITE(c->w, *v);                                                    \
+    }
+/* ... or null for a negative value. */
+#define PUT_NULLABLE(KIND, TYPE)                                            \
+    static void put_##KIND(wr *c, const char *key, const TYPE *v)           \
+    {                                                                       \
+        sc_jw_key(c->w, key);                                               \
+        if (*v >= 0)                                                        \
+            sc_jw_i64(c->w, *v);                                            \
+        else                                                                \
+            sc_jw_null(c->w);                                               \
+    }
+PUT(U64, uint64_t, sc_jw_u64)
+PUT(U64_OPT, uint64_t, sc_jw_u64)
+PUT(U32, uint32_t, sc_jw_u64)
+PUT(UINT, unsigned, sc_jw_u64)
+PUT(PROCESS, unsigned, sc_jw_u64)
+PUT(INT, int, sc_jw_i64)
+PUT(NAT, int, sc_jw_i64)
+PUT(LONG, long, sc_jw_i64)
+PUT(BOOL, int, sc_jw_bool)
+PUT_NULLABLE(INT_NULL, int)
+PUT_NULLABLE(LONG_NULL, long)
+
+static void put_TIME(wr *c, const char *key, const double *v)
+{
+    sc_jw_key(c->w, key);
+    sc_jw_micro(c->w, sc_seconds_to_micro(*v));
+}
+
+/* An object of a list of fields.h: its members in the list's order. */
+#define W_FIELD(OBJ, KEY, KIND, MEMBER, SINCE) put_##KIND(c, #KEY, &o->MEMBER);
+#define W_HOOK(OBJ, KEY, SINCE)                                             \
+    sc_jw_key(c->w, #KEY);                                                  \
+    write_##OBJ##_##KEY(c, o);
+#define W_OBJECT(OBJ, TYPE, LIST)                                           \
+    static void write_##OBJ(wr *c, const TYPE *o)                           \
+    {                                                                       \
+        sc_jw_begin_object(c->w);                                           \
+        LIST(W_FIELD, W_HOOK)                                               \
+        sc_jw_end_object(c->w);                                             \
+    }
+
+/* An array of the objects of list OBJ. */
+#define W_ARRAY(OBJ, items, n)                                              \
+    do {                                                                    \
+        sc_jw_begin_array(c->w);                                            \
+        for (size_t i_ = 0; i_ < (n); i_++)                                 \
+            write_##OBJ(c, &(items)[i_]);                                   \
+        sc_jw_end_array(c->w);                                              \
+    } while (0)
+
+/* ------------------------------------------------------------ hooks --- */
+
+W_OBJECT(device, sc_device_info, SC_DEVICE_FIELDS)
+W_OBJECT(gpu_device, sc_gpu_device, SC_GPU_DEVICE_FIELDS)
+W_OBJECT(gpu_stream, sc_gpu_stream, SC_GPU_STREAM_FIELDS)
+
+static void write_gpu_handed_over_ns(wr *c, const sc_gpu *g)
+{
+    if (g->handed_over)
+        sc_jw_u64(c->w, g->handed_over_ns);
+    else
+        sc_jw_null(c->w);
+}
+
+static void write_gpu_devices(wr *c, const sc_gpu *g)
+{
+    W_ARRAY(gpu_device, g->devices, g->ndevices);
+}
+
+static void write_gpu_streams(wr *c, const sc_gpu *g)
+{
+    W_ARRAY(gpu_stream, g->streams, g->nstreams);
+}
+
+W_OBJECT(gpu, sc_gpu, SC_GPU_FIELDS)
+
+static void write_process_index(wr *c, const sc_process *p)
+{
+    (void)p;
+    sc_jw_u64(c->w, c->index);
 }
 
 /* process.gpu: null unless the process ran in measured mode. */
-static void write_gpu(sc_jw *w, const sc_gpu *g)
+static void write_process_gpu(wr *c, const sc_process *p)
 {
-    if (!g) {
-        sc_jw_null(w);
-        return;
-    }
-    sc_jw_begin_object(w);
-    write_overlaps(w, g->span_ns, g->busy_ns, g->idle_ns, g->overlap_ns, g->overlap_compute_copy_ns,
-                   g->overlap_compute_compute_ns);
-    sc_jw_key(w, "ops");
-    sc_jw_u64(w, g->ops);
-    sc_jw_key(w, "ops_kept");
-    sc_jw_u64(w, g->ops_kept);
-    sc_jw_key(w, "dropped_records");
-    sc_jw_u64(w, g->dropped);
-    sc_jw_key(w, "handed_over_ns");
-    if (g->handed_over)
-        sc_jw_u64(w, g->handed_over_ns);
+    if (p->gpu)
+        write_gpu(c, p->gpu);
     else
-        sc_jw_null(w);
-    sc_jw_key(w, "devices");
-    sc_jw_begin_array(w);
-    for (size_t i = 0; i < g->ndevices; i++) {
-        const sc_gpu_device *d = &g->devices[i];
-        sc_jw_begin_object(w);
-        sc_jw_key(w, "device");
-        sc_jw_u64(w, d->device);
-        write_overlaps(w, d->span_ns, d->busy_ns, d->idle_ns, d->overlap_ns, d->overlap_compute_copy_ns,
-                       d->overlap_compute_compute_ns);
-        sc_jw_key(w, "ops");
-        sc_jw_u64(w, d->ops);
-        sc_jw_end_object(w);
-    }
-    sc_jw_end_array(w);
-    sc_jw_key(w, "streams");
-    sc_jw_begin_array(w);
-    for (size_t i = 0; i < g->nstreams; i++) {
-        const sc_gpu_stream *st = &g->streams[i];
-        sc_jw_begin_object(w);
-        sc_jw_key(w, "device");
-        sc_jw_u64(w, st->device);
-        sc_jw_key(w, "stream");
-        sc_jw_u64(w, st->stream);
-        sc_jw_key(w, "busy_ns");
-        sc_jw_u64(w, st->busy_ns);
-        sc_jw_key(w, "ops");
-        sc_jw_u64(w, st->ops);
-        sc_jw_end_object(w);
-    }
-    sc_jw_end_array(w);
-    sc_jw_end_object(w);
+        sc_jw_null(c->w);
 }
 
-static void write_process(sc_jw *w, const sc_process *p, size_t index)
+static void write_process_devices(wr *c, const sc_process *p)
 {
-    sc_jw_begin_object(w);
-    sc_jw_key(w, "index");
-    sc_jw_u64(w, index);
-    sc_jw_key(w, "exe");
-    sc_jw_string(w, p->exe);
-    sc_jw_key(w, "cmdline");
-    sc_jw_string(w, p->cmdline);
-    sc_jw_key(w, "pid");
-    sc_jw_i64(w, p->pid);
-    sc_jw_key(w, "host");
-    sc_jw_string(w, p->host);
-    sc_jw_key(w, "device");
-    sc_jw_string(w, p->device);
-    sc_jw_key(w, "driver_version");
-    sc_jw_i64(w, p->driver_version);
-    sc_jw_key(w, "async_engines");
-    sc_jw_i64(w, p->async_engines);
-    sc_jw_key(w, "max_connections");
-    sc_jw_i64(w, p->max_connections);
-    sc_jw_key(w, "mode");
-    sc_jw_string(w, p->mode);
-    sc_jw_key(w, "simulated");
-    sc_jw_bool(w, p->simulated);
-    sc_jw_key(w, "start_time");
-    sc_jw_micro(w, sc_seconds_to_micro(p->start_time));
-    sc_jw_key(w, "end_time");
-    sc_jw_micro(w, sc_seconds_to_micro(p->end_time));
-    sc_jw_key(w, "calls");
-    sc_jw_u64(w, p->calls);
-    sc_jw_key(w, "shim_ns");
-    sc_jw_u64(w, p->shim_ns);
-    sc_jw_key(w, "suppressed");
-    sc_jw_u64(w, p->suppressed);
-    sc_jw_key(w, "gpu");
-    write_gpu(w, p->gpu);
-    sc_jw_key(w, "devices");
-    sc_jw_begin_array(w);
-    for (size_t i = 0; i < p->ndevices; i++) {
-        sc_jw_begin_object(w);
-        sc_jw_key(w, "ordinal");
-        sc_jw_i64(w, p->devices[i].ordinal);
-        sc_jw_key(w, "name");
-        sc_jw_string(w, p->devices[i].name);
-        sc_jw_end_object(w);
-    }
-    sc_jw_end_array(w);
-    sc_jw_key(w, "rank");
-    if (p->rank >= 0)
-        sc_jw_i64(w, p->rank);
-    else
-        sc_jw_null(w);
-    sc_jw_key(w, "handoffs");
-    sc_jw_u64(w, p->handoffs);
-    sc_jw_key(w, "handoff_waits");
-    sc_jw_u64(w, p->handoff_waits);
-    sc_jw_end_object(w);
+    W_ARRAY(device, p->devices, p->ndevices);
 }
 
-static void write_finding(sc_jw *w, const sc_finding *f)
+W_OBJECT(process, sc_process, SC_PROCESS_FIELDS)
+
+static void write_finding_rule(wr *c, const sc_finding *f)
 {
-    sc_jw_begin_object(w);
-    sc_jw_key(w, "rule");
-    sc_jw_string(w, sc_rules[f->rule].id);
-    sc_jw_key(w, "name");
-    sc_jw_string(w, sc_rules[f->rule].name);
-    sc_jw_key(w, "severity");
-    sc_jw_string(w, sc_severity_name(f->severity));
-    sc_jw_key(w, "api");
-    sc_jw_string(w, f->api);
-    sc_jw_key(w, "driver_api");
-    sc_jw_string(w, f->driver_api);
-    sc_jw_key(w, "count");
-    sc_jw_u64(w, f->count);
-    sc_jw_key(w, "blocked_ns");
-    sc_jw_u64(w, f->blocked_ns);
-    sc_jw_key(w, "pending");
-    sc_jw_u64(w, f->pending);
-    sc_jw_key(w, "bytes");
-    sc_jw_u64(w, f->bytes);
-    sc_jw_key(w, "lost_ns");
-    sc_jw_u64(w, f->lost_ns);
-    sc_jw_key(w, "cost_ns");
-    sc_jw_u64(w, f->cost_ns);
-    sc_jw_key(w, "cost_basis");
-    sc_jw_string(w, sc_cost_basis_name(f->basis));
-    sc_jw_key(w, "also");
-    sc_jw_begin_array(w);
+    sc_jw_string(c->w, sc_rules[f->rule].id);
+}
+
+static void write_finding_name(wr *c, const sc_finding *f)
+{
+    sc_jw_string(c->w, sc_rules[f->rule].name);
+}
+
+static void write_finding_severity(wr *c, const sc_finding *f)
+{
+    sc_jw_string(c->w, sc_severity_name(f->severity));
+}
+
+static void write_finding_cost_basis(wr *c, const sc_finding *f)
+{
+    sc_jw_string(c->w, sc_cost_basis_name(f->basis));
+}
+
+static void write_finding_also(wr *c, const sc_finding *f)
+{
+    sc_jw_begin_array(c->w);
     for (unsigned k = 0; k < SC_NRULES; k++)
         if (f->also & (1u << k))
-            sc_jw_string(w, sc_rules[k].id);
-    sc_jw_end_array(w);
-    sc_jw_key(w, "callsite");
-    sc_jw_string(w, *f->callsite ? f->callsite : NULL);
-    sc_jw_key(w, "detail");
-    sc_jw_string(w, f->detail);
-    sc_jw_key(w, "process");
-    sc_jw_u64(w, f->process);
-    sc_jw_key(w, "gpu_lost_ns");
-    if (f->measured)
-        sc_jw_u64(w, f->gpu_lost_ns);
-    else
-        sc_jw_null(w);
-    sc_jw_key(w, "device");
-    if (f->device >= 0)
-        sc_jw_i64(w, f->device);
-    else
-        sc_jw_null(w);
-    sc_jw_end_object(w);
+            sc_jw_string(c->w, sc_rules[k].id);
+    sc_jw_end_array(c->w);
 }
 
-static void write_callsite(sc_jw *w, const sc_callsite *cs)
+static void write_finding_gpu_lost_ns(wr *c, const sc_finding *f)
+{
+    if (f->measured)
+        sc_jw_u64(c->w, f->gpu_lost_ns);
+    else
+        sc_jw_null(c->w);
+}
+
+W_OBJECT(finding, sc_finding, SC_FINDING_FIELDS)
+
+/* A string: JSON numbers above 2^53 lose bits in most readers. */
+static void write_frame_offset(wr *c, const sc_frame *f)
 {
     char off[24];
-    sc_jw_begin_object(w);
-    sc_jw_key(w, "id");
-    sc_jw_string(w, cs->id);
-    if (cs->thread_name) {
-        sc_jw_key(w, "thread_name");
-        sc_jw_string(w, cs->thread_name);
-    }
-    /* Derived (sc_callsite_primary), for readers of the file: the index in
-       frames of the frame the call site is shown at when it has no Python
-       frame with a line. */
-    long primary = sc_callsite_primary(cs);
-    sc_jw_key(w, "primary");
-    if (primary < 0)
-        sc_jw_string(w, NULL);
-    else
-        sc_jw_u64(w, (uint64_t)primary);
-    sc_jw_key(w, "frames");
-    sc_jw_begin_array(w);
-    for (size_t i = 0; i < cs->nframes; i++) {
-        const sc_frame *f = &cs->frames[i];
-        sc_jw_begin_object(w);
-        sc_jw_key(w, "module");
-        sc_jw_string(w, f->module);
-        /* A string: JSON numbers above 2^53 lose bits in most readers. */
-        snprintf(off, sizeof off, "0x%" PRIx64, f->offset);
-        sc_jw_key(w, "offset");
-        sc_jw_string(w, off);
-        sc_jw_key(w, "function");
-        sc_jw_string(w, f->function);
-        sc_jw_key(w, "file");
-        sc_jw_string(w, f->file);
-        sc_jw_key(w, "line");
-        sc_jw_u64(w, f->line);
-        sc_jw_end_object(w);
-    }
-    sc_jw_end_array(w);
-    sc_jw_key(w, "python");
-    sc_jw_begin_array(w);
-    for (size_t i = 0; i < cs->npy; i++) {
-        const sc_pyframe *f = &cs->py[i];
-        sc_jw_begin_object(w);
-        sc_jw_key(w, "file");
-        sc_jw_string(w, f->file);
-        sc_jw_key(w, "line");
-        sc_jw_u64(w, f->line);
-        sc_jw_key(w, "function");
-        sc_jw_string(w, f->function);
-        sc_jw_end_object(w);
-    }
-    sc_jw_end_array(w);
-    sc_jw_end_object(w);
+    snprintf(off, sizeof off, "0x%" PRIx64, f->offset);
+    sc_jw_string(c->w, off);
 }
+
+W_OBJECT(frame, sc_frame, SC_FRAME_FIELDS)
+W_OBJECT(pyframe, sc_pyframe, SC_PYFRAME_FIELDS)
+
+static void write_callsite_id(wr *c, const sc_callsite *cs)
+{
+    sc_jw_string(c->w, cs->id);
+}
+
+/* Derived (sc_callsite_primary), for readers of the file: the index in
+   frames of the frame the call site is shown at when it has no Python
+   frame with a line. */
+static void write_callsite_primary(wr *c, const sc_callsite *cs)
+{
+    long primary = sc_callsite_primary(cs);
+    if (primary < 0)
+        sc_jw_string(c->w, NULL);
+    else
+        sc_jw_u64(c->w, (uint64_t)primary);
+}
+
+static void write_callsite_frames(wr *c, const sc_callsite *cs)
+{
+    W_ARRAY(frame, cs->frames, cs->nframes);
+}
+
+static void write_callsite_python(wr *c, const sc_callsite *cs)
+{
+    W_ARRAY(pyframe, cs->py, cs->npy);
+}
+
+W_OBJECT(callsite, sc_callsite, SC_CALLSITE_FIELDS)
+W_OBJECT(redirect, sc_redirect, SC_REDIRECT_FIELDS)
+
+/* ------------------------------------------------------------ counts --- */
 
 static int cmp_row_key(const void *pa, const void *pb)
 {
@@ -329,15 +295,45 @@ static int write_by_library(sc_jw *w, const sc_report *r)
     return 0;
 }
 
-int sc_render_json(const sc_report *r, FILE *out)
+/* summary: derived, for readers of the file (the reader recomputes it). */
+static void write_summary(wr *c, const sc_report *r)
 {
-    sc_jw w;
-    uint64_t e, wn, nt;
+    uint64_t e, w, n;
+    sc_report_totals(r, &e, &w, &n);
+    sc_jw_begin_object(c->w);
+    sc_jw_key(c->w, "findings");
+    sc_jw_u64(c->w, r->nfindings);
+    sc_jw_key(c->w, "errors");
+    sc_jw_u64(c->w, e);
+    sc_jw_key(c->w, "warnings");
+    sc_jw_u64(c->w, w);
+    sc_jw_key(c->w, "notes");
+    sc_jw_u64(c->w, n);
+    sc_jw_end_object(c->w);
+}
+
+/* api_counts: calls per api over all libraries (derived as well). */
+static int write_api_counts(wr *c, const sc_report *r)
+{
     size_t ntot;
     sc_api_total *tot = sc_api_totals(r, &ntot);
     if (!tot)
         return -1;
-    sc_report_totals(r, &e, &wn, &nt);
+    sc_jw_begin_object(c->w);
+    for (size_t i = 0; i < ntot; i++) {
+        sc_jw_key(c->w, tot[i].api);
+        sc_jw_u64(c->w, tot[i].calls);
+    }
+    sc_jw_end_object(c->w);
+    free(tot);
+    return 0;
+}
+
+int sc_render_json(const sc_report *r, FILE *out, const sc_render_opts *o)
+{
+    (void)o; /* the JSON report is the whole model: nothing to choose */
+    sc_jw w;
+    wr state = {&w, 0}, *c = &state;
     sc_jw_init(&w, out);
     sc_jw_begin_object(&w);
     sc_jw_key(&w, "schema_version");
@@ -349,69 +345,26 @@ int sc_render_json(const sc_report *r, FILE *out)
     sc_jw_key(&w, "version");
     sc_jw_string(&w, r->tool_version);
     sc_jw_end_object(&w);
-
     sc_jw_key(&w, "summary");
-    sc_jw_begin_object(&w);
-    sc_jw_key(&w, "findings");
-    sc_jw_u64(&w, r->nfindings);
-    sc_jw_key(&w, "errors");
-    sc_jw_u64(&w, e);
-    sc_jw_key(&w, "warnings");
-    sc_jw_u64(&w, wn);
-    sc_jw_key(&w, "notes");
-    sc_jw_u64(&w, nt);
-    sc_jw_end_object(&w);
-
+    write_summary(c, r);
     if (r->nprocs == 1) {
         sc_jw_key(&w, "process");
-        write_process(&w, &r->procs[0], 0);
+        write_process(c, &r->procs[0]);
     }
     sc_jw_key(&w, "processes");
     sc_jw_begin_array(&w);
-    for (size_t i = 0; i < r->nprocs; i++)
-        write_process(&w, &r->procs[i], i);
+    for (c->index = 0; c->index < r->nprocs; c->index++)
+        write_process(c, &r->procs[c->index]);
     sc_jw_end_array(&w);
-
     sc_jw_key(&w, "findings");
-    sc_jw_begin_array(&w);
-    for (size_t i = 0; i < r->nfindings; i++)
-        write_finding(&w, &r->findings[i]);
-    sc_jw_end_array(&w);
-
+    W_ARRAY(finding, r->findings, r->nfindings);
     sc_jw_key(&w, "callsites");
-    sc_jw_begin_array(&w);
-    for (size_t i = 0; i < r->ncallsites; i++)
-        write_callsite(&w, &r->callsites[i]);
-    sc_jw_end_array(&w);
-
+    W_ARRAY(callsite, r->callsites, r->ncallsites);
     sc_jw_key(&w, "redirects");
-    sc_jw_begin_array(&w);
-    for (size_t i = 0; i < r->nredirects; i++) {
-        const sc_redirect *rd = &r->redirects[i];
-        sc_jw_begin_object(&w);
-        sc_jw_key(&w, "api");
-        sc_jw_string(&w, rd->api);
-        sc_jw_key(&w, "callsite");
-        sc_jw_string(&w, *rd->callsite ? rd->callsite : NULL);
-        sc_jw_key(&w, "outcome");
-        sc_jw_string(&w, rd->outcome);
-        sc_jw_key(&w, "count");
-        sc_jw_u64(&w, rd->count);
-        sc_jw_key(&w, "process");
-        sc_jw_u64(&w, rd->process);
-        sc_jw_end_object(&w);
-    }
-    sc_jw_end_array(&w);
-
+    W_ARRAY(redirect, r->redirects, r->nredirects);
     sc_jw_key(&w, "api_counts");
-    sc_jw_begin_object(&w);
-    for (size_t i = 0; i < ntot; i++) {
-        sc_jw_key(&w, tot[i].api);
-        sc_jw_u64(&w, tot[i].calls);
-    }
-    sc_jw_end_object(&w);
-    free(tot);
-
+    if (write_api_counts(c, r) < 0)
+        return -1;
     sc_jw_key(&w, "api_counts_by_library");
     if (write_by_library(&w, r) < 0)
         return -1;

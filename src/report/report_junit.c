@@ -98,22 +98,11 @@ static void property(FILE *out, const char *name, const char *value)
     fputs("/>\n", out);
 }
 
-int sc_render_junit_opts(const sc_report *r, FILE *out, const sc_render_opts *o)
+/* <testsuite ...>: the counts, the time from the first process's start to
+   the last one's end, the host of a single process. */
+static void suite_head(FILE *out, const sc_report *r, size_t failing_rules)
 {
-    sc_fail_level level = o && o->fail_on ? o->fail_on : SC_FAIL_WARNING;
-    size_t failing_rules = 0;
-    char b[256], t[64];
-    sc_srcroot root;
-    if (sc_srcroot_init(&root, o ? o->srcroot : NULL) < 0)
-        return -1;
-
-    for (int k = 0; k < SC_NRULES; k++)
-        for (size_t i = 0; i < r->nfindings; i++)
-            if ((int)r->findings[i].rule == k && sc_severity_fails(r->findings[i].severity, level)) {
-                failing_rules++;
-                break;
-            }
-
+    char t[64];
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite", out);
     attr(out, "name", "streamcheck");
     fprintf(out, " tests=\"%d\" failures=\"%zu\" errors=\"0\" skipped=\"0\"", SC_NRULES, failing_rules);
@@ -137,7 +126,14 @@ int sc_render_junit_opts(const sc_report *r, FILE *out, const sc_render_opts *o)
         if (r->nprocs == 1 && r->procs[0].host)
             attr(out, "hostname", r->procs[0].host);
     }
-    fputs(">\n  <properties>\n", out);
+    fputs(">\n", out);
+}
+
+/* <properties>: version, summary line, failing level, each process. */
+static int properties(FILE *out, const sc_report *r, sc_fail_level level)
+{
+    char b[256];
+    fputs("  <properties>\n", out);
     property(out, "streamcheck.version", r->tool_version);
     sc_summary_line(r, b, sizeof b);
     property(out, "streamcheck.summary", b);
@@ -150,77 +146,108 @@ int sc_render_junit_opts(const sc_report *r, FILE *out, const sc_render_opts *o)
         char name[64], *v;
         snprintf(name, sizeof name, "streamcheck.process.%zu", i);
         if (asprintf(&v, "pid %ld on %s: %s", p->pid, p->host ? p->host : "unknown host",
-                     p->cmdline ? p->cmdline : p->exe ? p->exe : "unknown program") < 0) {
-            sc_srcroot_free(&root);
+                     p->cmdline ? p->cmdline : p->exe ? p->exe : "unknown program") < 0)
             return -1;
-        }
         property(out, name, v);
         free(v);
     }
     fputs("  </properties>\n", out);
+    return 0;
+}
 
-    for (int k = 0; k < SC_NRULES; k++) {
-        const sc_rule_info *ri = &sc_rules[k];
-        size_t nfail = 0, nother = 0, sev[3] = {0};
-        uint64_t calls = 0, blocked = 0, lost = 0;
-        for (size_t i = 0; i < r->nfindings; i++) {
-            const sc_finding *f = &r->findings[i];
-            if ((int)f->rule != k)
-                continue;
-            if (sc_severity_fails(f->severity, level)) {
-                nfail++;
-                sev[f->severity]++;
-                calls += f->count;
-                lost += f->lost_ns;
-            } else {
-                nother++;
-            }
-            blocked += f->blocked_ns;
+/* The <failure> of a rule: its nfail failing findings, by severity. */
+static void failure(FILE *out, const sc_report *r, int k, sc_fail_level level, const sc_srcroot *root,
+                    const size_t sev[3], size_t nfail, uint64_t calls, uint64_t lost)
+{
+    static const char *const word[3] = {"note", "warning", "error"};
+    char b[256], l[32], parts[96] = "";
+    size_t used = 0;
+    for (int s = 2; s >= 0; s--)
+        if (sev[s]) {
+            int n = snprintf(parts + used, sizeof parts - used, "%s%zu %s%s", used ? ", " : "", sev[s],
+                             word[s], sev[s] == 1 ? "" : "s");
+            if (n > 0 && (size_t)n < sizeof parts - used)
+                used += (size_t)n;
         }
-        seconds(blocked, t, sizeof t);
-        fputs("  <testcase", out);
-        attr(out, "classname", ri->id);
-        attr(out, "name", ri->name);
-        attr(out, "time", t);
-        if (!nfail && !nother) {
-            fputs("/>\n", out);
+    sc_format_ns(lost, l, sizeof l);
+    snprintf(b, sizeof b, "%zu finding%s (%s): %" PRIu64 " call%s, est. time lost <= %s", nfail,
+             nfail == 1 ? "" : "s", parts, calls, calls == 1 ? "" : "s", l);
+    fputs("    <failure", out);
+    attr(out, "message", b);
+    attr(out, "type", sev[2] ? "error" : sev[1] ? "warning" : "note");
+    fputs(">", out);
+    for (size_t i = 0; i < r->nfindings; i++)
+        if ((int)r->findings[i].rule == k && sc_severity_fails(r->findings[i].severity, level))
+            finding_text(out, r, &r->findings[i], root);
+    fputs("Fix: ", out);
+    xml_escape(out, sc_rules[k].advice, 0);
+    fputs("</failure>\n", out);
+}
+
+/* Rule k's <testcase>: a <failure> for the findings at or above level, the
+   others in <system-out>. */
+static void testcase(FILE *out, const sc_report *r, int k, sc_fail_level level, const sc_srcroot *root)
+{
+    const sc_rule_info *ri = &sc_rules[k];
+    size_t nfail = 0, nother = 0, sev[3] = {0};
+    uint64_t calls = 0, blocked = 0, lost = 0;
+    char t[64];
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const sc_finding *f = &r->findings[i];
+        if ((int)f->rule != k)
             continue;
+        if (sc_severity_fails(f->severity, level)) {
+            nfail++;
+            sev[f->severity]++;
+            calls += f->count;
+            lost += f->lost_ns;
+        } else {
+            nother++;
         }
-        fputs(">\n", out);
-        if (nfail) {
-            char l[32], parts[96] = "";
-            size_t used = 0;
-            static const char *const word[3] = {"note", "warning", "error"};
-            for (int s = 2; s >= 0; s--)
-                if (sev[s]) {
-                    int n = snprintf(parts + used, sizeof parts - used, "%s%zu %s%s", used ? ", " : "", sev[s],
-                                     word[s], sev[s] == 1 ? "" : "s");
-                    if (n > 0 && (size_t)n < sizeof parts - used)
-                        used += (size_t)n;
-                }
-            sc_format_ns(lost, l, sizeof l);
-            snprintf(b, sizeof b, "%zu finding%s (%s): %" PRIu64 " call%s, est. time lost <= %s", nfail,
-                     nfail == 1 ? "" : "s", parts, calls, calls == 1 ? "" : "s", l);
-            fputs("    <failure", out);
-            attr(out, "message", b);
-            attr(out, "type", sev[2] ? "error" : sev[1] ? "warning" : "note");
-            fputs(">", out);
-            for (size_t i = 0; i < r->nfindings; i++)
-                if ((int)r->findings[i].rule == k && sc_severity_fails(r->findings[i].severity, level))
-                    finding_text(out, r, &r->findings[i], &root);
-            fputs("Fix: ", out);
-            xml_escape(out, ri->advice, 0);
-            fputs("</failure>\n", out);
-        }
-        if (nother) {
-            fputs("    <system-out>", out);
-            for (size_t i = 0; i < r->nfindings; i++)
-                if ((int)r->findings[i].rule == k && !sc_severity_fails(r->findings[i].severity, level))
-                    finding_text(out, r, &r->findings[i], &root);
-            fputs("</system-out>\n", out);
-        }
-        fputs("  </testcase>\n", out);
+        blocked += f->blocked_ns;
     }
+    seconds(blocked, t, sizeof t);
+    fputs("  <testcase", out);
+    attr(out, "classname", ri->id);
+    attr(out, "name", ri->name);
+    attr(out, "time", t);
+    if (!nfail && !nother) {
+        fputs("/>\n", out);
+        return;
+    }
+    fputs(">\n", out);
+    if (nfail)
+        failure(out, r, k, level, root, sev, nfail, calls, lost);
+    if (nother) {
+        fputs("    <system-out>", out);
+        for (size_t i = 0; i < r->nfindings; i++)
+            if ((int)r->findings[i].rule == k && !sc_severity_fails(r->findings[i].severity, level))
+                finding_text(out, r, &r->findings[i], root);
+        fputs("</system-out>\n", out);
+    }
+    fputs("  </testcase>\n", out);
+}
+
+int sc_render_junit(const sc_report *r, FILE *out, const sc_render_opts *o)
+{
+    sc_fail_level level = o && o->fail_on ? o->fail_on : SC_FAIL_WARNING;
+    size_t failing_rules = 0;
+    sc_srcroot root;
+    if (sc_srcroot_init(&root, o ? o->srcroot : NULL) < 0)
+        return -1;
+    for (int k = 0; k < SC_NRULES; k++)
+        for (size_t i = 0; i < r->nfindings; i++)
+            if ((int)r->findings[i].rule == k && sc_severity_fails(r->findings[i].severity, level)) {
+                failing_rules++;
+                break;
+            }
+    suite_head(out, r, failing_rules);
+    if (properties(out, r, level) < 0) {
+        sc_srcroot_free(&root);
+        return -1;
+    }
+    for (int k = 0; k < SC_NRULES; k++)
+        testcase(out, r, k, level, &root);
     fputs("</testsuite>\n", out);
     sc_srcroot_free(&root);
     if (ferror(out)) {

@@ -5,7 +5,9 @@
  * must be there with its type -- and quiet about what it does not: unknown members
  * are ignored (adding fields does not bump the version), and the derived
  * members (summary, api_counts, process) are type-checked and recomputed.
- * Every error is one line: "FILE: where: what". */
+ * Each object's members are its list in fields.h, read in the order the
+ * writer writes them: a plain member by its kind (get_KIND), a hook by
+ * read_OBJ_KEY below.  Every error is one line: "FILE: where: what". */
 #include "config.h"
 
 #include <errno.h>
@@ -15,11 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "json.h"
 #include "report.h"
 
 typedef struct ctx {
     uint64_t version;   /* the report's schema_version */
+    size_t nprocs;      /* its processes, once read (PROCESS members index them) */
     const char *name;
     char *err;
     size_t errlen;
@@ -203,13 +207,215 @@ static int expect_object(ctx *c, const sc_json *v, const char *path)
     return 0;
 }
 
-/* ------------------------------------------------------------ parts --- */
+/* ------------------------------------------------------------ kinds --- */
+
+static int get_STR(ctx *c, const sc_json *o, const char *path, const char *key, char **out)
+{
+    return get_str(c, o, path, key, 0, out);
+}
+
+static int get_STR_NULL(ctx *c, const sc_json *o, const char *path, const char *key, char **out)
+{
+    return get_str(c, o, path, key, 1, out);
+}
+
+static int get_STR_OPT(ctx *c, const sc_json *o, const char *path, const char *key, char **out)
+{
+    *out = NULL;
+    return sc_json_get(o, key) ? get_str(c, o, path, key, 1, out) : 0;
+}
+
+static int get_ID(ctx *c, const sc_json *o, const char *path, const char *key, char (*out)[17])
+{
+    return get_id(c, o, path, key, *out);
+}
+
+#define get_U64 get_u64
+
+static int get_U64_OPT(ctx *c, const sc_json *o, const char *path, const char *key, uint64_t *out)
+{
+    return sc_json_get(o, key) ? get_u64(c, o, path, key, out) : 0;
+}
+
+/* A non-negative integer up to max. */
+static int get_u64_to(ctx *c, const sc_json *o, const char *path, const char *key, uint64_t max, uint64_t *out)
+{
+    char p[200];
+    if (get_u64(c, o, path, key, out) < 0)
+        return -1;
+    if (*out > max) {
+        path_of(p, sizeof p, path, key);
+        return bad(c, p, "%s %" PRIu64 " is out of range", key, *out);
+    }
+    return 0;
+}
+
+/* A member read as an integer from MIN to MAX into a TYPE. */
+#define GET_INTEGER(KIND, TYPE, MIN, MAX)                                   \
+    static int get_##KIND(ctx *c, const sc_json *o, const char *path, const char *key, TYPE *out) \
+    {                                                                       \
+        int64_t v;                                                          \
+        if (get_int(c, o, path, key, MIN, MAX, &v) < 0)                     \
+            return -1;                                                      \
+        *out = (TYPE)v;                                                     \
+        return 0;                                                           \
+    }
+/* ... from 0 to MAX, or null (or absent) for -1. */
+#define GET_NULLABLE(KIND, TYPE, MAX)                                       \
+    static int get_##KIND(ctx *c, const sc_json *o, const char *path, const char *key, TYPE *out) \
+    {                                                                       \
+        int64_t v;                                                          \
+        if (get_opt_int(c, o, path, key, 0, MAX, -1, &v) < 0)               \
+            return -1;                                                      \
+        *out = (TYPE)v;                                                     \
+        return 0;                                                           \
+    }
+/* ... as a non-negative integer up to MAX (larger: "KEY N is out of
+   range"). */
+#define GET_UNSIGNED(KIND, TYPE, MAX)                                       \
+    static int get_##KIND(ctx *c, const sc_json *o, const char *path, const char *key, TYPE *out) \
+    {                                                                       \
+        uint64_t v;                                                         \
+        if (get_u64_to(c, o, path, key, MAX, &v) < 0)                       \
+            return -1;                                                      \
+        *out = (TYPE)v;                                                     \
+        return 0;                                                           \
+    }
+GET_INTEGER(INT, int, INT_MIN, INT_MAX)
+GET_INTEGER(NAT, int, 0, INT_MAX)
+GET_INTEGER(LONG, long, LONG_MIN, LONG_MAX)
+GET_NULLABLE(INT_NULL, int, INT_MAX)
+GET_NULLABLE(LONG_NULL, long, LONG_MAX)
+GET_UNSIGNED(U32, uint32_t, UINT32_MAX)
+GET_UNSIGNED(UINT, unsigned, UINT_MAX)
+
+static int get_PROCESS(ctx *c, const sc_json *o, const char *path, const char *key, unsigned *out)
+{
+    char p[200];
+    uint64_t v;
+    if (get_u64(c, o, path, key, &v) < 0)
+        return -1;
+    if (v >= c->nprocs) {
+        path_of(p, sizeof p, path, key);
+        return bad(c, p, "process %" PRIu64 " does not exist (the report has %zu)", v, c->nprocs);
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
+static int get_BOOL(ctx *c, const sc_json *o, const char *path, const char *key, int *out)
+{
+    char p[200], b[80];
+    const sc_json *v = member(c, o, path, key);
+    if (!v)
+        return -1;
+    if (v->type != SC_JSON_TRUE && v->type != SC_JSON_FALSE) {
+        path_of(p, sizeof p, path, key);
+        return bad(c, p, "expected a boolean, found %s", found(v, b, sizeof b));
+    }
+    *out = v->type == SC_JSON_TRUE;
+    return 0;
+}
+
+static int get_TIME(ctx *c, const sc_json *o, const char *path, const char *key, double *out)
+{
+    char p[200], b[80];
+    const sc_json *v = member(c, o, path, key);
+    int64_t us;
+    if (!v)
+        return -1;
+    path_of(p, sizeof p, path, key);
+    if (sc_json_micro(v, &us) < 0)
+        return bad(c, p, "expected seconds as a decimal number, found %s", found(v, b, sizeof b));
+    /* Beyond 2^53 microseconds (the year 2255) a double no longer holds
+       every microsecond, and the report would not read back the same. */
+    if (us < 0 || us >= (int64_t)1 << 53)
+        return bad(c, p, "%s is not a time in seconds since the epoch", v->s);
+    *out = (double)us / 1e6;
+    return 0;
+}
+
+/* An object of a list of fields.h at path: its members from the schema
+   version that added them, each checked as its kind or hook says. */
+#define R_FIELD(OBJ, KEY, KIND, MEMBER, SINCE)                              \
+    if (c->version >= SINCE && get_##KIND(c, v, path, #KEY, &o->MEMBER) < 0) \
+        return -1;
+#define R_HOOK(OBJ, KEY, SINCE)                                             \
+    if (c->version >= SINCE && read_##OBJ##_##KEY(c, v, path, o) < 0)       \
+        return -1;
+#define R_OBJECT(OBJ, TYPE, LIST)                                           \
+    static int read_##OBJ(ctx *c, const sc_json *v, const char *path, TYPE *o) \
+    {                                                                       \
+        if (expect_object(c, v, path) < 0)                                  \
+            return -1;                                                      \
+        LIST(R_FIELD, R_HOOK)                                               \
+        return 0;                                                           \
+    }
+/* Array KEY of v into *items (allocated), an object of list OBJ each; *n
+   counts the elements begun, so that a failure frees what they got. */
+#define R_ARRAY(OBJ, TYPE)                                                  \
+    static int read_##OBJ##_array(ctx *c, const sc_json *v, const char *path, const char *key, \
+                                  TYPE **items, size_t *n)                  \
+    {                                                                       \
+        const sc_json *a = get_typed(c, v, path, key, SC_JSON_ARRAY);       \
+        where w;                                                            \
+        if (!a)                                                             \
+            return -1;                                                      \
+        if (a->len && !(*items = calloc(a->len, sizeof **items)))           \
+            return nomem(c);                                                \
+        for (size_t i = 0; i < a->len; i++) {                               \
+            at(&w, "%s.%s[%zu]", path, key, i);                             \
+            *n = i + 1;                                                     \
+            if (read_##OBJ(c, &a->items[i], w.s, &(*items)[i]) < 0)         \
+                return -1;                                                  \
+        }                                                                   \
+        return 0;                                                           \
+    }
+
+/* ------------------------------------------------------------ hooks --- */
+
+R_OBJECT(device, sc_device_info, SC_DEVICE_FIELDS)
+R_OBJECT(gpu_device, sc_gpu_device, SC_GPU_DEVICE_FIELDS)
+R_OBJECT(gpu_stream, sc_gpu_stream, SC_GPU_STREAM_FIELDS)
+R_ARRAY(gpu_device, sc_gpu_device)
+R_ARRAY(gpu_stream, sc_gpu_stream)
+
+/* Added later, optional: null or absent when measured to the end. */
+static int read_gpu_handed_over_ns(ctx *c, const sc_json *v, const char *path, sc_gpu *g)
+{
+    int64_t handed;
+    if (get_opt_int(c, v, path, "handed_over_ns", 0, INT64_MAX, -1, &handed) < 0)
+        return -1;
+    g->handed_over = handed >= 0;
+    g->handed_over_ns = handed >= 0 ? (uint64_t)handed : 0;
+    return 0;
+}
+
+static int read_gpu_devices(ctx *c, const sc_json *v, const char *path, sc_gpu *g)
+{
+    return read_gpu_device_array(c, v, path, "devices", &g->devices, &g->ndevices);
+}
+
+static int read_gpu_streams(ctx *c, const sc_json *v, const char *path, sc_gpu *g)
+{
+    return read_gpu_stream_array(c, v, path, "streams", &g->streams, &g->nstreams);
+}
+
+R_OBJECT(gpu, sc_gpu, SC_GPU_FIELDS)
+
+/* Written as the process's place in the array; checked, not kept. */
+static int read_process_index(ctx *c, const sc_json *v, const char *path, sc_process *p)
+{
+    int64_t i;
+    (void)p;
+    return sc_json_get(v, "index") ? get_int(c, v, path, "index", 0, INT64_MAX, &i) : 0;
+}
 
 /* process.gpu (version 3): null, or the measured GPU block. */
-static int read_gpu(ctx *c, const sc_json *v, const char *path, sc_process *p)
+static int read_process_gpu(ctx *c, const sc_json *v, const char *path, sc_process *p)
 {
     const sc_json *g = member(c, v, path, "gpu");
-    char gp[200], w[240];
+    char gp[200];
     if (!g)
         return -1;
     if (g->type == SC_JSON_NULL)
@@ -217,172 +423,46 @@ static int read_gpu(ctx *c, const sc_json *v, const char *path, sc_process *p)
     path_of(gp, sizeof gp, path, "gpu");
     if (g->type != SC_JSON_OBJECT)
         return bad(c, gp, "expected an object or null, found %s", sc_json_type_desc(g->type));
-    sc_gpu *x = calloc(1, sizeof *x);
-    if (!x)
+    if (!(p->gpu = calloc(1, sizeof *p->gpu)))
         return nomem(c);
-    p->gpu = x;
-    if (get_u64(c, g, gp, "span_ns", &x->span_ns) < 0 || get_u64(c, g, gp, "busy_ns", &x->busy_ns) < 0 ||
-        get_u64(c, g, gp, "idle_ns", &x->idle_ns) < 0 || get_u64(c, g, gp, "overlap_ns", &x->overlap_ns) < 0 ||
-        get_u64(c, g, gp, "overlap_compute_copy_ns", &x->overlap_compute_copy_ns) < 0 ||
-        get_u64(c, g, gp, "overlap_compute_compute_ns", &x->overlap_compute_compute_ns) < 0 ||
-        get_u64(c, g, gp, "ops", &x->ops) < 0 || get_u64(c, g, gp, "ops_kept", &x->ops_kept) < 0 ||
-        get_u64(c, g, gp, "dropped_records", &x->dropped) < 0)
+    return read_gpu(c, g, gp, p->gpu);
+}
+
+/* Added later, optional: the devices the process used, each once. */
+static int read_process_devices(ctx *c, const sc_json *v, const char *path, sc_process *p)
+{
+    const sc_json *devs = sc_json_get(v, "devices");
+    char dp[200];
+    if (!devs || devs->type == SC_JSON_NULL)
+        return 0;
+    path_of(dp, sizeof dp, path, "devices");
+    if (!(devs = get_typed(c, v, path, "devices", SC_JSON_ARRAY)))
         return -1;
-    /* Added later, optional: null or absent when measured to the end. */
-    int64_t handed;
-    if (get_opt_int(c, g, gp, "handed_over_ns", 0, INT64_MAX, -1, &handed) < 0)
-        return -1;
-    x->handed_over = handed >= 0;
-    x->handed_over_ns = handed >= 0 ? (uint64_t)handed : 0;
-    const sc_json *a = get_typed(c, g, gp, "devices", SC_JSON_ARRAY);
-    if (!a)
-        return -1;
-    if (a->len && !(x->devices = calloc(a->len, sizeof *x->devices)))
-        return nomem(c);
-    for (size_t i = 0; i < a->len; i++) {
-        sc_gpu_device *d = &x->devices[i];
-        uint64_t dev;
-        snprintf(w, sizeof w, "%s.devices[%zu]", gp, i);
-        if (a->items[i].type != SC_JSON_OBJECT)
-            return bad(c, w, "expected an object");
-        const sc_json *o = &a->items[i];
-        if (get_u64(c, o, w, "device", &dev) < 0 || get_u64(c, o, w, "span_ns", &d->span_ns) < 0 ||
-            get_u64(c, o, w, "busy_ns", &d->busy_ns) < 0 || get_u64(c, o, w, "idle_ns", &d->idle_ns) < 0 ||
-            get_u64(c, o, w, "overlap_ns", &d->overlap_ns) < 0 ||
-            get_u64(c, o, w, "overlap_compute_copy_ns", &d->overlap_compute_copy_ns) < 0 ||
-            get_u64(c, o, w, "overlap_compute_compute_ns", &d->overlap_compute_compute_ns) < 0 ||
-            get_u64(c, o, w, "ops", &d->ops) < 0)
+    for (size_t k = 0; k < devs->len; k++) {
+        where w;
+        sc_device_info d = {0, NULL};
+        at(&w, "%s[%zu]", dp, k);
+        if (read_device(c, &devs->items[k], w.s, &d) < 0) {
+            free(d.name);
             return -1;
-        if (dev > UINT32_MAX)
-            return bad(c, w, "device %" PRIu64 " is out of range", dev);
-        d->device = (uint32_t)dev;
-        x->ndevices = i + 1;
-    }
-    if (!(a = get_typed(c, g, gp, "streams", SC_JSON_ARRAY)))
-        return -1;
-    if (a->len && !(x->streams = calloc(a->len, sizeof *x->streams)))
-        return nomem(c);
-    for (size_t i = 0; i < a->len; i++) {
-        sc_gpu_stream *st = &x->streams[i];
-        uint64_t dev, sid;
-        snprintf(w, sizeof w, "%s.streams[%zu]", gp, i);
-        if (a->items[i].type != SC_JSON_OBJECT)
-            return bad(c, w, "expected an object");
-        const sc_json *o = &a->items[i];
-        if (get_u64(c, o, w, "device", &dev) < 0 || get_u64(c, o, w, "stream", &sid) < 0 ||
-            get_u64(c, o, w, "busy_ns", &st->busy_ns) < 0 || get_u64(c, o, w, "ops", &st->ops) < 0)
+        }
+        int twice = 0;
+        for (size_t j = 0; j < p->ndevices; j++)
+            twice |= p->devices[j].ordinal == d.ordinal;
+        int rc = twice ? bad(c, w.s, "device %d appears twice", d.ordinal)
+                       : sc_process_add_device(p, d.ordinal, d.name) < 0 ? nomem(c) : 0;
+        free(d.name);
+        if (rc < 0)
             return -1;
-        if (dev > UINT32_MAX || sid > UINT32_MAX)
-            return bad(c, w, "device or stream out of range");
-        st->device = (uint32_t)dev;
-        st->stream = (uint32_t)sid;
-        x->nstreams = i + 1;
     }
     return 0;
 }
 
-static int read_process(ctx *c, const sc_json *v, const char *path, sc_process *p)
-{
-    int64_t i;
-    const sc_json *b;
-    if (expect_object(c, v, path) < 0)
-        return -1;
-    if (sc_json_get(v, "index") && get_int(c, v, path, "index", 0, INT64_MAX, &i) < 0)
-        return -1;
-    if (get_str(c, v, path, "exe", 1, &p->exe) < 0 ||
-        get_str(c, v, path, "cmdline", 1, &p->cmdline) < 0)
-        return -1;
-    if (get_int(c, v, path, "pid", LONG_MIN, LONG_MAX, &i) < 0)
-        return -1;
-    p->pid = (long)i;
-    if (get_str(c, v, path, "host", 1, &p->host) < 0 || get_str(c, v, path, "device", 1, &p->device) < 0)
-        return -1;
-    if (get_int(c, v, path, "driver_version", INT_MIN, INT_MAX, &i) < 0)
-        return -1;
-    p->driver_version = (int)i;
-    if (get_int(c, v, path, "async_engines", INT_MIN, INT_MAX, &i) < 0)
-        return -1;
-    p->async_engines = (int)i;
-    if (get_int(c, v, path, "max_connections", INT_MIN, INT_MAX, &i) < 0)
-        return -1;
-    p->max_connections = (int)i;
-    if (get_str(c, v, path, "mode", 1, &p->mode) < 0)
-        return -1;
-    if (!(b = member(c, v, path, "simulated")))
-        return -1;
-    if (b->type != SC_JSON_TRUE && b->type != SC_JSON_FALSE) {
-        char pp[200], fb[80];
-        path_of(pp, sizeof pp, path, "simulated");
-        return bad(c, pp, "expected a boolean, found %s", found(b, fb, sizeof fb));
-    }
-    p->simulated = b->type == SC_JSON_TRUE;
-    static const char *const times[] = {"start_time", "end_time"};
-    for (int k = 0; k < 2; k++) {
-        const sc_json *t = member(c, v, path, times[k]);
-        int64_t us;
-        char pp[200], fb[80];
-        if (!t)
-            return -1;
-        if (sc_json_micro(t, &us) < 0) {
-            path_of(pp, sizeof pp, path, times[k]);
-            return bad(c, pp, "expected seconds as a decimal number, found %s", found(t, fb, sizeof fb));
-        }
-        /* Beyond 2^53 microseconds (the year 2255) a double no longer holds
-           every microsecond, and the report would not read back the same. */
-        if (us < 0 || us >= (int64_t)1 << 53) {
-            path_of(pp, sizeof pp, path, times[k]);
-            return bad(c, pp, "%s is not a time in seconds since the epoch", t->s);
-        }
-        *(k ? &p->end_time : &p->start_time) = (double)us / 1e6;
-    }
-    if (get_u64(c, v, path, "calls", &p->calls) < 0 || get_u64(c, v, path, "shim_ns", &p->shim_ns) < 0 ||
-        get_u64(c, v, path, "suppressed", &p->suppressed) < 0)
-        return -1;
-    /* Added to schema version 1 later: absent in older reports. */
-    if ((sc_json_get(v, "handoffs") && get_u64(c, v, path, "handoffs", &p->handoffs) < 0) ||
-        (sc_json_get(v, "handoff_waits") && get_u64(c, v, path, "handoff_waits", &p->handoff_waits) < 0))
-        return -1;
-    /* Added later, optional: the devices it used and its rank. */
-    if (get_opt_int(c, v, path, "rank", 0, LONG_MAX, -1, &i) < 0)
-        return -1;
-    p->rank = (long)i;
-    const sc_json *devs = sc_json_get(v, "devices");
-    if (devs && devs->type != SC_JSON_NULL) {
-        char dp[200];
-        path_of(dp, sizeof dp, path, "devices");
-        if (!(devs = get_typed(c, v, path, "devices", SC_JSON_ARRAY)))
-            return -1;
-        for (size_t k = 0; k < devs->len; k++) {
-            where w;
-            char *name = NULL;
-            at(&w, "%s[%zu]", dp, k);
-            if (expect_object(c, &devs->items[k], w.s) < 0 ||
-                get_int(c, &devs->items[k], w.s, "ordinal", 0, INT_MAX, &i) < 0 ||
-                get_str(c, &devs->items[k], w.s, "name", 1, &name) < 0)
-                return -1;
-            for (size_t j = 0; j < p->ndevices; j++)
-                if (p->devices[j].ordinal == (int)i) {
-                    free(name);
-                    return bad(c, w.s, "device %" PRId64 " appears twice", i);
-                }
-            int rc = sc_process_add_device(p, (int)i, name);
-            free(name);
-            if (rc < 0)
-                return nomem(c);
-        }
-    }
-    if (c->version < 3)
-        return 0;
-    return read_gpu(c, v, path, p);
-}
+R_OBJECT(process, sc_process, SC_PROCESS_FIELDS)
 
-static int read_finding(ctx *c, const sc_json *v, const char *path, size_t nprocs, sc_finding *f)
+static int read_finding_rule(ctx *c, const sc_json *v, const char *path, sc_finding *f)
 {
-    char *s = NULL, p[200];
-    uint64_t proc;
-    sc_severity sev;
-    if (expect_object(c, v, path) < 0)
-        return -1;
+    char *s, p[200];
     if (get_str(c, v, path, "rule", 0, &s) < 0)
         return -1;
     int rule = sc_rule_lookup(s);
@@ -395,55 +475,54 @@ static int read_finding(ctx *c, const sc_json *v, const char *path, size_t nproc
     }
     free(s);
     f->rule = (sc_rule_id)rule;
+    return 0;
+}
+
+static int read_finding_name(ctx *c, const sc_json *v, const char *path, sc_finding *f)
+{
+    char *s, p[200];
     if (get_str(c, v, path, "name", 0, &s) < 0)
         return -1;
-    if (strcmp(s, sc_rules[rule].name)) {
+    int rc = 0;
+    if (strcmp(s, sc_rules[f->rule].name)) {
         path_of(p, sizeof p, path, "name");
-        bad(c, p, "\"%.40s\" is not the name of %s (%s)", s, sc_rules[rule].id, sc_rules[rule].name);
-        free(s);
-        return -1;
+        rc = bad(c, p, "\"%.40s\" is not the name of %s (%s)", s, sc_rules[f->rule].id, sc_rules[f->rule].name);
     }
     free(s);
+    return rc;
+}
+
+static int read_finding_severity(ctx *c, const sc_json *v, const char *path, sc_finding *f)
+{
+    char *s, p[200];
     if (get_str(c, v, path, "severity", 0, &s) < 0)
         return -1;
-    if (sc_severity_parse(s, &sev) < 0) {
+    int rc = 0;
+    if (sc_severity_parse(s, &f->severity) < 0) {
         path_of(p, sizeof p, path, "severity");
-        bad(c, p, "\"%.40s\" is not error, warning or note", s);
-        free(s);
-        return -1;
+        rc = bad(c, p, "\"%.40s\" is not error, warning or note", s);
     }
     free(s);
-    f->severity = sev;
-    if (get_str(c, v, path, "api", 1, &f->api) < 0 || get_str(c, v, path, "driver_api", 1, &f->driver_api) < 0 ||
-        get_u64(c, v, path, "count", &f->count) < 0 || get_u64(c, v, path, "blocked_ns", &f->blocked_ns) < 0 ||
-        get_u64(c, v, path, "pending", &f->pending) < 0 || get_u64(c, v, path, "bytes", &f->bytes) < 0 ||
-        get_u64(c, v, path, "lost_ns", &f->lost_ns) < 0 || get_id(c, v, path, "callsite", f->callsite) < 0 ||
-        get_str(c, v, path, "detail", 1, &f->detail) < 0 || get_u64(c, v, path, "process", &proc) < 0)
+    return rc;
+}
+
+static int read_finding_cost_basis(ctx *c, const sc_json *v, const char *path, sc_finding *f)
+{
+    char *s, p[200];
+    if (get_str(c, v, path, "cost_basis", 0, &s) < 0)
         return -1;
-    if (proc >= nprocs) {
-        path_of(p, sizeof p, path, "process");
-        return bad(c, p, "process %" PRIu64 " does not exist (the report has %zu)", proc, nprocs);
-    }
-    f->process = (unsigned)proc;
-    int64_t dev;
-    if (get_opt_int(c, v, path, "device", 0, INT_MAX, -1, &dev) < 0)
-        return -1;
-    f->device = (int)dev;
-    if (c->version < 2) {
-        /* Version 1 had no cost: its upper bound is the closest figure. */
-        f->cost_ns = f->lost_ns;
-        f->basis = f->lost_ns ? SC_COST_PENDING_BLOCKED : SC_COST_UNMEASURED;
-        return 0;
-    }
-    if (get_u64(c, v, path, "cost_ns", &f->cost_ns) < 0 || get_str(c, v, path, "cost_basis", 0, &s) < 0)
-        return -1;
+    int rc = 0;
     if (sc_cost_basis_parse(s, &f->basis) < 0) {
         path_of(p, sizeof p, path, "cost_basis");
-        bad(c, p, "\"%.40s\" is not a cost basis", s);
-        free(s);
-        return -1;
+        rc = bad(c, p, "\"%.40s\" is not a cost basis", s);
     }
     free(s);
+    return rc;
+}
+
+static int read_finding_also(ctx *c, const sc_json *v, const char *path, sc_finding *f)
+{
+    char p[200];
     const sc_json *also = get_typed(c, v, path, "also", SC_JSON_ARRAY);
     if (!also)
         return -1;
@@ -456,18 +535,24 @@ static int read_finding(ctx *c, const sc_json *v, const char *path, size_t nproc
         }
         f->also |= 1u << ar;
     }
-    if (c->version < 3)
-        return 0;
+    return 0;
+}
+
+/* Version 3: null when the finding was not measured. */
+static int read_finding_gpu_lost_ns(ctx *c, const sc_json *v, const char *path, sc_finding *f)
+{
     const sc_json *g = member(c, v, path, "gpu_lost_ns");
     if (!g)
         return -1;
-    if (g->type != SC_JSON_NULL) {
-        if (get_u64(c, v, path, "gpu_lost_ns", &f->gpu_lost_ns) < 0)
-            return -1;
-        f->measured = 1;
-    }
+    if (g->type == SC_JSON_NULL)
+        return 0;
+    if (get_u64(c, v, path, "gpu_lost_ns", &f->gpu_lost_ns) < 0)
+        return -1;
+    f->measured = 1;
     return 0;
 }
+
+R_OBJECT(finding, sc_finding, SC_FINDING_FIELDS)
 
 static int parse_offset(const char *s, uint64_t *out)
 {
@@ -495,92 +580,56 @@ static int parse_offset(const char *s, uint64_t *out)
     return 0;
 }
 
-static int read_callsite(ctx *c, const sc_json *v, const char *path, sc_callsite *cs)
+static int read_frame_offset(ctx *c, const sc_json *v, const char *path, sc_frame *f)
+{
+    char *off, p[200];
+    if (get_str(c, v, path, "offset", 0, &off) < 0)
+        return -1;
+    int rc = 0;
+    if (parse_offset(off, &f->offset) < 0) {
+        path_of(p, sizeof p, path, "offset");
+        rc = bad(c, p, "\"%.40s\" is not a hex offset such as \"0x1a2b\"", off);
+    }
+    free(off);
+    return rc;
+}
+
+R_OBJECT(frame, sc_frame, SC_FRAME_FIELDS)
+R_OBJECT(pyframe, sc_pyframe, SC_PYFRAME_FIELDS)
+R_ARRAY(frame, sc_frame)
+R_ARRAY(pyframe, sc_pyframe)
+
+static int read_callsite_id(ctx *c, const sc_json *v, const char *path, sc_callsite *cs)
 {
     char p[200];
-    const sc_json *fr, *py;
-    where w;
-    if (expect_object(c, v, path) < 0)
-        return -1;
     if (get_id(c, v, path, "id", cs->id) < 0)
         return -1;
     if (!cs->id[0]) {
         path_of(p, sizeof p, path, "id");
         return bad(c, p, "expected a call-site id, found null");
     }
-    /* Optional (added after schema version 1 was fixed); "primary" is
-       derived from the frames and not read. */
-    if (sc_json_get(v, "thread_name") && get_str(c, v, path, "thread_name", 1, &cs->thread_name) < 0)
-        return -1;
-    if (!(fr = get_typed(c, v, path, "frames", SC_JSON_ARRAY)) ||
-        !(py = get_typed(c, v, path, "python", SC_JSON_ARRAY)))
-        return -1;
-    if (fr->len && !(cs->frames = calloc(fr->len, sizeof *cs->frames)))
-        return nomem(c);
-    for (size_t i = 0; i < fr->len; i++) {
-        sc_frame *f = &cs->frames[i];
-        char *off;
-        uint64_t line;
-        at(&w, "%s.frames[%zu]", path, i);
-        cs->nframes = i + 1; /* so a failure frees what this frame got */
-        if (expect_object(c, &fr->items[i], w.s) < 0 ||
-            get_str(c, &fr->items[i], w.s, "module", 1, &f->module) < 0 ||
-            get_str(c, &fr->items[i], w.s, "offset", 0, &off) < 0)
-            return -1;
-        if (parse_offset(off, &f->offset) < 0) {
-            path_of(p, sizeof p, w.s, "offset");
-            bad(c, p, "\"%.40s\" is not a hex offset such as \"0x1a2b\"", off);
-            free(off);
-            return -1;
-        }
-        free(off);
-        if (get_str(c, &fr->items[i], w.s, "function", 1, &f->function) < 0 ||
-            get_str(c, &fr->items[i], w.s, "file", 1, &f->file) < 0 ||
-            get_u64(c, &fr->items[i], w.s, "line", &line) < 0)
-            return -1;
-        if (line > UINT_MAX) {
-            path_of(p, sizeof p, w.s, "line");
-            return bad(c, p, "line %" PRIu64 " is out of range", line);
-        }
-        f->line = (unsigned)line;
-    }
-    if (py->len && !(cs->py = calloc(py->len, sizeof *cs->py)))
-        return nomem(c);
-    for (size_t i = 0; i < py->len; i++) {
-        sc_pyframe *f = &cs->py[i];
-        uint64_t line;
-        at(&w, "%s.python[%zu]", path, i);
-        cs->npy = i + 1;
-        if (expect_object(c, &py->items[i], w.s) < 0 ||
-            get_str(c, &py->items[i], w.s, "file", 1, &f->file) < 0 ||
-            get_u64(c, &py->items[i], w.s, "line", &line) < 0 ||
-            get_str(c, &py->items[i], w.s, "function", 1, &f->function) < 0)
-            return -1;
-        if (line > UINT_MAX) {
-            path_of(p, sizeof p, w.s, "line");
-            return bad(c, p, "line %" PRIu64 " is out of range", line);
-        }
-        f->line = (unsigned)line;
-    }
     return 0;
 }
 
-static int read_redirect(ctx *c, const sc_json *v, const char *path, size_t nprocs, sc_redirect *rd)
+/* Derived from the frames: not read. */
+static int read_callsite_primary(ctx *c, const sc_json *v, const char *path, sc_callsite *cs)
 {
-    uint64_t proc;
-    char p[200];
-    if (expect_object(c, v, path) < 0 || get_str(c, v, path, "api", 0, &rd->api) < 0 ||
-        get_id(c, v, path, "callsite", rd->callsite) < 0 ||
-        get_str(c, v, path, "outcome", 0, &rd->outcome) < 0 || get_u64(c, v, path, "count", &rd->count) < 0 ||
-        get_u64(c, v, path, "process", &proc) < 0)
-        return -1;
-    if (proc >= nprocs) {
-        path_of(p, sizeof p, path, "process");
-        return bad(c, p, "process %" PRIu64 " does not exist (the report has %zu)", proc, nprocs);
-    }
-    rd->process = (unsigned)proc;
+    (void)c, (void)v, (void)path, (void)cs;
     return 0;
 }
+
+static int read_callsite_frames(ctx *c, const sc_json *v, const char *path, sc_callsite *cs)
+{
+    return read_frame_array(c, v, path, "frames", &cs->frames, &cs->nframes);
+}
+
+static int read_callsite_python(ctx *c, const sc_json *v, const char *path, sc_callsite *cs)
+{
+    return read_pyframe_array(c, v, path, "python", &cs->py, &cs->npy);
+}
+
+R_OBJECT(callsite, sc_callsite, SC_CALLSITE_FIELDS)
+R_OBJECT(redirect, sc_redirect, SC_REDIRECT_FIELDS)
 
 /* Derived members: checked for shape only; the model recomputes them. */
 static int check_derived(ctx *c, const sc_json *root)
@@ -642,13 +691,12 @@ static int read_counts(ctx *c, const sc_json *root, sc_report *r)
 
 /* ------------------------------------------------------------ entry --- */
 
-static int read_report(ctx *c, const sc_json *root, sc_report *r)
+/* schema_version, tool and the derived members. */
+static int read_head(ctx *c, const sc_json *root, sc_report *r)
 {
-    const sc_json *v, *arr;
+    const sc_json *v;
     uint64_t ver;
-    where w;
     char b[80];
-
     if (root->type != SC_JSON_OBJECT)
         return bad(c, NULL, "not a streamcheck report: the JSON value is %s, not an object",
                    sc_json_type_desc(root->type));
@@ -669,10 +717,14 @@ static int read_report(ctx *c, const sc_json *root, sc_report *r)
     free(name);
     if (get_str(c, v, "tool", "version", 1, &r->tool_version) < 0)
         return -1;
-    if (check_derived(c, root) < 0)
-        return -1;
+    return check_derived(c, root);
+}
 
-    if (!(arr = get_typed(c, root, "", "processes", SC_JSON_ARRAY)))
+static int read_processes(ctx *c, const sc_json *root, sc_report *r)
+{
+    const sc_json *arr = get_typed(c, root, "", "processes", SC_JSON_ARRAY);
+    where w;
+    if (!arr)
         return -1;
     if (arr->len > UINT_MAX)
         return bad(c, "processes", "too many processes");
@@ -684,8 +736,16 @@ static int read_report(ctx *c, const sc_json *root, sc_report *r)
         if (read_process(c, &arr->items[i], w.s, p) < 0)
             return -1;
     }
+    c->nprocs = r->nprocs;
+    return 0;
+}
 
-    if (!(arr = get_typed(c, root, "", "callsites", SC_JSON_ARRAY)))
+/* The call sites, each id once (m maps them for the references). */
+static int read_callsites(ctx *c, const sc_json *root, sc_report *r, sc_idmap *m)
+{
+    const sc_json *arr = get_typed(c, root, "", "callsites", SC_JSON_ARRAY);
+    where w;
+    if (!arr)
         return -1;
     if (arr->len && !(r->callsites = calloc(arr->len, sizeof *r->callsites)))
         return nomem(c);
@@ -695,57 +755,75 @@ static int read_report(ctx *c, const sc_json *root, sc_report *r)
         if (read_callsite(c, &arr->items[i], w.s, &r->callsites[i]) < 0)
             return -1;
     }
-    sc_idmap m;
-    if (sc_idmap_init(&m, r->ncallsites) < 0)
+    if (sc_idmap_init(m, r->ncallsites) < 0)
         return nomem(c);
     for (size_t i = 0; i < r->ncallsites; i++)
-        if (sc_idmap_add(&m, r->callsites, i) < 0) {
-            sc_idmap_free(&m);
+        if (sc_idmap_add(m, r->callsites, i) < 0) {
             at(&w, "callsites[%zu].id", i);
             return bad(c, w.s, "call site %s appears twice", r->callsites[i].id);
         }
+    return 0;
+}
 
-    if (!(arr = get_typed(c, root, "", "findings", SC_JSON_ARRAY)))
-        goto fail_map;
+/* A reference to a call site (entry i of key) that callsites lacks. */
+static int check_ref(ctx *c, const sc_report *r, const sc_idmap *m, const char *key, size_t i, const char *id)
+{
+    where w;
+    if (!*id || sc_idmap_find(m, r->callsites, id) >= 0)
+        return 0;
+    at(&w, "%s[%zu].callsite", key, i);
+    return bad(c, w.s, "call site %s is not in callsites", id);
+}
+
+static int read_findings(ctx *c, const sc_json *root, sc_report *r, const sc_idmap *m)
+{
+    const sc_json *arr = get_typed(c, root, "", "findings", SC_JSON_ARRAY);
+    where w;
+    if (!arr)
+        return -1;
     for (size_t i = 0; i < arr->len; i++) {
         sc_finding *f = sc_report_add_finding(r);
-        if (!f) {
-            nomem(c);
-            goto fail_map;
-        }
+        if (!f)
+            return nomem(c);
         at(&w, "findings[%zu]", i);
-        if (read_finding(c, &arr->items[i], w.s, r->nprocs, f) < 0)
-            goto fail_map;
-        if (*f->callsite && sc_idmap_find(&m, r->callsites, f->callsite) < 0) {
-            at(&w, "findings[%zu].callsite", i);
-            bad(c, w.s, "call site %s is not in callsites", f->callsite);
-            goto fail_map;
+        if (read_finding(c, &arr->items[i], w.s, f) < 0 || check_ref(c, r, m, "findings", i, f->callsite) < 0)
+            return -1;
+        if (c->version < 2) {
+            /* Version 1 had no cost: its upper bound is the closest figure. */
+            f->cost_ns = f->lost_ns;
+            f->basis = f->lost_ns ? SC_COST_PENDING_BLOCKED : SC_COST_UNMEASURED;
         }
     }
+    return 0;
+}
 
-    if (!(arr = get_typed(c, root, "", "redirects", SC_JSON_ARRAY)))
-        goto fail_map;
+static int read_redirects(ctx *c, const sc_json *root, sc_report *r, const sc_idmap *m)
+{
+    const sc_json *arr = get_typed(c, root, "", "redirects", SC_JSON_ARRAY);
+    where w;
+    if (!arr)
+        return -1;
     for (size_t i = 0; i < arr->len; i++) {
         sc_redirect *rd = sc_report_add_redirect(r);
-        if (!rd) {
-            nomem(c);
-            goto fail_map;
-        }
+        if (!rd)
+            return nomem(c);
         at(&w, "redirects[%zu]", i);
-        if (read_redirect(c, &arr->items[i], w.s, r->nprocs, rd) < 0)
-            goto fail_map;
-        if (*rd->callsite && sc_idmap_find(&m, r->callsites, rd->callsite) < 0) {
-            at(&w, "redirects[%zu].callsite", i);
-            bad(c, w.s, "call site %s is not in callsites", rd->callsite);
-            goto fail_map;
-        }
+        if (read_redirect(c, &arr->items[i], w.s, rd) < 0 ||
+            check_ref(c, r, m, "redirects", i, rd->callsite) < 0)
+            return -1;
     }
-    sc_idmap_free(&m);
-    return read_counts(c, root, r);
+    return 0;
+}
 
-fail_map:
+static int read_report(ctx *c, const sc_json *root, sc_report *r)
+{
+    sc_idmap m = {0};
+    int rc = -1;
+    if (read_head(c, root, r) == 0 && read_processes(c, root, r) == 0 && read_callsites(c, root, r, &m) == 0 &&
+        read_findings(c, root, r, &m) == 0 && read_redirects(c, root, r, &m) == 0)
+        rc = read_counts(c, root, r);
     sc_idmap_free(&m);
-    return -1;
+    return rc;
 }
 
 int sc_report_parse_json(sc_report *r, const char *text, size_t len, const char *name,

@@ -412,7 +412,7 @@ static int write_result(sc_jw *w, const sc_report *r, const sc_finding *f, const
     return 0;
 }
 
-int sc_render_sarif_opts(const sc_report *r, FILE *out, const sc_render_opts *o)
+int sc_render_sarif(const sc_report *r, FILE *out, const sc_render_opts *o)
 {
     sc_jw w;
     sc_srcroot root;

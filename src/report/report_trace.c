@@ -197,66 +197,58 @@ static void complete(em *e, long pid, long tid, const char *name, const char *ca
     fputs("}}", e->out);
 }
 
-int sc_render_trace(const sc_report *r, FILE *out)
+/* Process p's metadata: its host process, its devices and streams (ops
+   sorted), its host threads' tracks (added to th in order of first use). */
+static void process_meta(em *e, const sc_report *r, size_t p, const size_t *ops, thrs *th)
 {
-    em e = {out, 1};
-    thrs th = {0};
-    size_t *ops = index_sorted(r, r->ngpu_ops, cmp_op);
-    size_t *spans = index_sorted(r, r->nhost_spans, cmp_span);
-    size_t *marks = index_sorted(r, r->nmarks, cmp_mark);
-    int rc = -1;
-    if (!ops || !spans || !marks)
-        goto done;
-    char name[512], args[1024];
-
-    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
-    for (size_t p = 0; p < r->nprocs; p++) {
-        const sc_process *pr = &r->procs[p];
-        long hpid = pr->pid;
-        const char *exe = pr->exe ? strrchr(pr->exe, '/') : NULL;
-        exe = exe ? exe + 1 : pr->exe ? pr->exe : "program";
-        snprintf(name, sizeof name, "%s (pid %ld): host threads", exe, hpid);
-        meta(&e, hpid, 0, "process_name", name);
-        sort_meta(&e, hpid, 0, "process_sort_index", 0);
-        /* devices and streams */
-        for (size_t i = 0; i < r->ngpu_ops; i++) {
-            const sc_gpu_op *op = &r->gpu_ops[ops[i]];
-            if (op->process != p)
-                continue;
-            const sc_gpu_op *prev = i ? &r->gpu_ops[ops[i - 1]] : NULL;
-            int newdev = !prev || prev->process != p || prev->device != op->device;
-            if (newdev) {
-                snprintf(name, sizeof name, "GPU %u%s%s", op->device, pr->device ? ": " : "",
-                         pr->device ? pr->device : "");
-                meta(&e, op->device, 0, "process_name", name);
-                sort_meta(&e, op->device, 0, "process_sort_index", 1 + (long)op->device);
-            }
-            if (newdev || prev->stream != op->stream) {
-                snprintf(name, sizeof name, "stream %u", op->stream);
-                meta(&e, op->device, op->stream, "thread_name", name);
-                sort_meta(&e, op->device, op->stream, "thread_sort_index", op->stream);
-            }
+    const sc_process *pr = &r->procs[p];
+    long hpid = pr->pid;
+    char name[512];
+    const char *exe = pr->exe ? strrchr(pr->exe, '/') : NULL;
+    exe = exe ? exe + 1 : pr->exe ? pr->exe : "program";
+    snprintf(name, sizeof name, "%s (pid %ld): host threads", exe, hpid);
+    meta(e, hpid, 0, "process_name", name);
+    sort_meta(e, hpid, 0, "process_sort_index", 0);
+    for (size_t i = 0; i < r->ngpu_ops; i++) {
+        const sc_gpu_op *op = &r->gpu_ops[ops[i]];
+        if (op->process != p)
+            continue;
+        const sc_gpu_op *prev = i ? &r->gpu_ops[ops[i - 1]] : NULL;
+        int newdev = !prev || prev->process != p || prev->device != op->device;
+        if (newdev) {
+            snprintf(name, sizeof name, "GPU %u%s%s", op->device, pr->device ? ": " : "",
+                     pr->device ? pr->device : "");
+            meta(e, op->device, 0, "process_name", name);
+            sort_meta(e, op->device, 0, "process_sort_index", 1 + (long)op->device);
         }
-        /* host threads, in order of first appearance */
-        for (size_t i = 0; i < r->nhost_spans; i++)
-            if (r->host_spans[i].process == p)
-                thr_index(&th, (unsigned)p, r->host_spans[i].thread, 1);
-        for (size_t i = 0; i < r->nmarks; i++)
-            if (r->marks[i].process == p)
-                thr_index(&th, (unsigned)p, r->marks[i].thread, 1);
-        for (size_t k = 0; k < th.n; k++) {
-            if (th.v[k].process != p)
-                continue;
-            static const char *const what[] = {"", "CUDA runtime API", "CUDA driver API", "streamcheck findings"};
-            for (int w = TR_RUNTIME; w <= TR_FINDINGS; w++) {
-                snprintf(name, sizeof name, "thread %zu (CUPTI id %" PRIu32 "): %s", k, th.v[k].id, what[w]);
-                meta(&e, hpid, tid_of((long)k, w), "thread_name", name);
-                sort_meta(&e, hpid, tid_of((long)k, w), "thread_sort_index", tid_of((long)k, w));
-            }
+        if (newdev || prev->stream != op->stream) {
+            snprintf(name, sizeof name, "stream %u", op->stream);
+            meta(e, op->device, op->stream, "thread_name", name);
+            sort_meta(e, op->device, op->stream, "thread_sort_index", op->stream);
         }
     }
+    for (size_t i = 0; i < r->nhost_spans; i++)
+        if (r->host_spans[i].process == p)
+            thr_index(th, (unsigned)p, r->host_spans[i].thread, 1);
+    for (size_t i = 0; i < r->nmarks; i++)
+        if (r->marks[i].process == p)
+            thr_index(th, (unsigned)p, r->marks[i].thread, 1);
+    for (size_t k = 0; k < th->n; k++) {
+        if (th->v[k].process != p)
+            continue;
+        static const char *const what[] = {"", "CUDA runtime API", "CUDA driver API", "streamcheck findings"};
+        for (int w = TR_RUNTIME; w <= TR_FINDINGS; w++) {
+            snprintf(name, sizeof name, "thread %zu (CUPTI id %" PRIu32 "): %s", k, th->v[k].id, what[w]);
+            meta(e, hpid, tid_of((long)k, w), "thread_name", name);
+            sort_meta(e, hpid, tid_of((long)k, w), "thread_sort_index", tid_of((long)k, w));
+        }
+    }
+}
 
-    /* GPU operations, track by track */
+/* GPU operations, track by track. */
+static void op_events(em *e, const sc_report *r, const size_t *ops)
+{
+    char name[512], args[1024];
     int64_t prev_end = INT64_MIN;
     for (size_t i = 0; i < r->ngpu_ops; i++) {
         const sc_gpu_op *op = &r->gpu_ops[ops[i]];
@@ -267,26 +259,94 @@ int sc_render_trace(const sc_report *r, FILE *out)
         snprintf(args, sizeof args, "\"device\":%u,\"stream\":%u,\"bytes\":%" PRIu64 ",\"correlation\":%u",
                  op->device, op->stream, op->bytes, op->correlation);
         static const char *const cats[] = {"kernel", "memcpy", "memset"};
-        complete(&e, op->device, op->stream, name, cats[op->kind < 3 ? op->kind : 0], op->start_ns, op->end_ns,
+        complete(e, op->device, op->stream, name, cats[op->kind < 3 ? op->kind : 0], op->start_ns, op->end_ns,
                  &prev_end, args);
     }
-    /* host API calls */
-    prev_end = INT64_MIN;
+}
+
+/* Host API calls, track by track. */
+static void span_events(em *e, const sc_report *r, const size_t *spans, thrs *th)
+{
+    char args[1024];
+    int64_t prev_end = INT64_MIN;
     for (size_t i = 0; i < r->nhost_spans; i++) {
         const sc_host_span *s = &r->host_spans[spans[i]];
         const sc_host_span *prev = i ? &r->host_spans[spans[i - 1]] : NULL;
         if (!prev || prev->process != s->process || prev->thread != s->thread || prev->runtime != s->runtime)
             prev_end = INT64_MIN;
-        long k = thr_index(&th, s->process, s->thread, 0);
+        long k = thr_index(th, s->process, s->thread, 0);
         if (k < 0 || s->process >= r->nprocs)
             continue;
         snprintf(args, sizeof args, "\"correlation\":%u", s->correlation);
-        complete(&e, r->procs[s->process].pid, tid_of(k, s->runtime ? TR_RUNTIME : TR_DRIVER),
+        complete(e, r->procs[s->process].pid, tid_of(k, s->runtime ? TR_RUNTIME : TR_DRIVER),
                  name_of(r, s->name), s->runtime ? "cuda_runtime" : "cuda_driver", s->start_ns, s->end_ns,
                  &prev_end, args);
     }
-    /* findings: the call, an instant, and a flow to what it held back */
-    prev_end = INT64_MIN;
+}
+
+/* A finding event on track (hpid, tid): its call, an instant, and a flow
+   (number flow) to the GPU operation it held back. */
+static void mark_events(em *e, const sc_report *r, const sc_finding_mark *m, long hpid, long tid,
+                        int64_t *prev_end, unsigned long *flow)
+{
+    FILE *out = e->out;
+    char name[512], args[1024];
+    const sc_rule_info *ri = &sc_rules[m->rule < SC_NRULES ? m->rule : 0];
+    snprintf(name, sizeof name, "%s %s", ri->id, ri->name);
+    int n = snprintf(args, sizeof args, "\"rule\":\"%s\",\"callsite\":\"%s\",\"gpu_lost_ns\":%" PRIu64
+                     ",\"correlation\":%u,\"api\":", ri->id, m->callsite, m->lost_ns, m->correlation);
+    /* the api name is ours (an entry point name): no escaping needed,
+       but keep it JSON-safe anyway */
+    const char *api = name_of(r, m->api);
+    size_t at = n > 0 ? (size_t)n : 0;
+    if (at < sizeof args - 2)
+        args[at++] = '"';
+    for (const char *c = api; *c && at < sizeof args - 3; c++)
+        if (*c != '"' && *c != '\\' && (unsigned char)*c >= 0x20)
+            args[at++] = *c;
+    args[at++] = '"';
+    args[at] = 0;
+    int64_t start = m->start_ns < *prev_end ? *prev_end : m->start_ns;
+    complete(e, hpid, tid, name, "streamcheck", m->start_ns, m->end_ns, prev_end, args);
+    begin_event(e);
+    fputs("{\"name\":", out);
+    put_str(out, name);
+    fputs(",\"cat\":\"streamcheck\",\"ph\":\"i\",\"s\":\"t\",\"ts\":", out);
+    put_us(out, start);
+    fprintf(out, ",\"pid\":%ld,\"tid\":%ld,\"args\":{%s}}", hpid, tid, args);
+    if (m->op >= 0 && (size_t)m->op < r->ngpu_ops) {
+        const sc_gpu_op *op = &r->gpu_ops[m->op];
+        ++*flow;
+        begin_event(e);
+        fputs("{\"name\":\"held back\",\"cat\":\"streamcheck\",\"ph\":\"s\",\"id\":", out);
+        fprintf(out, "%lu,\"ts\":", *flow);
+        put_us(out, start);
+        fprintf(out, ",\"pid\":%ld,\"tid\":%ld}", hpid, tid);
+        begin_event(e);
+        fputs("{\"name\":\"held back\",\"cat\":\"streamcheck\",\"ph\":\"f\",\"bp\":\"e\",\"id\":", out);
+        fprintf(out, "%lu,\"ts\":", *flow);
+        put_us(out, op->start_ns);
+        fprintf(out, ",\"pid\":%u,\"tid\":%u}", op->device, op->stream);
+    }
+}
+
+int sc_render_trace(const sc_report *r, FILE *out, const sc_render_opts *o)
+{
+    (void)o; /* the timeline has no options */
+    em e = {out, 1};
+    thrs th = {0};
+    size_t *ops = index_sorted(r, r->ngpu_ops, cmp_op);
+    size_t *spans = index_sorted(r, r->nhost_spans, cmp_span);
+    size_t *marks = index_sorted(r, r->nmarks, cmp_mark);
+    int rc = -1;
+    if (!ops || !spans || !marks)
+        goto done;
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
+    for (size_t p = 0; p < r->nprocs; p++)
+        process_meta(&e, r, p, ops, &th);
+    op_events(&e, r, ops);
+    span_events(&e, r, spans, &th);
+    int64_t prev_end = INT64_MIN;
     unsigned long flow = 0;
     for (size_t i = 0; i < r->nmarks; i++) {
         const sc_finding_mark *m = &r->marks[marks[i]];
@@ -294,46 +354,8 @@ int sc_render_trace(const sc_report *r, FILE *out)
         if (!prev || prev->process != m->process || prev->thread != m->thread)
             prev_end = INT64_MIN;
         long k = thr_index(&th, m->process, m->thread, 0);
-        if (k < 0 || m->process >= r->nprocs)
-            continue;
-        long hpid = r->procs[m->process].pid, tid = tid_of(k, TR_FINDINGS);
-        const sc_rule_info *ri = &sc_rules[m->rule < SC_NRULES ? m->rule : 0];
-        snprintf(name, sizeof name, "%s %s", ri->id, ri->name);
-        int n = snprintf(args, sizeof args, "\"rule\":\"%s\",\"callsite\":\"%s\",\"gpu_lost_ns\":%" PRIu64
-                         ",\"correlation\":%u,\"api\":", ri->id, m->callsite, m->lost_ns, m->correlation);
-        /* the api name is ours (an entry point name): no escaping needed,
-           but keep it JSON-safe anyway */
-        const char *api = name_of(r, m->api);
-        size_t at = n > 0 ? (size_t)n : 0;
-        if (at < sizeof args - 2)
-            args[at++] = '"';
-        for (const char *c = api; *c && at < sizeof args - 3; c++)
-            if (*c != '"' && *c != '\\' && (unsigned char)*c >= 0x20)
-                args[at++] = *c;
-        args[at++] = '"';
-        args[at] = 0;
-        int64_t start = m->start_ns < prev_end ? prev_end : m->start_ns;
-        complete(&e, hpid, tid, name, "streamcheck", m->start_ns, m->end_ns, &prev_end, args);
-        begin_event(&e);
-        fputs("{\"name\":", out);
-        put_str(out, name);
-        fputs(",\"cat\":\"streamcheck\",\"ph\":\"i\",\"s\":\"t\",\"ts\":", out);
-        put_us(out, start);
-        fprintf(out, ",\"pid\":%ld,\"tid\":%ld,\"args\":{%s}}", hpid, tid, args);
-        if (m->op >= 0 && (size_t)m->op < r->ngpu_ops) {
-            const sc_gpu_op *op = &r->gpu_ops[m->op];
-            flow++;
-            begin_event(&e);
-            fputs("{\"name\":\"held back\",\"cat\":\"streamcheck\",\"ph\":\"s\",\"id\":", out);
-            fprintf(out, "%lu,\"ts\":", flow);
-            put_us(out, start);
-            fprintf(out, ",\"pid\":%ld,\"tid\":%ld}", hpid, tid);
-            begin_event(&e);
-            fputs("{\"name\":\"held back\",\"cat\":\"streamcheck\",\"ph\":\"f\",\"bp\":\"e\",\"id\":", out);
-            fprintf(out, "%lu,\"ts\":", flow);
-            put_us(out, op->start_ns);
-            fprintf(out, ",\"pid\":%u,\"tid\":%u}", op->device, op->stream);
-        }
+        if (k >= 0 && m->process < r->nprocs)
+            mark_events(&e, r, m, r->procs[m->process].pid, tid_of(k, TR_FINDINGS), &prev_end, &flow);
     }
     fputs("\n]}\n", out);
     rc = ferror(out) ? -1 : 0;

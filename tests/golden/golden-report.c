@@ -139,12 +139,12 @@ int main(int argc, char **argv)
         o.max_frames = 8;
         rc = sc_render_text(r, stdout, &o);
     } else if (!strcmp(f, "json"))
-        rc = sc_render_json(r, stdout);
+        rc = sc_render_json(r, stdout, &o);
     else if (!strcmp(f, "sarif")) {
         o.srcroot = "/home/ci/proj/";
         rc = sc_render(r, SC_FMT_SARIF, stdout, &o);
     } else if (!strcmp(f, "junit"))
-        rc = sc_render_junit(r, stdout);
+        rc = sc_render_junit(r, stdout, &o);
     else if (!strcmp(f, "html"))
         rc = sc_render_html(r, stdout, &o);
     else if (!strcmp(f, "junit-never")) {

@@ -53,6 +53,15 @@ done
 ls -A "$tmp/o" | grep -v '^job\.streamcheck\.' | diag
 [ "$(ls -A "$tmp/o" | wc -l)" -eq 5 ] && ok "no temporary files left" || not_ok "no temporary files left"
 
+# Format names as STREAMCHECK_FORMAT takes them (src/common/formats.c): any
+# case, blanks, xml for junit, trace (the processes' tracks only: JSON
+# reports carry no timeline).
+cli --format ' XML , Trace,' --output "$tmp/f" --fail-on never "$tmp/a.json" "$tmp/b.json"
+status_is 0 "--format ' XML , Trace,'"
+[ -s "$tmp/f/merged.streamcheck.xml" ] && [ -s "$tmp/f/merged.streamcheck.trace.json" ] &&
+    [ "$(ls -A "$tmp/f" | wc -l)" -eq 2 ] && ok "wrote the JUnit file and the trace" ||
+    not_ok "wrote the JUnit file and the trace"
+
 # Reading the merged JSON back and writing it again changes nothing.
 cli --format json --output "$tmp/o2" --name again --fail-on never "$tmp/o/job.streamcheck.json"
 status_is 0 "re-merge the merged JSON (creates the output directory)"

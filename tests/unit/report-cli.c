@@ -2,7 +2,7 @@
  * report-cli ARGS... runs sc_cli_report with argv[0] = "report". */
 #include "config.h"
 
-#include "report.h"
+#include "cli_report.h"
 
 int main(int argc, char **argv)
 {

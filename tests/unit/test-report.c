@@ -780,7 +780,7 @@ START_TEST(write_error_leaves_nothing)
         return;
     setvbuf(f, NULL, _IONBF, 0);
     sc_report *a = fixture_process_a();
-    ck_assert_int_eq(sc_render_json(a, f), -1);
+    ck_assert_int_eq(sc_render_json(a, f, NULL), -1);
     ck_assert_int_eq(sc_render_text(a, f, NULL), -1);
     fclose(f);
     sc_report_free(a);

@@ -192,7 +192,7 @@ START_TEST(filter)
     char *buf = NULL;
     size_t len = 0;
     FILE *o = open_memstream(&buf, &len);
-    ck_assert_int_eq(sc_render_json(r, o), 0);
+    ck_assert_int_eq(sc_render_json(r, o, NULL), 0);
     fclose(o);
     ck_assert(strstr(buf, "\"suppressed\": 4") != NULL && strstr(buf, "\"suppressed\": 2") != NULL);
     free(buf);

@@ -1,5 +1,5 @@
-/* report_html_gpu.c: measured mode in the HTML report: a process's GPU
- * numbers and its timeline, one inline SVG per device.
+/* html_timeline.c: measured mode in the HTML report: a process's GPU
+ * timeline, one inline SVG per device.
  *
  * The SVG's x axis is the run from the first thing drawn to the last, in
  * VBW units (one unit is a pixel at full zoom, VBW / MIN_VIEW); the y axis
@@ -38,14 +38,6 @@
 static const char *name_of(const sc_report *r, uint32_t i)
 {
     return i < r->nnames && r->names[i] ? r->names[i] : "";
-}
-
-int sc_html_any_gpu(const sc_report *r)
-{
-    for (size_t i = 0; i < r->nprocs; i++)
-        if (r->procs[i].gpu)
-            return 1;
-    return 0;
 }
 
 /* A mangled C++ name's qualified name, without its signature:
@@ -89,89 +81,6 @@ static int short_name(const char *s, char *buf, size_t len)
             break;
     }
     return n > 0 && n < len;
-}
-
-/* ---------------------------------------------------------- numbers --- */
-
-/* A bar of the span: busy alone, busy with overlap, idle. */
-static void gpu_bar(FILE *out, uint64_t span, uint64_t busy, uint64_t overlap, uint64_t idle)
-{
-    char a[32], b[32], c[32];
-    uint64_t alone = busy > overlap ? busy - overlap : 0;
-    sc_html_percent(alone, span, a, sizeof a);
-    sc_html_percent(overlap, span, b, sizeof b);
-    sc_html_percent(idle, span, c, sizeof c);
-    if (!span)
-        return;
-    fprintf(out, "<div class=\"gbar\" role=\"img\" aria-label=\"busy %s, overlapping %s, idle %s\">"
-            "<span class=\"g-busy\" style=\"width:%s\"></span><span class=\"g-over\" style=\"width:%s\"></span>"
-            "<span class=\"g-idle\" style=\"width:%s\"></span></div>\n", a, b, c, a, b, c);
-}
-
-static void figure(FILE *out, const char *key, uint64_t ns, uint64_t of, const char *note)
-{
-    char b[32], pc[32];
-    sc_format_ns(ns, b, sizeof b);
-    sc_html_percent(ns, of, pc, sizeof pc);
-    fprintf(out, "<div class=\"f\"><dt>%s</dt><dd><b>%s</b>%s%s%s%s</dd></div>\n", key, b, *pc ? " (" : "", pc,
-            *pc ? ")" : "", note ? note : "");
-}
-
-void sc_html_gpu_numbers(FILE *out, const sc_report *r, size_t process)
-{
-    const sc_gpu *g = process < r->nprocs ? r->procs[process].gpu : NULL;
-    char b[64], c[64];
-    if (!g)
-        return;
-    fputs("<div class=\"gpu\">\n", out);
-    gpu_bar(out, g->span_ns, g->busy_ns, g->overlap_ns, g->idle_ns);
-    fputs("<dl class=\"facts\">\n", out);
-    figure(out, "GPU busy", g->busy_ns, g->span_ns, NULL);
-    sc_format_ns(g->overlap_compute_copy_ns, b, sizeof b);
-    sc_format_ns(g->overlap_compute_compute_ns, c, sizeof c);
-    char note[256];
-    snprintf(note, sizeof note, "<br/><span class=\"basis\">compute+copy %s, compute+compute %s</span>", b, c);
-    figure(out, "Overlap", g->overlap_ns, g->span_ns, note);
-    figure(out, "GPU idle", g->idle_ns, g->span_ns, NULL);
-    figure(out, "GPU span", g->span_ns, 0, "<br/><span class=\"basis\">first operation to last</span>");
-    fprintf(out, "<div class=\"f\"><dt>Operations</dt><dd><b>%" PRIu64 "</b>", g->ops);
-    if (g->ops_kept < g->ops)
-        fprintf(out, "<br/><span class=\"basis\">the timeline has the first %" PRIu64 "</span>", g->ops_kept);
-    fputs("</dd></div>\n", out);
-    if (g->dropped)
-        fprintf(out, "<div class=\"f\"><dt>Dropped</dt><dd class=\"warn\">CUPTI dropped %" PRIu64 " record%s: the "
-                "numbers are low</dd></div>\n", g->dropped, sc_html_plural(g->dropped));
-    if (g->handed_over) {
-        sc_format_ns(g->handed_over_ns, b, sizeof b);
-        fprintf(out, "<div class=\"f\"><dt>Measured</dt><dd class=\"warn\">the first <b>%s</b> of the run only"
-                "<br/><span class=\"basis\">the program's own profiler took CUPTI then; later findings are "
-                "priced in detect mode</span></dd></div>\n", b);
-    }
-    fputs("</dl>\n", out);
-    if (g->ndevices > 1 || g->nstreams) {
-        fprintf(out, "<details class=\"streams\"><summary>%zu device%s, %zu stream%s</summary>\n<div class=\"scroll\">"
-                "<table><thead><tr><th>Device</th><th>Stream</th><th class=\"num\">Busy</th><th class=\"num\">"
-                "Share of span</th><th class=\"num\">Operations</th></tr></thead>\n<tbody>\n", g->ndevices,
-                sc_html_plural(g->ndevices), g->nstreams, sc_html_plural(g->nstreams));
-        for (size_t d = 0; d < g->ndevices; d++) {
-            const sc_gpu_device *dv = &g->devices[d];
-            sc_format_ns(dv->busy_ns, b, sizeof b);
-            sc_html_percent(dv->busy_ns, dv->span_ns, c, sizeof c);
-            fprintf(out, "<tr class=\"dev\"><td>GPU %u</td><td>all</td><td class=\"num\">%s</td><td class=\"num\">%s"
-                    "</td><td class=\"num\">%" PRIu64 "</td></tr>\n", dv->device, b, c, dv->ops);
-            for (size_t s = 0; s < g->nstreams; s++) {
-                const sc_gpu_stream *st = &g->streams[s];
-                if (st->device != dv->device)
-                    continue;
-                sc_format_ns(st->busy_ns, b, sizeof b);
-                sc_html_percent(st->busy_ns, dv->span_ns, c, sizeof c);
-                fprintf(out, "<tr><td>GPU %u</td><td>stream %u</td><td class=\"num\">%s</td><td class=\"num\">%s"
-                        "</td><td class=\"num\">%" PRIu64 "</td></tr>\n", st->device, st->stream, b, c, st->ops);
-            }
-        }
-        fputs("</tbody></table></div>\n</details>\n", out);
-    }
-    fputs("</div>\n", out);
 }
 
 /* ---------------------------------------------------------- the model --- */
@@ -320,23 +229,26 @@ static void tl_free(tl *t)
     free(t->marks);
 }
 
-/* Gathers process p's part of the timeline; 0, or -1 (ENOMEM). */
-static int tl_init(tl *t, FILE *out, const sc_report *r, size_t p)
+static void widen(int64_t *lo, int64_t *hi, int64_t a, int64_t b)
 {
-    memset(t, 0, sizeof *t);
-    t->out = out;
-    t->r = r;
-    t->p = p;
-    sort_tl = t;
+    *lo = a < *lo ? a : *lo;
+    *hi = b > *hi ? b : *hi;
+}
+
+/* The process's GPU operations by stream and by device, and a lane per
+   stream. */
+static int gather_ops(tl *t, int64_t *lo, int64_t *hi)
+{
+    const sc_report *r = t->r;
     size_t n = 0;
     for (size_t i = 0; i < r->ngpu_ops; i++)
-        n += r->gpu_ops[i].process == p;
+        n += r->gpu_ops[i].process == t->p;
     t->ops = malloc((n ? n : 1) * sizeof *t->ops);
     t->dops = malloc((n ? n : 1) * sizeof *t->dops);
     if (!t->ops || !t->dops)
         return -1;
     for (size_t i = 0; i < r->ngpu_ops; i++)
-        if (r->gpu_ops[i].process == p) {
+        if (r->gpu_ops[i].process == t->p) {
             t->ops[t->nops] = t->dops[t->nops] = i;
             t->nops++;
         }
@@ -354,35 +266,35 @@ static int tl_init(tl *t, FILE *out, const sc_report *r, size_t p)
             t->lanes[t->nlanes++] = (lane){op->device, op->stream, i, i};
         }
         t->lanes[t->nlanes - 1].hi = i + 1;
+        widen(lo, hi, op->start_ns, op->end_ns);
     }
-    /* host threads: those with calls drawn or findings, by first call */
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (size_t i = 0; i < t->nops; i++) {
-        const sc_gpu_op *op = &r->gpu_ops[t->ops[i]];
-        lo = op->start_ns < lo ? op->start_ns : lo;
-        hi = op->end_ns > hi ? op->end_ns : hi;
-    }
-    size_t ns = 0;
+    return 0;
+}
+
+/* The host threads with calls drawn or findings, and the finding events
+   of findings the report has. */
+static int gather_threads(tl *t, int64_t *lo, int64_t *hi)
+{
+    const sc_report *r = t->r;
+    size_t ns = 0, nm = 0;
     for (size_t i = 0; i < r->nhost_spans; i++) {
         const sc_host_span *s = &r->host_spans[i];
-        if (s->process != p || s->end_ns - s->start_ns < HOST_MIN_NS)
+        if (s->process != t->p || s->end_ns - s->start_ns < HOST_MIN_NS)
             continue;
         ns++;
         if (add_thr(t, s->thread, s->start_ns) < 0)
             return -1;
-        lo = s->start_ns < lo ? s->start_ns : lo;
-        hi = s->end_ns > hi ? s->end_ns : hi;
+        widen(lo, hi, s->start_ns, s->end_ns);
     }
-    size_t nm = 0;
     for (size_t i = 0; i < r->nmarks; i++)
-        nm += r->marks[i].process == p;
+        nm += r->marks[i].process == t->p;
     t->marks = calloc(nm ? nm : 1, sizeof *t->marks);
     t->spans = malloc((ns ? ns : 1) * sizeof *t->spans);
     if (!t->marks || !t->spans)
         return -1;
     for (size_t i = 0; i < r->nmarks; i++) {
         const sc_finding_mark *m = &r->marks[i];
-        if (m->process != p)
+        if (m->process != t->p)
             continue;
         long f = finding_of(r, m);
         if (f < 0) {
@@ -392,14 +304,21 @@ static int tl_init(tl *t, FILE *out, const sc_report *r, size_t p)
         t->marks[t->nmarks++] = (mark){i, f, 0};
         if (add_thr(t, m->thread, m->start_ns) < 0)
             return -1;
-        lo = m->start_ns < lo ? m->start_ns : lo;
-        hi = m->end_ns > hi ? m->end_ns : hi;
+        widen(lo, hi, m->start_ns, m->end_ns);
     }
+    return 0;
+}
+
+/* Threads by first call, their calls by start, the marks by start; a
+   thread's name, when one of its findings' call sites has one. */
+static void order_threads(tl *t)
+{
+    const sc_report *r = t->r;
     if (t->nthrs > 1)   /* the array is NULL when empty */
         qsort(t->thrs, t->nthrs, sizeof *t->thrs, cmp_thr);
     for (size_t i = 0; i < r->nhost_spans; i++) {
         const sc_host_span *s = &r->host_spans[i];
-        if (s->process == p && s->end_ns - s->start_ns >= HOST_MIN_NS)
+        if (s->process == t->p && s->end_ns - s->start_ns >= HOST_MIN_NS)
             t->spans[t->nspans++] = i;
     }
     if (t->nspans > 1)   /* the array is NULL when empty */
@@ -414,14 +333,27 @@ static int tl_init(tl *t, FILE *out, const sc_report *r, size_t p)
     }
     if (t->nmarks > 1)   /* the array is NULL when empty */
         qsort(t->marks, t->nmarks, sizeof *t->marks, cmp_mark);
-    /* a thread's name, when one of its findings' call sites has one */
     for (size_t i = 0; i < t->nmarks; i++) {
         const sc_finding_mark *m = &r->marks[t->marks[i].m];
         const sc_callsite *cs = sc_report_callsite(r, r->findings[t->marks[i].f].callsite);
         long k = thr_of(t, m->thread);
-        if (k >= 0 && cs && cs->thread_name && !t->thrs[k].name && !same_as_program(r->procs[p].exe, cs->thread_name))
+        if (k >= 0 && cs && cs->thread_name && !t->thrs[k].name && !same_as_program(r->procs[t->p].exe, cs->thread_name))
             t->thrs[k].name = cs->thread_name;
     }
+}
+
+/* Gathers process p's part of the timeline; 0, or -1 (ENOMEM). */
+static int tl_init(tl *t, FILE *out, const sc_report *r, size_t p)
+{
+    memset(t, 0, sizeof *t);
+    t->out = out;
+    t->r = r;
+    t->p = p;
+    sort_tl = t;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    if (gather_ops(t, &lo, &hi) < 0 || gather_threads(t, &lo, &hi) < 0)
+        return -1;
+    order_threads(t);
     if (lo == INT64_MAX) {
         lo = 0;
         hi = 0;
@@ -719,31 +651,31 @@ static void axis_ticks(const tl *t)
     }
 }
 
-static void device_html(tl *t, size_t d0, size_t d1)
+/* One device's picture: its lanes d0..d1 (streams) below a row per host
+   thread, in pixels. */
+typedef struct geom {
+    uint32_t dev;
+    const sc_gpu_device *gd;     /* its numbers, when the report has them */
+    size_t d0, d1;
+    int stream_top, height;
+} geom;
+
+/* The device's name and numbers, and the zoom buttons. */
+static void device_head(const tl *t, const geom *g)
 {
     FILE *out = t->out;
-    const sc_report *r = t->r;
-    const sc_process *p = &r->procs[t->p];
-    uint32_t dev = t->nlanes ? t->lanes[d0].device : 0;
-    const sc_gpu_device *gd = NULL;
+    const sc_process *p = &t->r->procs[t->p];
     char b[64], c[64], e[64];
-    if (p->gpu)
-        for (size_t i = 0; i < p->gpu->ndevices; i++)
-            if (p->gpu->devices[i].device == dev)
-                gd = &p->gpu->devices[i];
-    int host_rows = t->nthrs ? 1 + (int)t->nthrs : 0;
-    int stream_top = (host_rows + 1) * PITCH;
-    int height = stream_top + (int)(d1 - d0) * PITCH;
-
-    fprintf(out, "<div class=\"tl\" id=\"timeline-%zu-%u\">\n<div class=\"tl-head\"><b>GPU %u</b>", t->p, dev, dev);
+    fprintf(out, "<div class=\"tl\" id=\"timeline-%zu-%u\">\n<div class=\"tl-head\"><b>GPU %u</b>", t->p, g->dev,
+            g->dev);
     if (p->device) {
         fputs(" ", out);
         sc_html_esc(out, p->device);
     }
-    if (gd) {
-        sc_html_percent(gd->busy_ns, gd->span_ns, b, sizeof b);
-        sc_html_percent(gd->overlap_ns, gd->span_ns, c, sizeof c);
-        sc_html_percent(gd->idle_ns, gd->span_ns, e, sizeof e);
+    if (g->gd) {
+        sc_html_percent(g->gd->busy_ns, g->gd->span_ns, b, sizeof b);
+        sc_html_percent(g->gd->overlap_ns, g->gd->span_ns, c, sizeof c);
+        sc_html_percent(g->gd->idle_ns, g->gd->span_ns, e, sizeof e);
         fprintf(out, " <span class=\"basis\">busy %s, overlap %s, idle %s of its span</span>", b, c, e);
     }
     fputs("</div>\n<div class=\"tl-bar noprint\"><button type=\"button\" data-z=\"in\" title=\"Zoom in\">+</button>"
@@ -753,9 +685,16 @@ static void device_html(tl *t, size_t d0, size_t d1)
           "<button type=\"button\" data-z=\"fit\" title=\"The whole run\">Fit</button>"
           "<span class=\"tl-range\"></span><span class=\"tl-help\">double-click or Ctrl+wheel zooms, drag pans; "
           "a finding's mark links to it</span></div>\n", out);
-    /* labels */
-    fprintf(out, "<div class=\"tl-body\">\n<div class=\"tl-labels\" style=\"height:%dpx\">", height);
-    if (host_rows) {
+}
+
+/* The rows' labels: host threads, then streams with their busy share. */
+static void device_labels(const tl *t, const geom *g)
+{
+    FILE *out = t->out;
+    const sc_process *p = &t->r->procs[t->p];
+    char b[64];
+    fprintf(out, "<div class=\"tl-body\">\n<div class=\"tl-labels\" style=\"height:%dpx\">", g->height);
+    if (t->nthrs) {
         fputs("<div class=\"tl-sec\">Host threads</div>", out);
         for (size_t k = 0; k < t->nthrs; k++) {
             fprintf(out, "<div title=\"CUPTI thread id %u\">thread %zu", t->thrs[k].id, k + 1);
@@ -767,8 +706,8 @@ static void device_html(tl *t, size_t d0, size_t d1)
             fputs("</div>", out);
         }
     }
-    fprintf(out, "<div class=\"tl-sec\">GPU %u streams</div>", dev);
-    for (size_t i = d0; i < d1; i++) {
+    fprintf(out, "<div class=\"tl-sec\">GPU %u streams</div>", g->dev);
+    for (size_t i = g->d0; i < g->d1; i++) {
         const lane *l = &t->lanes[i];
         uint64_t busy = 0;
         if (p->gpu)
@@ -776,27 +715,114 @@ static void device_html(tl *t, size_t d0, size_t d1)
                 if (p->gpu->streams[s].device == l->device && p->gpu->streams[s].stream == l->stream)
                     busy = p->gpu->streams[s].busy_ns;
         fprintf(out, "<div>stream %u", l->stream);
-        if (gd && busy) {
-            sc_html_percent(busy, gd->span_ns, b, sizeof b);
+        if (g->gd && busy) {
+            sc_html_percent(busy, g->gd->span_ns, b, sizeof b);
             fprintf(out, " <span class=\"pct\">%s</span>", b);
         }
         fputs("</div>", out);
     }
     fputs("</div>\n", out);
+}
+
+/* A stream's lane: the time the findings held its operations back, then
+   the operations. */
+static void lane_html(const tl *t, const geom *g, size_t i)
+{
+    FILE *out = t->out;
+    const sc_report *r = t->r;
+    const lane *l = &t->lanes[i];
+    fprintf(out, "<g class=\"tl-lane\" data-stream=\"%u\" transform=\"translate(0,%d)\">\n", l->stream,
+            g->stream_top + (int)(i - g->d0) * PITCH + (PITCH - LANE) / 2);
+    for (size_t j = 0; j < t->nmarks; j++) {
+        const sc_finding_mark *m = &r->marks[t->marks[j].m];
+        if (!t->marks[j].drawn || m->op < 0 || (size_t)m->op >= r->ngpu_ops || !m->lost_ns)
+            continue;
+        const sc_gpu_op *op = &r->gpu_ops[m->op];
+        if (op->process != t->p || op->device != l->device || op->stream != l->stream)
+            continue;
+        int64_t a = op->start_ns - (int64_t)m->lost_ns;
+        fprintf(out, "<rect class=\"l\" height=\"%d\"", LANE);
+        xw(t, a < t->t0 ? t->t0 : a, op->start_ns);
+        fprintf(out, " data-ns=\"%" PRIu64 "\" data-f=\"%ld\"/>\n", m->lost_ns, t->marks[j].f + 1);
+    }
+    fputs("<g>\n", out);
+    lane_items(t, l, op_rect, NULL);
+    fputs("</g>\n</g>\n", out);
+}
+
+/* A finding event's mark: a line across the picture, a tick on its
+   thread's row, a line to the operation it held back, a tooltip. */
+static void mark_html(const tl *t, const geom *g, const sc_finding_mark *m, long f)
+{
+    FILE *out = t->out;
+    const sc_report *r = t->r;
+    const sc_finding *fd = &r->findings[f];
+    const sc_rule_info *ri = &sc_rules[fd->rule];
+    char b[64], c[64];
+    long k = thr_of(t, m->thread);
+    int64_t x = ux(t, m->start_ns);
+    int hy = (int)(k + 1) * PITCH + (PITCH - LANE) / 2;
+    fprintf(out, "<a href=\"#finding-%ld\" class=\"mk sev-%s\" data-finding=\"%ld\" data-rule=\"%s\" "
+            "data-t=\"%" PRId64 "\" data-thread=\"%u\"", f + 1, sc_severity_name(fd->severity), f + 1, ri->id,
+            m->start_ns, m->thread);
+    long ol = -1;
+    if (m->op >= 0 && (size_t)m->op < r->ngpu_ops) {
+        const sc_gpu_op *op = &r->gpu_ops[m->op];
+        ol = op->process == t->p ? lane_of(t, op->device, op->stream) : -1;
+        if (ol >= 0)
+            fprintf(out, " data-stream=\"%u\"", op->stream);
+    }
+    fprintf(out, ">\n<line class=\"ml\" x1=\"%" PRId64 "\" y1=\"0\" x2=\"%" PRId64 "\" y2=\"%d\"/>\n", x, x,
+            g->height);
+    if (k >= 0)
+        fprintf(out, "<line class=\"mh\" x1=\"%" PRId64 "\" y1=\"%d\" x2=\"%" PRId64 "\" y2=\"%d\"/>\n", x, hy, x,
+                hy + LANE);
+    if (ol >= 0 && (size_t)ol >= g->d0 && (size_t)ol < g->d1 && k >= 0) {
+        const sc_gpu_op *op = &r->gpu_ops[m->op];
+        int sy = g->stream_top + (int)((size_t)ol - g->d0) * PITCH + PITCH / 2;
+        fprintf(out, "<line class=\"mc\" x1=\"%" PRId64 "\" y1=\"%d\" x2=\"%" PRId64 "\" y2=\"%d\"/>\n", x,
+                hy + LANE, ux(t, op->start_ns), sy);
+    }
+    sc_format_ns((uint64_t)(m->start_ns > 0 ? m->start_ns : 0), b, sizeof b);
+    sc_format_ns(m->lost_ns, c, sizeof c);
+    fprintf(out, "<title>#%ld %s %s: ", f + 1, ri->id, ri->name);
+    sc_html_esc(out, name_of(r, m->api));
+    fprintf(out, " at %s", b);
+    if (m->lost_ns)
+        fprintf(out, ", held GPU work back %s", c);
+    fputs(" (click for the finding)</title>\n</a>\n", out);
+}
+
+static void device_html(tl *t, size_t d0, size_t d1)
+{
+    FILE *out = t->out;
+    const sc_report *r = t->r;
+    const sc_process *p = &r->procs[t->p];
+    geom g = {.dev = t->nlanes ? t->lanes[d0].device : 0, .d0 = d0, .d1 = d1};
+    if (p->gpu)
+        for (size_t i = 0; i < p->gpu->ndevices; i++)
+            if (p->gpu->devices[i].device == g.dev)
+                g.gd = &p->gpu->devices[i];
+    int host_rows = t->nthrs ? 1 + (int)t->nthrs : 0;
+    g.stream_top = (host_rows + 1) * PITCH;
+    g.height = g.stream_top + (int)(d1 - d0) * PITCH;
+    device_head(t, &g);
+    device_labels(t, &g);
 
     /* the picture */
     fprintf(out, "<div class=\"tl-view\">\n<svg class=\"tl-svg%s\" viewBox=\"0 0 %d %d\" preserveAspectRatio=\"none\" "
             "width=\"100%%\" height=\"%d\" data-device=\"%u\" data-t0=\"%" PRId64 "\" data-unit=\"%.6f\" "
             "data-vbw=\"%d\" data-minw=\"%d\" data-h=\"%d\" role=\"img\" aria-label=\"GPU %u timeline\">\n",
-            t->drawn > MANY_MARKS ? " many" : "", VBW, height, height, dev, t->t0, t->unit, VBW, MIN_VIEW, height, dev);
-    for (int row = 0; row * PITCH < height; row++)
+            t->drawn > MANY_MARKS ? " many" : "", VBW, g.height, g.height, g.dev, t->t0, t->unit, VBW, MIN_VIEW,
+            g.height, g.dev);
+    for (int row = 0; row * PITCH < g.height; row++)
         if (row % 2)
             fprintf(out, "<rect class=\"bg\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", row * PITCH, VBW, PITCH);
-    rows rw = {stream_top, height};
+    rows rw = {g.stream_top, g.height};
     fputs("<g class=\"tl-idle\">\n", out);
-    idle_items(t, dev, idle_rect, &rw);
+    idle_items(t, g.dev, idle_rect, &rw);
     if (t->kept_end && t->kept_end < t->t1) {
-        fprintf(out, "<rect class=\"nk\" y=\"%d\" height=\"%d\"", stream_top, height - stream_top);
+        fprintf(out, "<rect class=\"nk\" y=\"%d\" height=\"%d\"", g.stream_top, g.height - g.stream_top);
         xw(t, t->kept_end, t->t1);
         fprintf(out, " data-ns=\"%" PRId64 "\" data-c=\"%" PRIu64 "\"/>\n", t->t1 - t->kept_end,
                 p->gpu->ops_kept);
@@ -809,70 +835,13 @@ static void device_html(tl *t, size_t d0, size_t d1)
         host_items(t, &t->thrs[k], host_rect, NULL);
         fputs("</g>\n", out);
     }
-    for (size_t i = d0; i < d1; i++) {
-        const lane *l = &t->lanes[i];
-        fprintf(out, "<g class=\"tl-lane\" data-stream=\"%u\" transform=\"translate(0,%d)\">\n", l->stream,
-                stream_top + (int)(i - d0) * PITCH + (PITCH - LANE) / 2);
-        /* what the findings held back: the time before the operation */
-        for (size_t j = 0; j < t->nmarks; j++) {
-            const sc_finding_mark *m = &r->marks[t->marks[j].m];
-            if (!t->marks[j].drawn || m->op < 0 || (size_t)m->op >= r->ngpu_ops || !m->lost_ns)
-                continue;
-            const sc_gpu_op *op = &r->gpu_ops[m->op];
-            if (op->process != t->p || op->device != l->device || op->stream != l->stream)
-                continue;
-            int64_t a = op->start_ns - (int64_t)m->lost_ns;
-            fprintf(out, "<rect class=\"l\" height=\"%d\"", LANE);
-            xw(t, a < t->t0 ? t->t0 : a, op->start_ns);
-            fprintf(out, " data-ns=\"%" PRIu64 "\" data-f=\"%ld\"/>\n", m->lost_ns, t->marks[j].f + 1);
-        }
-        fputs("<g>\n", out);
-        lane_items(t, l, op_rect, NULL);
-        fputs("</g>\n</g>\n", out);
-    }
-    /* the finding marks */
+    for (size_t i = d0; i < d1; i++)
+        lane_html(t, &g, i);
     fputs("<g class=\"tl-marks\">\n", out);
     for (size_t j = 0; j < t->nmarks; j++) {
         const sc_finding_mark *m = &r->marks[t->marks[j].m];
-        if (!t->marks[j].drawn)
-            continue;
-        uint32_t md = mark_device(t, m);
-        if (t->nlanes && md != dev)
-            continue;
-        long f = t->marks[j].f;
-        const sc_finding *fd = &r->findings[f];
-        const sc_rule_info *ri = &sc_rules[fd->rule];
-        long k = thr_of(t, m->thread);
-        int64_t x = ux(t, m->start_ns);
-        int hy = (int)(k + 1) * PITCH + (PITCH - LANE) / 2;
-        fprintf(out, "<a href=\"#finding-%ld\" class=\"mk sev-%s\" data-finding=\"%ld\" data-rule=\"%s\" "
-                "data-t=\"%" PRId64 "\" data-thread=\"%u\"", f + 1, sc_severity_name(fd->severity), f + 1, ri->id,
-                m->start_ns, m->thread);
-        long ol = -1;
-        if (m->op >= 0 && (size_t)m->op < r->ngpu_ops) {
-            const sc_gpu_op *op = &r->gpu_ops[m->op];
-            ol = op->process == t->p ? lane_of(t, op->device, op->stream) : -1;
-            if (ol >= 0)
-                fprintf(out, " data-stream=\"%u\"", op->stream);
-        }
-        fprintf(out, ">\n<line class=\"ml\" x1=\"%" PRId64 "\" y1=\"0\" x2=\"%" PRId64 "\" y2=\"%d\"/>\n", x, x, height);
-        if (k >= 0)
-            fprintf(out, "<line class=\"mh\" x1=\"%" PRId64 "\" y1=\"%d\" x2=\"%" PRId64 "\" y2=\"%d\"/>\n", x, hy, x,
-                    hy + LANE);
-        if (ol >= 0 && (size_t)ol >= d0 && (size_t)ol < d1 && k >= 0) {
-            const sc_gpu_op *op = &r->gpu_ops[m->op];
-            int sy = stream_top + (int)((size_t)ol - d0) * PITCH + PITCH / 2;
-            fprintf(out, "<line class=\"mc\" x1=\"%" PRId64 "\" y1=\"%d\" x2=\"%" PRId64 "\" y2=\"%d\"/>\n", x,
-                    hy + LANE, ux(t, op->start_ns), sy);
-        }
-        sc_format_ns((uint64_t)(m->start_ns > 0 ? m->start_ns : 0), b, sizeof b);
-        sc_format_ns(m->lost_ns, c, sizeof c);
-        fprintf(out, "<title>#%ld %s %s: ", f + 1, ri->id, ri->name);
-        sc_html_esc(out, name_of(r, m->api));
-        fprintf(out, " at %s", b);
-        if (m->lost_ns)
-            fprintf(out, ", held GPU work back %s", c);
-        fputs(" (click for the finding)</title>\n</a>\n", out);
+        if (t->marks[j].drawn && (!t->nlanes || mark_device(t, m) == g.dev))
+            mark_html(t, &g, m, t->marks[j].f);
     }
     fputs("</g>\n</svg>\n<div class=\"tl-axis\">", out);
     axis_ticks(t);
@@ -971,115 +940,3 @@ void sc_html_timeline(FILE *out, const sc_report *r, size_t process)
     tl_free(&t);
     free(t.used);
 }
-
-/* ---------------------------------------------------------- style, script --- */
-
-const char sc_html_gpu_style[] =
-    ".gpu{margin:12px 0 4px}\n"
-    ".gbar{display:flex;height:12px;border-radius:3px;overflow:hidden;background:var(--idle);margin:4px 0 10px;"
-    "border:1px solid var(--line)}\n"
-    ".gbar span{display:block;height:100%}.g-busy{background:var(--kernel)}.g-over{background:#7b3fbf}"
-    ".g-idle{background:repeating-linear-gradient(135deg,#e3e6ea 0 4px,#f4f5f7 4px 8px)}\n"
-    "details.streams table{font-size:13px}tr.dev td{font-weight:600}\n"
-    ".legend{font-size:12px;color:var(--mute);margin:10px 0 4px;display:flex;flex-wrap:wrap;gap:2px 12px;"
-    "align-items:center}\n"
-    ".sw{display:inline-block;width:14px;height:10px;border-radius:2px;margin-right:4px;vertical-align:-1px}\n"
-    ".sw.k{background:var(--kernel)}.sw.c{background:var(--memcpy)}.sw.s{background:var(--memset)}"
-    ".sw.x{background:#5d6d7e}.sw.h{background:var(--host)}.sw.i{background:#dfe3e8}"
-    ".sw.l{background:var(--lost);opacity:.55}.sw.mk{width:3px;background:var(--warn)}\n"
-    ".tl{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:8px 10px;margin:8px 0}\n"
-    ".tl-head{font-size:14px;margin-bottom:4px}\n"
-    ".tl-bar{display:flex;flex-wrap:wrap;align-items:center;gap:4px;margin-bottom:4px}\n"
-    ".tl-bar button{font:inherit;font-size:13px;line-height:1.2;padding:1px 9px;border:1px solid var(--line);"
-    "background:#f3f4f6;border-radius:4px;cursor:pointer;color:var(--fg)}\n"
-    ".tl-bar button:hover{background:#e6e9ee}\n"
-    ".tl-range{color:var(--fg);font-size:12px;margin-left:8px;font-variant-numeric:tabular-nums}\n"
-    ".tl-help{color:var(--mute);font-size:12px;margin-left:auto}\n"
-    ".tl-body{display:flex}\n"
-    ".tl-labels{flex:0 0 auto;width:150px;font-size:11px;color:var(--mute);padding-right:6px}\n"
-    ".tl-labels div{height:20px;line-height:20px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}\n"
-    ".tl-labels .tl-sec{font-weight:700;color:var(--fg)}\n"
-    ".tl-labels .pct{color:#8a93a0}\n"
-    ".tl-view{flex:1 1 auto;min-width:0;position:relative;overflow:hidden}\n"
-    ".tl-svg{display:block;background:#fff;cursor:grab;user-select:none}\n"
-    ".tl-svg rect{stroke-width:1px;vector-effect:non-scaling-stroke}\n"
-    ".tl-svg .bg{fill:#f6f7f9;stroke:none}\n"
-    ".tl-svg .hb{fill:#fafbfc;stroke:none}\n"
-    ".tl-svg .k{fill:var(--kernel);stroke:var(--kernel)}.tl-svg .c{fill:var(--memcpy);stroke:var(--memcpy)}"
-    ".tl-svg .s{fill:var(--memset);stroke:var(--memset)}.tl-svg .x{fill:#5d6d7e;stroke:#5d6d7e}"
-    ".tl-svg .h{fill:var(--host);stroke:var(--host)}\n"
-    ".tl-svg .i{fill:#e9ecf0;stroke:none}\n"
-    ".tl-svg .nk{fill:#fdf6e3;stroke:none}\n"
-    ".tl-svg.many .mk .ml,.tl-svg.many .mk .mc{visibility:hidden}\n"
-    ".tl-svg.many .mk:hover .ml,.tl-svg.many .mk:hover .mc{visibility:visible}\n"
-    ".tl-svg .l{fill:var(--lost);stroke:var(--lost);fill-opacity:.4;stroke-opacity:.6}\n"
-    ".tl-svg line{vector-effect:non-scaling-stroke}\n"
-    ".tl-svg .ml{stroke-width:1px;stroke-dasharray:3 3;stroke-opacity:.7}\n"
-    ".tl-svg .mh{stroke-width:4px}\n"
-    ".tl-svg .mc{stroke-width:1.5px;stroke-opacity:.8}\n"
-    ".tl-svg .mk line{stroke:var(--note)}.tl-svg .mk.sev-warning line{stroke:#d48a00}"
-    ".tl-svg .mk.sev-error line{stroke:var(--err)}\n"
-    ".tl-svg .mk:hover line{stroke-width:3px}\n"
-    ".tl-axis{position:relative;height:18px;font-size:11px;color:var(--mute);border-top:1px solid var(--line)}\n"
-    ".tl-axis span{position:absolute;top:2px;padding-left:3px;border-left:1px solid #c7ccd3;white-space:nowrap;"
-    "font-variant-numeric:tabular-nums}\n"
-    ".tl-tip{position:fixed;z-index:10;background:#1d2430;color:#fff;font-size:12px;padding:4px 8px;border-radius:4px;"
-    "pointer-events:none;max-width:560px;overflow-wrap:anywhere;white-space:pre-line}\n"
-    ".tl-tip[hidden]{display:none}\n"
-    "@media print{.tl-bar{display:none}.tl{break-inside:avoid}}\n";
-
-/* Zoom and pan (the viewBox), the time axis, tooltips.  No '<' nor '&'
-   needs escaping: the script sits in a CDATA section. */
-const char sc_html_gpu_script[] =
-    "var names={};\n"
-    "document.querySelectorAll('.tl-names span').forEach(function(e){names[e.getAttribute('data-i')]=e.textContent;});\n"
-    "function fmt(ns){var a=Math.abs(ns),d=1,u=' ns';\n"
-    "  if(a>=1e9){d=1e9;u=' s';}else if(a>=1e6){d=1e6;u=' ms';}else if(a>=1e3){d=1e3;u=' us';}\n"
-    "  return (d===1?Math.round(ns):+(ns/d).toFixed(3))+u;}\n"
-    "function nice(x){var p=Math.pow(10,Math.floor(Math.log(x)/Math.LN10)),m=x/p;\n"
-    "  return (m<1.5?1:m<3.5?2:m<7.5?5:10)*p;}\n"
-    "var kinds={k:1,c:1,s:1,x:1,h:1,i:1,l:1,nk:1};\n"
-    "function describe(el,t0,u){var k=el.getAttribute('class'),\n"
-    "  ns=el.hasAttribute('data-ns')?+el.getAttribute('data-ns'):(+el.getAttribute('width'))*u,\n"
-    "  at=' at '+fmt(t0+(+el.getAttribute('x'))*u),c=el.getAttribute('data-c'),n=el.getAttribute('data-n'),\n"
-    "  b=el.getAttribute('data-b');\n"
-    "  if(k==='i')return 'GPU idle for '+fmt(ns)+at;\n"
-    "  if(k==='nk')return 'Not drawn: the report keeps the GPU operations that started first ('+c+')';\n"
-    "  if(k==='l')return 'GPU work held back '+fmt(ns)+' by finding #'+el.getAttribute('data-f');\n"
-    "  if(k==='h')return (names[n]||'CUDA call')+', '+fmt(c?+b:ns)+at+(c?'\\n'+c+' calls over '+fmt(ns):'');\n"
-    "  if(c){var v=c.split(','),l=[];if(+v[0])l.push(v[0]+' kernels');if(+v[1])l.push(v[1]+' copies');\n"
-    "    if(+v[2])l.push(v[2]+' memsets');return l.join(', ')+at+'\\nbusy '+fmt(+b)+' over '+fmt(ns);}\n"
-    "  return (k==='k'?(names[n]||'kernel'):el.getAttribute('data-d'))+'\\n'+fmt(ns)+at;}\n"
-    "document.querySelectorAll('.tl').forEach(function(tl){\n"
-    "  var svg=tl.querySelector('svg.tl-svg');if(!svg)return;\n"
-    "  var W=+svg.getAttribute('data-vbw'),H=+svg.getAttribute('data-h'),t0=+svg.getAttribute('data-t0'),\n"
-    "    u=+svg.getAttribute('data-unit'),minw=+svg.getAttribute('data-minw'),axis=tl.querySelector('.tl-axis'),\n"
-    "    range=tl.querySelector('.tl-range'),tip=tl.querySelector('.tl-tip'),x=0,w=W,drag=null;\n"
-    "  function draw(){var a=t0+x*u,b=t0+(x+w)*u,st=nice((b-a)/8),h='';\n"
-    "    for(var t=Math.ceil(a/st)*st;t<=b;t+=st){var q=(t-a)/(b-a)*100;if(q>95)break;\n"
-    "      h+='<span style=\"left:'+q.toFixed(3)+'%\">'+fmt(t)+'</span>';}\n"
-    "    axis.innerHTML=h;range.textContent=fmt(a)+' to '+fmt(b)+(w<W?'  (zoom '+Math.round(W/w)+'x)':'');}\n"
-    "  function set(nx,nw){nw=Math.max(minw,Math.min(W,nw));nx=Math.max(0,Math.min(W-nw,nx));x=nx;w=nw;\n"
-    "    svg.setAttribute('viewBox',x+' 0 '+w+' '+H);draw();}\n"
-    "  function frac(e){var r=svg.getBoundingClientRect();return (e.clientX-r.left)/r.width;}\n"
-    "  tl.querySelectorAll('button[data-z]').forEach(function(bt){bt.addEventListener('click',function(){\n"
-    "    var z=bt.getAttribute('data-z');\n"
-    "    if(z==='in')set(x+w/4,w/2);else if(z==='out')set(x-w/2,w*2);else if(z==='left')set(x-w/3,w);\n"
-    "    else if(z==='right')set(x+w/3,w);else set(0,W);});});\n"
-    "  svg.addEventListener('dblclick',function(e){var f=frac(e);set(x+f*w/2,w/2);e.preventDefault();});\n"
-    "  svg.addEventListener('wheel',function(e){if(!e.ctrlKey&&!e.metaKey)return;e.preventDefault();\n"
-    "    var f=frac(e),s=e.deltaY>0?1.5:1/1.5;set(x+f*w*(1-s),w*s);},{passive:false});\n"
-    "  svg.addEventListener('mousedown',function(e){if(e.button===0)drag={cx:e.clientX,x:x,moved:false};});\n"
-    "  window.addEventListener('mousemove',function(e){if(!drag)return;var dx=e.clientX-drag.cx;\n"
-    "    if(Math.abs(dx)>3)drag.moved=true;\n"
-    "    if(drag.moved){tip.hidden=true;set(drag.x-dx/svg.getBoundingClientRect().width*w,w);}});\n"
-    "  window.addEventListener('mouseup',function(){setTimeout(function(){drag=null;},0);});\n"
-    "  svg.addEventListener('click',function(e){if(drag&&drag.moved)e.preventDefault();},true);\n"
-    "  svg.addEventListener('mousemove',function(e){var el=e.target;\n"
-    "    if(drag&&drag.moved)return;\n"
-    "    if(el.tagName!=='rect'||!kinds[el.getAttribute('class')]){tip.hidden=true;return;}\n"
-    "    tip.textContent=describe(el,t0,u);tip.hidden=false;\n"
-    "    tip.style.left=Math.min(e.clientX+12,window.innerWidth-300)+'px';tip.style.top=(e.clientY+16)+'px';});\n"
-    "  svg.addEventListener('mouseleave',function(){tip.hidden=true;});\n"
-    "  draw();\n"
-    "});\n";

@@ -1,0 +1,247 @@
+/* format.c: the small formatting helpers every renderer shares -- times,
+ * sizes, frames and call sites as one line, a finding's numbers, the GPU
+ * line -- and the one-line error messages of the parsers.  No locale is
+ * involved: the host program may have set LC_NUMERIC. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "report.h"
+
+void sc_one_line(char *s)
+{
+    for (; s && *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
+void sc_parse_error(char *err, size_t errlen, const char *where, const char *fmt, va_list ap)
+{
+    if (!err || !errlen)
+        return;
+    int n = snprintf(err, errlen, "%s: ", where);
+    if (n >= 0 && (size_t)n < errlen)
+        vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+    sc_one_line(err);
+}
+
+int sc_callsite_source(const sc_callsite *cs, const char **file, unsigned *line,
+                       const char **function)
+{
+    int py;
+    long i = sc_callsite_shown(cs, &py);
+    if (i < 0)
+        return -1;
+    if (py && cs->py[i].file && cs->py[i].line) {
+        *file = cs->py[i].file;
+        *line = cs->py[i].line;
+        *function = cs->py[i].function;
+        return 0;
+    }
+    if (!py && cs->frames[i].file && cs->frames[i].line) {
+        *file = cs->frames[i].file;
+        *line = cs->frames[i].line;
+        *function = cs->frames[i].function;
+        return 0;
+    }
+    return -1;
+}
+
+void sc_frame_format_in(const sc_frame *f, const sc_srcroot *root, char *buf, size_t len)
+{
+    char where[512], rb[512];
+    const char *file = f->file ? sc_srcroot_show(root, f->file, rb, sizeof rb) : NULL;
+    if (file && f->line)
+        snprintf(where, sizeof where, "%s:%u", file, f->line);
+    else if (file)
+        snprintf(where, sizeof where, "%s", file);
+    else if (f->module)
+        snprintf(where, sizeof where, "%s+0x%" PRIx64, sc_basename(f->module), f->offset);
+    else
+        snprintf(where, sizeof where, "0x%" PRIx64, f->offset);
+    if (f->function)
+        snprintf(buf, len, "%s (%s)", f->function, where);
+    else
+        snprintf(buf, len, "%s", where);
+}
+
+void sc_frame_format(const sc_frame *f, char *buf, size_t len)
+{
+    sc_frame_format_in(f, NULL, buf, len);
+}
+
+void sc_pyframe_format_in(const sc_pyframe *f, const sc_srcroot *root, char *buf, size_t len)
+{
+    char rb[512];
+    const char *file = f->file ? sc_srcroot_show(root, f->file, rb, sizeof rb) : "<unknown>";
+    if (f->function)
+        snprintf(buf, len, "%s:%u in %s()", file, f->line, f->function);
+    else
+        snprintf(buf, len, "%s:%u", file, f->line);
+}
+
+void sc_pyframe_format(const sc_pyframe *f, char *buf, size_t len)
+{
+    sc_pyframe_format_in(f, NULL, buf, len);
+}
+
+void sc_finding_line(const sc_finding *f, char *buf, size_t len)
+{
+    char blocked[32], lost[32], bytes[32] = "";
+    sc_format_ns(f->blocked_ns, blocked, sizeof blocked);
+    sc_format_ns(f->lost_ns, lost, sizeof lost);
+    if (f->bytes) {
+        bytes[0] = ',';
+        bytes[1] = ' ';
+        sc_format_bytes(f->bytes, bytes + 2, sizeof bytes - 2);
+    }
+    const char *api = f->api ? f->api : f->driver_api ? f->driver_api : "unknown api";
+    int two = f->api && f->driver_api && strcmp(f->api, f->driver_api);
+    snprintf(buf, len,
+             "%s%s%s: %" PRIu64 " call%s, host blocked %s, other streams busy at %" PRIu64 " of %" PRIu64
+             ", est. time lost <= %s (upper bound)%s",
+             api, two ? " -> " : "", two ? f->driver_api : "", f->count, f->count == 1 ? "" : "s",
+             blocked, f->pending, f->count, lost, bytes);
+}
+
+void sc_callsite_where_in(const sc_callsite *cs, const sc_srcroot *root, char *buf, size_t len)
+{
+    int py;
+    long i = sc_callsite_shown(cs, &py);
+    if (i < 0) {
+        snprintf(buf, len, "no call site");
+    } else if (py) {
+        sc_pyframe_format_in(&cs->py[i], root, buf, len);
+    } else {
+        sc_frame_format_in(&cs->frames[i], root, buf, len);
+    }
+}
+
+void sc_callsite_where(const sc_callsite *cs, char *buf, size_t len)
+{
+    sc_callsite_where_in(cs, NULL, buf, len);
+}
+
+/* v / unit with three decimals, rounded half up, without floating point
+   (printf's %f follows LC_NUMERIC, which the host program may have set). */
+static void fixed3(uint64_t v, uint64_t unit, const char *suffix, char *buf, size_t len)
+{
+    uint64_t d = unit / 1000;
+    uint64_t q = v / d + ((v % d) >= d - d / 2);
+    snprintf(buf, len, "%" PRIu64 ".%03u %s", q / 1000, (unsigned)(q % 1000), suffix);
+}
+
+void sc_format_time(double t, char *buf, size_t len)
+{
+    struct tm tm;
+    time_t s = (time_t)(t > 0 && t < 1e12 ? t : 0);
+    if (s <= 0 || !gmtime_r(&s, &tm)) {
+        snprintf(buf, len, "unknown");
+        return;
+    }
+    strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+void sc_format_driver(int v, char *buf, size_t len)
+{
+    if (v <= 0)
+        snprintf(buf, len, "unknown");
+    else
+        snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+const char *sc_or_unknown(const char *s)
+{
+    return s && *s ? s : "unknown";
+}
+
+void sc_format_ns(uint64_t ns, char *buf, size_t len)
+{
+    if (ns < 1000)
+        snprintf(buf, len, "%" PRIu64 " ns", ns);
+    else if (ns < 1000000)
+        fixed3(ns, 1000, "us", buf, len);
+    else if (ns < 1000000000)
+        fixed3(ns, 1000000, "ms", buf, len);
+    else
+        fixed3(ns, 1000000000, "s", buf, len);
+}
+
+void sc_format_bytes(uint64_t b, char *buf, size_t len)
+{
+    static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (b < 1024) {
+        snprintf(buf, len, "%" PRIu64 " B", b);
+        return;
+    }
+    int u = 0;
+    uint64_t div = 1024;
+    while (u < 5 && b / div >= 1024) {
+        div *= 1024;
+        u++;
+    }
+    uint64_t whole = b / div, rem = b % div;
+    /* rem < div <= 2^60, so rem * 10 does not overflow below EiB; above,
+       scale down first. */
+    uint64_t tenth = div > (UINT64_MAX / 10) ? (rem / (div / 10)) : (rem * 10 + div / 2) / div;
+    if (tenth >= 10) {
+        whole++;
+        tenth = 0;
+    }
+    snprintf(buf, len, "%" PRIu64 ".%u %s", whole, (unsigned)tenth, unit[u]);
+}
+
+/* ------------------------------------------------------- output --- */
+
+static void pct(uint64_t part, uint64_t whole, char *buf, size_t len)
+{
+    /* tenths of a percent, integer arithmetic: no locale */
+    uint64_t t = whole ? (part * 1000 + whole / 2) / whole : 0;
+    snprintf(buf, len, "%" PRIu64 ".%u%%", t / 10, (unsigned)(t % 10));
+}
+
+void sc_gpu_line(const sc_gpu *g, char *buf, size_t len)
+{
+    char span[32], busy[32], ov[32], idle[32], pb[32], po[32], pi[32], cc[32], kk[32];
+    sc_format_ns(g->span_ns, span, sizeof span);
+    sc_format_ns(g->busy_ns, busy, sizeof busy);
+    sc_format_ns(g->overlap_ns, ov, sizeof ov);
+    sc_format_ns(g->idle_ns, idle, sizeof idle);
+    sc_format_ns(g->overlap_compute_copy_ns, cc, sizeof cc);
+    sc_format_ns(g->overlap_compute_compute_ns, kk, sizeof kk);
+    pct(g->busy_ns, g->span_ns, pb, sizeof pb);
+    pct(g->overlap_ns, g->span_ns, po, sizeof po);
+    pct(g->idle_ns, g->span_ns, pi, sizeof pi);
+    int n = snprintf(buf, len, "GPU: span %s, busy %s (%s), overlap %s (%s; compute+copy %s, "
+                     "compute+compute %s), idle %s (%s); %" PRIu64 " operations",
+                     span, busy, pb, ov, po, cc, kk, idle, pi, g->ops);
+    if (n > 0 && (size_t)n < len && g->ops_kept < g->ops)
+        n += snprintf(buf + n, len - (size_t)n, " (the timeline keeps the first %" PRIu64 ")", g->ops_kept);
+    if (n > 0 && (size_t)n < len && g->dropped)
+        n += snprintf(buf + n, len - (size_t)n, "; CUPTI dropped %" PRIu64 " records: numbers are low",
+                      g->dropped);
+    if (n > 0 && (size_t)n < len && g->handed_over) {
+        char at[32];
+        sc_format_ns(g->handed_over_ns, at, sizeof at);
+        snprintf(buf + n, len - (size_t)n, "; measured for the first %s of the run only: the program's own "
+                 "profiler took CUPTI then", at);
+    }
+}
+
+/* Seconds as integer microseconds, rounded; the JSON carries 6 decimals. */
+int64_t sc_seconds_to_micro(double t)
+{
+    double us = t * 1e6;
+    if (us != us) /* NaN */
+        return 0;
+    if (us >= 9.2e18)
+        return INT64_MAX;
+    if (us <= -9.2e18)
+        return INT64_MIN;
+    return (int64_t)(us < 0 ? us - 0.5 : us + 0.5);
+}

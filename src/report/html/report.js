@@ -1,0 +1,3 @@
+window.addEventListener('beforeprint',function(){
+  document.querySelectorAll('details').forEach(function(d){d.setAttribute('open','');});
+});

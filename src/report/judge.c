@@ -1,0 +1,141 @@
+/* judge.c: what findings cost and which ones count -- cost bases, the
+ * severity a finding's cost earns it (sc_report_judge), totals by severity
+ * and the summary line, and the levels that fail a run. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+static const char *const basis_names[SC_NCOST_BASES] = {
+    [SC_COST_UNMEASURED] = "unmeasured",
+    [SC_COST_COPY_BLOCKED] = "copy-blocked",
+    [SC_COST_HOST_BLOCKED] = "host-blocked",
+    [SC_COST_PENDING_BLOCKED] = "blocked-while-pending",
+    [SC_COST_GPU] = "gpu-timeline",
+};
+
+const char *sc_cost_basis_name(sc_cost_basis b)
+{
+    return (unsigned)b < SC_NCOST_BASES ? basis_names[b] : "unmeasured";
+}
+
+const char *sc_unmeasured_why(const sc_report *r, const sc_finding *f)
+{
+    const sc_gpu *g = f->process < r->nprocs ? r->procs[f->process].gpu : NULL;
+    if (!g)
+        return "run with --measure for its cost on the GPU";
+    if (g->handed_over)
+        return "not measured: the program's own profiler took CUPTI before these calls";
+    return "not measured: the GPU timeline ties none of its calls to GPU work";
+}
+
+int sc_cost_basis_parse(const char *s, sc_cost_basis *out)
+{
+    for (unsigned i = 0; i < SC_NCOST_BASES; i++)
+        if (!strcmp(s, basis_names[i])) {
+            *out = (sc_cost_basis)i;
+            return 0;
+        }
+    return -1;
+}
+
+uint64_t sc_process_run_ns(const sc_process *p)
+{
+    if (!(p->end_time > p->start_time) || p->start_time <= 0)
+        return 0;
+    double d = (p->end_time - p->start_time) * 1e9;
+    return d >= 1.8e19 ? UINT64_MAX : (uint64_t)(d + 0.5);
+}
+
+void sc_report_judge(sc_report *r, const sc_judge_opts *j)
+{
+    static const sc_judge_opts defaults = SC_JUDGE_DEFAULTS;
+    if (!j)
+        j = &defaults;
+    for (size_t i = 0; i < r->nfindings; i++) {
+        sc_finding *f = &r->findings[i];
+        if (f->severity != SC_SEV_WARNING)
+            continue;
+        int worth;
+        if (f->basis == SC_COST_UNMEASURED) {
+            worth = f->pending > 0;
+        } else {
+            uint64_t run = f->process < r->nprocs ? sc_process_run_ns(&r->procs[f->process]) : 0;
+            unsigned __int128 share = (unsigned __int128)run * j->min_share_bp / 10000;
+            worth = f->cost_ns >= j->min_cost_ns && f->cost_ns >= share;
+        }
+        if (!worth)
+            f->severity = SC_SEV_NOTE;
+    }
+}
+
+uint64_t sc_report_cost(const sc_report *r)
+{
+    uint64_t sum = 0;
+    /* A measured SC102 (at a stream's creation site) prices the legacy-stream
+       commands that had to wait for that stream: the same GPU time is the
+       commands' own finding's (SC101, SC202, ...) at their call sites, so
+       it is not counted twice. */
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (r->findings[i].severity != SC_SEV_NOTE &&
+            !(r->findings[i].rule == SC_RULE_SC102 && r->findings[i].basis == SC_COST_GPU))
+            sum = sum + r->findings[i].cost_ns < sum ? UINT64_MAX : sum + r->findings[i].cost_ns;
+    return sum;
+}
+
+void sc_report_totals(const sc_report *r, uint64_t *errors, uint64_t *warnings, uint64_t *notes)
+{
+    uint64_t e = 0, w = 0, n = 0;
+    for (size_t i = 0; i < r->nfindings; i++)
+        switch (r->findings[i].severity) {
+        case SC_SEV_ERROR: e++; break;
+        case SC_SEV_WARNING: w++; break;
+        case SC_SEV_NOTE: n++; break;
+        }
+    if (errors)
+        *errors = e;
+    if (warnings)
+        *warnings = w;
+    if (notes)
+        *notes = n;
+}
+
+void sc_summary_line(const sc_report *r, char *buf, size_t len)
+{
+    uint64_t e, w, n;
+    sc_report_totals(r, &e, &w, &n);
+    snprintf(buf, len, "streamcheck: %zu findings (%" PRIu64 " errors, %" PRIu64 " warnings, %" PRIu64 " notes)",
+             r->nfindings, e, w, n);
+}
+
+int sc_fail_level_parse(const char *s, sc_fail_level *out)
+{
+    static const struct {
+        const char *name;
+        sc_fail_level level;
+    } t[] = {
+        {"note", SC_FAIL_NOTE}, {"warning", SC_FAIL_WARNING},
+        {"error", SC_FAIL_ERROR}, {"never", SC_FAIL_NEVER},
+    };
+    for (size_t i = 0; s && i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(s, t[i].name)) {
+            *out = t[i].level;
+            return 0;
+        }
+    return -1;
+}
+
+int sc_severity_fails(sc_severity s, sc_fail_level l)
+{
+    switch (l) {
+    case SC_FAIL_NOTE: return 1;
+    case SC_FAIL_WARNING: return s >= SC_SEV_WARNING;
+    case SC_FAIL_ERROR: return s >= SC_SEV_ERROR;
+    case SC_FAIL_DEFAULT:
+    case SC_FAIL_NEVER: break;
+    }
+    return 0;
+}
