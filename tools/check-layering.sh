@@ -40,7 +40,7 @@ else
     nm -A "$lib" 2>/dev/null | awk '{
         n = split($1, a, ":"); m = a[2]; sub(/^.*_la-/, "", m); sub(/\.o$/, "", m)
         if ($2 == "U") print "U", $3, m
-        else if ($2 ~ /^[TDBRVGSWu]$/ && !(m == "hb" && $3 ~ /^(pthread_|sem_)/)) print "D", $3, m
+        else if ($2 ~ /^[TDBRVGSWu]$/ && !(m == "hb_pthread" && $3 ~ /^(pthread_|sem_)/)) print "D", $3, m
     }' > "$tmp/syms"
     awk '$1 == "D" { def[$2] = $3 }
          $1 == "U" { n++; sym[n] = $2; mod[n] = $3 }

@@ -152,7 +152,7 @@ void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, 
                         unsigned device, unsigned lid)
 {
     /* Counted per thread lifetime: SC103 keeps those found racing (hb.h).
-       The lifetime takes the key's rule and severity bytes: hb.c gives a
+       The lifetime takes the key's rule and severity bytes: hb_clock.c gives a
        verdict to the first 65536 (HB_LIDS); later ones count as 0, none. */
     if (lid > 0xffff)
         lid = 0;

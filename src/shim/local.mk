@@ -13,7 +13,8 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/hooks/README src/shim/hooks/all.def src/shim/hooks/launch.def src/shim/hooks/copy.def \
 	src/shim/hooks/memset.def src/shim/hooks/alloc.def src/shim/hooks/stream.def src/shim/hooks/event.def \
 	src/shim/hooks/ctx.def src/shim/hooks/runtime.def \
-	src/shim/modules.c src/shim/streams.c src/shim/hostmem.c src/shim/hb.c src/shim/hb.h src/shim/interposed.list \
+	src/shim/modules.c src/shim/streams.c src/shim/hostmem.c src/shim/hb.h src/shim/hb_clock.h src/shim/hb_clock.c \
+	src/shim/hb_order.c src/shim/hb_pthread.c src/shim/hb_pthread.def src/shim/interposed.list \
 	src/shim/detect.h src/shim/dispatch.c src/shim/lanes.c src/shim/memclass.c src/shim/track.c \
 	src/shim/redirect.c src/shim/detect_legacy.c src/shim/detect_copy.c src/shim/detect_alloc.c \
 	src/shim/detect_sync.c src/shim/detect_queue.c \
@@ -33,7 +34,7 @@ lib_LTLIBRARIES += src/libstreamcheck.la
 src_libstreamcheck_la_SOURCES =
 # $ORIGIN: a libunwind.so.8 or libdw.so.1 copied next to the installed shim
 # is found there (clusters that lack them).
-# The pthread functions hb.c interposes are left preemptible
+# The pthread functions hb_pthread.c interposes are left preemptible
 # (interposed.list says why).
 src_libstreamcheck_la_LDFLAGS = -module -avoid-version -no-undefined -shared \
 	-Wl,-Bsymbolic-functions -Wl,--dynamic-list=$(top_srcdir)/src/shim/interposed.list \

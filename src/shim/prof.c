@@ -83,7 +83,7 @@ static const struct {
     {SC_PH_WRITE, 0, "rendering, writing (not in the estimate)", ""},
 };
 
-/* The pthread tracker's busiest releasing callers (hb.c counts them in
+/* The pthread tracker's busiest releasing callers (hb_pthread.c counts them in
    profile mode): which code's locks publish clocks and record events. */
 #define TOP_CALLERS 8
 typedef struct caller_row {

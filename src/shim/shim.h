@@ -255,11 +255,11 @@ typedef enum sc_phase {
     SC_PH_SYMBOLIZE,   /* of which symbolization */
     SC_PH_JUDGE,       /* filters, judgement, sorting at exit */
     SC_PH_WRITE,       /* rendering and writing the report (not in the estimate) */
-    SC_PH_HB,          /* hb.c: pthread acquires and releases that touch a clock */
-    SC_PH_HBREL,       /* hb.c: of SC_PH_HB, the releases; items: clocks published */
-    SC_PH_HBACQ,       /* hb.c: of SC_PH_HB, the acquires; items: clocks joined */
-    SC_PH_HBMOD,       /* hb.c: caller checks the thread's cache did not answer */
-    SC_PH_HBEV,        /* hb.c: events recorded on the per-thread stream at releases */
+    SC_PH_HB,          /* hb_pthread.c: pthread acquires and releases that touch a clock */
+    SC_PH_HBREL,       /* hb_pthread.c: of SC_PH_HB, the releases; items: clocks published */
+    SC_PH_HBACQ,       /* hb_pthread.c: of SC_PH_HB, the acquires; items: clocks joined */
+    SC_PH_HBMOD,       /* hb_clock.c: caller checks the thread's cache did not answer */
+    SC_PH_HBEV,        /* hb_clock.c: events recorded on the per-thread stream at releases */
     SC_PH_MODSCAN,     /* module map: dl_iterate_phdr on an unknown address; items: rebuilds */
     SC_PH_N
 } sc_phase;
