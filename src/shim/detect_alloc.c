@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "detect.h"
+#include "lanes.h"
 
 void sc_detect_alloc(sc_thread *t, sc_op *op)
 {

@@ -10,7 +10,11 @@
  */
 #include "config.h"
 
+#include "core.h"
 #include "detect.h"
+#include "lanes.h"
+#include "memclass.h"
+#include "real.h"
 
 /* SC202, async memsets (cuMemsetD*Async).  PG Implicit Synchronization: a
    device memory set on the legacy stream is a barrier between the streams'

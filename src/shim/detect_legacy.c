@@ -15,10 +15,16 @@
  */
 #include "config.h"
 
+#include "core.h"
 #include "detect.h"
-#include "measure.h"
 #include "findings.h"
 #include "hb.h"
+#include "lanes.h"
+#include "measure.h"
+#include "modules.h"
+#include "redirect.h"
+#include "streams.h"
+#include "thread.h"
 
 /* Everything that lands on the legacy stream: launches, async copies and
    memsets, and the synchronous copies and memsets that run there.  SC102

@@ -13,7 +13,9 @@
  */
 #include "config.h"
 
+#include "core.h"
 #include "detect.h"
+#include "lanes.h"
 
 void sc_detect_queues(sc_thread *t, sc_op *op)
 {

@@ -7,7 +7,10 @@
  */
 #include "config.h"
 
+#include "core.h"
 #include "detect.h"
+#include "lanes.h"
+#include "real.h"
 
 /* cuStreamSynchronize (after a legacy-lane call was considered for
    redirect). */

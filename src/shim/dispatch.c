@@ -7,10 +7,19 @@
 #include "config.h"
 
 #include "callsites.h"
+#include "core.h"
 #include "detect.h"
+#include "dispatch.h"
 #include "findings.h"
-#include "measure.h"
 #include "hb.h"
+#include "lanes.h"
+#include "measure.h"
+#include "memclass.h"
+#include "notes.h"
+#include "real.h"
+#include "redirect.h"
+#include "thread.h"
+#include "track.h"
 
 /* Profile mode: the phase of one detector call (shim.h, sc_phase). */
 #define PH(ph, call)                        \
@@ -50,29 +59,6 @@ static int can_block(unsigned kind)
     default:
         return 0;
     }
-}
-
-/* Our own time (shim.h, "own time"): the fast path is timed one call in
-   SC_FAST_SAMPLE and counted for SC_FAST_SAMPLE calls; in profile mode
-   every call is timed and counted once.  The slow path is timed in full,
-   every call: since the fast path keeps the notes, slow calls are few, and
-   a TSC read costs a few ns. */
-int sc_fast_timed(sc_thread *t, sc_op *op)
-{
-    uint64_t t0 = sc_tsc();
-    int slow = sc_fast(t, op);
-    uint64_t dt = sc_tsc() - t0;
-    dt = dt > sc_tsc_overhead ? dt - sc_tsc_overhead : 0;
-    if (SC_UNLIKELY(sc_prof_on)) {
-        t->nfast = SC_FAST_SAMPLE - 1;   /* time the next one too */
-        t->prof[SC_PH_FAST].ticks += dt;
-        t->prof[SC_PH_FAST].calls++;
-    } else {
-        t->nfast = 0;
-        dt *= SC_FAST_SAMPLE;
-    }
-    atomic_fetch_add_explicit(&t->own_ticks, dt, memory_order_relaxed);
-    return slow;
 }
 
 void sc_pre(sc_thread *t, sc_op *op)
@@ -234,7 +220,7 @@ static unsigned specificity(unsigned rule)
     return sizeof order;
 }
 
-/* What came next decides some findings (shim.h, held): the call is held
+/* What came next decides some findings (held.h): the call is held
    until the thread's next slow call.
    - SC203 of a device-to-host copy into pageable memory: a synchronization
      of the same stream (or the device) with nothing submitted since makes
@@ -300,7 +286,7 @@ static int settle_held(sc_thread *t, sc_op *op)
         break;
     }
     if (read)
-        t->sync_reads++;
+        t->held.reads++;
     else
         sc_finding_add(t, h, 1);
     return read;

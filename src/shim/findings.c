@@ -17,7 +17,7 @@
 #include "findings.h"
 #include "measure.h"
 #include "report.h"
-#include "shim.h"
+#include "thread.h"
 
 const char *const sc_redirect_outcomes[SC_RD_NOUTCOMES] = {
     [SC_RD_REDIRECTED] = "redirected",

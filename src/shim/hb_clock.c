@@ -47,6 +47,9 @@
 
 #include "core.h"
 #include "hb_clock.h"
+#include "modules.h"
+#include "real.h"
+#include "thread.h"
 
 /* -------------------------------------------------------------- state --- */
 _Atomic int sc_hb_on_flag;                  /* some thread submitted legacy work */

@@ -13,7 +13,10 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core.h"
 #include "hb_clock.h"
+#include "real.h"
+#include "thread.h"
 
 void sc_hb_own_stream(sc_thread *t, CUcontext ctx, CUstream s, unsigned gen)
 {

@@ -24,6 +24,8 @@
 
 #include "core.h"
 #include "hb_clock.h"
+#include "real.h"
+#include "thread.h"
 
 /* ----------------------------------------------------- the real ones --- */
 /* Each resolves the real function once, lazily, from the next object in the

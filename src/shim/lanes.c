@@ -23,7 +23,10 @@
 #include <pthread.h>
 
 #include "core.h"
-#include "detect.h"
+#include "lanes.h"
+#include "real.h"
+#include "streams.h"
+#include "thread.h"
 
 /* --------------------------------------------------------- contexts --- */
 #define MAX_CTX 32

@@ -4,7 +4,10 @@
  */
 #include "config.h"
 
-#include "detect.h"
+#include "core.h"
+#include "hostmem.h"
+#include "memclass.h"
+#include "real.h"
 
 static int classify_miss(const void *p);
 

@@ -20,7 +20,8 @@
 
 #include "core.h"
 #include "hb.h"
-#include "shim.h"
+#include "modules.h"
+#include "thread.h"
 
 typedef struct prof_acc {
     sc_prof_cell c[SC_PH_N];

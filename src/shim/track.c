@@ -8,10 +8,17 @@
 #include <string.h>
 
 #include "callsites.h"
-#include "detect.h"
-#include "measure.h"
+#include "core.h"
 #include "findings.h"
 #include "hb.h"
+#include "hostmem.h"
+#include "lanes.h"
+#include "measure.h"
+#include "modules.h"
+#include "real.h"
+#include "streams.h"
+#include "thread.h"
+#include "track.h"
 
 /* Device facts learned after cuInit, for the report. */
 char sc_device_name[256];

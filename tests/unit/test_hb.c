@@ -22,8 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "hb.h"
-#include "shim.h"
+#include "real.h"
+#include "thread.h"
 
 /* ------------------------------------------------------ fake driver --- */
 #define CTX ((CUcontext)(uintptr_t)0xc0)

@@ -12,11 +12,14 @@
 #include <string.h>
 
 #include "callsites.h"
+#include "core.h"
+#include "dispatch.h"
 #include "fake_driver.h"
 #include "findings.h"
 #include "hb.h"
 #include "report.h"
-#include "shim.h"
+#include "shim_report.h"
+#include "thread.h"
 
 /* Declared by cuda.h only in per-thread-default-stream builds. */
 extern __typeof__(*(PFN_cuLaunchKernel_v7000_ptsz)0) cuLaunchKernel_ptsz;
