@@ -220,7 +220,7 @@ static unsigned specificity(unsigned rule)
     return sizeof order;
 }
 
-/* What came next decides some findings (held.h): the call is held
+/* What came next decides some findings (thread_parts.h, sc_held): the call is held
    until the thread's next slow call.
    - SC203 of a device-to-host copy into pageable memory: a synchronization
      of the same stream (or the device) with nothing submitted since makes

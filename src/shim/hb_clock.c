@@ -83,7 +83,7 @@ SC_TLS int sc_hb_in;                 /* inside the tracker: pass everything thro
 SC_TLS hb_start_rec *sc_hb_pending;  /* from the parent, not yet joined */
 SC_TLS uint64_t sc_hb_prof_events;    /* profile mode: events this thread recorded */
 
-int sc_hb_on(void) { return atomic_load_explicit(&sc_hb_on_flag, memory_order_relaxed); }
+int sc_hb_on(void) { return hb_on(); }
 void sc_hb_test_follow_all(int on) { atomic_store(&sc_hb_follow_all, on); }
 unsigned sc_hb_test_overflowed(void) { return atomic_load(&sc_hb_n_overflowed); }
 

@@ -134,6 +134,12 @@ SC_HIDDEN extern SC_TLS int sc_hb_in;                  /* inside the tracker: pa
 SC_HIDDEN extern SC_TLS hb_start_rec *sc_hb_pending;   /* from the parent, not yet joined */
 SC_HIDDEN extern SC_TLS uint64_t sc_hb_prof_events;    /* profile mode: events this thread recorded */
 
+/* sc_hb_on, inline: the fast path's redirect asks it (sc_hb_fast_submit). */
+static inline int hb_on(void)
+{
+    return atomic_load_explicit(&sc_hb_on_flag, memory_order_relaxed);
+}
+
 /* ------------------------------------------------------------ hb_clock.c --- */
 SC_HIDDEN hb_thr *sc_hb_self_get(void);      /* made if it has none (NULL without memory) */
 SC_HIDDEN void sc_hb_take_pending(void);     /* joins a clock pthread_create handed over */

@@ -118,7 +118,7 @@ int sc_hb_order(sc_thread *t, CUcontext ctx, CUstream target)
 {
     (void)t;
     hb_thr *h = sc_hb_self;
-    if (!h || !sc_hb_on())
+    if (!h || !hb_on())
         return 0;
     sc_hb_take_pending();
     uint32_t others = h->mask & ~(h->slot >= 0 ? 1u << h->slot : 0u);
@@ -156,7 +156,7 @@ int sc_hb_order(sc_thread *t, CUcontext ctx, CUstream target)
 int sc_hb_fast_submit(int where, CUcontext ctx)
 {
     hb_thr *h = sc_hb_self;
-    if (!h || h->slot < 0 || sc_hb_in || SC_UNLIKELY(sc_hb_pending != NULL) || !sc_hb_on())
+    if (!h || h->slot < 0 || sc_hb_in || SC_UNLIKELY(sc_hb_pending != NULL) || !hb_on())
         return 1;
     uint32_t others = h->mask & ~(1u << h->slot);
     if (others && h->waited_ctx != ctx)
@@ -200,7 +200,7 @@ void sc_hb_drained(sc_thread *t, CUcontext ctx)
 void sc_hb_ctx_sync_begin(void)
 {
     hb_thr *h = sc_hb_self;
-    if (!h || !sc_hb_on())
+    if (!h || !hb_on())
         return;
     uint32_t used = atomic_load(&sc_hb_slots_used);
     for (uint32_t m = used; m; m &= m - 1) {
@@ -213,7 +213,7 @@ void sc_hb_ctx_sync_begin(void)
 void sc_hb_ctx_sync_end(CUcontext ctx)
 {
     hb_thr *h = sc_hb_self;
-    if (!h || !sc_hb_on())
+    if (!h || !hb_on())
         return;
     for (uint32_t m = h->snap_mask; m; m &= m - 1) {
         unsigned i = (unsigned)__builtin_ctz(m);

@@ -6,7 +6,7 @@ SC_SHIM_CPPFLAGS = -I$(top_srcdir)/src/shim $(SC_REPORT_CPPFLAGS)
 # made of it, and the unit tests link it with a fake driver.
 noinst_LTLIBRARIES += src/shim/libscshim.la
 src_shim_libscshim_la_SOURCES = \
-	src/shim/shim.h src/shim/shim_compat.h src/shim/thread.h src/shim/held.h \
+	src/shim/shim.h src/shim/shim_compat.h src/shim/thread.h src/shim/thread_parts.h \
 	src/shim/core.h src/shim/core.c src/shim/apis.h src/shim/apis.c src/shim/real.h src/shim/real.c \
 	src/shim/interpose.c src/shim/interpose.h src/shim/dlsym_tramp.S \
 	src/shim/hooks_driver.c src/shim/hooks_driver.h src/shim/hooks_runtime.c src/shim/hooks_runtime.h \

@@ -18,16 +18,6 @@
 #include "redirect.h"
 #include "thread.h"
 
-/* What the calling thread's last redirect on the slow path found, so that
-   the fast path can redirect its next calls the same way
-   (sc_fast_redirect): the context (NULL: none yet), sc_g.ctx_gen then,
-   and the own stream it used (method stream; one of sc_thread.own). */
-static SC_TLS struct {
-    unsigned gen;
-    CUcontext ctx;
-    sc_own *own;
-} rd_last;
-
 /* --redirect-method=stream: the thread's own blocking stream in ctx, and
    the event that orders it with the per-thread stream, made on first use.
    NULL when none can be had (the caller then uses the per-thread entry
@@ -198,9 +188,9 @@ void sc_redirect(sc_thread *t, sc_op *op, sc_count_q *cq)
     op->redirected = SC_RD_REDIRECTED;
     op->lane = SC_LANE_PTDS;
     /* The thread's next legacy work in ctx may take the fast path. */
-    rd_last.ctx = ctx;
-    rd_last.gen = atomic_load(&sc_g.ctx_gen);
-    rd_last.own = own;
+    t->rd.ctx = ctx;
+    t->rd.gen = atomic_load(&sc_g.ctx_gen);
+    t->rd.own = own;
 }
 
 /* The fast path under --redirect (sc_fast_legacy): a launch, async copy or
@@ -227,16 +217,16 @@ int sc_fast_redirect(sc_thread *t, sc_op *op)
     default:
         return 1;
     }
-    if (!rd_last.ctx || op->stream != NULL || op->pt ||
+    if (!t->rd.ctx || op->stream != NULL || op->pt ||
         atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE ||
         atomic_load_explicit(&sc_g.n_capturing, memory_order_relaxed) ||
         atomic_load_explicit(&sc_g.n_blocking, memory_order_relaxed) ||
         atomic_load_explicit(&sc_g.ptds_used, memory_order_relaxed) ||   /* SC101 would warn */
         atomic_load_explicit(&sc_g.n_ctx, memory_order_relaxed) != 1 ||
-        rd_last.gen != atomic_load_explicit(&sc_g.ctx_gen, memory_order_relaxed))
+        t->rd.gen != atomic_load_explicit(&sc_g.ctx_gen, memory_order_relaxed))
         return 1;
-    sc_own *own = rd_last.own;
-    if (own && (!own->stream || own->ctx != rd_last.ctx || own->gen != rd_last.gen))
+    sc_own *own = t->rd.own;
+    if (own && (!own->stream || own->ctx != t->rd.ctx || own->gen != t->rd.gen))
         return 1;
     void *fn = NULL;
     int route = route_of(op, own, &fn);
@@ -248,7 +238,7 @@ int sc_fast_redirect(sc_thread *t, sc_op *op)
     /* The current context: the one the slow path redirected in. */
     int saved = errno;
     CUcontext cur = NULL;
-    int same = sc_d.CtxGetCurrent && sc_d.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur == rd_last.ctx;
+    int same = sc_d.CtxGetCurrent && sc_d.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur == t->rd.ctx;
     errno = saved;
     if (!same)
         return 1;

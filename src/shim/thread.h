@@ -1,10 +1,11 @@
 /* thread.h: the per-thread block (sc_thread), what each thread that calls
  * CUDA keeps: one TLS load away (core.h, sc_tls_self), recycled with the
  * thread (core.c).  It holds what the fast path reads and what several
- * modules share; state only one module uses lives with that module
- * (findings.c's tables, callsites.c's caches, redirect.c's last route,
- * hb_clock.c's clocks), reached from here by a pointer at most.  The
- * fields the fast path reads come first.
+ * modules share.  State only one module uses lives with that module
+ * (findings.c's tables and callsites.c's caches, reached from here by a
+ * pointer; hb_clock.c's clocks), or, where the fast path reads it, is a
+ * part of its own here (thread_parts.h).  The fields the fast path reads
+ * most come first.
  */
 #ifndef SC_THREAD_H
 #define SC_THREAD_H
@@ -13,8 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "held.h"
 #include "shim.h"
+#include "thread_parts.h"
 
 #define SC_MAX_MODS 32        /* calling libraries counted separately; the last is "other" */
 #define SC_RACACHE 64         /* return address -> calling library, per thread (modules.h) */
@@ -56,7 +57,8 @@ struct sc_thread {
        block when the thread exits (the next thread to take it reuses them). */
     sc_own own[SC_OWN_MAX];
     uint8_t has_own;           /* made one: its per-thread-stream work is ordered with it */
-    sc_held held;              /* a finding waiting for the thread's next slow call (held.h) */
+    sc_rd_last rd;             /* redirect.c's last route (thread_parts.h) */
+    sc_held held;              /* dispatch.c's held finding (thread_parts.h) */
     struct sc_thread *next;    /* global list; never unlinked, recycled */
     _Atomic int in_use;
 };
