@@ -2,8 +2,8 @@
  *
  * The slow path is split by rule family, so that each rule's decision is
  * found from a file name:
- *   dispatch.c       sc_pre/sc_post: one switch on the call's kind that calls
- *                    the detectors below, then commits their findings
+ *   dispatch.c       sc_pre/sc_post: a handler per kind of call (kinds.def)
+ *                    calls the detectors below, then commits their findings
  *   detect_legacy.c  SC101, SC102, SC103 (counting), SC601: work on the
  *                    legacy stream, blocking streams, cuBLAS on the legacy stream
  *   detect_copy.c    SC201, SC202, SC203, SC204, SC702: copies and memsets

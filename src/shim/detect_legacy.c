@@ -19,6 +19,7 @@
 #include "detect.h"
 #include "findings.h"
 #include "hb.h"
+#include "kinds.h"
 #include "lanes.h"
 #include "measure.h"
 #include "modules.h"
@@ -31,7 +32,7 @@
    and SC103 are about all of them; redirect may move them. */
 void sc_detect_legacy_common(sc_thread *t, sc_op *op, sc_count_q *cq)
 {
-    if (op->kind == SC_K_WAIT_EVENT) {
+    if (sc_kind_is(op->kind, SC_KF_WAIT)) {
         sc_redirect(t, op, cq);
         return;
     }
@@ -83,7 +84,7 @@ void sc_detect_legacy_submission(sc_thread *t, sc_op *op)
        SC601 when cuBLAS launched it.  A warning only while a stream the
        legacy stream orders with exists; detect mode cannot price it, so the
        report keeps it a warning only if that stream was busy (pending). */
-    if (op->kind != SC_K_WAIT_EVENT && op->kind != SC_K_MEMSET) {
+    if (sc_kind_is(op->kind, SC_KF_NOTE)) {
         int others = 0;
         int pending = sc_legacy_serializes(t, &cq, &others);
         /* An event recorded on the legacy stream is a point after all the
@@ -91,7 +92,7 @@ void sc_detect_legacy_submission(sc_thread *t, sc_op *op)
            streams (NVIDIA's samples: "record in stream 0 to ensure that
            all previous CUDA calls have completed").  The program asked for
            that order; a note. */
-        int asked = op->kind == SC_K_EVENT_RECORD;
+        int asked = sc_kind_is(op->kind, SC_KF_JOIN);
         /* cuBLAS on the legacy stream while the program has streams of
            its own: SC601, a warning when the legacy stream orders with them
            (blocking streams), else a note (its work could have gone to

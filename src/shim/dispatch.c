@@ -1,8 +1,9 @@
 /* dispatch.c: the slow path's entry points.  sc_pre() runs before the real
- * driver call and sc_post() after it.  sc_pre switches on the kind of call
- * and hands it to the detector of each rule family (detect.h lists them and
- * their rules); sc_post keeps the state for later calls (track.c) and
- * commits the call's findings with its blocked time and call site.
+ * driver call and sc_post() after it.  sc_pre hands the call to its kind's
+ * handler (kinds.def, PRE), which calls the detector of each rule family
+ * (detect.h lists them and their rules); sc_post keeps the state for later
+ * calls (track.c) and commits the call's findings with its blocked time
+ * and call site.
  */
 #include "config.h"
 
@@ -12,6 +13,7 @@
 #include "dispatch.h"
 #include "findings.h"
 #include "hb.h"
+#include "kinds.h"
 #include "lanes.h"
 #include "measure.h"
 #include "memclass.h"
@@ -38,28 +40,109 @@ static void submission(sc_thread *t, sc_op *op)
         return;     /* recorded into a graph: its cost comes with the graph launch */
     if (op->lane == SC_LANE_LEGACY)
         PH(SC_PH_LEGACY, sc_detect_legacy_submission(t, op));
-    if (op->kind != SC_K_WAIT_EVENT)
+    if (!sc_kind_is(op->kind, SC_KF_WAIT))
         sc_mark_lane(t, op);
 }
 
 static int settle_held(sc_thread *t, sc_op *op);
 
 /* --------------------------------------------------------------- pre --- */
-/* Calls that can keep the host waiting: only these are timed (a clock read
-   costs as much as the rest of a note's slow path). */
-static int can_block(unsigned kind)
+/* What the slow path does before the call, per kind (kinds.def, PRE). */
+static void pre_none(sc_thread *t, sc_op *op)
 {
-    switch (kind) {
-    case SC_K_COPY: case SC_K_COPY_U: case SC_K_COPY2D: case SC_K_COPY3D:
-    case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D: case SC_K_SMEMSET:
-    case SC_K_ALLOC_DEV: case SC_K_ALLOC_MANAGED: case SC_K_FREE_DEV:
-    case SC_K_ALLOC_HOST: case SC_K_FREE_HOST: case SC_K_REGISTER: case SC_K_UNREGISTER:
-    case SC_K_STREAM_SYNC: case SC_K_EVENT_SYNC: case SC_K_CTX_SYNC: case SC_K_CACHE_CONFIG:
-        return 1;
-    default:
-        return 0;
-    }
+    (void)t;
+    (void)op;
 }
+
+static void pre_submit(sc_thread *t, sc_op *op)
+{
+    submission(t, op);
+}
+
+static void pre_memset_async(sc_thread *t, sc_op *op)
+{
+    PH(SC_PH_COPY, sc_detect_memset_async(t, op));
+    submission(t, op);
+}
+
+static void pre_copy_async(sc_thread *t, sc_op *op)
+{
+    sc_classify_copy(op);
+    sc_resolve_lane(t, op);
+    int pageable = op->pageable && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H);
+    submission(t, op);
+    PH(SC_PH_COPY, sc_detect_copy_async(t, op, pageable));
+}
+
+static void pre_copy_sync(sc_thread *t, sc_op *op)
+{
+    sc_classify_copy(op);
+    sc_resolve_lane(t, op);
+    sc_count_q cq;
+    sc_count_op_streams(op, &cq);
+    PH(SC_PH_COPY, sc_detect_copy_sync(t, op, &cq));
+    if (op->lane == SC_LANE_LEGACY)
+        PH(SC_PH_LEGACY, sc_detect_legacy_common(t, op, &cq));
+    sc_mark_lane(t, op);
+}
+
+static void pre_memset_sync(sc_thread *t, sc_op *op)
+{
+    sc_resolve_lane(t, op);
+    sc_count_q cq;
+    sc_count_op_streams(op, &cq);
+    PH(SC_PH_COPY, sc_detect_memset_sync(t, op, &cq));
+    if (op->lane == SC_LANE_LEGACY)
+        PH(SC_PH_LEGACY, sc_detect_legacy_common(t, op, &cq));
+    sc_mark_lane(t, op);
+}
+
+static void pre_alloc(sc_thread *t, sc_op *op)
+{
+    PH(SC_PH_ALLOC, sc_detect_alloc(t, op));
+}
+
+static void pre_lane(sc_thread *t, sc_op *op)
+{
+    sc_resolve_lane(t, op);
+}
+
+static void pre_stream_query(sc_thread *t, sc_op *op)
+{
+    sc_resolve_lane(t, op);
+    if (op->lane == SC_LANE_LEGACY)
+        PH(SC_PH_REDIRECT, sc_redirect(t, op, NULL));
+}
+
+static void pre_stream_sync(sc_thread *t, sc_op *op)
+{
+    sc_resolve_lane(t, op);
+    if (op->lane == SC_LANE_LEGACY)
+        PH(SC_PH_REDIRECT, sc_redirect(t, op, NULL));
+    PH(SC_PH_SYNC, sc_detect_stream_sync(t, op));
+}
+
+static void pre_event_sync(sc_thread *t, sc_op *op)
+{
+    PH(SC_PH_SYNC, sc_detect_event_sync(op));
+}
+
+static void pre_ctx_sync(sc_thread *t, sc_op *op)
+{
+    PH(SC_PH_SYNC, sc_detect_ctx_sync(t, op));
+    sc_hb_ctx_sync_begin();   /* what every thread had submitted by now drains */
+}
+
+static void pre_cache_config(sc_thread *t, sc_op *op)
+{
+    PH(SC_PH_QUEUE, sc_detect_cache_config(t, op));
+}
+
+static void (*const pre_of[SC_NKINDS])(sc_thread *, sc_op *) = {
+#define SC_KIND(NAME, FAST, PRE, TRACK, FLAGS) [SC_K_##NAME] = pre_##PRE,
+#include "kinds.def"
+#undef SC_KIND
+};
 
 void sc_pre(sc_thread *t, sc_op *op)
 {
@@ -86,94 +169,12 @@ void sc_pre(sc_thread *t, sc_op *op)
         sync_read = settle_held(t, op);
         sc_prof_add(t, SC_PH_HELD, p0, 0);
     }
-    op->timed = (uint8_t)can_block(op->kind);
+    /* Only calls that can keep the host waiting are timed: a clock read
+       costs as much as the rest of a note's slow path. */
+    op->timed = sc_kind_is(op->kind, SC_KF_BLOCKS);
     sc_drv_resolve();
 
-    switch ((sc_kind)op->kind) {
-    case SC_K_LAUNCH: case SC_K_HOSTFN: case SC_K_GRAPH: case SC_K_COPYBATCH:
-    case SC_K_EVENT_RECORD: case SC_K_WAIT_EVENT: case SC_K_ALLOC_ASYNC: case SC_K_FREE_ASYNC:
-        submission(t, op);
-        break;
-
-    case SC_K_MEMSET:
-        PH(SC_PH_COPY, sc_detect_memset_async(t, op));
-        submission(t, op);
-        break;
-
-    case SC_K_COPY: case SC_K_COPY_U: case SC_K_COPY2D: case SC_K_COPY3D: {
-        sc_classify_copy(op);
-        sc_resolve_lane(t, op);
-        int pageable = op->pageable && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H);
-        submission(t, op);
-        PH(SC_PH_COPY, sc_detect_copy_async(t, op, pageable));
-        break;
-    }
-
-    case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D: {
-        sc_classify_copy(op);
-        sc_resolve_lane(t, op);
-        sc_count_q cq;
-        sc_count_op_streams(op, &cq);
-        PH(SC_PH_COPY, sc_detect_copy_sync(t, op, &cq));
-        if (op->lane == SC_LANE_LEGACY)
-            PH(SC_PH_LEGACY, sc_detect_legacy_common(t, op, &cq));
-        sc_mark_lane(t, op);
-        break;
-    }
-
-    case SC_K_SMEMSET: {
-        sc_resolve_lane(t, op);
-        sc_count_q cq;
-        sc_count_op_streams(op, &cq);
-        PH(SC_PH_COPY, sc_detect_memset_sync(t, op, &cq));
-        if (op->lane == SC_LANE_LEGACY)
-            PH(SC_PH_LEGACY, sc_detect_legacy_common(t, op, &cq));
-        sc_mark_lane(t, op);
-        break;
-    }
-
-    case SC_K_ALLOC_DEV: case SC_K_ALLOC_MANAGED: case SC_K_FREE_DEV:
-    case SC_K_ALLOC_HOST: case SC_K_FREE_HOST: case SC_K_REGISTER: case SC_K_UNREGISTER:
-        PH(SC_PH_ALLOC, sc_detect_alloc(t, op));
-        break;
-
-    case SC_K_STREAM_CREATE: case SC_K_STREAM_DESTROY: case SC_K_CAPTURE_END: case SC_K_CTX_GONE:
-    case SC_K_INIT:
-        break;
-
-    case SC_K_CAPTURE_BEGIN:
-        sc_resolve_lane(t, op);
-        break;
-
-    case SC_K_STREAM_QUERY:
-        sc_resolve_lane(t, op);
-        if (op->lane == SC_LANE_LEGACY)
-            PH(SC_PH_REDIRECT, sc_redirect(t, op, NULL));
-        break;
-
-    case SC_K_STREAM_SYNC:
-        sc_resolve_lane(t, op);
-        if (op->lane == SC_LANE_LEGACY)
-            PH(SC_PH_REDIRECT, sc_redirect(t, op, NULL));
-        PH(SC_PH_SYNC, sc_detect_stream_sync(t, op));
-        break;
-
-    case SC_K_EVENT_SYNC:
-        PH(SC_PH_SYNC, sc_detect_event_sync(op));
-        break;
-
-    case SC_K_CTX_SYNC:
-        PH(SC_PH_SYNC, sc_detect_ctx_sync(t, op));
-        sc_hb_ctx_sync_begin();   /* what every thread had submitted by now drains */
-        break;
-
-    case SC_K_CACHE_CONFIG:
-        PH(SC_PH_QUEUE, sc_detect_cache_config(t, op));
-        break;
-
-    case SC_K_NONE:
-        break;
-    }
+    pre_of[op->kind](t, op);
 
     if (sync_read) {
         /* The copy of the read has completed: the synchronization finds
@@ -238,18 +239,6 @@ static unsigned specificity(unsigned rule)
    per-thread streams) and with slow-path ones after this check. */
 enum { HELD_READ = 1, HELD_HOST = 2, HELD_BARRIER = 3 };
 
-static int is_work(unsigned kind)
-{
-    switch (kind) {
-    case SC_K_LAUNCH: case SC_K_HOSTFN: case SC_K_GRAPH: case SC_K_COPYBATCH:
-    case SC_K_COPY: case SC_K_COPY_U: case SC_K_COPY2D: case SC_K_COPY3D: case SC_K_MEMSET:
-    case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D: case SC_K_SMEMSET:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 static unsigned held_mode(unsigned rule, int d2h)
 {
     switch (rule) {
@@ -277,11 +266,11 @@ static int settle_held(sc_thread *t, sc_op *op)
         }
         break;
     case HELD_HOST:
-        if (!moved && !is_work(op->kind))
+        if (!moved && !sc_kind_is(op->kind, SC_KF_WORK))
             h->cost_ns = 0;
         break;
     case HELD_BARRIER:
-        if (!moved && !(is_work(op->kind) && (op->stream || op->pt) && op->stream != CU_STREAM_LEGACY))
+        if (!moved && !(sc_kind_is(op->kind, SC_KF_WORK) && (op->stream || op->pt) && op->stream != CU_STREAM_LEGACY))
             h->pending = 0;
         break;
     }
@@ -386,7 +375,7 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
 
     /* A call the driver rejected did nothing: no finding, and nothing to
        count for SC103 or SC303.  (A query's NOT_READY is not a rejection.) */
-    if (r != CUDA_SUCCESS && !(r == CUDA_ERROR_NOT_READY && op->kind == SC_K_STREAM_QUERY)) {
+    if (r != CUDA_SUCCESS && !(r == CUDA_ERROR_NOT_READY && sc_kind_is(op->kind, SC_KF_QUERY))) {
         op->nev = 0;
         op->marks &= (uint8_t)~(SC_M_ALLOCSITE | SC_M_LEGACY);
     }

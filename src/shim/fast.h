@@ -14,6 +14,7 @@
 
 #include "core.h"
 #include "hostmem.h"
+#include "kinds.h"
 #include "lanes.h"
 #include "modules.h"
 #include "notes.h"
@@ -38,7 +39,7 @@ static inline int sc_fast_legacy(sc_thread *t, sc_op *op)
 {
     op->lane = SC_LANE_LEGACY;
     _Atomic uint64_t *m = t->legacy_mark;
-    if (!t->used_legacy || t->held.live || op->kind == SC_K_ALLOC_ASYNC || op->kind == SC_K_FREE_ASYNC)
+    if (!t->used_legacy || t->held.live || sc_kind_is(op->kind, SC_KF_TRACKED))
         return 1;
     if (sc_g.redirect)
         return sc_fast_redirect(t, op);
@@ -47,7 +48,7 @@ static inline int sc_fast_legacy(sc_thread *t, sc_op *op)
         atomic_load_explicit(&sc_g.n_capturing, memory_order_relaxed) ||
         atomic_load_explicit(&sc_g.n_ctx, memory_order_relaxed) != 1)
         return 1;
-    if (op->kind == SC_K_WAIT_EVENT)
+    if (sc_kind_is(op->kind, SC_KF_WAIT))
         return 0;                   /* neither a note nor work */
     uint64_t n = t->nnotes + 1;
     if (sc_note_sampled(n))
@@ -68,26 +69,20 @@ static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op
     _Atomic uint64_t *c = &t->counts[mod][op->id];
     atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
 
-    switch (op->kind) {
-    case SC_K_COPY:
-        if (op->host && !sc_pinned_contains(op->host, op->bytes))
-            return 1;       /* pageable: SC203 */
+    /* What the kind lets the fast path keep (kinds.def, FAST). */
+    if (SC_UNLIKELY(!sc_kind_is(op->kind, SC_KFAST_WORK))) {
+        if (sc_kind_is(op->kind, SC_KFAST_COPY)) {
+            if (op->host && !sc_pinned_contains(op->host, op->bytes))
+                return 1;       /* pageable: SC203 */
+        } else if (sc_kind_is(op->kind, SC_KFAST_COPY_U)) {
+            if (!(sc_devmem_contains(op->p1) || sc_pinned_contains(op->p1, op->bytes)) ||
+                !(sc_devmem_contains(op->p2) || sc_pinned_contains(op->p2, op->bytes)))
+                return 1;       /* an end we cannot classify without asking the driver */
+        } else {
+            return 1;
+        }
         if (atomic_load_explicit(&sc_g.slow_copies, memory_order_relaxed))
             return 1;
-        break;
-    case SC_K_COPY_U:
-        if (!(sc_devmem_contains(op->p1) || sc_pinned_contains(op->p1, op->bytes)) ||
-            !(sc_devmem_contains(op->p2) || sc_pinned_contains(op->p2, op->bytes)))
-            return 1;       /* an end we cannot classify without asking the driver */
-        if (atomic_load_explicit(&sc_g.slow_copies, memory_order_relaxed))
-            return 1;
-        break;
-    case SC_K_LAUNCH: case SC_K_HOSTFN: case SC_K_GRAPH: case SC_K_COPYBATCH:
-    case SC_K_EVENT_RECORD: case SC_K_WAIT_EVENT: case SC_K_ALLOC_ASYNC: case SC_K_FREE_ASYNC:
-    case SC_K_MEMSET:
-        break;
-    default:
-        return 1;
     }
 
     CUstream s = op->stream;
@@ -107,7 +102,7 @@ static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op
         op->srec = r;
         op->lane = SC_LANE_CREATED;
         if (SC_UNLIKELY(!atomic_load_explicit(&r->launched, memory_order_relaxed)) &&
-            op->kind == SC_K_LAUNCH)
+            sc_kind_is(op->kind, SC_KF_KERNEL))
             return 1;               /* its first kernel: whose? (NCCL's streams, track.c) */
         if (atomic_load_explicit(&r->capturing, memory_order_relaxed))
             return 0;               /* recorded into a graph, not executed */

@@ -13,6 +13,7 @@
 #include "dispatch.h"
 #include "fast.h"
 #include "hooks_driver.h"
+#include "kinds.h"
 #include "real.h"
 
 /* cuda.h renames these to their newest ABI (cuMemcpyBatchAsync ->

@@ -14,7 +14,7 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/hooks/README src/shim/hooks/all.def src/shim/hooks/launch.def src/shim/hooks/copy.def \
 	src/shim/hooks/memset.def src/shim/hooks/alloc.def src/shim/hooks/stream.def src/shim/hooks/event.def \
 	src/shim/hooks/ctx.def src/shim/hooks/runtime.def \
-	src/shim/fast.h src/shim/fast.c src/shim/notes.h \
+	src/shim/kinds.def src/shim/kinds.h src/shim/fast.h src/shim/fast.c src/shim/notes.h \
 	src/shim/modules.h src/shim/modules.c src/shim/streams.h src/shim/streams.c \
 	src/shim/hostmem.h src/shim/hostmem.c src/shim/hb.h src/shim/hb_clock.h src/shim/hb_clock.c \
 	src/shim/hb_order.c src/shim/hb_pthread.c src/shim/hb_pthread.def src/shim/interposed.list \

@@ -11,6 +11,7 @@
 #include "core.h"
 #include "findings.h"
 #include "hb.h"
+#include "kinds.h"
 #include "lanes.h"
 #include "notes.h"
 #include "options.h"
@@ -209,14 +210,9 @@ int sc_fast_redirect(sc_thread *t, sc_op *op)
        for the tracker, and no stream turning busy; but it goes where the
        thread's work goes, after any hand-off, and the redirect table counts
        it as it counts the rest (sc_post's note sampling). */
-    int wait = op->kind == SC_K_WAIT_EVENT;
-    switch (op->kind) {
-    case SC_K_LAUNCH: case SC_K_COPY: case SC_K_COPY_U: case SC_K_EVENT_RECORD: case SC_K_MEMSET:
-    case SC_K_WAIT_EVENT:
-        break;
-    default:
+    int wait = sc_kind_is(op->kind, SC_KF_WAIT);
+    if (!sc_kind_is(op->kind, SC_KF_RDFAST))
         return 1;
-    }
     if (!t->rd.ctx || op->stream != NULL || op->pt ||
         atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE ||
         atomic_load_explicit(&sc_g.n_capturing, memory_order_relaxed) ||

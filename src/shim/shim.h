@@ -68,25 +68,6 @@ typedef enum sc_rt_id {
 } sc_rt_id;
 
 /* --------------------------------------------------------------- ops --- */
-typedef enum sc_kind {
-    SC_K_NONE = 0,
-    /* stream-ordered submissions: may stay on the fast path */
-    SC_K_LAUNCH, SC_K_HOSTFN, SC_K_GRAPH, SC_K_COPYBATCH, SC_K_EVENT_RECORD, SC_K_WAIT_EVENT,
-    SC_K_ALLOC_ASYNC, SC_K_FREE_ASYNC,
-    SC_K_COPY,      /* async copy, direction known */
-    SC_K_COPY_U,    /* async copy, unified addresses: direction from the pointers */
-    SC_K_MEMSET,    /* async memset */
-    /* always slow */
-    SC_K_COPY2D, SC_K_COPY3D,            /* async 2D/3D: memory types in the struct */
-    SC_K_SCOPY, SC_K_SCOPY_U, SC_K_SCOPY2D, SC_K_SCOPY3D, SC_K_SMEMSET,
-    SC_K_ALLOC_DEV, SC_K_ALLOC_MANAGED, SC_K_FREE_DEV,
-    SC_K_ALLOC_HOST, SC_K_FREE_HOST, SC_K_REGISTER, SC_K_UNREGISTER,
-    SC_K_STREAM_CREATE, SC_K_STREAM_DESTROY, SC_K_STREAM_QUERY, SC_K_STREAM_SYNC,
-    SC_K_CAPTURE_BEGIN, SC_K_CAPTURE_END,
-    SC_K_EVENT_SYNC, SC_K_CTX_SYNC, SC_K_CACHE_CONFIG, SC_K_INIT,
-    SC_K_CTX_GONE,  /* a context destroyed or reset: its streams are gone */
-} sc_kind;
-
 typedef enum sc_dir {
     SC_DIR_UNKNOWN = 0, SC_DIR_H2D, SC_DIR_D2H, SC_DIR_D2D, SC_DIR_H2H, SC_DIR_PEER,
 } sc_dir;
@@ -124,7 +105,7 @@ enum {
 typedef struct sc_op {
     uint16_t id;          /* sc_api_id of the entry point called */
     uint8_t pt;           /* called through a per-thread entry point */
-    uint8_t kind;         /* sc_kind */
+    uint8_t kind;         /* sc_kind (kinds.h) */
     uint8_t dir;          /* sc_dir, copies */
     uint8_t lane;         /* sc_lane, set by the fast path */
     uint8_t nev;
