@@ -10,15 +10,18 @@
  *   detect_alloc.c   SC301, SC302, SC303 (counting): allocation and freeing
  *   detect_sync.c    SC401, SC402: synchronization calls
  *   detect_queue.c   SC701 (hardware queues), SC501 (cache configuration)
- * They ask lanes.h (contexts, lanes, busy marks, which other streams have
- * unfinished work) and memclass.h (device, pinned or pageable memory).
- * Beside them: redirect.c (--redirect: moving legacy-stream work to
- * per-thread streams) and track.c (the state kept after each call).
+ * They read the call's facts, worked out once before any of them runs
+ * (classify.h: its lane, its memory, the streams of its context, the
+ * legacy stream's barrier), and ask lanes.h which other streams have
+ * unfinished work.  The dispatcher alone acts: redirect.c (--redirect:
+ * moving legacy-stream work to per-thread streams), the wait before a
+ * pageable copy (dispatch.c), and track.c (the state kept after each call).
  * The rules themselves (ids, titles, documentation) are in rules.def.
  */
 #ifndef SC_DETECT_H
 #define SC_DETECT_H
 
+#include "classify.h"
 #include "core.h"
 #include "lanes.h"
 #include "memclass.h"
@@ -33,20 +36,21 @@ static inline void sc_event_add(sc_op *op, unsigned rule, unsigned sev, int pend
 }
 
 /* ------------------------------------------------------ detectors --- */
+/* Each adds the events of its rules to op, from op and the call's facts
+   (classify.h); none acts on the program's streams, and none calls
+   another.  dispatch.c calls them, kinds.def says for which calls. */
 /* detect_legacy.c */
-void sc_detect_legacy_submission(sc_thread *t, sc_op *op);   /* SC101, SC601, then the next */
-void sc_detect_legacy_common(sc_thread *t, sc_op *op, sc_count_q *cq);   /* SC103, SC102 */
+void sc_detect_legacy(sc_op *op, const sc_facts *f);   /* SC101, SC601; SC103, SC102 owed */
 void sc_detect_sc102(sc_thread *t, sc_op *op);   /* the SC102 findings, per blocking stream */
-int sc_legacy_serializes(sc_thread *t, const sc_count_q *cq, int *others);
 /* detect_copy.c */
-void sc_detect_memset_async(sc_thread *t, sc_op *op);   /* SC202 */
-void sc_detect_copy_async(sc_thread *t, sc_op *op, int pageable);   /* SC203, SC702 */
-void sc_detect_copy_sync(sc_thread *t, sc_op *op, const sc_count_q *cq);   /* SC201, SC204 */
-void sc_detect_memset_sync(sc_thread *t, sc_op *op, const sc_count_q *cq);   /* SC202 */
+void sc_detect_memset(sc_op *op, const sc_facts *f);   /* SC202 */
+void sc_detect_pageable_copy(sc_thread *t, sc_op *op);   /* SC203 */
+void sc_detect_copy_engines(sc_thread *t, sc_op *op);   /* SC702 */
+void sc_detect_copy_sync(sc_thread *t, sc_op *op, const sc_facts *f);   /* SC201, SC204 */
 /* detect_alloc.c */
 void sc_detect_alloc(sc_thread *t, sc_op *op);   /* SC301, SC302, SC303 */
 /* detect_sync.c */
-void sc_detect_stream_sync(sc_thread *t, sc_op *op);   /* SC402 */
+void sc_detect_stream_sync(sc_thread *t, sc_op *op, const sc_facts *f);   /* SC402 */
 void sc_detect_event_sync(sc_op *op);   /* SC402 */
 void sc_detect_ctx_sync(sc_thread *t, sc_op *op);   /* SC401, SC402 */
 /* detect_queue.c */

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "callsites.h"
+#include "classify.h"
 #include "core.h"
 #include "detect.h"
 #include "dispatch.h"
@@ -31,114 +32,146 @@
         sc_prof_add(t, (ph), p0_, 0);       \
     } while (0)
 
-/* Work submitted to a stream: launches, async copies and memsets, host
-   functions, graphs, event records and waits, stream-ordered allocation. */
-static void submission(sc_thread *t, sc_op *op)
-{
-    sc_resolve_lane(t, op);
-    if (sc_lane_capturing(t, op))
-        return;     /* recorded into a graph: its cost comes with the graph launch */
-    if (op->lane == SC_LANE_LEGACY)
-        PH(SC_PH_LEGACY, sc_detect_legacy_submission(t, op));
-    if (!sc_kind_is(op->kind, SC_KF_WAIT))
-        sc_mark_lane(t, op);
-}
-
 static int settle_held(sc_thread *t, sc_op *op);
 
+/* --------------------------------------------------------------- acts --- */
+/* What the dispatcher does to the program's streams and its own state,
+   beside the detectors, which only judge. */
+
+/* The thread's legacy-stream work: SC103 counts the thread (it is judged
+   at report time, over the threads found submitting concurrently, hb.h),
+   and the first legacy-stream work of the process, or of a thread while
+   the tracker rests, turns the order tracker on. */
+static void legacy_thread(sc_thread *t)
+{
+    if (!t->used_legacy) {
+        t->used_legacy = 1;
+        atomic_fetch_add(&sc_g.legacy_threads, 1);
+        sc_hb_new_legacy_thread();
+    }
+    sc_hb_thread_legacy(t);
+}
+
+/* Work that lands on the legacy stream: judged there, then, under
+   --redirect, moved where redirect.c decides. */
+static void legacy_work(sc_thread *t, sc_op *op, const sc_facts *f)
+{
+    sc_detect_legacy(op, f);
+    if (!sc_kind_is(op->kind, SC_KF_WAIT))
+        legacy_thread(t);
+    sc_redirect(t, op, f->counted ? &f->cq : NULL);
+}
+
+/* The cost of SC203 is the copy, not the wait for the stream's earlier
+   work: that work runs on the GPU either way, and the wait is what the
+   driver does first anyway (DRV, 2. API synchronization behavior: "for
+   transfers from pageable host memory to device memory, a stream sync is
+   performed before the copy is initiated"; device to host returns once
+   the copy, which follows the earlier work, has completed).  So wait here,
+   timed, and the call's own blocked time is the copy alone: the time
+   pinned memory gives back.  Not for redirected calls (their stream is
+   another), nor during a capture. */
+static void drain_first(sc_op *op)
+{
+    if (op->redirected || op->call || !sc_d.StreamSynchronize || atomic_load(&sc_g.n_capturing) > 0)
+        return;
+    CUstream s = op->lane == SC_LANE_LEGACY ? CU_STREAM_LEGACY
+               : op->lane == SC_LANE_PTDS ? CU_STREAM_PER_THREAD : op->stream;
+    if (op->lane == SC_LANE_CREATED && !s)
+        return;
+    uint64_t p0 = sc_prof_t0(), k0 = sc_tsc(), t0 = sc_now_ns();
+    if (sc_d.StreamSynchronize(s) == CUDA_SUCCESS)
+        op->drain_ns = sc_now_ns() - t0;
+    /* The driver's own wait (it drains the stream before a pageable copy
+       anyway): not the shim's time (sc_pre takes it off). */
+    op->drain_tk = sc_tsc() - k0;
+    sc_prof_add(sc_tls_self, SC_PH_DRAIN, p0, 0);
+}
+
+/* An async copy, once routed and its lane marked: SC203 (then the wait
+   for the stream's earlier work), SC702, and the direction its stream
+   copied last, which SC702 asks about later copies. */
+static void copy_routed(sc_thread *t, sc_op *op, const sc_facts *f)
+{
+    if (f->pageable) {
+        sc_detect_pageable_copy(t, op);
+        drain_first(op);
+    }
+    sc_detect_copy_engines(t, op);
+    if (op->srec && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H))
+        atomic_store(&op->srec->last_copy, op->dir);
+}
+
 /* --------------------------------------------------------------- pre --- */
-/* What the slow path does before the call, per kind (kinds.def, PRE). */
-static void pre_none(sc_thread *t, sc_op *op)
+/* What the slow path does before the call, per kind (kinds.def, PRE), once
+   the call is classified (sc_facts). */
+static void pre_none(sc_thread *t, sc_op *op, const sc_facts *f)
 {
     (void)t;
     (void)op;
+    (void)f;
 }
 
-static void pre_submit(sc_thread *t, sc_op *op)
+/* Work for a lane: what is submitted to a stream, and synchronous copies
+   and memsets.  Judged where the program sent it, then routed, then its
+   lane marked busy, then what depends on where it went. */
+static void pre_work(sc_thread *t, sc_op *op, const sc_facts *f)
 {
-    submission(t, op);
-}
-
-static void pre_memset_async(sc_thread *t, sc_op *op)
-{
-    PH(SC_PH_COPY, sc_detect_memset_async(t, op));
-    submission(t, op);
-}
-
-static void pre_copy_async(sc_thread *t, sc_op *op)
-{
-    sc_classify_copy(op);
-    sc_resolve_lane(t, op);
-    int pageable = op->pageable && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H);
-    submission(t, op);
-    PH(SC_PH_COPY, sc_detect_copy_async(t, op, pageable));
-}
-
-static void pre_copy_sync(sc_thread *t, sc_op *op)
-{
-    sc_classify_copy(op);
-    sc_resolve_lane(t, op);
-    sc_count_q cq;
-    sc_count_op_streams(op, &cq);
-    PH(SC_PH_COPY, sc_detect_copy_sync(t, op, &cq));
+    unsigned k = op->kind;
+    if (f->capturing && sc_kind_is(k, SC_KF_SUBMIT))
+        return;     /* recorded into a graph: its cost comes with the graph launch */
+    if (sc_kind_is(k, SC_KF_MEMSET))
+        PH(SC_PH_COPY, sc_detect_memset(op, f));
+    if (sc_kind_is(k, SC_KF_COPY) && sc_kind_is(k, SC_KF_SYNC))
+        PH(SC_PH_COPY, sc_detect_copy_sync(t, op, f));
     if (op->lane == SC_LANE_LEGACY)
-        PH(SC_PH_LEGACY, sc_detect_legacy_common(t, op, &cq));
-    sc_mark_lane(t, op);
+        PH(SC_PH_LEGACY, legacy_work(t, op, f));
+    if (!sc_kind_is(k, SC_KF_WAIT))
+        sc_mark_lane(t, op);
+    if (sc_kind_is(k, SC_KF_COPY) && sc_kind_is(k, SC_KF_SUBMIT))
+        PH(SC_PH_COPY, copy_routed(t, op, f));
 }
 
-static void pre_memset_sync(sc_thread *t, sc_op *op)
+static void pre_alloc(sc_thread *t, sc_op *op, const sc_facts *f)
 {
-    sc_resolve_lane(t, op);
-    sc_count_q cq;
-    sc_count_op_streams(op, &cq);
-    PH(SC_PH_COPY, sc_detect_memset_sync(t, op, &cq));
-    if (op->lane == SC_LANE_LEGACY)
-        PH(SC_PH_LEGACY, sc_detect_legacy_common(t, op, &cq));
-    sc_mark_lane(t, op);
-}
-
-static void pre_alloc(sc_thread *t, sc_op *op)
-{
+    (void)f;
     PH(SC_PH_ALLOC, sc_detect_alloc(t, op));
 }
 
-static void pre_lane(sc_thread *t, sc_op *op)
+static void pre_stream_query(sc_thread *t, sc_op *op, const sc_facts *f)
 {
-    sc_resolve_lane(t, op);
-}
-
-static void pre_stream_query(sc_thread *t, sc_op *op)
-{
-    sc_resolve_lane(t, op);
+    (void)f;
     if (op->lane == SC_LANE_LEGACY)
         PH(SC_PH_REDIRECT, sc_redirect(t, op, NULL));
 }
 
-static void pre_stream_sync(sc_thread *t, sc_op *op)
+static void pre_stream_sync(sc_thread *t, sc_op *op, const sc_facts *f)
 {
-    sc_resolve_lane(t, op);
     if (op->lane == SC_LANE_LEGACY)
         PH(SC_PH_REDIRECT, sc_redirect(t, op, NULL));
-    PH(SC_PH_SYNC, sc_detect_stream_sync(t, op));
+    PH(SC_PH_SYNC, sc_detect_stream_sync(t, op, f));
 }
 
-static void pre_event_sync(sc_thread *t, sc_op *op)
+static void pre_event_sync(sc_thread *t, sc_op *op, const sc_facts *f)
 {
+    (void)f;
     PH(SC_PH_SYNC, sc_detect_event_sync(op));
 }
 
-static void pre_ctx_sync(sc_thread *t, sc_op *op)
+static void pre_ctx_sync(sc_thread *t, sc_op *op, const sc_facts *f)
 {
+    (void)f;
     PH(SC_PH_SYNC, sc_detect_ctx_sync(t, op));
     sc_hb_ctx_sync_begin();   /* what every thread had submitted by now drains */
 }
 
-static void pre_cache_config(sc_thread *t, sc_op *op)
+static void pre_cache_config(sc_thread *t, sc_op *op, const sc_facts *f)
 {
+    (void)f;
     PH(SC_PH_QUEUE, sc_detect_cache_config(t, op));
 }
 
-static void (*const pre_of[SC_NKINDS])(sc_thread *, sc_op *) = {
+static void (*const pre_of[SC_NKINDS])(sc_thread *, sc_op *, const sc_facts *) = {
 #define SC_KIND(NAME, FAST, PRE, TRACK, FLAGS) [SC_K_##NAME] = pre_##PRE,
 #include "kinds.def"
 #undef SC_KIND
@@ -163,18 +196,19 @@ void sc_pre(sc_thread *t, sc_op *op)
         return;
     }
     op->saved_errno = errno;
+    /* Only calls that can keep the host waiting are timed: a clock read
+       costs as much as the rest of a note's slow path. */
+    op->timed = sc_kind_is(op->kind, SC_KF_BLOCKS);
+    sc_drv_resolve();
+    sc_facts f;
+    sc_classify(t, op, &f);
     int sync_read = 0;
     if (SC_UNLIKELY(t->held.live)) {
         uint64_t p0 = sc_prof_t0();
         sync_read = settle_held(t, op);
         sc_prof_add(t, SC_PH_HELD, p0, 0);
     }
-    /* Only calls that can keep the host waiting are timed: a clock read
-       costs as much as the rest of a note's slow path. */
-    op->timed = sc_kind_is(op->kind, SC_KF_BLOCKS);
-    sc_drv_resolve();
-
-    pre_of[op->kind](t, op);
+    pre_of[op->kind](t, op, &f);
 
     if (sync_read) {
         /* The copy of the read has completed: the synchronization finds
@@ -261,7 +295,6 @@ static int settle_held(sc_thread *t, sc_op *op)
         if (!moved && op->kind == SC_K_CTX_SYNC) {
             read = 1;
         } else if (!moved && op->kind == SC_K_STREAM_SYNC) {
-            sc_resolve_lane(t, op);
             read = op->lane == t->held.lane && (op->lane != SC_LANE_CREATED || op->stream == t->held.stream);
         }
         break;

@@ -40,12 +40,16 @@ enum {
     SC_KF_DEVMEM = 1 << 14,  /* allocates or frees device (or managed) memory: SC301,
                                 else page-locked host memory: SC302 */
     SC_KF_FREES = 1 << 15,   /* frees (or unregisters) a pointer: NULL does nothing */
+    SC_KF_SUBMIT = 1 << 16,  /* work submitted to its lane, asynchronously: in a capture
+                                it goes into a graph and is judged with the graph launch */
+    SC_KF_COPY = 1 << 17,    /* a copy: its memory is classified (memclass.c) */
+    SC_KF_MEMSET = 1 << 18,  /* a memset: on the legacy stream SC202, not SC101 */
     /* What the fast path may do with it (kinds.def, FAST; SLOW: none of these). */
-    SC_KFAST_WORK = 1 << 16,
-    SC_KFAST_COPY = 1 << 17,
-    SC_KFAST_COPY_U = 1 << 18,
+    SC_KFAST_WORK = 1 << 19,
+    SC_KFAST_COPY = 1 << 20,
+    SC_KFAST_COPY_U = 1 << 21,
     SC_KFAST_SLOW = 0,
-    SC_KF_NBITS = 19
+    SC_KF_NBITS = 22
 };
 
 /* sc_kind_masks[b]: the kinds whose facts (FLAGS and FAST) have bit b. */
@@ -144,6 +148,21 @@ static const uint64_t sc_kind_masks[SC_KF_NBITS] = {
 #undef SC_KIND_BIT
 #define SC_KIND_BIT 18
     [18] = 0
+#include "kinds.def"
+    ,
+#undef SC_KIND_BIT
+#define SC_KIND_BIT 19
+    [19] = 0
+#include "kinds.def"
+    ,
+#undef SC_KIND_BIT
+#define SC_KIND_BIT 20
+    [20] = 0
+#include "kinds.def"
+    ,
+#undef SC_KIND_BIT
+#define SC_KIND_BIT 21
+    [21] = 0
 #include "kinds.def"
     ,
 #undef SC_KIND_BIT

@@ -284,6 +284,13 @@ unsigned sc_busy_others(sc_thread *t, sc_busy_q *q)
     return q->busy;
 }
 
+unsigned sc_busy_recount(sc_thread *t, sc_busy_q *q)
+{
+    unsigned busy = sc_busy_others(t, q);
+    atomic_store(&sc_g.n_active, q->marked + 1);   /* exact again after the queries */
+    return busy;
+}
+
 static void count_stream(sc_stream *r, void *arg)
 {
     sc_count_q *c = arg;

@@ -55,6 +55,11 @@ typedef struct sc_busy_q {
     unsigned marked;         /* marks left after the queries */
 } sc_busy_q;
 unsigned sc_busy_others(sc_thread *t, sc_busy_q *q);
+/* The same over every context, for a call about to give its own lane work
+   (q skips it): the busy marks left, that lane's included, are then the
+   exact count of busy streams again (sc_g.n_active, which sc_mark keeps
+   approximately). */
+unsigned sc_busy_recount(sc_thread *t, sc_busy_q *q);
 
 /* Created streams alive in ctx (NULL: all), and how many are blocking. */
 typedef struct sc_count_q {

@@ -18,7 +18,8 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/modules.h src/shim/modules.c src/shim/streams.h src/shim/streams.c \
 	src/shim/hostmem.h src/shim/hostmem.c src/shim/hb.h src/shim/hb_clock.h src/shim/hb_clock.c \
 	src/shim/hb_order.c src/shim/hb_pthread.c src/shim/hb_pthread.def src/shim/interposed.list \
-	src/shim/dispatch.h src/shim/dispatch.c src/shim/lanes.h src/shim/lanes.c \
+	src/shim/dispatch.h src/shim/dispatch.c src/shim/classify.h src/shim/classify.c \
+	src/shim/lanes.h src/shim/lanes.c \
 	src/shim/memclass.h src/shim/memclass.c src/shim/track.h src/shim/track.c \
 	src/shim/redirect.h src/shim/redirect.c src/shim/detect.h src/shim/detect_legacy.c \
 	src/shim/detect_copy.c src/shim/detect_alloc.c src/shim/detect_sync.c src/shim/detect_queue.c \

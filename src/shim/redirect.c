@@ -119,7 +119,7 @@ static void route_apply(sc_op *op, int route, const sc_own *own, void *fn)
     }
 }
 
-void sc_redirect(sc_thread *t, sc_op *op, sc_count_q *cq)
+void sc_redirect(sc_thread *t, sc_op *op, const sc_count_q *cq)
 {
     if (!sc_g.redirect || op->lane != SC_LANE_LEGACY)
         return;

@@ -8,7 +8,10 @@
 #include "lanes.h"
 #include "shim.h"
 
-void sc_redirect(sc_thread *t, sc_op *op, sc_count_q *cq);   /* cq NULL: counted here */
+/* Legacy-lane work (or a query or synchronization of the legacy stream):
+   moves it, or says why not (op->redirected).  cq: the created streams of
+   its context, NULL to count them here. */
+void sc_redirect(sc_thread *t, sc_op *op, const sc_count_q *cq);
 void sc_order_with_own(sc_thread *t, sc_op *op);
 void sc_redirect_post(sc_op *op);   /* after the call: op->rd_chain */
 /* The fast path's redirect (fast.h, sc_fast_legacy): 0 when it sent the

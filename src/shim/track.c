@@ -208,7 +208,6 @@ static void track_capture_begin(sc_thread *t, sc_op *op, CUresult r)
 static void track_capture_end(sc_thread *t, sc_op *op, CUresult r)
 {
     (void)r;
-    sc_resolve_lane(t, op);
     if (op->lane == SC_LANE_CREATED && op->srec) {
         if (atomic_exchange(&op->srec->capturing, 0))
             atomic_fetch_sub(&sc_g.n_capturing, 1);
