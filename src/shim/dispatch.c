@@ -215,7 +215,7 @@ void sc_pre(sc_thread *t, sc_op *op)
            nothing to wait for, by design, not redundantly (no SC402). */
         unsigned k = 0;
         for (unsigned i = 0; i < op->nev; i++)
-            if (op->ev[i].rule != SC_RULE_SC402)
+            if (!(sc_rule_props[op->ev[i].rule].traits & SC_RF_IDLE))
                 op->ev[k++] = op->ev[i];
         op->nev = (uint8_t)k;
     }
@@ -239,49 +239,33 @@ void sc_pre(sc_thread *t, sc_op *op)
 /* ------------------------------------------------------ one finding --- */
 /* One call, one finding: when a call breaks several rules (an async copy
    from pageable memory on the legacy stream is SC203 and SC101), it is
-   reported under the most specific, the others listed under it.  Lower
-   is more specific: what the call itself does wrong comes before where it
-   was sent. */
+   reported under the most specific (rules.def, SPECIFICITY), the others
+   listed under it. */
 static unsigned specificity(unsigned rule)
 {
-    static const uint8_t order[] = {
-        SC_RULE_SC203, SC_RULE_SC201, SC_RULE_SC204, SC_RULE_SC202, SC_RULE_SC702, SC_RULE_SC601,
-        SC_RULE_SC501, SC_RULE_SC301, SC_RULE_SC302, SC_RULE_SC401, SC_RULE_SC402, SC_RULE_SC102,
-        SC_RULE_SC101, SC_RULE_SC701, SC_RULE_SC103, SC_RULE_SC303,
-    };
-    for (unsigned i = 0; i < sizeof order; i++)
-        if (order[i] == rule)
-            return i;
-    return sizeof order;
+    return sc_rule_props[rule].specificity;
 }
 
-/* What came next decides some findings (thread_parts.h, sc_held): the call is held
-   until the thread's next slow call.
-   - SC203 of a device-to-host copy into pageable memory: a synchronization
-     of the same stream (or the device) with nothing submitted since makes
-     the copy a deliberate synchronous read (PyTorch's .item()): no finding.
-   - A call that blocked the host while other streams were busy (SC201,
-     SC301, SC302, SC401) cost that time only if the host had more work to
-     submit right after: a final read of the results before a wait or the
-     end of the program costs nothing an asynchronous call would have saved.
-   - A barrier on the legacy stream while blocking streams were busy
-     (SC101, SC202, SC204, SC501, SC601) holds back only work submitted to
-     other streams after it: a join before the host waits (a sum kernel
-     over every stream's output, then a copy of the result) holds back
-     nothing.
+/* What came next decides some findings (rules.def, HELD): the call is
+   held until the thread's next slow call (thread_parts.h, sc_held).
+   - READ: a device-to-host copy into pageable memory followed by a
+     synchronization of the same stream (or the device) with nothing
+     submitted since is a deliberate synchronous read (PyTorch's .item()):
+     no finding.
+   - HOST: a call that blocked the host while other streams were busy cost
+     that time only if the host had more work to submit right after: a
+     final read of the results before a wait or the end of the program
+     costs nothing an asynchronous call would have saved.
+   - BARRIER: a barrier on the legacy stream while blocking streams were
+     busy holds back only work submitted to other streams after it: a join
+     before the host waits (a sum kernel over every stream's output, then a
+     copy of the result) holds back nothing.
    t->seq moves with every submission the fast path marks (created and
    per-thread streams) and with slow-path ones after this check. */
-enum { HELD_READ = 1, HELD_HOST = 2, HELD_BARRIER = 3 };
-
 static unsigned held_mode(unsigned rule, int d2h)
 {
-    switch (rule) {
-    case SC_RULE_SC203: return d2h ? HELD_READ : 0;
-    case SC_RULE_SC201: case SC_RULE_SC301: case SC_RULE_SC302: case SC_RULE_SC401: return HELD_HOST;
-    case SC_RULE_SC101: case SC_RULE_SC202: case SC_RULE_SC204: case SC_RULE_SC501: case SC_RULE_SC601:
-        return HELD_BARRIER;
-    default: return 0;
-    }
+    unsigned held = sc_rule_props[rule].held;
+    return held == SC_HELD_READ && !d2h ? SC_HELD_NO : held;
 }
 
 /* Returns 1 when the held call was a synchronous read this call ends. */
@@ -291,18 +275,18 @@ static int settle_held(sc_thread *t, sc_op *op)
     sc_hit *h = &t->held.hit;
     t->held.live = 0;
     switch (t->held.mode) {
-    case HELD_READ:
+    case SC_HELD_READ:
         if (!moved && op->kind == SC_K_CTX_SYNC) {
             read = 1;
         } else if (!moved && op->kind == SC_K_STREAM_SYNC) {
             read = op->lane == t->held.lane && (op->lane != SC_LANE_CREATED || op->stream == t->held.stream);
         }
         break;
-    case HELD_HOST:
+    case SC_HELD_HOST:
         if (!moved && !sc_kind_is(op->kind, SC_KF_WORK))
             h->cost_ns = 0;
         break;
-    case HELD_BARRIER:
+    case SC_HELD_BARRIER:
         if (!moved && !(sc_kind_is(op->kind, SC_KF_WORK) && (op->stream || op->pt) && op->stream != CU_STREAM_LEGACY))
             h->pending = 0;
         break;
@@ -321,9 +305,9 @@ void sc_held_flush(sc_thread *t)
         return;
     t->held.live = 0;
     int moved = t->seq != t->held.seq;
-    if (t->held.mode == HELD_HOST && !moved)
+    if (t->held.mode == SC_HELD_HOST && !moved)
         t->held.hit.cost_ns = 0;
-    else if (t->held.mode == HELD_BARRIER && !moved)
+    else if (t->held.mode == SC_HELD_BARRIER && !moved)
         t->held.hit.pending = 0;
     sc_finding_add(t, &t->held.hit, 1);
 }
@@ -367,7 +351,7 @@ static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, u
                 .cost_ns = sc_rule_cost(e->rule, blocked, pending), .mid = sc_measure_tls_mid};
     /* Some findings wait for what the thread does next (settle_held). */
     unsigned mode = weight == 1 && !op->redirected ? held_mode(e->rule, op->dir == SC_DIR_D2H) : 0;
-    if (mode && (mode == HELD_READ || h.pending)) {
+    if (mode && (mode == SC_HELD_READ || h.pending)) {
         sc_held_flush(t);
         t->held.mode = (uint8_t)mode;
         t->held.hit = h;
@@ -431,8 +415,7 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         int note_only = !(op->marks & SC_M_ALLOCSITE) &&
                         (!op->redirected || op->redirected == SC_RD_REDIRECTED);
         for (unsigned i = 0; i < op->nev; i++)
-            if (!((op->ev[i].rule == SC_RULE_SC101 || op->ev[i].rule == SC_RULE_SC601) &&
-                  op->ev[i].sev == SC_SEV_NOTE))
+            if (!((sc_rule_props[op->ev[i].rule].traits & SC_RF_SAMPLED) && op->ev[i].sev == SC_SEV_NOTE))
                 note_only = 0;
         if (note_only && ++t->nnotes > SC_NOTES_EXACT) {
             unsigned every = t->nnotes > SC_NOTES_SAMPLED ? SC_NOTE_SAMPLE_LONG : SC_NOTE_SAMPLE;
