@@ -17,10 +17,10 @@
 #include "kinds.h"
 #include "lanes.h"
 #include "measure.h"
-#include "memclass.h"
 #include "notes.h"
 #include "real.h"
 #include "redirect.h"
+#include "settle.h"
 #include "thread.h"
 #include "track.h"
 
@@ -31,8 +31,6 @@
         call;                               \
         sc_prof_add(t, (ph), p0_, 0);       \
     } while (0)
-
-static int settle_held(sc_thread *t, sc_op *op);
 
 /* --------------------------------------------------------------- acts --- */
 /* What the dispatcher does to the program's streams and its own state,
@@ -205,7 +203,7 @@ void sc_pre(sc_thread *t, sc_op *op)
     int sync_read = 0;
     if (SC_UNLIKELY(t->held.live)) {
         uint64_t p0 = sc_prof_t0();
-        sync_read = settle_held(t, op);
+        sync_read = sc_held_settle(t, op);
         sc_prof_add(t, SC_PH_HELD, p0, 0);
     }
     pre_of[op->kind](t, op, &f);
@@ -246,77 +244,11 @@ static unsigned specificity(unsigned rule)
     return sc_rule_props[rule].specificity;
 }
 
-/* What came next decides some findings (rules.def, HELD): the call is
-   held until the thread's next slow call (thread_parts.h, sc_held).
-   - READ: a device-to-host copy into pageable memory followed by a
-     synchronization of the same stream (or the device) with nothing
-     submitted since is a deliberate synchronous read (PyTorch's .item()):
-     no finding.
-   - HOST: a call that blocked the host while other streams were busy cost
-     that time only if the host had more work to submit right after: a
-     final read of the results before a wait or the end of the program
-     costs nothing an asynchronous call would have saved.
-   - BARRIER: a barrier on the legacy stream while blocking streams were
-     busy holds back only work submitted to other streams after it: a join
-     before the host waits (a sum kernel over every stream's output, then a
-     copy of the result) holds back nothing.
-   t->seq moves with every submission the fast path marks (created and
-   per-thread streams) and with slow-path ones after this check. */
-static unsigned held_mode(unsigned rule, int d2h)
-{
-    unsigned held = sc_rule_props[rule].held;
-    return held == SC_HELD_READ && !d2h ? SC_HELD_NO : held;
-}
-
-/* Returns 1 when the held call was a synchronous read this call ends. */
-static int settle_held(sc_thread *t, sc_op *op)
-{
-    int read = 0, moved = t->seq != t->held.seq;
-    sc_hit *h = &t->held.hit;
-    t->held.live = 0;
-    switch (t->held.mode) {
-    case SC_HELD_READ:
-        if (!moved && op->kind == SC_K_CTX_SYNC) {
-            read = 1;
-        } else if (!moved && op->kind == SC_K_STREAM_SYNC) {
-            read = op->lane == t->held.lane && (op->lane != SC_LANE_CREATED || op->stream == t->held.stream);
-        }
-        break;
-    case SC_HELD_HOST:
-        if (!moved && !sc_kind_is(op->kind, SC_KF_WORK))
-            h->cost_ns = 0;
-        break;
-    case SC_HELD_BARRIER:
-        if (!moved && !(sc_kind_is(op->kind, SC_KF_WORK) && (op->stream || op->pt) && op->stream != CU_STREAM_LEGACY))
-            h->pending = 0;
-        break;
-    }
-    if (read)
-        t->held.reads++;
-    else
-        sc_finding_add(t, h, 1);
-    return read;
-}
-
-/* At report time: nothing came next but what the fast path submitted. */
-void sc_held_flush(sc_thread *t)
-{
-    if (!t->held.live)
-        return;
-    t->held.live = 0;
-    int moved = t->seq != t->held.seq;
-    if (t->held.mode == SC_HELD_HOST && !moved)
-        t->held.hit.cost_ns = 0;
-    else if (t->held.mode == SC_HELD_BARRIER && !moved)
-        t->held.hit.pending = 0;
-    sc_finding_add(t, &t->held.hit, 1);
-}
-
 /* -------------------------------------------------------------- post --- */
 /* The call's findings: events at another site (SC102's creation sites)
    each on their own; of the rest, the most specific, with the others in
    its also bits.  blocked is the real call's time: for SC203 the wait for
-   earlier work was done before it (detect_copy.c) and is added back to the
+   earlier work was done before it (drain_first) and is added back to the
    blocked time here, not to the cost. */
 static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, uint64_t blocked,
                           unsigned weight, unsigned device)
@@ -349,19 +281,96 @@ static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, u
                 .api = op->id, .rt = (uint16_t)rt,
                 .also = also, .site = site, .blocked_ns = blocked + op->drain_ns, .bytes = op->bytes,
                 .cost_ns = sc_rule_cost(e->rule, blocked, pending), .mid = sc_measure_tls_mid};
-    /* Some findings wait for what the thread does next (settle_held). */
-    unsigned mode = weight == 1 && !op->redirected ? held_mode(e->rule, op->dir == SC_DIR_D2H) : 0;
-    if (mode && (mode == SC_HELD_READ || h.pending)) {
-        sc_held_flush(t);
-        t->held.mode = (uint8_t)mode;
-        t->held.hit = h;
-        t->held.lane = op->lane;
-        t->held.stream = op->stream;
-        t->held.seq = t->seq;
-        t->held.live = 1;
+    /* Some findings wait for what the thread does next (settle.c). */
+    if (weight == 1 && !op->redirected && sc_held_keep(t, op, &h))
         return;
-    }
     sc_finding_add(t, &h, weight);
+}
+
+/* After the call: the state it left (track.c), and for legacy-stream
+   work SC103's question, whether it raced another thread's latest
+   submission (marking both threads' lifetimes; the report counts their
+   sites), then the thread's clock component advances (hb.h). */
+static void track_after(sc_thread *t, sc_op *op, CUresult r)
+{
+    uint64_t q0 = sc_prof_t0();
+    sc_track_post(t, op, r);
+    if ((op->marks & SC_M_LEGACY) && r == CUDA_SUCCESS) {
+        sc_hb_legacy_concurrent(t);
+        int rd = op->redirected == SC_RD_REDIRECTED;
+        sc_hb_submitted(t, rd ? op->rd_where : SC_HB_LEGACY, rd ? sc_op_ctx(op) : NULL);
+    }
+    sc_prof_add(t, SC_PH_TRACK, q0, 0);
+}
+
+/* The SC101 note of a one-stream program comes with every launch (every
+   default PyTorch launch; SC601 notes with cuBLAS's): the first
+   SC_NOTES_EXACT of a thread get their call site exactly, after that one
+   in SC_NOTE_SAMPLE is walked and counted for SC_NOTE_SAMPLE, and past
+   SC_NOTES_SAMPLED one in SC_NOTE_SAMPLE_LONG (the report says the counts
+   are estimates; rules.def, SC_RF_SAMPLED, says which rules).  A stack
+   walk through CUDA's libraries costs microseconds on a GPU host, against
+   about 3 us for a launch: one in 1024 keeps it under 1%.  Where nothing
+   else can be found the fast path keeps the unsampled ones
+   (sc_fast_legacy) and counts them in t->nnotes; the samples come here.
+   Redirected calls are counted the same way: under redirect every
+   legacy-stream launch is one, and the redirect table of the report needs
+   their call sites, not a walk per launch.  Everything else is exact.
+   Returns the weight the call is counted with, 0 when it is not counted:
+   then only what the fast path would have counted is left of it. */
+static unsigned note_weight(sc_thread *t, sc_op *op)
+{
+    int note_only = !(op->marks & SC_M_ALLOCSITE) && (!op->redirected || op->redirected == SC_RD_REDIRECTED);
+    for (unsigned i = 0; i < op->nev; i++)
+        if (!((sc_rule_props[op->ev[i].rule].traits & SC_RF_SAMPLED) && op->ev[i].sev == SC_SEV_NOTE))
+            note_only = 0;
+    if (!note_only || ++t->nnotes <= SC_NOTES_EXACT)
+        return 1;
+    if (!sc_note_sampled(t->nnotes)) {
+        op->nev = 0;
+        op->marks &= (uint8_t)~SC_M_LEGACY;
+        return 0;
+    }
+    return t->nnotes > SC_NOTES_SAMPLED ? SC_NOTE_SAMPLE_LONG : SC_NOTE_SAMPLE;
+}
+
+/* What the call leaves in the tables: its findings, its allocation
+   (SC303), its legacy-stream work (SC103), its redirect. */
+static void commit(sc_thread *t, sc_op *op, uint64_t blocked, unsigned weight, int rd_record)
+{
+    /* Python frames cost 0.1-0.4 us (pyframes.c) and notes are already
+       sampled, so every reported site carries them: in PyTorch the Python
+       line is the only useful part of an SC101 site. */
+    uint64_t site = sc_callsite_capture(t);
+    unsigned rt = sc_tls_rt;
+    /* The call's device: its context's (asked once per call, cached per
+       context), after the call so a context the call made counts. */
+    unsigned device = sc_op_device(op);
+    uint64_t c0 = sc_prof_t0();
+    commit_events(t, op, site, rt, blocked, weight, device);
+    if (op->marks & SC_M_ALLOCSITE)
+        sc_alloc_site_add(t, op->id, rt, site, op->bytes, blocked, device);
+    if (op->marks & SC_M_LEGACY)
+        sc_legacy_site_add(t, op->id, rt, site, weight, device, sc_hb_lifetime());
+    if (rd_record)
+        sc_redirect_add(t, op->id, rt, site, op->redirected, weight);
+    sc_prof_add(t, SC_PH_COMMIT, c0, 0);
+}
+
+/* Our time in pre and post, walks included, the real call not. */
+static void own_time(sc_thread *t, const sc_op *op, uint64_t p0)
+{
+    uint64_t post = sc_tsc() - p0;
+    atomic_fetch_add_explicit(&t->own_ticks, op->tin + post, memory_order_relaxed);
+    if (SC_UNLIKELY(sc_prof_on)) {
+        sc_prof_cell *c = t->prof;
+        c[SC_PH_PRE].ticks += op->tin;
+        c[SC_PH_PRE].calls++;
+        c[SC_PH_POST].ticks += post;
+        c[SC_PH_POST].calls++;
+        c[SC_PH_SLOW].ticks += op->tin + post;
+        c[SC_PH_SLOW].calls++;
+    }
 }
 
 void sc_post(sc_thread *t, sc_op *op, CUresult r)
@@ -378,88 +387,25 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
     uint64_t blocked = op->timed ? t1 - op->t0 : 0;
 
     sc_redirect_post(op);
-    uint64_t q0 = sc_prof_t0();
-    sc_track_post(t, op, r);
-    if ((op->marks & SC_M_LEGACY) && r == CUDA_SUCCESS) {
-        /* SC103: does this submission race another thread's latest one?
-           (Marks both threads' lifetimes; the report counts their sites.)
-           Then the thread's clock component advances (hb.h). */
-        sc_hb_legacy_concurrent(t);
-        int rd = op->redirected == SC_RD_REDIRECTED;
-        sc_hb_submitted(t, rd ? op->rd_where : SC_HB_LEGACY, rd ? sc_op_ctx(op) : NULL);
-    }
-    sc_prof_add(t, SC_PH_TRACK, q0, 0);
-
+    track_after(t, op, r);
     /* A call the driver rejected did nothing: no finding, and nothing to
        count for SC103 or SC303.  (A query's NOT_READY is not a rejection.) */
     if (r != CUDA_SUCCESS && !(r == CUDA_ERROR_NOT_READY && sc_kind_is(op->kind, SC_KF_QUERY))) {
         op->nev = 0;
         op->marks &= (uint8_t)~(SC_M_ALLOCSITE | SC_M_LEGACY);
     }
-    /* The SC101 note of a one-stream program comes with every launch (every
-       default PyTorch launch; SC601 notes with cuBLAS's): the first
-       SC_NOTES_EXACT of a thread get their call site exactly, after that one
-       in SC_NOTE_SAMPLE is walked and counted for SC_NOTE_SAMPLE, and past
-       SC_NOTES_SAMPLED one in SC_NOTE_SAMPLE_LONG (the report says the
-       counts are estimates).  A stack walk through CUDA's libraries costs
-       microseconds on a GPU host, against about 3 us for a launch: one in
-       1024 keeps it under 1%.  Where nothing else can be found the fast path
-       keeps the unsampled ones (sc_fast_legacy) and counts them in
-       t->nnotes; the samples come here.  Redirected calls are counted the same
-       way: under redirect every legacy-stream launch is one, and the redirect
-       table of the report needs their call sites, not a walk per launch.
-       Everything else is exact. */
     unsigned weight = 1;
     int rd_record = op->redirected != 0;   /* the redirect table gets this call */
     if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || op->redirected) {
-        int note_only = !(op->marks & SC_M_ALLOCSITE) &&
-                        (!op->redirected || op->redirected == SC_RD_REDIRECTED);
-        for (unsigned i = 0; i < op->nev; i++)
-            if (!((sc_rule_props[op->ev[i].rule].traits & SC_RF_SAMPLED) && op->ev[i].sev == SC_SEV_NOTE))
-                note_only = 0;
-        if (note_only && ++t->nnotes > SC_NOTES_EXACT) {
-            unsigned every = t->nnotes > SC_NOTES_SAMPLED ? SC_NOTE_SAMPLE_LONG : SC_NOTE_SAMPLE;
-            if (!sc_note_sampled(t->nnotes)) {
-                op->nev = 0;
-                op->marks &= (uint8_t)~SC_M_LEGACY;
-                rd_record = 0;
-            } else {
-                weight = every;
-            }
+        weight = note_weight(t, op);
+        if (!weight) {
+            weight = 1;
+            rd_record = 0;
         }
     }
-    if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || rd_record) {
-        /* Python frames cost 0.1-0.4 us (pyframes.c) and notes are already
-           sampled above, so every reported site carries them: in PyTorch the
-           Python line is the only useful part of an SC101 site. */
-        uint64_t site = sc_callsite_capture(t);
-        unsigned rt = sc_tls_rt;
-        /* The call's device: its context's (asked once per call, cached per
-           context), after the call so a context the call made counts. */
-        unsigned device = sc_op_device(op);
-        uint64_t c0 = sc_prof_t0();
-        commit_events(t, op, site, rt, blocked, weight, device);
-        if (op->marks & SC_M_ALLOCSITE)
-            sc_alloc_site_add(t, op->id, rt, site, op->bytes, blocked, device);
-        if (op->marks & SC_M_LEGACY)
-            sc_legacy_site_add(t, op->id, rt, site, weight, device, sc_hb_lifetime());
-        if (rd_record)
-            sc_redirect_add(t, op->id, rt, site, op->redirected, weight);
-        sc_prof_add(t, SC_PH_COMMIT, c0, 0);
-    }
-
-    /* Our time in pre and post, walks included, the real call not. */
-    uint64_t post = sc_tsc() - p0;
-    atomic_fetch_add_explicit(&t->own_ticks, op->tin + post, memory_order_relaxed);
-    if (SC_UNLIKELY(sc_prof_on)) {
-        sc_prof_cell *c = t->prof;
-        c[SC_PH_PRE].ticks += op->tin;
-        c[SC_PH_PRE].calls++;
-        c[SC_PH_POST].ticks += post;
-        c[SC_PH_POST].calls++;
-        c[SC_PH_SLOW].ticks += op->tin + post;
-        c[SC_PH_SLOW].calls++;
-    }
+    if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || rd_record)
+        commit(t, op, blocked, weight, rd_record);
+    own_time(t, op, p0);
     sc_measure_done();
     atomic_store_explicit(&t->busy, 0, memory_order_release);
     errno = err;

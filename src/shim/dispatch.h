@@ -10,6 +10,5 @@
 
 void sc_pre(sc_thread *t, sc_op *op);
 void sc_post(sc_thread *t, sc_op *op, CUresult r);
-void sc_held_flush(sc_thread *t);   /* commits a held finding (at report time) */
 
 #endif /* SC_DISPATCH_H */

@@ -206,7 +206,7 @@ void sc_redirect(sc_thread *t, sc_op *op, const sc_count_q *cq)
    (docs/ARCHITECTURE.md). */
 int sc_fast_redirect(sc_thread *t, sc_op *op)
 {
-    /* A wait is not work (sc_detect_legacy_common): no submission to count
+    /* A wait is not work (kinds.def, SC_KF_WAIT): no submission to count
        for the tracker, and no stream turning busy; but it goes where the
        thread's work goes, after any hand-off, and the redirect table counts
        it as it counts the rest (sc_post's note sampling). */

@@ -58,7 +58,7 @@ struct sc_thread {
     sc_own own[SC_OWN_MAX];
     uint8_t has_own;           /* made one: its per-thread-stream work is ordered with it */
     sc_rd_last rd;             /* redirect.c's last route (thread_parts.h) */
-    sc_held held;              /* dispatch.c's held finding (thread_parts.h) */
+    sc_held held;              /* settle.c's held finding (thread_parts.h) */
     struct sc_thread *next;    /* global list; never unlinked, recycled */
     _Atomic int in_use;
 };

@@ -10,13 +10,13 @@
 
 #include "shim.h"
 
-/* dispatch.c's: a finding held until the thread's next slow call, which
+/* settle.c's: a finding held until the thread's next slow call, which
    decides what it cost.  The fast path sends every call of a thread that
    holds one to the slow path. */
 typedef struct sc_held {
     uint8_t live;
     uint8_t lane;              /* sc_lane of the call held */
-    uint8_t mode;              /* what will decide (dispatch.c) */
+    uint8_t mode;              /* SC_HELD_* (rules.h): what will decide */
     CUstream stream;           /* its stream, as passed */
     uint64_t seq;              /* sc_thread.seq when held: a later submission changes it */
     sc_hit hit;

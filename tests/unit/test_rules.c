@@ -13,11 +13,11 @@
 
 #include "callsites.h"
 #include "core.h"
-#include "dispatch.h"
 #include "fake_driver.h"
 #include "findings.h"
 #include "hb.h"
 #include "report.h"
+#include "settle.h"
 #include "shim_report.h"
 #include "thread.h"
 
@@ -40,7 +40,7 @@ static void add_up(const sc_agg_key *k, const sc_agg_val *v, void *arg)
 
 /* Events of rule (any severity when sev < 0) seen so far. */
 /* A finding the shim holds until it sees what the thread does next
-   (dispatch.c, settle_held) is committed as at the end of a run. */
+   (settle.c) is committed as at the end of a run. */
 static void flush_held(void)
 {
     if (sc_tls_self)
