@@ -281,6 +281,10 @@ __attribute__((noinline)) static void after_join(pthread_t th, const void *ra)
 #undef HB_FN
 #undef HB_OWN
 
+/* What SC_SHIM_LIBS (local.mk) names for the linker, so that a program
+   linking the shim's archive gets this object. */
+SC_HIDDEN const int sc_hb_interposers = 1;
+
 /* ------------------------------------------------------------ create --- */
 /* The child's first code: runs before a sanitizer's own start routine when
    one comes before us in the lookup order (it passes us its routine), so it

@@ -30,6 +30,11 @@ nodist_src_shim_libscshim_la_SOURCES = src/shim/cbid_names.h
 src_shim_libscshim_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS) -I$(top_builddir)/src/shim
 src_shim_libscshim_la_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS)
 SC_SHIM_LIBS = src/shim/libscshim.la $(SC_REPORT_LIBS)
+# A program that links SC_SHIM_LIBS (the unit tests, the benchmark) gets the
+# interposed pthread functions (hb_pthread.c) even when a sanitizer's
+# runtime, which the compiler links first, defines them too: nothing else
+# would take their object out of the archive.
+SC_SHIM_LINK = -Wl,-u,sc_hb_interposers
 
 # The shim.  Hidden by default (-fvisibility=hidden); SC_EXPORT marks what
 # programs may bind to.  -Bsymbolic-functions keeps our own references to
