@@ -29,6 +29,7 @@
 noinst_PROGRAMS += bench/shim_cost
 bench_shim_cost_SOURCES = bench/shim_cost.c tests/unit/fake_driver.c tests/unit/fake_driver.h
 bench_shim_cost_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
+bench_shim_cost_LDFLAGS = $(SC_SHIM_LINK)
 bench_shim_cost_LDADD = $(SC_SHIM_LIBS) \
 	$(LIBUNWIND_LIBS) -ldl -lpthread
 

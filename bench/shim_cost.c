@@ -21,8 +21,9 @@
 #include <pthread.h>
 
 #include "../tests/unit/fake_driver.h"
+#include "core.h"
 #include "hb.h"
-#include "shim.h"
+#include "real.h"
 
 /* CPU time of the calling thread: a loaded machine does not inflate it. */
 static double cpu_now(void)

@@ -5,16 +5,18 @@ check_PROGRAMS += tests/unit/test_rules
 tests_unit_test_rules_SOURCES = tests/unit/test_rules.c tests/unit/fake_driver.c tests/unit/fake_driver.h
 tests_unit_test_rules_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_rules_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
+tests_unit_test_rules_LDFLAGS = $(SC_SHIM_LINK)
 tests_unit_test_rules_LDADD = $(SC_SHIM_LIBS) \
 	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 TESTS += tests/unit/test_rules
 
-# The happens-before tracker (src/shim/hb.c): its clocks through the real,
+# The happens-before tracker (src/shim/hb_*.c): its clocks through the real,
 # interposed pthread functions, and the waits it adds for redirect.
 check_PROGRAMS += tests/unit/test_hb
 tests_unit_test_hb_SOURCES = tests/unit/test_hb.c
 tests_unit_test_hb_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_hb_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
+tests_unit_test_hb_LDFLAGS = $(SC_SHIM_LINK)
 tests_unit_test_hb_LDADD = $(SC_SHIM_LIBS) \
 	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 TESTS += tests/unit/test_hb

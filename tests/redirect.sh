@@ -18,7 +18,7 @@
 #    function as the slow work) computes the
 #    same under every method, the report counts the hand-offs and waits;
 #    with the ordering disabled (STREAMCHECK_TEST_NO_HB_ORDER=1, a test hook
-#    read only by src/shim/hb.c) the app fails under every method, so the
+#    read only by src/shim/hb_clock.c) the app fails under every method, so the
 #    test can fail; the same with 300 rounds, where the fast path carries
 #    the launches (sc_fast_redirect);
 #  - that fast path is taken: a thread's legacy-stream launches reach the

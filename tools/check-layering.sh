@@ -7,7 +7,7 @@
 #    symbol undefined in A and defined in B.  The graph goes to tsort, which
 #    fails on a cycle and prints it.  Inline functions of headers (the hot
 #    path) are compiled into their callers, so their calls count there.  The
-#    pthread and semaphore functions hb.c interposes are the C library's to
+#    pthread and semaphore functions hb_pthread.c interposes are the C library's to
 #    their callers: they make no edge.
 # 2. core (globals, log, init, fork, exit) is a leaf: it uses no symbol of
 #    another shim module.  Modules reach it through sc_part_register; it
@@ -77,9 +77,9 @@ acyclic() {
 if [ ! -f "$lib" ]; then
     echo "not ok 1 - no $lib"; echo "not ok 2 - no $lib"
 else
-    # The C library's pthread and semaphore functions that hb.c interposes
-    # are the C library's to every caller, not hb's API: no edge to hb.
-    module_graph "$tmp/shim" '^hb (pthread_|sem_)' "$lib"
+    # The C library's pthread and semaphore functions that hb_pthread.c
+    # interposes are the C library's to every caller, not its API: no edge.
+    module_graph "$tmp/shim" '^hb_pthread (pthread_|sem_)' "$lib"
     acyclic 1 "the shim" 10 "$tmp/shim"
     core_out=$(awk '$1 == "core" { print "#   core -> " $2 " (" $3 ")" }' "$tmp/shim.edges")
     if ! grep -q " core$" "$tmp/shim.syms"; then

@@ -13,6 +13,23 @@ const sc_rule_info sc_rules[SC_NRULES] = {
 #undef SC_RULE
 };
 
+const sc_rule_facts sc_rule_props[SC_NRULES] = {
+#define SC_RULE_FACTS(ID, SPECIFICITY, COST, HELD, TRAITS) \
+    [SC_RULE_##ID] = {SPECIFICITY, SC_RULE_COST_##COST, SC_HELD_##HELD, TRAITS},
+#include "rules.def"
+#undef SC_RULE_FACTS
+};
+
+/* One SC_RULE_FACTS line per rule (a second one for a rule does not
+   compile: -Woverride-init). */
+enum {
+    SC_NRULE_FACTS = 0
+#define SC_RULE_FACTS(ID, SPECIFICITY, COST, HELD, TRAITS) + 1
+#include "rules.def"
+#undef SC_RULE_FACTS
+};
+_Static_assert((int)SC_NRULE_FACTS == (int)SC_NRULES, "rules.def: every SC_RULE has its SC_RULE_FACTS");
+
 int sc_rule_lookup(const char *s)
 {
     if (!s)

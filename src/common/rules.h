@@ -3,6 +3,7 @@
 #define SC_RULES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum sc_severity {
     SC_SEV_NOTE = 0,
@@ -30,6 +31,37 @@ typedef struct sc_rule_info {
 } sc_rule_info;
 
 extern const sc_rule_info sc_rules[SC_NRULES];
+
+/* What the shim and the report do with a rule's findings (rules.def,
+   SC_RULE_FACTS). */
+enum {   /* COST: the values of sc_cost_basis (report.h) */
+    SC_RULE_COST_UNMEASURED = 0,
+    SC_RULE_COST_COPY_BLOCKED,
+    SC_RULE_COST_HOST_BLOCKED,
+    SC_RULE_COST_PENDING_BLOCKED,
+};
+
+enum {   /* HELD */
+    SC_HELD_NO = 0,
+    SC_HELD_READ,       /* a synchronization with nothing submitted since makes it a read */
+    SC_HELD_HOST,       /* costs only if the host had more to submit right after */
+    SC_HELD_BARRIER,    /* holds back only work submitted to other streams after it */
+};
+
+enum {   /* TRAITS */
+    SC_RF_BARRIER = 1,  /* the call holds back other streams' later work */
+    SC_RF_SAMPLED = 2,  /* its notes are sampled past a thread's first 256 */
+    SC_RF_IDLE = 4,     /* a synchronization that found nothing to wait for */
+};
+
+typedef struct sc_rule_facts {
+    uint8_t specificity;  /* lower: reported first when one call breaks several rules */
+    uint8_t cost;         /* SC_RULE_COST_*: how detect mode prices a finding */
+    uint8_t held;         /* SC_HELD_*: what decides the finding after the call */
+    uint8_t traits;       /* SC_RF_* */
+} sc_rule_facts;
+
+extern const sc_rule_facts sc_rule_props[SC_NRULES];
 
 /* By "SC101" or "legacy-default-stream" (case-insensitive); -1 if unknown. */
 int sc_rule_lookup(const char *id_or_name);

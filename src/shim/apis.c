@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "shim.h"
+#include "apis.h"
 
 const sc_api_info sc_apis[SC_NAPI] = {
 #define SC_DRV(base, abi, ver, P, A, CLS) \

@@ -26,10 +26,11 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "core.h"
 #include "callsites.h"
+#include "core.h"
+#include "modules.h"
 #include "options.h"
-#include "shim.h"
+#include "thread.h"
 
 #define SITE_SLOTS (1u << 16)
 /* The raw walk: first depth + WALK_SLACK frames, and when NVIDIA's frames
@@ -97,21 +98,38 @@ static int is_self(uintptr_t pc)
     return pc >= sc_g.self_lo && pc < sc_g.self_hi;
 }
 
-/* Module of a frame's pc, through the thread's cache (a hazard in a loop
-   walks the same frames again and again). */
-static unsigned frame_module(sc_thread *t, uintptr_t pc, uintptr_t *base)
+/* A thread's own (sc_thread.sites): the modules of the frames it walked
+   last, since a hazard in a loop walks the same frames again and again,
+   and its name, read for the tid it names.  Made at the thread block's
+   first walk and kept with the block. */
+#define PC_CACHE 64
+struct sc_sites_thread {
+    struct { uintptr_t pc, base; unsigned idx; } pc[PC_CACHE];
+    pid_t name_tid;
+    const char *name;
+};
+
+static struct sc_sites_thread *thread_caches(sc_thread *t)
 {
-    unsigned i = (unsigned)(pc >> 3) & (SC_RACACHE - 1);
-    if (t && t->pccache[i].pc == pc) {
-        *base = t->pccache[i].base;
-        return t->pccache[i].idx;
+    if (t && !t->sites)
+        t->sites = calloc(1, sizeof *t->sites);
+    return t ? t->sites : NULL;
+}
+
+/* Module of a frame's pc, through the thread's cache c (NULL: none). */
+static unsigned frame_module(struct sc_sites_thread *c, uintptr_t pc, uintptr_t *base)
+{
+    unsigned i = (unsigned)(pc >> 3) & (PC_CACHE - 1);
+    if (c && c->pc[i].pc == pc) {
+        *base = c->pc[i].base;
+        return c->pc[i].idx;
     }
     *base = 0;
     unsigned idx = sc_module_find(pc, base);
-    if (t) {
-        t->pccache[i].pc = pc;
-        t->pccache[i].base = *base;
-        t->pccache[i].idx = idx;
+    if (c) {
+        c->pc[i].pc = pc;
+        c->pc[i].base = *base;
+        c->pc[i].idx = idx;
     }
     return idx;
 }
@@ -143,16 +161,16 @@ unsigned sc_frames_select(const uint8_t *kind, unsigned n, unsigned depth, unsig
 
 /* The calling thread's name when it is not the main thread, read once per
    thread (prctl: no /proc, no allocation). */
-static const char *thread_name(sc_thread *t)
+static const char *thread_name(sc_thread *t, struct sc_sites_thread *c)
 {
-    if (!t || t->tid == sc_g.pid)
+    if (!t || !c || t->tid == sc_g.pid)
         return NULL;
-    if (t->name_tid != t->tid) {
+    if (c->name_tid != t->tid) {
         char b[17] = "";
-        t->name = prctl(PR_GET_NAME, (unsigned long)b, 0, 0, 0) == 0 && b[0] ? sc_intern(b) : NULL;
-        t->name_tid = t->tid;
+        c->name = prctl(PR_GET_NAME, (unsigned long)b, 0, 0, 0) == 0 && b[0] ? sc_intern(b) : NULL;
+        c->name_tid = t->tid;
     }
-    return t->name;
+    return c->name;
 }
 
 /* The return addresses of the calling thread's stack, innermost first.
@@ -194,6 +212,7 @@ static uint64_t capture(sc_thread *t)
     /* Walking a deep stack (PyTorch's) to its end costs more than all the
        rest of a slow call: walk what the depth needs, and further only when
        NVIDIA's frames used the walk up. */
+    struct sc_sites_thread *cache = thread_caches(t);
     int want = (int)depth + WALK_SLACK, n = 0;
     uint64_t p0 = sc_prof_t0(), walked = 0;
     for (int pass = SC_UNLIKELY(sc_g.ablate & SC_ABLATE_WALK) ? 2 : 0; pass < 2; pass++) {
@@ -205,7 +224,7 @@ static uint64_t capture(sc_thread *t)
                 kind[i] = SC_FK_SELF;
                 continue;
             }
-            mod[i] = frame_module(t, pc, &base[i]);
+            mod[i] = frame_module(cache, pc, &base[i]);
             kind[i] = mod[i] != SC_MOD_UNKNOWN && sc_module_is_nvidia(mod[i]) ? SC_FK_NVIDIA : SC_FK_OWN;
         }
         nk = sc_frames_select(kind, (unsigned)n, depth, keep, SC_ARRAY_LEN(keep), &own);
@@ -245,7 +264,7 @@ static uint64_t capture(sc_thread *t)
         h = 1;   /* 0 means "no call site" */
     /* The thread is not part of the id: one line of code is one call site,
        whichever threads run it. */
-    const char *tn = thread_name(t);
+    const char *tn = thread_name(t, cache);
     sc_site *s = site_find(h);
     if (!s)
         site_insert(h, fr, nf, py, np, tn);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "pyframes.h"
+#include "shim.h"
 
 typedef struct sc_frame_ref {
     unsigned mod;        /* module registry index, or SC_MOD_UNKNOWN */
@@ -24,6 +25,8 @@ typedef struct sc_site {
 } sc_site;
 
 const sc_site *sc_site_get(uint64_t hash);
+/* The calling thread's call site, walked and registered (its hash). */
+uint64_t sc_callsite_capture(sc_thread *t);
 
 /* Which of a walk's frames a call site keeps (callsites.c).  kind[i] says
    what raw frame i (innermost first) is: */

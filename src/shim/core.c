@@ -26,7 +26,7 @@
 
 #include "core.h"
 #include "options.h"
-#include "shim.h"
+#include "thread.h"
 
 sc_globals sc_g = {.max_conn = 8, .async_engines = -1};
 SC_TLS sc_thread *sc_tls_self;
@@ -370,7 +370,7 @@ __attribute__((destructor)) static void sc_fini(void)
 }
 
 /* ------------------------------------------------------------- init --- */
-/* STREAMCHECK_TEST_ABLATE (shim.h): a comma-separated list. */
+/* STREAMCHECK_TEST_ABLATE (core.h): a comma-separated list. */
 static unsigned ablate_parse(const char *v)
 {
     static const struct { const char *name; unsigned bit; } parts_off[] = {

@@ -1,5 +1,6 @@
 /* core.h: the shim's leaf module (core.c): the globals, the log, per-thread
- * state, the init state machine, and the fork and exit protocol.
+ * state, the init state machine, the fork and exit protocol, and the
+ * shim's own time (the TSC and the profile's cells).
  *
  * core.c names no other module of the shim.  Modules that own a lock or
  * state a forked child must drop, or that need a hook at initialization or
@@ -10,6 +11,13 @@
  */
 #ifndef SC_CORE_H
 #define SC_CORE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "options.h"
+#include "shim.h"
+#include "thread.h"
 
 typedef struct sc_part {
     const char *name;
@@ -40,5 +48,121 @@ void sc_part_register(const sc_part *p);
     {                                                                     \
         sc_part_register(&part);                                          \
     }
+
+/* ----------------------------------------------------- own time, TSC --- */
+/* The shim times itself with the time-stamp counter (a few ns, never a
+   system call), converted to ns at report time against CLOCK_MONOTONIC
+   over the whole run (core.c, sc_tsc_ns).  Always: the slow path, every
+   call (sc_pre to the end of sc_post, less the real call and the wait
+   drain_first does for the driver); the fast path, one call in
+   SC_FAST_SAMPLE; initialization, the fork handlers and the report's own
+   building at exit.  With STREAMCHECK_PROFILE=1 every phase (shim.h,
+   sc_phase) is timed and counted per thread and a table is printed at exit
+   (prof.c). */
+static inline uint64_t sc_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#else
+    return sc_now_ns();
+#endif
+}
+
+/* ------------------------------------------------------------ globals --- */
+enum { SC_MODE_UNINIT = 0, SC_MODE_ACTIVE = 1, SC_MODE_DISABLED = 2 };
+
+typedef struct sc_globals {
+    _Atomic int mode;
+    int redirect;              /* 0 off, 1 per-thread */
+    int redirect_method;       /* SC_RDM_* (options.h) */
+    _Atomic unsigned ctx_gen;  /* bumped when a context is destroyed or reset */
+    unsigned max_conn;         /* CUDA_DEVICE_MAX_CONNECTIONS in effect */
+    _Atomic int async_engines; /* -1 unknown */
+    _Atomic int slow_copies;   /* send async copies to the slow path (SC702 possible) */
+    _Atomic unsigned n_active; /* streams marked busy (approximate, verified before reporting) */
+    _Atomic int ptds_used;     /* some thread submitted to its per-thread stream */
+    _Atomic int n_capturing;   /* captures in progress */
+    _Atomic unsigned n_live;   /* created streams alive */
+    _Atomic unsigned n_blocking; /* of which blocking */
+    _Atomic int legacy_threads;  /* threads that submitted to the legacy stream */
+    _Atomic int multi_ctx;     /* calls seen in two or more contexts (devices) */
+    _Atomic unsigned n_ctx;    /* contexts the slow path has seen (lanes.c) */
+    _Atomic unsigned n_internal; /* live created streams that are NCCL's (sc_stream.internal) */
+    pid_t pid;
+    int asym_fence;            /* membarrier(PRIVATE_EXPEDITED) is registered */
+    uintptr_t self_lo, self_hi; /* our own text, to skip our frames */
+    unsigned ablate;           /* STREAMCHECK_TEST_ABLATE: SC_ABLATE_* (a test hook) */
+} sc_globals;
+/* STREAMCHECK_TEST_ABLATE=hb,slow,walk,rt,api,...: switch a part of the shim
+   off to see what it costs on a real program (tools/overhead-probe.sh).
+   A test hook, not an option: the findings are wrong while it is set. */
+enum {
+    SC_ABLATE_HB = 1,      /* the happens-before tracker never turns on */
+    SC_ABLATE_SLOW = 2,    /* no call takes the slow path (nothing is judged) */
+    SC_ABLATE_WALK = 4,    /* call sites are not walked */
+    SC_ABLATE_RT = 8,      /* measured mode: no runtime API records */
+    SC_ABLATE_API = 16,    /* measured mode: no driver or runtime API records */
+    SC_ABLATE_EXT = 32,    /* measured mode: no external correlation */
+    SC_ABLATE_TS = 64,     /* measured mode: CUPTI's own clock, not our callback */
+    SC_ABLATE_COPY = 128,  /* measured mode: no memcpy or memset records */
+    SC_ABLATE_PARSE = 256, /* measured mode: buffers are freed unread */
+};
+extern sc_globals sc_g;
+
+extern SC_TLS sc_thread *sc_tls_self;
+extern SC_TLS uint16_t sc_tls_rt;     /* current runtime API (attribution) */
+extern sc_options sc_opt;             /* the settings, loaded at initialization */
+extern double sc_start_time;          /* seconds since the epoch, at start (or fork) */
+extern int sc_prof_on;                /* STREAMCHECK_PROFILE=1 */
+extern uint64_t sc_tsc_overhead;      /* ticks of an empty sc_tsc() pair (subtracted) */
+double sc_tsc_ns(void);               /* ns per tick, calibrated over the run */
+void sc_prof_add_slow(sc_thread *t, unsigned ph, uint64_t t0, uint64_t items);
+void sc_prof_proc(unsigned ph, uint64_t ticks, uint64_t items);   /* process-wide phases */
+extern _Atomic uint64_t sc_proc_own_ticks;   /* init, fork handlers, exit: in the estimate */
+void sc_proc_cell(unsigned ph, sc_prof_cell *out);
+/* Timing a phase in profile mode: one predictable branch when off. */
+static inline uint64_t sc_prof_t0(void)
+{
+    return SC_UNLIKELY(sc_prof_on) ? sc_tsc() : 0;
+}
+static inline void sc_prof_add(sc_thread *t, unsigned ph, uint64_t t0, uint64_t items)
+{
+    if (SC_UNLIKELY(t0))
+        sc_prof_add_slow(t, ph, t0, items);
+}
+extern uint64_t sc_start_ns;          /* sc_now_ns() then */
+
+/* ---------------------------------------------------- threads, init --- */
+sc_thread *sc_thread_new(void);
+void sc_init_slow(void);
+static inline sc_thread *sc_enter(void)
+{
+    if (SC_UNLIKELY(atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE)) {
+        if (atomic_load_explicit(&sc_g.mode, memory_order_acquire) == SC_MODE_UNINIT)
+            sc_init_slow();
+        if (atomic_load_explicit(&sc_g.mode, memory_order_acquire) != SC_MODE_ACTIVE)
+            return NULL;
+    }
+    sc_thread *t = sc_tls_self;
+    if (SC_UNLIKELY(!t))
+        t = sc_thread_new();
+    return (t && !atomic_load_explicit(&t->busy, memory_order_relaxed)) ? t : NULL;
+}
+void sc_threads_foreach(void (*fn)(sc_thread *, void *), void *arg);
+void sc_quiesce(void);   /* after the mode is off: waits for slow paths to end */
+/* The thread's half of the exit handshake (sc_quiesce is the other). */
+static inline void sc_busy_enter(sc_thread *t)
+{
+    if (SC_LIKELY(sc_g.asym_fence)) {
+        atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
+        atomic_signal_fence(memory_order_seq_cst);   /* the reporter's membarrier does the rest */
+    } else {
+        atomic_store(&t->busy, 1);                   /* a full fence, every slow call */
+    }
+}
 
 #endif /* SC_CORE_H */

@@ -24,6 +24,7 @@
 
 #include "core.h"
 #include "cupti_session.h"
+#include "real.h"
 #include "shim.h"
 #include "timeline.h"
 #include "vec.h"

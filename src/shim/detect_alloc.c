@@ -12,16 +12,18 @@
 #include "config.h"
 
 #include "detect.h"
+#include "kinds.h"
+#include "lanes.h"
 
 void sc_detect_alloc(sc_thread *t, sc_op *op)
 {
-    if ((op->kind == SC_K_FREE_DEV || op->kind == SC_K_FREE_HOST || op->kind == SC_K_UNREGISTER) && !op->p1)
+    if (sc_kind_is(op->kind, SC_KF_FREES) && !op->p1)
         return;   /* freeing NULL does nothing */
     /* The device synchronized is the current context's (PG, Multi-Device
        System: allocations go to the current device). */
     sc_busy_q q = {.ctx = sc_op_ctx(op)};
     if (sc_busy_others(t, &q) > 0) {
-        int dev = op->kind == SC_K_ALLOC_DEV || op->kind == SC_K_ALLOC_MANAGED || op->kind == SC_K_FREE_DEV;
+        int dev = sc_kind_is(op->kind, SC_KF_DEVMEM);
         /* PG Stream Ordered Memory Allocator (cudaMalloc/cudaFree
            synchronize) and PG Implicit Synchronization (page-locked
            host allocation, device allocation). */

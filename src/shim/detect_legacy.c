@@ -15,77 +15,30 @@
  */
 #include "config.h"
 
+#include "core.h"
 #include "detect.h"
-#include "measure.h"
 #include "findings.h"
-#include "hb.h"
+#include "kinds.h"
+#include "lanes.h"
+#include "measure.h"
+#include "streams.h"
 
-/* Everything that lands on the legacy stream: launches, async copies and
-   memsets, and the synchronous copies and memsets that run there.  SC102
-   and SC103 are about all of them; redirect may move them. */
-void sc_detect_legacy_common(sc_thread *t, sc_op *op, sc_count_q *cq)
+/* Everything that lands on the legacy stream (kinds.def: submitted work,
+   synchronous copies and memsets).  Memsets report SC202 and waits are not
+   work; the rest is SC101, or SC601 when cuBLAS launched it.  A warning
+   only while a stream the legacy stream orders with exists; detect mode
+   cannot price it, so the report keeps it a warning only if that stream
+   was busy (pending, sc_facts.held_back).  SC102 and SC103 are about all
+   of them but waits. */
+void sc_detect_legacy(sc_op *op, const sc_facts *f)
 {
-    if (op->kind == SC_K_WAIT_EVENT) {
-        sc_redirect(t, op, cq);
-        return;
-    }
-    /* SC103 is judged at report time, over the threads found submitting
-       concurrently (hb.h, sc_hb_legacy_concurrent, asked in sc_post); here
-       we count where its work came from.  The first legacy-stream work of
-       the process turns the order tracker on. */
-    if (!t->used_legacy) {
-        t->used_legacy = 1;
-        atomic_fetch_add(&sc_g.legacy_threads, 1);
-        sc_hb_new_legacy_thread();
-    }
-    sc_hb_thread_legacy(t);
-    op->marks |= SC_M_LEGACY;
-    /* SC102: every blocking stream of the context must drain first; the
-       finding belongs to the call that created it. */
-    if (cq->blocking)
-        op->marks |= SC_M_SC102;
-    sc_redirect(t, op, cq);
-}
-
-/* Whether the legacy stream orders this work with another stream, and
-   whether one of those had unfinished work: then the legacy-stream work
-   really serialized something.  Only blocking streams and per-thread
-   streams count: the legacy stream does not synchronize with streams
-   created cudaStreamNonBlocking (DRV, 3. Stream synchronization behavior),
-   such as PyTorch's 128 pool streams, which are idle most of the time
-   anyway.  others: such a stream exists; returns 1 when one was busy. */
-int sc_legacy_serializes(sc_thread *t, const sc_count_q *cq, int *others)
-{
-    *others = cq->blocking > 0 || atomic_load(&sc_g.ptds_used);
-    if (!*others)
-        return 0;
-    sc_busy_q q = {.ctx = cq->ctx, .skip_legacy = 1, .blocking_only = 1};
-    return sc_busy_others(t, &q) > 0;
-}
-
-/* Stream-ordered work (launches, async copies and memsets, waits, ...) on
-   the legacy stream. */
-void sc_detect_legacy_submission(sc_thread *t, sc_op *op)
-{
-    int is_cublas = sc_module_slot_is_cublas(sc_module_of(t, (uintptr_t)op->ra));
-    /* The common case of a one-stream program, or of one whose streams are
-       all non-blocking (every launch of a default PyTorch program): no
-       context lookup, no stream walk. */
-    sc_count_q cq;
-    sc_count_op_streams(op, &cq);
-    /* Memsets report SC202 and waits are not work; the rest is SC101, or
-       SC601 when cuBLAS launched it.  A warning only while a stream the
-       legacy stream orders with exists; detect mode cannot price it, so the
-       report keeps it a warning only if that stream was busy (pending). */
-    if (op->kind != SC_K_WAIT_EVENT && op->kind != SC_K_MEMSET) {
-        int others = 0;
-        int pending = sc_legacy_serializes(t, &cq, &others);
+    if (sc_kind_is(op->kind, SC_KF_NOTE)) {
         /* An event recorded on the legacy stream is a point after all the
            blocking streams' work: how programs time or join several
            streams (NVIDIA's samples: "record in stream 0 to ensure that
            all previous CUDA calls have completed").  The program asked for
            that order; a note. */
-        int asked = op->kind == SC_K_EVENT_RECORD;
+        int asked = sc_kind_is(op->kind, SC_KF_JOIN);
         /* cuBLAS on the legacy stream while the program has streams of
            its own: SC601, a warning when the legacy stream orders with them
            (blocking streams), else a note (its work could have gone to
@@ -93,12 +46,22 @@ void sc_detect_legacy_submission(sc_thread *t, sc_op *op)
            streams are not the program's: its collectives run beside the
            legacy stream, and the program could not put its GEMMs there
            (DDP's gradient all-reduce during the backward pass). */
-        if (is_cublas && (cq.program > 0 || atomic_load(&sc_g.ptds_used)))
-            sc_event_add(op, SC_RULE_SC601, others ? SC_SEV_WARNING : SC_SEV_NOTE, pending);
+        if (f->cublas && (f->cq.program > 0 || atomic_load(&sc_g.ptds_used)))
+            sc_event_add(op, SC_RULE_SC601, f->orders ? SC_SEV_WARNING : SC_SEV_NOTE, f->held_back);
         else
-            sc_event_add(op, SC_RULE_SC101, others && !asked ? SC_SEV_WARNING : SC_SEV_NOTE, pending);
+            sc_event_add(op, SC_RULE_SC101, f->orders && !asked ? SC_SEV_WARNING : SC_SEV_NOTE,
+                         f->held_back);
     }
-    sc_detect_legacy_common(t, op, &cq);
+    if (sc_kind_is(op->kind, SC_KF_WAIT))
+        return;
+    /* SC103 is judged at report time, over the threads found submitting
+       concurrently (hb.h, sc_hb_legacy_concurrent, asked in sc_post); here
+       the call's site is counted. */
+    op->marks |= SC_M_LEGACY;
+    /* SC102: every blocking stream of the context must drain first; the
+       finding belongs to the call that created it. */
+    if (f->cq.blocking)
+        op->marks |= SC_M_SC102;
 }
 
 /* SC102, after the call's other rules: one finding per blocking stream of

@@ -13,7 +13,9 @@
  */
 #include "config.h"
 
+#include "core.h"
 #include "detect.h"
+#include "lanes.h"
 
 void sc_detect_queues(sc_thread *t, sc_op *op)
 {
@@ -23,8 +25,7 @@ void sc_detect_queues(sc_thread *t, sc_op *op)
        makes the global mark count exact again). */
     sc_busy_q q = {.ctx = NULL, .skip = op->lane == SC_LANE_CREATED ? op->srec : NULL,
                    .skip_legacy = op->lane == SC_LANE_LEGACY, .skip_ptds = op->lane == SC_LANE_PTDS};
-    unsigned busy = sc_busy_others(t, &q) + 1;
-    atomic_store(&sc_g.n_active, q.marked + 1);   /* exact again after the queries */
+    unsigned busy = sc_busy_recount(t, &q) + 1;
     if (busy > sc_g.max_conn && atomic_load(&sc_g.multi_ctx)) {
         sc_busy_q d = {.ctx = sc_op_ctx(op), .skip = q.skip, .skip_legacy = q.skip_legacy,
                        .skip_ptds = q.skip_ptds};

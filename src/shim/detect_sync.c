@@ -7,15 +7,18 @@
  */
 #include "config.h"
 
+#include "core.h"
 #include "detect.h"
+#include "lanes.h"
+#include "real.h"
 
 /* cuStreamSynchronize (after a legacy-lane call was considered for
-   redirect). */
-void sc_detect_stream_sync(sc_thread *t, sc_op *op)
+   redirect: the lane it then waits for). */
+void sc_detect_stream_sync(sc_thread *t, sc_op *op, const sc_facts *f)
 {
     _Atomic uint64_t *m = sc_lane_mark(t, op);
     int busy = 0;
-    if (m && atomic_load(&sc_g.n_capturing) == 0 && !sc_lane_capturing(t, op)) {
+    if (m && atomic_load(&sc_g.n_capturing) == 0 && !f->capturing) {
         if (op->lane == SC_LANE_PTDS)
             busy = sc_query_ptds(t);
         else

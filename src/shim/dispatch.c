@@ -1,16 +1,28 @@
 /* dispatch.c: the slow path's entry points.  sc_pre() runs before the real
- * driver call and sc_post() after it.  sc_pre switches on the kind of call
- * and hands it to the detector of each rule family (detect.h lists them and
- * their rules); sc_post keeps the state for later calls (track.c) and
- * commits the call's findings with its blocked time and call site.
+ * driver call and sc_post() after it.  sc_pre hands the call to its kind's
+ * handler (kinds.def, PRE), which calls the detector of each rule family
+ * (detect.h lists them and their rules); sc_post keeps the state for later
+ * calls (track.c) and commits the call's findings with its blocked time
+ * and call site.
  */
 #include "config.h"
 
 #include "callsites.h"
+#include "classify.h"
+#include "core.h"
 #include "detect.h"
+#include "dispatch.h"
 #include "findings.h"
-#include "measure.h"
 #include "hb.h"
+#include "kinds.h"
+#include "lanes.h"
+#include "measure.h"
+#include "notes.h"
+#include "real.h"
+#include "redirect.h"
+#include "settle.h"
+#include "thread.h"
+#include "track.h"
 
 /* Profile mode: the phase of one detector call (shim.h, sc_phase). */
 #define PH(ph, call)                        \
@@ -20,60 +32,148 @@
         sc_prof_add(t, (ph), p0_, 0);       \
     } while (0)
 
-/* Work submitted to a stream: launches, async copies and memsets, host
-   functions, graphs, event records and waits, stream-ordered allocation. */
-static void submission(sc_thread *t, sc_op *op)
+/* --------------------------------------------------------------- acts --- */
+/* What the dispatcher does to the program's streams and its own state,
+   beside the detectors, which only judge. */
+
+/* The thread's legacy-stream work: SC103 counts the thread (it is judged
+   at report time, over the threads found submitting concurrently, hb.h),
+   and the first legacy-stream work of the process, or of a thread while
+   the tracker rests, turns the order tracker on. */
+static void legacy_thread(sc_thread *t)
 {
-    sc_resolve_lane(t, op);
-    if (sc_lane_capturing(t, op))
-        return;     /* recorded into a graph: its cost comes with the graph launch */
-    if (op->lane == SC_LANE_LEGACY)
-        PH(SC_PH_LEGACY, sc_detect_legacy_submission(t, op));
-    if (op->kind != SC_K_WAIT_EVENT)
-        sc_mark_lane(t, op);
+    if (!t->used_legacy) {
+        t->used_legacy = 1;
+        atomic_fetch_add(&sc_g.legacy_threads, 1);
+        sc_hb_new_legacy_thread();
+    }
+    sc_hb_thread_legacy(t);
 }
 
-static int settle_held(sc_thread *t, sc_op *op);
+/* Work that lands on the legacy stream: judged there, then, under
+   --redirect, moved where redirect.c decides. */
+static void legacy_work(sc_thread *t, sc_op *op, const sc_facts *f)
+{
+    sc_detect_legacy(op, f);
+    if (!sc_kind_is(op->kind, SC_KF_WAIT))
+        legacy_thread(t);
+    sc_redirect(t, op, f->counted ? &f->cq : NULL);
+}
+
+/* The cost of SC203 is the copy, not the wait for the stream's earlier
+   work: that work runs on the GPU either way, and the wait is what the
+   driver does first anyway (DRV, 2. API synchronization behavior: "for
+   transfers from pageable host memory to device memory, a stream sync is
+   performed before the copy is initiated"; device to host returns once
+   the copy, which follows the earlier work, has completed).  So wait here,
+   timed, and the call's own blocked time is the copy alone: the time
+   pinned memory gives back.  Not for redirected calls (their stream is
+   another), nor during a capture. */
+static void drain_first(sc_op *op)
+{
+    if (op->redirected || op->call || !sc_d.StreamSynchronize || atomic_load(&sc_g.n_capturing) > 0)
+        return;
+    CUstream s = op->lane == SC_LANE_LEGACY ? CU_STREAM_LEGACY
+               : op->lane == SC_LANE_PTDS ? CU_STREAM_PER_THREAD : op->stream;
+    if (op->lane == SC_LANE_CREATED && !s)
+        return;
+    uint64_t p0 = sc_prof_t0(), k0 = sc_tsc(), t0 = sc_now_ns();
+    if (sc_d.StreamSynchronize(s) == CUDA_SUCCESS)
+        op->drain_ns = sc_now_ns() - t0;
+    /* The driver's own wait (it drains the stream before a pageable copy
+       anyway): not the shim's time (sc_pre takes it off). */
+    op->drain_tk = sc_tsc() - k0;
+    sc_prof_add(sc_tls_self, SC_PH_DRAIN, p0, 0);
+}
+
+/* An async copy, once routed and its lane marked: SC203 (then the wait
+   for the stream's earlier work), SC702, and the direction its stream
+   copied last, which SC702 asks about later copies. */
+static void copy_routed(sc_thread *t, sc_op *op, const sc_facts *f)
+{
+    if (f->pageable) {
+        sc_detect_pageable_copy(t, op);
+        drain_first(op);
+    }
+    sc_detect_copy_engines(t, op);
+    if (op->srec && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H))
+        atomic_store(&op->srec->last_copy, op->dir);
+}
 
 /* --------------------------------------------------------------- pre --- */
-/* Calls that can keep the host waiting: only these are timed (a clock read
-   costs as much as the rest of a note's slow path). */
-static int can_block(unsigned kind)
+/* What the slow path does before the call, per kind (kinds.def, PRE), once
+   the call is classified (sc_facts). */
+static void pre_none(sc_thread *t, sc_op *op, const sc_facts *f)
 {
-    switch (kind) {
-    case SC_K_COPY: case SC_K_COPY_U: case SC_K_COPY2D: case SC_K_COPY3D:
-    case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D: case SC_K_SMEMSET:
-    case SC_K_ALLOC_DEV: case SC_K_ALLOC_MANAGED: case SC_K_FREE_DEV:
-    case SC_K_ALLOC_HOST: case SC_K_FREE_HOST: case SC_K_REGISTER: case SC_K_UNREGISTER:
-    case SC_K_STREAM_SYNC: case SC_K_EVENT_SYNC: case SC_K_CTX_SYNC: case SC_K_CACHE_CONFIG:
-        return 1;
-    default:
-        return 0;
-    }
+    (void)t;
+    (void)op;
+    (void)f;
 }
 
-/* Our own time (shim.h, "own time"): the fast path is timed one call in
-   SC_FAST_SAMPLE and counted for SC_FAST_SAMPLE calls; in profile mode
-   every call is timed and counted once.  The slow path is timed in full,
-   every call: since the fast path keeps the notes, slow calls are few, and
-   a TSC read costs a few ns. */
-int sc_fast_timed(sc_thread *t, sc_op *op)
+/* Work for a lane: what is submitted to a stream, and synchronous copies
+   and memsets.  Judged where the program sent it, then routed, then its
+   lane marked busy, then what depends on where it went. */
+static void pre_work(sc_thread *t, sc_op *op, const sc_facts *f)
 {
-    uint64_t t0 = sc_tsc();
-    int slow = sc_fast(t, op);
-    uint64_t dt = sc_tsc() - t0;
-    dt = dt > sc_tsc_overhead ? dt - sc_tsc_overhead : 0;
-    if (SC_UNLIKELY(sc_prof_on)) {
-        t->nfast = SC_FAST_SAMPLE - 1;   /* time the next one too */
-        t->prof[SC_PH_FAST].ticks += dt;
-        t->prof[SC_PH_FAST].calls++;
-    } else {
-        t->nfast = 0;
-        dt *= SC_FAST_SAMPLE;
-    }
-    atomic_fetch_add_explicit(&t->own_ticks, dt, memory_order_relaxed);
-    return slow;
+    unsigned k = op->kind;
+    if (f->capturing && sc_kind_is(k, SC_KF_SUBMIT))
+        return;     /* recorded into a graph: its cost comes with the graph launch */
+    if (sc_kind_is(k, SC_KF_MEMSET))
+        PH(SC_PH_COPY, sc_detect_memset(op, f));
+    if (sc_kind_is(k, SC_KF_COPY) && sc_kind_is(k, SC_KF_SYNC))
+        PH(SC_PH_COPY, sc_detect_copy_sync(t, op, f));
+    if (op->lane == SC_LANE_LEGACY)
+        PH(SC_PH_LEGACY, legacy_work(t, op, f));
+    if (!sc_kind_is(k, SC_KF_WAIT))
+        sc_mark_lane(t, op);
+    if (sc_kind_is(k, SC_KF_COPY) && sc_kind_is(k, SC_KF_SUBMIT))
+        PH(SC_PH_COPY, copy_routed(t, op, f));
 }
+
+static void pre_alloc(sc_thread *t, sc_op *op, const sc_facts *f)
+{
+    (void)f;
+    PH(SC_PH_ALLOC, sc_detect_alloc(t, op));
+}
+
+static void pre_stream_query(sc_thread *t, sc_op *op, const sc_facts *f)
+{
+    (void)f;
+    if (op->lane == SC_LANE_LEGACY)
+        PH(SC_PH_REDIRECT, sc_redirect(t, op, NULL));
+}
+
+static void pre_stream_sync(sc_thread *t, sc_op *op, const sc_facts *f)
+{
+    if (op->lane == SC_LANE_LEGACY)
+        PH(SC_PH_REDIRECT, sc_redirect(t, op, NULL));
+    PH(SC_PH_SYNC, sc_detect_stream_sync(t, op, f));
+}
+
+static void pre_event_sync(sc_thread *t, sc_op *op, const sc_facts *f)
+{
+    (void)f;
+    PH(SC_PH_SYNC, sc_detect_event_sync(op));
+}
+
+static void pre_ctx_sync(sc_thread *t, sc_op *op, const sc_facts *f)
+{
+    (void)f;
+    PH(SC_PH_SYNC, sc_detect_ctx_sync(t, op));
+    sc_hb_ctx_sync_begin();   /* what every thread had submitted by now drains */
+}
+
+static void pre_cache_config(sc_thread *t, sc_op *op, const sc_facts *f)
+{
+    (void)f;
+    PH(SC_PH_QUEUE, sc_detect_cache_config(t, op));
+}
+
+static void (*const pre_of[SC_NKINDS])(sc_thread *, sc_op *, const sc_facts *) = {
+#define SC_KIND(NAME, FAST, PRE, TRACK, FLAGS) [SC_K_##NAME] = pre_##PRE,
+#include "kinds.def"
+#undef SC_KIND
+};
 
 void sc_pre(sc_thread *t, sc_op *op)
 {
@@ -94,107 +194,26 @@ void sc_pre(sc_thread *t, sc_op *op)
         return;
     }
     op->saved_errno = errno;
+    /* Only calls that can keep the host waiting are timed: a clock read
+       costs as much as the rest of a note's slow path. */
+    op->timed = sc_kind_is(op->kind, SC_KF_BLOCKS);
+    sc_drv_resolve();
+    sc_facts f;
+    sc_classify(t, op, &f);
     int sync_read = 0;
     if (SC_UNLIKELY(t->held.live)) {
         uint64_t p0 = sc_prof_t0();
-        sync_read = settle_held(t, op);
+        sync_read = sc_held_settle(t, op);
         sc_prof_add(t, SC_PH_HELD, p0, 0);
     }
-    op->timed = (uint8_t)can_block(op->kind);
-    sc_drv_resolve();
-
-    switch ((sc_kind)op->kind) {
-    case SC_K_LAUNCH: case SC_K_HOSTFN: case SC_K_GRAPH: case SC_K_COPYBATCH:
-    case SC_K_EVENT_RECORD: case SC_K_WAIT_EVENT: case SC_K_ALLOC_ASYNC: case SC_K_FREE_ASYNC:
-        submission(t, op);
-        break;
-
-    case SC_K_MEMSET:
-        PH(SC_PH_COPY, sc_detect_memset_async(t, op));
-        submission(t, op);
-        break;
-
-    case SC_K_COPY: case SC_K_COPY_U: case SC_K_COPY2D: case SC_K_COPY3D: {
-        sc_classify_copy(op);
-        sc_resolve_lane(t, op);
-        int pageable = op->pageable && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H);
-        submission(t, op);
-        PH(SC_PH_COPY, sc_detect_copy_async(t, op, pageable));
-        break;
-    }
-
-    case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D: {
-        sc_classify_copy(op);
-        sc_resolve_lane(t, op);
-        sc_count_q cq;
-        sc_count_op_streams(op, &cq);
-        PH(SC_PH_COPY, sc_detect_copy_sync(t, op, &cq));
-        if (op->lane == SC_LANE_LEGACY)
-            PH(SC_PH_LEGACY, sc_detect_legacy_common(t, op, &cq));
-        sc_mark_lane(t, op);
-        break;
-    }
-
-    case SC_K_SMEMSET: {
-        sc_resolve_lane(t, op);
-        sc_count_q cq;
-        sc_count_op_streams(op, &cq);
-        PH(SC_PH_COPY, sc_detect_memset_sync(t, op, &cq));
-        if (op->lane == SC_LANE_LEGACY)
-            PH(SC_PH_LEGACY, sc_detect_legacy_common(t, op, &cq));
-        sc_mark_lane(t, op);
-        break;
-    }
-
-    case SC_K_ALLOC_DEV: case SC_K_ALLOC_MANAGED: case SC_K_FREE_DEV:
-    case SC_K_ALLOC_HOST: case SC_K_FREE_HOST: case SC_K_REGISTER: case SC_K_UNREGISTER:
-        PH(SC_PH_ALLOC, sc_detect_alloc(t, op));
-        break;
-
-    case SC_K_STREAM_CREATE: case SC_K_STREAM_DESTROY: case SC_K_CAPTURE_END: case SC_K_CTX_GONE:
-    case SC_K_INIT:
-        break;
-
-    case SC_K_CAPTURE_BEGIN:
-        sc_resolve_lane(t, op);
-        break;
-
-    case SC_K_STREAM_QUERY:
-        sc_resolve_lane(t, op);
-        if (op->lane == SC_LANE_LEGACY)
-            PH(SC_PH_REDIRECT, sc_redirect(t, op, NULL));
-        break;
-
-    case SC_K_STREAM_SYNC:
-        sc_resolve_lane(t, op);
-        if (op->lane == SC_LANE_LEGACY)
-            PH(SC_PH_REDIRECT, sc_redirect(t, op, NULL));
-        PH(SC_PH_SYNC, sc_detect_stream_sync(t, op));
-        break;
-
-    case SC_K_EVENT_SYNC:
-        PH(SC_PH_SYNC, sc_detect_event_sync(op));
-        break;
-
-    case SC_K_CTX_SYNC:
-        PH(SC_PH_SYNC, sc_detect_ctx_sync(t, op));
-        sc_hb_ctx_sync_begin();   /* what every thread had submitted by now drains */
-        break;
-
-    case SC_K_CACHE_CONFIG:
-        PH(SC_PH_QUEUE, sc_detect_cache_config(t, op));
-        break;
-
-    case SC_K_NONE:
-        break;
-    }
+    pre_of[op->kind](t, op, &f);
 
     if (sync_read) {
         /* The copy of the read has completed: the synchronization finds
            nothing to wait for, by design, not redundantly (no SC402). */
         unsigned k = 0;
         for (unsigned i = 0; i < op->nev; i++)
-            if (op->ev[i].rule != SC_RULE_SC402)
+            if (!(sc_rule_props[op->ev[i].rule].traits & SC_RF_IDLE))
                 op->ev[k++] = op->ev[i];
         op->nev = (uint8_t)k;
     }
@@ -218,113 +237,18 @@ void sc_pre(sc_thread *t, sc_op *op)
 /* ------------------------------------------------------ one finding --- */
 /* One call, one finding: when a call breaks several rules (an async copy
    from pageable memory on the legacy stream is SC203 and SC101), it is
-   reported under the most specific, the others listed under it.  Lower
-   is more specific: what the call itself does wrong comes before where it
-   was sent. */
+   reported under the most specific (rules.def, SPECIFICITY), the others
+   listed under it. */
 static unsigned specificity(unsigned rule)
 {
-    static const uint8_t order[] = {
-        SC_RULE_SC203, SC_RULE_SC201, SC_RULE_SC204, SC_RULE_SC202, SC_RULE_SC702, SC_RULE_SC601,
-        SC_RULE_SC501, SC_RULE_SC301, SC_RULE_SC302, SC_RULE_SC401, SC_RULE_SC402, SC_RULE_SC102,
-        SC_RULE_SC101, SC_RULE_SC701, SC_RULE_SC103, SC_RULE_SC303,
-    };
-    for (unsigned i = 0; i < sizeof order; i++)
-        if (order[i] == rule)
-            return i;
-    return sizeof order;
-}
-
-/* What came next decides some findings (shim.h, held): the call is held
-   until the thread's next slow call.
-   - SC203 of a device-to-host copy into pageable memory: a synchronization
-     of the same stream (or the device) with nothing submitted since makes
-     the copy a deliberate synchronous read (PyTorch's .item()): no finding.
-   - A call that blocked the host while other streams were busy (SC201,
-     SC301, SC302, SC401) cost that time only if the host had more work to
-     submit right after: a final read of the results before a wait or the
-     end of the program costs nothing an asynchronous call would have saved.
-   - A barrier on the legacy stream while blocking streams were busy
-     (SC101, SC202, SC204, SC501, SC601) holds back only work submitted to
-     other streams after it: a join before the host waits (a sum kernel
-     over every stream's output, then a copy of the result) holds back
-     nothing.
-   t->seq moves with every submission the fast path marks (created and
-   per-thread streams) and with slow-path ones after this check. */
-enum { HELD_READ = 1, HELD_HOST = 2, HELD_BARRIER = 3 };
-
-static int is_work(unsigned kind)
-{
-    switch (kind) {
-    case SC_K_LAUNCH: case SC_K_HOSTFN: case SC_K_GRAPH: case SC_K_COPYBATCH:
-    case SC_K_COPY: case SC_K_COPY_U: case SC_K_COPY2D: case SC_K_COPY3D: case SC_K_MEMSET:
-    case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D: case SC_K_SMEMSET:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-static unsigned held_mode(unsigned rule, int d2h)
-{
-    switch (rule) {
-    case SC_RULE_SC203: return d2h ? HELD_READ : 0;
-    case SC_RULE_SC201: case SC_RULE_SC301: case SC_RULE_SC302: case SC_RULE_SC401: return HELD_HOST;
-    case SC_RULE_SC101: case SC_RULE_SC202: case SC_RULE_SC204: case SC_RULE_SC501: case SC_RULE_SC601:
-        return HELD_BARRIER;
-    default: return 0;
-    }
-}
-
-/* Returns 1 when the held call was a synchronous read this call ends. */
-static int settle_held(sc_thread *t, sc_op *op)
-{
-    int read = 0, moved = t->seq != t->held.seq;
-    sc_hit *h = &t->held.hit;
-    t->held.live = 0;
-    switch (t->held.mode) {
-    case HELD_READ:
-        if (!moved && op->kind == SC_K_CTX_SYNC) {
-            read = 1;
-        } else if (!moved && op->kind == SC_K_STREAM_SYNC) {
-            sc_resolve_lane(t, op);
-            read = op->lane == t->held.lane && (op->lane != SC_LANE_CREATED || op->stream == t->held.stream);
-        }
-        break;
-    case HELD_HOST:
-        if (!moved && !is_work(op->kind))
-            h->cost_ns = 0;
-        break;
-    case HELD_BARRIER:
-        if (!moved && !(is_work(op->kind) && (op->stream || op->pt) && op->stream != CU_STREAM_LEGACY))
-            h->pending = 0;
-        break;
-    }
-    if (read)
-        t->sync_reads++;
-    else
-        sc_finding_add(t, h, 1);
-    return read;
-}
-
-/* At report time: nothing came next but what the fast path submitted. */
-void sc_held_flush(sc_thread *t)
-{
-    if (!t->held.live)
-        return;
-    t->held.live = 0;
-    int moved = t->seq != t->held.seq;
-    if (t->held.mode == HELD_HOST && !moved)
-        t->held.hit.cost_ns = 0;
-    else if (t->held.mode == HELD_BARRIER && !moved)
-        t->held.hit.pending = 0;
-    sc_finding_add(t, &t->held.hit, 1);
+    return sc_rule_props[rule].specificity;
 }
 
 /* -------------------------------------------------------------- post --- */
 /* The call's findings: events at another site (SC102's creation sites)
    each on their own; of the rest, the most specific, with the others in
    its also bits.  blocked is the real call's time: for SC203 the wait for
-   earlier work was done before it (detect_copy.c) and is added back to the
+   earlier work was done before it (drain_first) and is added back to the
    blocked time here, not to the cost. */
 static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, uint64_t blocked,
                           unsigned weight, unsigned device)
@@ -357,19 +281,96 @@ static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, u
                 .api = op->id, .rt = (uint16_t)rt,
                 .also = also, .site = site, .blocked_ns = blocked + op->drain_ns, .bytes = op->bytes,
                 .cost_ns = sc_rule_cost(e->rule, blocked, pending), .mid = sc_measure_tls_mid};
-    /* Some findings wait for what the thread does next (settle_held). */
-    unsigned mode = weight == 1 && !op->redirected ? held_mode(e->rule, op->dir == SC_DIR_D2H) : 0;
-    if (mode && (mode == HELD_READ || h.pending)) {
-        sc_held_flush(t);
-        t->held.mode = (uint8_t)mode;
-        t->held.hit = h;
-        t->held.lane = op->lane;
-        t->held.stream = op->stream;
-        t->held.seq = t->seq;
-        t->held.live = 1;
+    /* Some findings wait for what the thread does next (settle.c). */
+    if (weight == 1 && !op->redirected && sc_held_keep(t, op, &h))
         return;
-    }
     sc_finding_add(t, &h, weight);
+}
+
+/* After the call: the state it left (track.c), and for legacy-stream
+   work SC103's question, whether it raced another thread's latest
+   submission (marking both threads' lifetimes; the report counts their
+   sites), then the thread's clock component advances (hb.h). */
+static void track_after(sc_thread *t, sc_op *op, CUresult r)
+{
+    uint64_t q0 = sc_prof_t0();
+    sc_track_post(t, op, r);
+    if ((op->marks & SC_M_LEGACY) && r == CUDA_SUCCESS) {
+        sc_hb_legacy_concurrent(t);
+        int rd = op->redirected == SC_RD_REDIRECTED;
+        sc_hb_submitted(t, rd ? op->rd_where : SC_HB_LEGACY, rd ? sc_op_ctx(op) : NULL);
+    }
+    sc_prof_add(t, SC_PH_TRACK, q0, 0);
+}
+
+/* The SC101 note of a one-stream program comes with every launch (every
+   default PyTorch launch; SC601 notes with cuBLAS's): the first
+   SC_NOTES_EXACT of a thread get their call site exactly, after that one
+   in SC_NOTE_SAMPLE is walked and counted for SC_NOTE_SAMPLE, and past
+   SC_NOTES_SAMPLED one in SC_NOTE_SAMPLE_LONG (the report says the counts
+   are estimates; rules.def, SC_RF_SAMPLED, says which rules).  A stack
+   walk through CUDA's libraries costs microseconds on a GPU host, against
+   about 3 us for a launch: one in 1024 keeps it under 1%.  Where nothing
+   else can be found the fast path keeps the unsampled ones
+   (sc_fast_legacy) and counts them in t->nnotes; the samples come here.
+   Redirected calls are counted the same way: under redirect every
+   legacy-stream launch is one, and the redirect table of the report needs
+   their call sites, not a walk per launch.  Everything else is exact.
+   Returns the weight the call is counted with, 0 when it is not counted:
+   then only what the fast path would have counted is left of it. */
+static unsigned note_weight(sc_thread *t, sc_op *op)
+{
+    int note_only = !(op->marks & SC_M_ALLOCSITE) && (!op->redirected || op->redirected == SC_RD_REDIRECTED);
+    for (unsigned i = 0; i < op->nev; i++)
+        if (!((sc_rule_props[op->ev[i].rule].traits & SC_RF_SAMPLED) && op->ev[i].sev == SC_SEV_NOTE))
+            note_only = 0;
+    if (!note_only || ++t->nnotes <= SC_NOTES_EXACT)
+        return 1;
+    if (!sc_note_sampled(t->nnotes)) {
+        op->nev = 0;
+        op->marks &= (uint8_t)~SC_M_LEGACY;
+        return 0;
+    }
+    return t->nnotes > SC_NOTES_SAMPLED ? SC_NOTE_SAMPLE_LONG : SC_NOTE_SAMPLE;
+}
+
+/* What the call leaves in the tables: its findings, its allocation
+   (SC303), its legacy-stream work (SC103), its redirect. */
+static void commit(sc_thread *t, sc_op *op, uint64_t blocked, unsigned weight, int rd_record)
+{
+    /* Python frames cost 0.1-0.4 us (pyframes.c) and notes are already
+       sampled, so every reported site carries them: in PyTorch the Python
+       line is the only useful part of an SC101 site. */
+    uint64_t site = sc_callsite_capture(t);
+    unsigned rt = sc_tls_rt;
+    /* The call's device: its context's (asked once per call, cached per
+       context), after the call so a context the call made counts. */
+    unsigned device = sc_op_device(op);
+    uint64_t c0 = sc_prof_t0();
+    commit_events(t, op, site, rt, blocked, weight, device);
+    if (op->marks & SC_M_ALLOCSITE)
+        sc_alloc_site_add(t, op->id, rt, site, op->bytes, blocked, device);
+    if (op->marks & SC_M_LEGACY)
+        sc_legacy_site_add(t, op->id, rt, site, weight, device, sc_hb_lifetime());
+    if (rd_record)
+        sc_redirect_add(t, op->id, rt, site, op->redirected, weight);
+    sc_prof_add(t, SC_PH_COMMIT, c0, 0);
+}
+
+/* Our time in pre and post, walks included, the real call not. */
+static void own_time(sc_thread *t, const sc_op *op, uint64_t p0)
+{
+    uint64_t post = sc_tsc() - p0;
+    atomic_fetch_add_explicit(&t->own_ticks, op->tin + post, memory_order_relaxed);
+    if (SC_UNLIKELY(sc_prof_on)) {
+        sc_prof_cell *c = t->prof;
+        c[SC_PH_PRE].ticks += op->tin;
+        c[SC_PH_PRE].calls++;
+        c[SC_PH_POST].ticks += post;
+        c[SC_PH_POST].calls++;
+        c[SC_PH_SLOW].ticks += op->tin + post;
+        c[SC_PH_SLOW].calls++;
+    }
 }
 
 void sc_post(sc_thread *t, sc_op *op, CUresult r)
@@ -386,89 +387,25 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
     uint64_t blocked = op->timed ? t1 - op->t0 : 0;
 
     sc_redirect_post(op);
-    uint64_t q0 = sc_prof_t0();
-    sc_track_post(t, op, r);
-    if ((op->marks & SC_M_LEGACY) && r == CUDA_SUCCESS) {
-        /* SC103: does this submission race another thread's latest one?
-           (Marks both threads' lifetimes; the report counts their sites.)
-           Then the thread's clock component advances (hb.h). */
-        sc_hb_legacy_concurrent(t);
-        int rd = op->redirected == SC_RD_REDIRECTED;
-        sc_hb_submitted(t, rd ? op->rd_where : SC_HB_LEGACY, rd ? sc_op_ctx(op) : NULL);
-    }
-    sc_prof_add(t, SC_PH_TRACK, q0, 0);
-
+    track_after(t, op, r);
     /* A call the driver rejected did nothing: no finding, and nothing to
        count for SC103 or SC303.  (A query's NOT_READY is not a rejection.) */
-    if (r != CUDA_SUCCESS && !(r == CUDA_ERROR_NOT_READY && op->kind == SC_K_STREAM_QUERY)) {
+    if (r != CUDA_SUCCESS && !(r == CUDA_ERROR_NOT_READY && sc_kind_is(op->kind, SC_KF_QUERY))) {
         op->nev = 0;
         op->marks &= (uint8_t)~(SC_M_ALLOCSITE | SC_M_LEGACY);
     }
-    /* The SC101 note of a one-stream program comes with every launch (every
-       default PyTorch launch; SC601 notes with cuBLAS's): the first
-       SC_NOTES_EXACT of a thread get their call site exactly, after that one
-       in SC_NOTE_SAMPLE is walked and counted for SC_NOTE_SAMPLE, and past
-       SC_NOTES_SAMPLED one in SC_NOTE_SAMPLE_LONG (the report says the
-       counts are estimates).  A stack walk through CUDA's libraries costs
-       microseconds on a GPU host, against about 3 us for a launch: one in
-       1024 keeps it under 1%.  Where nothing else can be found the fast path
-       keeps the unsampled ones (sc_fast_legacy) and counts them in
-       t->nnotes; the samples come here.  Redirected calls are counted the same
-       way: under redirect every legacy-stream launch is one, and the redirect
-       table of the report needs their call sites, not a walk per launch.
-       Everything else is exact. */
     unsigned weight = 1;
     int rd_record = op->redirected != 0;   /* the redirect table gets this call */
     if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || op->redirected) {
-        int note_only = !(op->marks & SC_M_ALLOCSITE) &&
-                        (!op->redirected || op->redirected == SC_RD_REDIRECTED);
-        for (unsigned i = 0; i < op->nev; i++)
-            if (!((op->ev[i].rule == SC_RULE_SC101 || op->ev[i].rule == SC_RULE_SC601) &&
-                  op->ev[i].sev == SC_SEV_NOTE))
-                note_only = 0;
-        if (note_only && ++t->nnotes > SC_NOTES_EXACT) {
-            unsigned every = t->nnotes > SC_NOTES_SAMPLED ? SC_NOTE_SAMPLE_LONG : SC_NOTE_SAMPLE;
-            if (!sc_note_sampled(t->nnotes)) {
-                op->nev = 0;
-                op->marks &= (uint8_t)~SC_M_LEGACY;
-                rd_record = 0;
-            } else {
-                weight = every;
-            }
+        weight = note_weight(t, op);
+        if (!weight) {
+            weight = 1;
+            rd_record = 0;
         }
     }
-    if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || rd_record) {
-        /* Python frames cost 0.1-0.4 us (pyframes.c) and notes are already
-           sampled above, so every reported site carries them: in PyTorch the
-           Python line is the only useful part of an SC101 site. */
-        uint64_t site = sc_callsite_capture(t);
-        unsigned rt = sc_tls_rt;
-        /* The call's device: its context's (asked once per call, cached per
-           context), after the call so a context the call made counts. */
-        unsigned device = sc_op_device(op);
-        uint64_t c0 = sc_prof_t0();
-        commit_events(t, op, site, rt, blocked, weight, device);
-        if (op->marks & SC_M_ALLOCSITE)
-            sc_alloc_site_add(t, op->id, rt, site, op->bytes, blocked, device);
-        if (op->marks & SC_M_LEGACY)
-            sc_legacy_site_add(t, op->id, rt, site, weight, device, sc_hb_lifetime());
-        if (rd_record)
-            sc_redirect_add(t, op->id, rt, site, op->redirected, weight);
-        sc_prof_add(t, SC_PH_COMMIT, c0, 0);
-    }
-
-    /* Our time in pre and post, walks included, the real call not. */
-    uint64_t post = sc_tsc() - p0;
-    atomic_fetch_add_explicit(&t->own_ticks, op->tin + post, memory_order_relaxed);
-    if (SC_UNLIKELY(sc_prof_on)) {
-        sc_prof_cell *c = t->prof;
-        c[SC_PH_PRE].ticks += op->tin;
-        c[SC_PH_PRE].calls++;
-        c[SC_PH_POST].ticks += post;
-        c[SC_PH_POST].calls++;
-        c[SC_PH_SLOW].ticks += op->tin + post;
-        c[SC_PH_SLOW].calls++;
-    }
+    if (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_LEGACY)) || rd_record)
+        commit(t, op, blocked, weight, rd_record);
+    own_time(t, op, p0);
     sc_measure_done();
     atomic_store_explicit(&t->busy, 0, memory_order_release);
     errno = err;

@@ -17,7 +17,7 @@
 #include "findings.h"
 #include "measure.h"
 #include "report.h"
-#include "shim.h"
+#include "thread.h"
 
 const char *const sc_redirect_outcomes[SC_RD_NOUTCOMES] = {
     [SC_RD_REDIRECTED] = "redirected",
@@ -125,18 +125,19 @@ void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, u
         sc_measure_commit(sc_measure_tls_mid, &k, 0, 1);
 }
 
-/* How detect mode prices each rule's findings (report.h, sc_cost_basis).
-   A serialization costs the GPU, which the host does not see: those are
-   unmeasured here (measured mode prices them from the GPU timeline). */
+/* How detect mode prices each rule's findings: rules.def's COST column,
+   whose values are report.h's sc_cost_basis.  A serialization costs the
+   GPU, which the host does not see: those are unmeasured here (measured
+   mode prices them from the GPU timeline). */
+_Static_assert(SC_RULE_COST_UNMEASURED == (int)SC_COST_UNMEASURED &&
+                   SC_RULE_COST_COPY_BLOCKED == (int)SC_COST_COPY_BLOCKED &&
+                   SC_RULE_COST_HOST_BLOCKED == (int)SC_COST_HOST_BLOCKED &&
+                   SC_RULE_COST_PENDING_BLOCKED == (int)SC_COST_PENDING_BLOCKED,
+               "rules.h's cost bases are report.h's");
+
 unsigned sc_rule_cost_basis(unsigned rule)
 {
-    switch (rule) {
-    case SC_RULE_SC203: return SC_COST_COPY_BLOCKED;
-    case SC_RULE_SC303: case SC_RULE_SC402: return SC_COST_HOST_BLOCKED;
-    case SC_RULE_SC201: case SC_RULE_SC301: case SC_RULE_SC302: case SC_RULE_SC401:
-        return SC_COST_PENDING_BLOCKED;
-    default: return SC_COST_UNMEASURED;
-    }
+    return sc_rule_props[rule].cost;
 }
 
 uint64_t sc_rule_cost(unsigned rule, uint64_t blocked_ns, int pending)
@@ -152,7 +153,7 @@ void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, 
                         unsigned device, unsigned lid)
 {
     /* Counted per thread lifetime: SC103 keeps those found racing (hb.h).
-       The lifetime takes the key's rule and severity bytes: hb.c gives a
+       The lifetime takes the key's rule and severity bytes: hb_clock.c gives a
        verdict to the first 65536 (HB_LIDS); later ones count as 0, none. */
     if (lid > 0xffff)
         lid = 0;

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "aggkey.h"
+#include "shim.h"
 
 /* Redirect outcomes. */
 enum {
@@ -19,6 +20,14 @@ enum {
     SC_RD_NOUTCOMES
 };
 extern const char *const sc_redirect_outcomes[SC_RD_NOUTCOMES];
+
+void sc_finding_add(sc_thread *t, const sc_hit *h, unsigned weight);
+void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes,
+                       uint64_t blocked_ns, unsigned device);
+void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome,
+                     unsigned weight);   /* weight > 1: a sampled call standing for that many */
+void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight,
+                        unsigned device, unsigned lid);   /* lid: the thread lifetime (hb.h) */
 
 /* How detect mode prices a rule's findings, and one event's cost. */
 unsigned sc_rule_cost_basis(unsigned rule);   /* an sc_cost_basis (report.h) */

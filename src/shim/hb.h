@@ -1,14 +1,16 @@
-/* hb.h: happens-before between host threads (hb.c).
+/* hb.h: happens-before between host threads: the tracker (hb_clock.c),
+ * redirect's waits (hb_order.c) and the interposed pthread functions
+ * (hb_pthread.c).
  *
  * The legacy default stream orders the work of every thread that uses it.
  * Redirect gives each thread a stream of its own, which keeps the order
  * within a thread but not between threads; where the host program orders
  * two threads itself (a mutex, a condition variable, a semaphore, a barrier,
- * create, join), that order must survive on the GPU too.  hb.c follows the
- * pthread synchronization the program does, as vector clocks (the model of
- * ThreadSanitizer: a release joins the thread's clock into the sync object,
- * an acquire joins the object's clock into the thread's), and answers two
- * questions:
+ * create, join), that order must survive on the GPU too.  The tracker
+ * follows the pthread synchronization the program does, as vector clocks
+ * (the model of ThreadSanitizer: a release joins the thread's clock into
+ * the sync object, an acquire joins the object's clock into the thread's),
+ * and answers two questions:
  *   - redirect: before a thread's redirected call, which other threads'
  *     redirected work must it wait for (sc_hb_order);
  *   - SC103: is another thread's latest legacy-stream work ordered before
@@ -56,7 +58,7 @@ int sc_hb_thread_legacy(struct sc_thread *t);
    whatever the timing of the run. */
 int sc_hb_legacy_concurrent(struct sc_thread *t);
 /* A thread's first legacy-stream work: in detect mode the tracker rests
-   after judging enough submissions (hb.c, HB_JUDGED); a thread new to the
+   after judging enough submissions (hb_clock.c, HB_JUDGED); a thread new to the
    legacy stream wakes it.  sc_hb_rests: how often it went to rest. */
 void sc_hb_new_legacy_thread(void);
 uint64_t sc_hb_rests(void);

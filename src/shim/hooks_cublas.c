@@ -14,9 +14,11 @@
 
 #include <cublas_api.h>
 
-#include "core.h"
 #include "callsites.h"
-#include "shim.h"
+#include "core.h"
+#include "hooks_cublas.h"
+#include "real.h"
+#include "thread.h"
 
 
 /* --------------------------------------------------- handle -> stream --- */

@@ -26,6 +26,8 @@
 
 #include "core.h"
 #include "cupti_session.h"
+#include "hooks_cupti.h"
+#include "real.h"
 #include "shim.h"
 
 enum { C_SUB, C_SUB2, C_REG, C_N };

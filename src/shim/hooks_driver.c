@@ -9,7 +9,12 @@
  */
 #include "config.h"
 
-#include "shim.h"
+#include "core.h"
+#include "dispatch.h"
+#include "fast.h"
+#include "hooks_driver.h"
+#include "kinds.h"
+#include "real.h"
 
 /* cuda.h renames these to their newest ABI (cuMemcpyBatchAsync ->
    cuMemcpyBatchAsync_v2).  We define the older ABI too, under its own

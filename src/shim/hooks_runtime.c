@@ -17,8 +17,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include "core.h"
 #include "hooks_runtime.h"
-#include "shim.h"
+#include "real.h"
 
 
 

@@ -19,7 +19,8 @@
 #include <string.h>
 
 #include "core.h"
-#include "shim.h"
+#include "hostmem.h"
+#include "thread.h"
 
 typedef struct range {
     _Atomic uintptr_t lo, hi;

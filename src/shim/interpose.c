@@ -16,8 +16,14 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "apis.h"
+#include "core.h"
+#include "hooks_cublas.h"
+#include "hooks_cupti.h"
+#include "hooks_driver.h"
+#include "hooks_runtime.h"
 #include "interpose.h"
-#include "shim.h"
+#include "real.h"
 
 /* ----------------------------------------------------- name lookups --- */
 /* Open-addressing tables over the API table, built once: exported name ->

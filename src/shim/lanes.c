@@ -23,7 +23,10 @@
 #include <pthread.h>
 
 #include "core.h"
-#include "detect.h"
+#include "lanes.h"
+#include "real.h"
+#include "streams.h"
+#include "thread.h"
 
 /* --------------------------------------------------------- contexts --- */
 #define MAX_CTX 32
@@ -279,6 +282,13 @@ unsigned sc_busy_others(sc_thread *t, sc_busy_q *q)
     }
     sc_prof_add(t, SC_PH_BUSY, p0, 0);
     return q->busy;
+}
+
+unsigned sc_busy_recount(sc_thread *t, sc_busy_q *q)
+{
+    unsigned busy = sc_busy_others(t, q);
+    atomic_store(&sc_g.n_active, q->marked + 1);   /* exact again after the queries */
+    return busy;
 }
 
 static void count_stream(sc_stream *r, void *arg)

@@ -22,7 +22,9 @@
 
 #include "core.h"
 #include "aggkey.h"
+#include "apis.h"
 #include "cupti_session.h"
+#include "hooks_runtime.h"
 #include "measure.h"
 #include "options.h"
 #include "report.h"
@@ -156,10 +158,15 @@ void sc_measure_commit(uint32_t mid, const sc_agg_key *k, uint32_t also, unsigne
 }
 
 /* ----------------------------------------------------------- analysis --- */
-/* Rules whose call is a barrier for other streams' later work. */
-#define BARRIER_RULES                                                                                   \
-    ((1u << SC_RULE_SC101) | (1u << SC_RULE_SC102) | (1u << SC_RULE_SC103) | (1u << SC_RULE_SC202) |    \
-     (1u << SC_RULE_SC204) | (1u << SC_RULE_SC501) | (1u << SC_RULE_SC601))
+/* Rules whose call is a barrier for other streams' later work (rules.def). */
+static uint32_t barrier_rules(void)
+{
+    uint32_t m = 0;
+    for (unsigned r = 0; r < SC_NRULES; r++)
+        if (sc_rule_props[r].traits & SC_RF_BARRIER)
+            m |= 1u << r;
+    return m;
+}
 
 /* Prices the events that were counted in an aggregate. */
 static void analyse(void)
@@ -170,7 +177,7 @@ static void analyse(void)
         (M.cost = malloc((tev.n ? tev.n : 1) * sizeof *M.cost))) {
         for (size_t i = 0; i < tev.n; i++) {
             tev.v[i].price = evs.v[i].ncommits != 0;
-            tev.v[i].barrier = (evs.v[i].rules & BARRIER_RULES) != 0;
+            tev.v[i].barrier = (evs.v[i].rules & barrier_rules()) != 0;
         }
         sc_tl_price(&M.tl, tev.v, tev.n, M.cost);
         M.ncost = tev.n;

@@ -4,7 +4,11 @@
  */
 #include "config.h"
 
-#include "detect.h"
+#include "core.h"
+#include "hostmem.h"
+#include "kinds.h"
+#include "memclass.h"
+#include "real.h"
 
 static int classify_miss(const void *p);
 
@@ -96,42 +100,26 @@ static void classify_peer(sc_op *op)
 
 void sc_classify_copy(sc_op *op)
 {
-    if (op->kind == SC_K_SCOPY && op->dir == SC_DIR_D2D) {
-        classify_peer(op);
-        return;
-    }
-    if (op->kind == SC_K_SCOPY_U) {
-        classify_memtypes(op, CU_MEMORYTYPE_UNIFIED, NULL, (CUdeviceptr)(uintptr_t)op->p2,
-                          CU_MEMORYTYPE_UNIFIED, NULL, (CUdeviceptr)(uintptr_t)op->p1, op->bytes);
-        if (op->dir == SC_DIR_D2D)
-            classify_peer(op);
-        return;
-    }
-    switch (op->kind) {
-    case SC_K_COPY2D:
-    case SC_K_SCOPY2D: {
+    unsigned k = op->kind;
+    if (sc_kind_is(k, SC_KF_2D)) {
         const CUDA_MEMCPY2D *p = op->p1;
         if (p)
             classify_memtypes(op, p->srcMemoryType, p->srcHost, p->srcDevice, p->dstMemoryType,
                               p->dstHost, p->dstDevice, p->WidthInBytes * p->Height);
-        return;
-    }
-    case SC_K_COPY3D:
-    case SC_K_SCOPY3D: {
+    } else if (sc_kind_is(k, SC_KF_3D)) {
         const CUDA_MEMCPY3D *p = op->p1;
         if (p)
             classify_memtypes(op, p->srcMemoryType, p->srcHost, p->srcDevice, p->dstMemoryType,
                               p->dstHost, p->dstDevice, p->WidthInBytes * p->Height * p->Depth);
-        return;
-    }
-    case SC_K_COPY_U:
-    case SC_K_SCOPY_U:
+    } else if (sc_kind_is(k, SC_KF_UNIFIED)) {
         classify_memtypes(op, CU_MEMORYTYPE_UNIFIED, NULL, (CUdeviceptr)(uintptr_t)op->p2,
                           CU_MEMORYTYPE_UNIFIED, NULL, (CUdeviceptr)(uintptr_t)op->p1, op->bytes);
-        return;
-    default:
+        if (sc_kind_is(k, SC_KF_SYNC) && op->dir == SC_DIR_D2D)
+            classify_peer(op);
+    } else if (sc_kind_is(k, SC_KF_SYNC) && op->dir == SC_DIR_D2D) {
+        classify_peer(op);
+    } else {
         /* Direction known from the entry point; only the host side to classify. */
         op->pageable = op->host && sc_mem_classify(op->host, op->bytes) == SC_MEM_PAGEABLE;
-        return;
     }
 }

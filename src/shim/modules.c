@@ -1,7 +1,7 @@
 /* modules.c: which loaded ELF object an address belongs to.
  *
  * Two uses: api counts grouped by calling library (every call: the
- * per-thread return-address cache in shim.h answers most of them), and
+ * per-thread return-address cache in thread.h answers most of them), and
  * call-site frames stored as module + offset (hazard path only).
  *
  * A registry gives each object path a stable index for the life of the
@@ -18,8 +18,9 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "modules.h"
 #include "report.h"
-#include "shim.h"
+#include "thread.h"
 
 #define MAX_NAMES 1024
 

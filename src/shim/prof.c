@@ -20,7 +20,8 @@
 
 #include "core.h"
 #include "hb.h"
-#include "shim.h"
+#include "modules.h"
+#include "thread.h"
 
 typedef struct prof_acc {
     sc_prof_cell c[SC_PH_N];
@@ -83,7 +84,7 @@ static const struct {
     {SC_PH_WRITE, 0, "rendering, writing (not in the estimate)", ""},
 };
 
-/* The pthread tracker's busiest releasing callers (hb.c counts them in
+/* The pthread tracker's busiest releasing callers (hb_pthread.c counts them in
    profile mode): which code's locks publish clocks and record events. */
 #define TOP_CALLERS 8
 typedef struct caller_row {

@@ -38,8 +38,9 @@
 #include <string.h>
 
 #include "core.h"
+#include "modules.h"
 #include "pyframes.h"
-#include "shim.h"
+#include "real.h"
 
 /* ---------------------------------------------------------- interning --- */
 #define STR_SLOTS 8192

@@ -14,8 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apis.h"
 #include "core.h"
-#include "shim.h"
+#include "real.h"
 
 /* ------------------------------------------------------- real dlsym --- */
 typedef void *(*dlsym_fn)(void *, const char *);

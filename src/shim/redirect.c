@@ -7,10 +7,17 @@
  */
 #include "config.h"
 
-#include "detect.h"
+#include "apis.h"
+#include "core.h"
 #include "findings.h"
 #include "hb.h"
+#include "kinds.h"
+#include "lanes.h"
+#include "notes.h"
 #include "options.h"
+#include "real.h"
+#include "redirect.h"
+#include "thread.h"
 
 /* --redirect-method=stream: the thread's own blocking stream in ctx, and
    the event that orders it with the per-thread stream, made on first use.
@@ -112,7 +119,7 @@ static void route_apply(sc_op *op, int route, const sc_own *own, void *fn)
     }
 }
 
-void sc_redirect(sc_thread *t, sc_op *op, sc_count_q *cq)
+void sc_redirect(sc_thread *t, sc_op *op, const sc_count_q *cq)
 {
     if (!sc_g.redirect || op->lane != SC_LANE_LEGACY)
         return;
@@ -182,9 +189,9 @@ void sc_redirect(sc_thread *t, sc_op *op, sc_count_q *cq)
     op->redirected = SC_RD_REDIRECTED;
     op->lane = SC_LANE_PTDS;
     /* The thread's next legacy work in ctx may take the fast path. */
-    t->rd_ctx = ctx;
-    t->rd_gen = atomic_load(&sc_g.ctx_gen);
-    t->rd_own = own;
+    t->rd.ctx = ctx;
+    t->rd.gen = atomic_load(&sc_g.ctx_gen);
+    t->rd.own = own;
 }
 
 /* The fast path under --redirect (sc_fast_legacy): a launch, async copy or
@@ -199,28 +206,23 @@ void sc_redirect(sc_thread *t, sc_op *op, sc_count_q *cq)
    (docs/ARCHITECTURE.md). */
 int sc_fast_redirect(sc_thread *t, sc_op *op)
 {
-    /* A wait is not work (sc_detect_legacy_common): no submission to count
+    /* A wait is not work (kinds.def, SC_KF_WAIT): no submission to count
        for the tracker, and no stream turning busy; but it goes where the
        thread's work goes, after any hand-off, and the redirect table counts
        it as it counts the rest (sc_post's note sampling). */
-    int wait = op->kind == SC_K_WAIT_EVENT;
-    switch (op->kind) {
-    case SC_K_LAUNCH: case SC_K_COPY: case SC_K_COPY_U: case SC_K_EVENT_RECORD: case SC_K_MEMSET:
-    case SC_K_WAIT_EVENT:
-        break;
-    default:
+    int wait = sc_kind_is(op->kind, SC_KF_WAIT);
+    if (!sc_kind_is(op->kind, SC_KF_RDFAST))
         return 1;
-    }
-    if (!t->rd_ctx || op->stream != NULL || op->pt ||
+    if (!t->rd.ctx || op->stream != NULL || op->pt ||
         atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE ||
         atomic_load_explicit(&sc_g.n_capturing, memory_order_relaxed) ||
         atomic_load_explicit(&sc_g.n_blocking, memory_order_relaxed) ||
         atomic_load_explicit(&sc_g.ptds_used, memory_order_relaxed) ||   /* SC101 would warn */
         atomic_load_explicit(&sc_g.n_ctx, memory_order_relaxed) != 1 ||
-        t->rd_gen != atomic_load_explicit(&sc_g.ctx_gen, memory_order_relaxed))
+        t->rd.gen != atomic_load_explicit(&sc_g.ctx_gen, memory_order_relaxed))
         return 1;
-    sc_own *own = t->rd_own;
-    if (own && (!own->stream || own->ctx != t->rd_ctx || own->gen != t->rd_gen))
+    sc_own *own = t->rd.own;
+    if (own && (!own->stream || own->ctx != t->rd.ctx || own->gen != t->rd.gen))
         return 1;
     void *fn = NULL;
     int route = route_of(op, own, &fn);
@@ -232,7 +234,7 @@ int sc_fast_redirect(sc_thread *t, sc_op *op)
     /* The current context: the one the slow path redirected in. */
     int saved = errno;
     CUcontext cur = NULL;
-    int same = sc_d.CtxGetCurrent && sc_d.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur == t->rd_ctx;
+    int same = sc_d.CtxGetCurrent && sc_d.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur == t->rd.ctx;
     errno = saved;
     if (!same)
         return 1;

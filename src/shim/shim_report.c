@@ -17,17 +17,25 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core.h"
+#include "apis.h"
 #include "callsites.h"
+#include "core.h"
 #include "filter.h"
 #include "findings.h"
 #include "fsutil.h"
-#include "measure.h"
 #include "hb.h"
+#include "hooks_cublas.h"
+#include "hooks_runtime.h"
+#include "lanes.h"
+#include "measure.h"
+#include "modules.h"
 #include "options.h"
 #include "report.h"
-#include "shim.h"
+#include "settle.h"
+#include "shim_report.h"
 #include "symbolize.h"
+#include "thread.h"
+#include "track.h"
 
 
 static char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
@@ -598,7 +606,7 @@ sc_report *sc_shim_build_report(void)
     r->procs = calloc(1, sizeof *r->procs);
     if (r->procs) {
         r->nprocs = 1;
-        /* Our time (shim.h, "own time"): every thread's, and
+        /* Our time (core.h, "own time"): every thread's, and
            initialization, the fork handlers and the exit handshake so far;
            shim_report adds the report's own building. */
         uint64_t ticks = acc->own_ticks + atomic_load(&sc_proc_own_ticks);

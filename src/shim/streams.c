@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #include "core.h"
-#include "shim.h"
+#include "real.h"
+#include "streams.h"
 
 #define SLOTS 16384          /* power of two; far above what programs create */
 #define MAX_RECORDS (SLOTS / 2)

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "real.h"
 #include "report.h"
-#include "shim.h"
 #include "symbolize.h"
 
 

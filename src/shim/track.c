@@ -8,10 +8,18 @@
 #include <string.h>
 
 #include "callsites.h"
-#include "detect.h"
-#include "measure.h"
+#include "core.h"
 #include "findings.h"
 #include "hb.h"
+#include "hostmem.h"
+#include "kinds.h"
+#include "lanes.h"
+#include "measure.h"
+#include "modules.h"
+#include "real.h"
+#include "streams.h"
+#include "thread.h"
+#include "track.h"
 
 /* Device facts learned after cuInit, for the report. */
 char sc_device_name[256];
@@ -87,118 +95,170 @@ static void clear_thread(sc_thread *t, void *arg)
     sc_unmark(&t->ptds_active, tok);
 }
 
+/* The state kept after each kind of call (kinds.def, TRACK). */
+static void track_none(sc_thread *t, sc_op *op, CUresult r)
+{
+    (void)t;
+    (void)op;
+    (void)r;
+}
+
+/* A created stream's first kernel: whose is it? (NCCL's, fast.h) */
+static void track_launch(sc_thread *t, sc_op *op, CUresult r)
+{
+    (void)t;
+    if (op->lane == SC_LANE_CREATED && op->srec && !atomic_exchange(&op->srec->launched, 1) &&
+        r == CUDA_SUCCESS && from_nccl() && !atomic_exchange(&op->srec->internal, 1))
+        atomic_fetch_add(&sc_g.n_internal, 1);
+}
+
+static void track_init(sc_thread *t, sc_op *op, CUresult r)
+{
+    (void)t;
+    (void)op;
+    if (r == CUDA_SUCCESS)
+        on_init_done();
+}
+
+/* The streams --redirect-method=stream made may be gone with the context:
+   threads make new ones (redirect.c).  A release (flags 1) ends the
+   primary context only when it was the last one. */
+static void track_ctx_gone(sc_thread *t, sc_op *op, CUresult r)
+{
+    (void)t;
+    unsigned flags = 0;
+    int active = 0;
+    if (r == CUDA_SUCCESS &&
+        !(op->flags == 1 && sc_d.PrimaryCtxGetState &&
+          sc_d.PrimaryCtxGetState((CUdevice)op->prio, &flags, &active) == CUDA_SUCCESS && active))
+        atomic_fetch_add(&sc_g.ctx_gen, 1);
+}
+
+static void track_stream_create(sc_thread *t, sc_op *op, CUresult r)
+{
+    if (r != CUDA_SUCCESS || !op->p1)
+        return;
+    CUstream h = *(CUstream const *)op->p1;
+    uint64_t site = sc_callsite_capture(t);
+    sc_stream *s = sc_stream_add(h, sc_op_ctx(op), op->flags, op->prio, site);
+    if (s && from_nccl() && !atomic_exchange(&s->internal, 1))
+        atomic_fetch_add(&sc_g.n_internal, 1);
+}
+
+static void track_stream_destroy(sc_thread *t, sc_op *op, CUresult r)
+{
+    (void)t;
+    if (r == CUDA_SUCCESS)
+        sc_stream_remove(op->stream);
+}
+
+/* The lane drained: its mark is cleared.  A redirected one (a
+   cudaStreamSynchronize(0), a synchronous copy sent to the per-thread
+   stream): the thread's redirected work has finished; nobody need wait
+   for it (hb.h). */
+static void lane_drained(sc_thread *t, sc_op *op)
+{
+    _Atomic uint64_t *m = sc_lane_mark(t, op);
+    if (m)
+        sc_unmark(m, atomic_load(m));
+    if (op->redirected == SC_RD_REDIRECTED)
+        sc_hb_drained(t, sc_op_ctx(op));
+}
+
+static void track_stream_sync(sc_thread *t, sc_op *op, CUresult r)
+{
+    if (r == CUDA_SUCCESS)
+        lane_drained(t, op);
+}
+
+/* Every stream of the context has drained, other threads' per-thread
+   streams included. */
+static void track_ctx_sync(sc_thread *t, sc_op *op, CUresult r)
+{
+    (void)t;
+    if (r != CUDA_SUCCESS)
+        return;
+    struct clear_q c = {sc_op_ctx(op)};
+    sc_streams_foreach(clear_stream, &c);
+    sc_threads_foreach(clear_thread, &c);
+    _Atomic uint64_t *m = &sc_ctx_get(c.ctx)->legacy_active;
+    sc_unmark(m, atomic_load(m));
+    sc_hb_ctx_sync_end(c.ctx);
+}
+
+static void track_scopy(sc_thread *t, sc_op *op, CUresult r)
+{
+    if (r == CUDA_SUCCESS && (op->marks & SC_M_DRAINS))
+        lane_drained(t, op);
+}
+
+static void track_capture_begin(sc_thread *t, sc_op *op, CUresult r)
+{
+    if (r != CUDA_SUCCESS)
+        return;
+    if (op->lane == SC_LANE_CREATED && op->srec) {
+        if (!atomic_exchange(&op->srec->capturing, 1))
+            atomic_fetch_add(&sc_g.n_capturing, 1);
+    } else if (op->lane == SC_LANE_PTDS && !t->capturing_ptds) {
+        t->capturing_ptds = 1;
+        atomic_fetch_add(&sc_g.n_capturing, 1);
+    }
+}
+
+static void track_capture_end(sc_thread *t, sc_op *op, CUresult r)
+{
+    (void)r;
+    if (op->lane == SC_LANE_CREATED && op->srec) {
+        if (atomic_exchange(&op->srec->capturing, 0))
+            atomic_fetch_sub(&sc_g.n_capturing, 1);
+    } else if (op->lane == SC_LANE_PTDS && t->capturing_ptds) {
+        t->capturing_ptds = 0;
+        atomic_fetch_sub(&sc_g.n_capturing, 1);
+    }
+}
+
+static void track_alloc_dev(sc_thread *t, sc_op *op, CUresult r)
+{
+    (void)t;
+    if (r == CUDA_SUCCESS && op->p1)
+        sc_devmem_add((const void *)(uintptr_t)*(CUdeviceptr const *)op->p1, op->bytes);
+}
+
+static void track_free_dev(sc_thread *t, sc_op *op, CUresult r)
+{
+    (void)t;
+    if (r == CUDA_SUCCESS && op->p1)
+        sc_devmem_remove(op->p1);
+}
+
+static void track_alloc_host(sc_thread *t, sc_op *op, CUresult r)
+{
+    (void)t;
+    if (r == CUDA_SUCCESS && op->p1)
+        sc_pinned_add(*(void *const *)op->p1, op->bytes);
+}
+
+static void track_register(sc_thread *t, sc_op *op, CUresult r)
+{
+    (void)t;
+    if (r == CUDA_SUCCESS)
+        sc_pinned_add(op->p1, op->bytes);
+}
+
+static void track_free_host(sc_thread *t, sc_op *op, CUresult r)
+{
+    (void)t;
+    if (r == CUDA_SUCCESS && op->p1)
+        sc_pinned_remove(op->p1);
+}
+
+static void (*const track_of[SC_NKINDS])(sc_thread *, sc_op *, CUresult) = {
+#define SC_KIND(NAME, FAST, PRE, TRACK, FLAGS) [SC_K_##NAME] = track_##TRACK,
+#include "kinds.def"
+#undef SC_KIND
+};
+
 void sc_track_post(sc_thread *t, sc_op *op, CUresult r)
 {
-    switch ((sc_kind)op->kind) {
-    case SC_K_LAUNCH:
-        if (op->lane == SC_LANE_CREATED && op->srec && !atomic_exchange(&op->srec->launched, 1) &&
-            r == CUDA_SUCCESS && from_nccl() && !atomic_exchange(&op->srec->internal, 1))
-            atomic_fetch_add(&sc_g.n_internal, 1);
-        break;
-    case SC_K_INIT:
-        if (r == CUDA_SUCCESS)
-            on_init_done();
-        break;
-    case SC_K_CTX_GONE: {
-        /* The streams --redirect-method=stream made may be gone with it:
-           threads make new ones (redirect.c).  A release (flags 1) ends the
-           primary context only when it was the last one. */
-        unsigned flags = 0;
-        int active = 0;
-        if (r == CUDA_SUCCESS &&
-            !(op->flags == 1 && sc_d.PrimaryCtxGetState &&
-              sc_d.PrimaryCtxGetState((CUdevice)op->prio, &flags, &active) == CUDA_SUCCESS && active))
-            atomic_fetch_add(&sc_g.ctx_gen, 1);
-        break;
-    }
-    case SC_K_STREAM_CREATE:
-        if (r == CUDA_SUCCESS && op->p1) {
-            CUstream h = *(CUstream const *)op->p1;
-            uint64_t site = sc_callsite_capture(t);
-            sc_stream *s = sc_stream_add(h, sc_op_ctx(op), op->flags, op->prio, site);
-            if (s && from_nccl() && !atomic_exchange(&s->internal, 1))
-                atomic_fetch_add(&sc_g.n_internal, 1);
-        }
-        break;
-    case SC_K_STREAM_DESTROY:
-        if (r == CUDA_SUCCESS)
-            sc_stream_remove(op->stream);
-        break;
-    case SC_K_STREAM_QUERY:
-    case SC_K_STREAM_SYNC:
-        if (r == CUDA_SUCCESS) {
-            _Atomic uint64_t *m = sc_lane_mark(t, op);
-            if (m)
-                sc_unmark(m, atomic_load(m));
-            /* A redirected cudaStreamSynchronize(0): the thread's redirected
-               work has finished; nobody need wait for it (hb.h). */
-            if (op->redirected == SC_RD_REDIRECTED)
-                sc_hb_drained(t, sc_op_ctx(op));
-        }
-        break;
-    case SC_K_CTX_SYNC:
-        if (r == CUDA_SUCCESS) {
-            /* Every stream of the context has drained, other threads'
-               per-thread streams included. */
-            struct clear_q c = {sc_op_ctx(op)};
-            sc_streams_foreach(clear_stream, &c);
-            sc_threads_foreach(clear_thread, &c);
-            _Atomic uint64_t *m = &sc_ctx_get(c.ctx)->legacy_active;
-            sc_unmark(m, atomic_load(m));
-            sc_hb_ctx_sync_end(c.ctx);
-        }
-        break;
-    case SC_K_SCOPY: case SC_K_SCOPY_U: case SC_K_SCOPY2D: case SC_K_SCOPY3D:
-        if (r == CUDA_SUCCESS && (op->marks & SC_M_DRAINS)) {
-            _Atomic uint64_t *m = sc_lane_mark(t, op);
-            if (m)
-                sc_unmark(m, atomic_load(m));
-            if (op->redirected == SC_RD_REDIRECTED)
-                sc_hb_drained(t, sc_op_ctx(op));
-        }
-        break;
-    case SC_K_CAPTURE_BEGIN:
-        if (r == CUDA_SUCCESS) {
-            if (op->lane == SC_LANE_CREATED && op->srec) {
-                if (!atomic_exchange(&op->srec->capturing, 1))
-                    atomic_fetch_add(&sc_g.n_capturing, 1);
-            } else if (op->lane == SC_LANE_PTDS && !t->capturing_ptds) {
-                t->capturing_ptds = 1;
-                atomic_fetch_add(&sc_g.n_capturing, 1);
-            }
-        }
-        break;
-    case SC_K_CAPTURE_END:
-        sc_resolve_lane(t, op);
-        if (op->lane == SC_LANE_CREATED && op->srec) {
-            if (atomic_exchange(&op->srec->capturing, 0))
-                atomic_fetch_sub(&sc_g.n_capturing, 1);
-        } else if (op->lane == SC_LANE_PTDS && t->capturing_ptds) {
-            t->capturing_ptds = 0;
-            atomic_fetch_sub(&sc_g.n_capturing, 1);
-        }
-        break;
-    case SC_K_ALLOC_DEV: case SC_K_ALLOC_MANAGED: case SC_K_ALLOC_ASYNC:
-        if (r == CUDA_SUCCESS && op->p1)
-            sc_devmem_add((const void *)(uintptr_t)*(CUdeviceptr const *)op->p1, op->bytes);
-        break;
-    case SC_K_FREE_DEV: case SC_K_FREE_ASYNC:
-        if (r == CUDA_SUCCESS && op->p1)
-            sc_devmem_remove(op->p1);
-        break;
-    case SC_K_ALLOC_HOST:
-        if (r == CUDA_SUCCESS && op->p1)
-            sc_pinned_add(*(void *const *)op->p1, op->bytes);
-        break;
-    case SC_K_REGISTER:
-        if (r == CUDA_SUCCESS)
-            sc_pinned_add(op->p1, op->bytes);
-        break;
-    case SC_K_FREE_HOST: case SC_K_UNREGISTER:
-        if (r == CUDA_SUCCESS && op->p1)
-            sc_pinned_remove(op->p1);
-        break;
-    default:
-        break;
-    }
+    track_of[op->kind](t, op, r);
 }

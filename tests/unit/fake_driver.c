@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fake_driver.h"
-#include "shim.h"
+#include "real.h"
 
 fake_state fake;
 

@@ -1,6 +1,7 @@
-/* test_hb.c: the happens-before tracker (src/shim/hb.c): its vector clocks
- * through the real, interposed pthread functions (the shim is linked into
- * this program, so every pthread call in it goes through the tracker),
+/* test_hb.c: the happens-before tracker (src/shim/hb_clock.c, hb_order.c,
+ * hb_pthread.c): its vector clocks through the real, interposed pthread
+ * functions (the shim is linked into this program, so every pthread call
+ * in it goes through the tracker),
  * transitivity, the limits (components, table), fork, and the waits it adds
  * for redirect, against a fake driver that logs them.  Check runs each test
  * in a fork, so each starts with the tracker off.
@@ -21,8 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "hb.h"
-#include "shim.h"
+#include "real.h"
+#include "thread.h"
 
 /* ------------------------------------------------------ fake driver --- */
 #define CTX ((CUcontext)(uintptr_t)0xc0)
@@ -231,7 +234,7 @@ START_TEST(mutex_orders)
 }
 END_TEST
 
-/* The per-thread memory of sync objects (hb.c, kc): a release by the
+/* The per-thread memory of sync objects (hb_clock.h, kc): a release by the
    object's last releaser whose clock did not change is skipped, so one
    whose clock grew in between (a new submission) must not be. */
 static void a_unlock_submit_unlock(pair *x)
@@ -573,8 +576,8 @@ START_TEST(transitive_through_a_thread_that_never_submits)
 END_TEST
 
 /* A mutex released again by its last releaser after only its own
-   submissions gets that one component (hb.c, release_own), but a clock
-   that also joined another thread's in between must go in whole: A
+   submissions gets that one component (hb_clock.h, hb_release_own), but a
+   clock that also joined another thread's in between must go in whole: A
    publishes into m3, joins D's submission through m4, submits, and
    releases m3; B takes m3 and must see both. */
 static pthread_mutex_t m3 = PTHREAD_MUTEX_INITIALIZER, m4 = PTHREAD_MUTEX_INITIALIZER;
@@ -727,8 +730,8 @@ START_TEST(off_until_legacy_work_and_after_fork)
 END_TEST
 
 /* Detect mode: after 256 submissions judged beside another thread's the
-   tracker rests (hb.c, HB_JUDGED); a thread new to the legacy stream wakes
-   it, and only what is submitted after that is judged. */
+   tracker rests (hb_clock.h, HB_JUDGED); a thread new to the legacy stream
+   wakes it, and only what is submitted after that is judged. */
 static _Atomic int helper_conc = -1, helper_slot = -1;
 static _Atomic uint64_t helper_own;   /* its own component after submitting */
 static void *submit_once(void *arg)
@@ -913,12 +916,12 @@ START_TEST(redirect_to_per_thread_streams_uses_the_other_threads_event)
 END_TEST
 
 /* A lock that one thread takes again and again records the per-thread
-   stream's event only when it came from another thread (hb.c, release_key):
-   A hands over through a condition variable (an event), B takes the mutex
-   (covered: a wait), A takes it back (turns: an event), takes it again (a
-   run of its own: none), and B takes it: that work no event covers, so
-   B's call stays on the legacy stream once, and from then on the mutex
-   records at every release (cover_check). */
+   stream's event only when it came from another thread (hb_clock.c,
+   sc_hb_release_key): A hands over through a condition variable (an
+   event), B takes the mutex (covered: a wait), A takes it back (turns: an
+   event), takes it again (a run of its own: none), and B takes it: that
+   work no event covers, so B's call stays on the legacy stream once, and
+   from then on the mutex records at every release (cover_check). */
 static pthread_mutex_t lm = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t lcv = PTHREAD_COND_INITIALIZER;
 static _Atomic int lrec[4];

@@ -12,11 +12,14 @@
 #include <string.h>
 
 #include "callsites.h"
+#include "core.h"
 #include "fake_driver.h"
 #include "findings.h"
 #include "hb.h"
 #include "report.h"
-#include "shim.h"
+#include "settle.h"
+#include "shim_report.h"
+#include "thread.h"
 
 /* Declared by cuda.h only in per-thread-default-stream builds. */
 extern __typeof__(*(PFN_cuLaunchKernel_v7000_ptsz)0) cuLaunchKernel_ptsz;
@@ -37,7 +40,7 @@ static void add_up(const sc_agg_key *k, const sc_agg_val *v, void *arg)
 
 /* Events of rule (any severity when sev < 0) seen so far. */
 /* A finding the shim holds until it sees what the thread does next
-   (dispatch.c, settle_held) is committed as at the end of a run. */
+   (settle.c) is committed as at the end of a run. */
 static void flush_held(void)
 {
     if (sc_tls_self)

@@ -1,0 +1,144 @@
+/* fast.h: the fast path.  Every intercepted driver call runs sc_fast()
+ * (through sc_fast_sampled): it counts the call and decides whether the
+ * slow path (dispatch.h) must see it.  It reads the calling thread's
+ * block and a few read-mostly globals, asks the lock-free stream table and
+ * interval sets, never takes a lock, never calls the driver, never
+ * allocates and never reads a clock (one call in SC_FAST_SAMPLE is timed:
+ * fast.c).
+ */
+#ifndef SC_FAST_H
+#define SC_FAST_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "core.h"
+#include "hostmem.h"
+#include "kinds.h"
+#include "lanes.h"
+#include "modules.h"
+#include "notes.h"
+#include "redirect.h"
+#include "shim.h"
+#include "streams.h"
+#include "thread.h"
+
+/* Work on the legacy stream while no stream it orders with exists (no
+   blocking created stream, no per-thread stream used, no capture; under
+   redirect sc_fast_redirect decides): every launch of a default PyTorch
+   program, whose 128 pool streams are non-blocking.  The slow path would
+   find an SC101 note (or an SC601 note, for cuBLAS) and nothing else, so
+   the fast path counts it as the slow path would and sends only the
+   sampled notes there.  It marks the legacy stream busy as the slow path
+   would, through the mark the thread's last slow legacy call found (one
+   context only: with several, a thread's current context needs a driver
+   call).  Anything the slow path must see first takes it: the thread's
+   first legacy work (SC103 counts the thread), a held finding to settle,
+   stream-ordered allocation (tracked after the call). */
+static inline int sc_fast_legacy(sc_thread *t, sc_op *op)
+{
+    op->lane = SC_LANE_LEGACY;
+    _Atomic uint64_t *m = t->legacy_mark;
+    if (!t->used_legacy || t->held.live || sc_kind_is(op->kind, SC_KF_TRACKED))
+        return 1;
+    if (sc_g.redirect)
+        return sc_fast_redirect(t, op);
+    if (!m || atomic_load_explicit(&sc_g.n_blocking, memory_order_relaxed) ||
+        atomic_load_explicit(&sc_g.ptds_used, memory_order_relaxed) ||
+        atomic_load_explicit(&sc_g.n_capturing, memory_order_relaxed) ||
+        atomic_load_explicit(&sc_g.n_ctx, memory_order_relaxed) != 1)
+        return 1;
+    if (sc_kind_is(op->kind, SC_KF_WAIT))
+        return 0;                   /* neither a note nor work */
+    uint64_t n = t->nnotes + 1;
+    if (sc_note_sampled(n))
+        return 1;                   /* the slow path counts it */
+    if (SC_UNLIKELY(sc_mark(t, m))) {
+        op->marks |= SC_M_CHECK701;
+        return 1;                   /* ditto */
+    }
+    t->nnotes = n;
+    return 0;
+}
+
+/* The fast path: counts the call and decides whether it needs the slow
+   path.  Returns nonzero for the slow path. */
+static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op)
+{
+    unsigned mod = sc_module_of(t, (uintptr_t)op->ra);
+    _Atomic uint64_t *c = &t->counts[mod][op->id];
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+
+    /* What the kind lets the fast path keep (kinds.def, FAST). */
+    if (SC_UNLIKELY(!sc_kind_is(op->kind, SC_KFAST_WORK))) {
+        if (sc_kind_is(op->kind, SC_KFAST_COPY)) {
+            if (op->host && !sc_pinned_contains(op->host, op->bytes))
+                return 1;       /* pageable: SC203 */
+        } else if (sc_kind_is(op->kind, SC_KFAST_COPY_U)) {
+            if (!(sc_devmem_contains(op->p1) || sc_pinned_contains(op->p1, op->bytes)) ||
+                !(sc_devmem_contains(op->p2) || sc_pinned_contains(op->p2, op->bytes)))
+                return 1;       /* an end we cannot classify without asking the driver */
+        } else {
+            return 1;
+        }
+        if (atomic_load_explicit(&sc_g.slow_copies, memory_order_relaxed))
+            return 1;
+    }
+
+    CUstream s = op->stream;
+    if (s == NULL) {
+        if (!op->pt)
+            return sc_fast_legacy(t, op);
+        goto ptds;
+    }
+    if (s == CU_STREAM_LEGACY)
+        return sc_fast_legacy(t, op);
+    if (s == CU_STREAM_PER_THREAD)
+        goto ptds;
+    {
+        sc_stream *r = sc_stream_lookup(t, s);
+        if (SC_UNLIKELY(!r))
+            return 1;               /* a stream we have not seen created */
+        op->srec = r;
+        op->lane = SC_LANE_CREATED;
+        if (SC_UNLIKELY(!atomic_load_explicit(&r->launched, memory_order_relaxed)) &&
+            sc_kind_is(op->kind, SC_KF_KERNEL))
+            return 1;               /* its first kernel: whose? (NCCL's streams, track.c) */
+        if (atomic_load_explicit(&r->capturing, memory_order_relaxed))
+            return 0;               /* recorded into a graph, not executed */
+        if (SC_LIKELY(!sc_mark(t, &r->active)))
+            return 0;
+        op->marks |= SC_M_CHECK701;
+        return 1;
+    }
+ptds:
+    op->lane = SC_LANE_PTDS;
+    if (SC_UNLIKELY(!atomic_load_explicit(&sc_g.ptds_used, memory_order_relaxed)))
+        atomic_store_explicit(&sc_g.ptds_used, 1, memory_order_relaxed);
+    if (SC_UNLIKELY(t->has_own))
+        return 1;                   /* ordered with its redirect stream (redirect.c) */
+    /* Several devices: the per-thread stream turning busy learns its
+       context on the slow path, so other devices' queries can skip it. */
+    if (SC_UNLIKELY(atomic_load_explicit(&sc_g.multi_ctx, memory_order_relaxed)) &&
+        !atomic_load_explicit(&t->ptds_active, memory_order_relaxed) && !t->capturing_ptds)
+        return 1;
+    if (t->capturing_ptds)
+        return 0;
+    if (SC_LIKELY(!sc_mark(t, &t->ptds_active)))
+        return 0;
+    op->marks |= SC_M_CHECK701;
+    return 1;
+}
+
+/* The fast path, timed once every SC_FAST_SAMPLE calls of a thread so the
+   report can say what the shim cost without reading a clock per call (in
+   profile mode, every call: sc_fast_timed sets the count back). */
+int sc_fast_timed(sc_thread *t, sc_op *op);
+static inline int sc_fast_sampled(sc_thread *t, sc_op *op)
+{
+    if (SC_UNLIKELY(++t->nfast == SC_FAST_SAMPLE))
+        return sc_fast_timed(t, op);
+    return sc_fast(t, op);
+}
+
+#endif /* SC_FAST_H */

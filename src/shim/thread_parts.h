@@ -1,0 +1,36 @@
+/* thread_parts.h: the parts of the per-thread block (thread.h) that each
+ * belong to one module, for the fields the fast path reads.  Their types
+ * are here, apart from the code that owns them, so that thread.h can embed
+ * them while that code includes thread.h.
+ */
+#ifndef SC_THREAD_PARTS_H
+#define SC_THREAD_PARTS_H
+
+#include <stdint.h>
+
+#include "shim.h"
+
+/* settle.c's: a finding held until the thread's next slow call, which
+   decides what it cost.  The fast path sends every call of a thread that
+   holds one to the slow path. */
+typedef struct sc_held {
+    uint8_t live;
+    uint8_t lane;              /* sc_lane of the call held */
+    uint8_t mode;              /* SC_HELD_* (rules.h): what will decide */
+    CUstream stream;           /* its stream, as passed */
+    uint64_t seq;              /* sc_thread.seq when held: a later submission changes it */
+    sc_hit hit;
+    uint64_t reads;            /* held copies that turned out synchronous reads (no finding) */
+} sc_held;
+
+/* redirect.c's: what the thread's last redirect on the slow path found, so
+   that the fast path can redirect its next calls the same way
+   (sc_fast_redirect): the context (NULL: none yet), sc_g.ctx_gen then, and
+   the own stream it used (method stream; one of sc_thread.own). */
+typedef struct sc_rd_last {
+    unsigned gen;
+    CUcontext ctx;
+    sc_own *own;
+} sc_rd_last;
+
+#endif /* SC_THREAD_PARTS_H */
