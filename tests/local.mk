@@ -67,3 +67,13 @@ TESTS += tests/html.sh
 dist_check_SCRIPTS += tests/launcher.sh
 EXTRA_DIST += tests/launcher-help.txt
 TESTS += tests/launcher.sh
+# The replay of a run's dependency graph (src/shim/replay.c), the pricing
+# model's engine, on graphs with known answers.
+check_PROGRAMS += tests/unit/test_replay
+tests_unit_test_replay_SOURCES = tests/unit/test_replay.c
+tests_unit_test_replay_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_replay_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
+tests_unit_test_replay_LDFLAGS = $(SC_SHIM_LINK)
+tests_unit_test_replay_LDADD = $(SC_SHIM_LIBS) \
+	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
+TESTS += tests/unit/test_replay

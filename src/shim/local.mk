@@ -27,7 +27,8 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/findings.c src/shim/findings.h src/shim/aggkey.h src/shim/symbolize.c src/shim/symbolize.h \
 	src/shim/shim_report.h src/shim/shim_report.c src/shim/measure.c src/shim/measure.h src/shim/prof.c \
 	src/shim/cupti_session.c src/shim/cupti_session.h src/shim/timeline.c src/shim/timeline_price.c \
-	src/shim/timeline.h src/shim/vec.h
+	src/shim/timeline.h src/shim/vec.h \
+	src/shim/replay.c src/shim/replay.h
 nodist_src_shim_libscshim_la_SOURCES = src/shim/cbid_names.h
 src_shim_libscshim_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS) -I$(top_builddir)/src/shim
 src_shim_libscshim_la_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS)
