@@ -77,3 +77,13 @@ tests_unit_test_replay_LDFLAGS = $(SC_SHIM_LINK)
 tests_unit_test_replay_LDADD = $(SC_SHIM_LIBS) \
 	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 TESTS += tests/unit/test_replay
+
+# The pricing model (src/shim/pricing.c) on recorded runs written by hand.
+check_PROGRAMS += tests/unit/test_pricing
+tests_unit_test_pricing_SOURCES = tests/unit/test_pricing.c
+tests_unit_test_pricing_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_pricing_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
+tests_unit_test_pricing_LDFLAGS = $(SC_SHIM_LINK)
+tests_unit_test_pricing_LDADD = $(SC_SHIM_LIBS) \
+	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
+TESTS += tests/unit/test_pricing
