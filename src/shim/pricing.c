@@ -350,6 +350,10 @@ static int build_thread(scen *s, size_t t, const work *w)
         }
         int st = stream_for(s, t, c->stream);
         unsigned fx = fixes(s, c);
+        if (fx & (1u << SC_PR_FIX_DROP)) {
+            prev = c->t1;
+            continue;
+        }
         switch ((sc_pr_what)c->what) {
         case SC_PR_SUBMIT:
             if (w[i].self > 0)
@@ -382,7 +386,7 @@ static const sc_rp_stream_kind kinds[] = {
 static int64_t replay(const sc_pr_model *m, const work *w, const size_t *base, uint64_t origin, long only,
                       int *stalled)
 {
-    scen s = {.m = m, .w = w, .origin = origin, .only = only, .g = sc_rp_new()};
+    scen s = {.m = m, .origin = origin, .only = only, .g = sc_rp_new()};
     s.stream = malloc((m->nstreams + 1) * sizeof *s.stream);
     s.own = malloc((m->nthreads * m->ndevices + 1) * sizeof *s.own);
     int rc = !s.g || !s.stream || !s.own;

@@ -50,6 +50,7 @@ typedef enum sc_pr_fix {
                              a device-to-host one still waited for */
     SC_PR_FIX_STREAM,     /* waits for the thread's own stream, not the whole device */
     SC_PR_FIX_OWN_STREAM, /* the thread's legacy-stream work goes to a stream of its own */
+    SC_PR_FIX_DROP,       /* the call goes (an allocation hoisted out of the loop) */
 } sc_pr_fix;
 
 typedef struct sc_pr_call {
@@ -68,6 +69,7 @@ typedef struct sc_pr_call {
 typedef struct sc_pr_thread {
     const sc_pr_call *calls;
     size_t n;
+    uint32_t id;              /* the recorder's name for it */
     uint16_t legacy_finding;  /* an SC103-style finding covering its legacy-stream work: index + 1 */
 } sc_pr_thread;
 
