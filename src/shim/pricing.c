@@ -1,15 +1,14 @@
 /* pricing.c: the pricing model (pricing.h says what it is built from and
  * what a fix changes).  Three parts:
- * - attribute: the GPU's busy time to the actors' segments (a segment of a
- *   thread ends where it waited for the GPU), shared by submission rate
- *   where several actors submit at once, then to the submission points of
- *   each segment by their counts;
+ * - attribute: the GPU's busy time to the actors' submissions, stretch by
+ *   stretch between their waits (see below);
  * - build: the replay graph of one scenario (nothing fixed, one finding
  *   fixed, every in_all finding fixed);
  * - sc_pr_price: the replays, and the savings.
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,16 +24,22 @@
 
 /* ------------------------------------------------------ attribution --- */
 /* Per call of every actor: the GPU work of the submissions the fast path
-   let through before it, and of its own submission. */
-typedef struct work { double fast, self; } work;
+   let through before it, and of its own submission.
 
-typedef struct seg {
-    uint64_t a, b;          /* its window, relative to the run's origin */
-    double rate;            /* submissions per ns in it */
-    double g;               /* the GPU time attributed to it */
-    size_t th, c0, c1;      /* thread and its calls [c0, c1] */
-    uint32_t device;
-} seg;
+   A stream runs its work in submission order, so a wait that began at s
+   and ended at e says the work submitted before s was done by e, and the
+   work submitted after s began after e.  With the actors' waits on a
+   device ordered by their ends, e1 < e2 < ..., the GPU's busy time between
+   e(k-1) and e(k) is the work submitted between s(k-1) and s(k) (the
+   starts made monotone): it is shared by the submissions made then, in
+   proportion to their number.  That is exact for one stream, whoever
+   submits to it (threads taking turns on the legacy stream), and an
+   approximation where several streams drain apart.  Busy time of a stretch
+   in which no actor submitted (work of threads that never wait, or of
+   earlier submissions that outlived their wait) goes to the last stretch
+   that had submissions.  The copies' own times (a pageable or synchronous
+   copy's staging, [t0 + wait, t1]) belong to the copies, not to work. */
+typedef struct work { double fast, self; } work;
 
 static int waits(const sc_pr_call *c)
 {
@@ -42,9 +47,9 @@ static int waits(const sc_pr_call *c)
            c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC;
 }
 
-static uint32_t subs(const sc_pr_call *c)
+static int copies(const sc_pr_call *c)
 {
-    return c->nsub + (c->what == SC_PR_SUBMIT);
+    return c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC;
 }
 
 static uint32_t device_of(const sc_pr_model *m, uint32_t stream)
@@ -52,14 +57,107 @@ static uint32_t device_of(const sc_pr_model *m, uint32_t stream)
     return stream < m->nstreams ? m->streams[stream].device : 0;
 }
 
-static int cmp_u64(const void *pa, const void *pb)
+typedef struct wpt { uint64_t s, e; } wpt;                 /* a wait */
+typedef struct spt { uint64_t a, b; double n, g; size_t w; uint8_t self; } spt;   /* submissions */
+typedef struct dev_in {
+    wpt *w; size_t nw;
+    spt *p; size_t np;
+    sc_pr_span *x; size_t nx;   /* the copies' own times */
+} dev_in;
+
+static int cmp_wpt(const void *pa, const void *pb)
 {
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return a < b ? -1 : a > b;
+    const wpt *a = pa, *b = pb;
+    return a->e < b->e ? -1 : a->e > b->e ? 1 : (a->s > b->s) - (a->s < b->s);
 }
 
-/* The busy time of spans v[0..n) within [x, y), less the copies' own
-   times: spans are sorted; *i is a cursor that only moves forward. */
+static int cmp_spt(const void *pa, const void *pb)
+{
+    const spt *a = pa, *b = pb;
+    return (a->a > b->a) - (a->a < b->a);
+}
+
+static int cmp_span(const void *pa, const void *pb)
+{
+    const sc_pr_span *a = pa, *b = pb;
+    return (a->a > b->a) - (a->a < b->a);
+}
+
+#define PUSH(v, n, cap, item)                                                  \
+    do {                                                                       \
+        if ((n) == (cap)) {                                                    \
+            size_t nc_ = (cap) ? (cap) * 2 : 64;                               \
+            void *np_ = realloc((v), nc_ * sizeof *(v));                       \
+            if (!np_) {                                                        \
+                free(cw);                                                      \
+                return -1;                                                     \
+            }                                                                  \
+            (v) = np_;                                                         \
+            (cap) = nc_;                                                       \
+        }                                                                      \
+        (v)[(n)++] = (item);                                                   \
+    } while (0)
+
+/* Where a stream's work is attributed: its device's group when the
+   device's busy time is known (the waits order all its streams' work, as
+   far as that goes), else a group of its own (each stream's waits say when
+   its own work ran; per-thread default streams run side by side). */
+static size_t group_of(const sc_pr_model *m, uint32_t stream)
+{
+    uint32_t d = device_of(m, stream);
+    return d < m->ndevices && m->devices[d].known ? d : m->ndevices + (stream < m->nstreams ? stream : 0);
+}
+
+/* The waits, submission points and copies of every actor, per group. */
+static int gather(const sc_pr_model *m, dev_in *dv, size_t ng)
+{
+    size_t *cw = calloc(3 * ng, sizeof *cw), *cp = cw + ng, *cx = cp + ng, k = 0;
+    if (!cw)
+        return -1;
+    for (size_t t = 0; t < m->nthreads; t++) {
+        const sc_pr_thread *th = &m->threads[t];
+        for (size_t i = 0; i < th->n; i++, k++) {
+            const sc_pr_call *c = &th->calls[i];
+            size_t d = group_of(m, c->stream), ds = group_of(m, c->sub_stream);
+            if (c->nsub) {   /* made between the previous call and this one, before its start */
+                uint64_t b = c->t0 ? c->t0 - 1 : 0, a = i ? th->calls[i - 1].t1 : b;
+                PUSH(dv[ds].p, dv[ds].np, cp[ds], ((spt){a < b ? a : b, b, c->nsub, 0, k, 0}));
+            }
+            if (c->what == SC_PR_SUBMIT)
+                PUSH(dv[d].p, dv[d].np, cp[d], ((spt){c->t0, c->t0, 1, 0, k, 1}));
+            if (waits(c) && c->wait_ns)
+                PUSH(dv[d].w, dv[d].nw, cw[d], ((wpt){c->t0, c->t0 + c->wait_ns}));
+            if (copies(c) && c->t1 > c->t0 + c->wait_ns)
+                PUSH(dv[d].x, dv[d].nx, cx[d], ((sc_pr_span){c->t0 + c->wait_ns, c->t1}));
+        }
+    }
+    free(cw);
+    return 0;
+}
+
+/* The busy spans less the copies' own times, sorted. */
+static sc_pr_span *less_copies(const sc_pr_device *d, dev_in *in, size_t *n)
+{
+    qsort(in->x, in->nx, sizeof *in->x, cmp_span);
+    sc_pr_span *v = malloc((d->nbusy * 2 + in->nx + 1) * sizeof *v);
+    size_t k = 0, j = 0;
+    for (size_t i = 0; v && i < d->nbusy; i++) {
+        uint64_t a = d->busy[i].a, b = d->busy[i].b;
+        while (j < in->nx && in->x[j].b <= a)
+            j++;
+        for (size_t q = j; q < in->nx && in->x[q].a < b && a < b; q++) {
+            if (in->x[q].a > a)
+                v[k++] = (sc_pr_span){a, in->x[q].a};
+            if (in->x[q].b > a)
+                a = in->x[q].b;
+        }
+        if (a < b)
+            v[k++] = (sc_pr_span){a, b};
+    }
+    *n = k;
+    return v;
+}
+
 static double busy_in(const sc_pr_span *v, size_t n, size_t *i, uint64_t x, uint64_t y)
 {
     while (*i < n && v[*i].b <= x)
@@ -73,149 +171,122 @@ static double busy_in(const sc_pr_span *v, size_t n, size_t *i, uint64_t x, uint
     return sum;
 }
 
-/* The segments of every actor, in order of thread and time. */
-static seg *segments(const sc_pr_model *m, uint64_t origin, size_t *nseg)
+/* The part of a submission point's count made in [lo, hi). */
+static double in_range(const spt *p, uint64_t lo, uint64_t hi)
 {
-    size_t cap = 16, n = 0;
-    seg *v = malloc(cap * sizeof *v);
-    for (size_t t = 0; v && t < m->nthreads; t++) {
-        const sc_pr_thread *th = &m->threads[t];
-        uint64_t start = th->n ? th->calls[0].t0 - origin : 0;
-        size_t c0 = 0;
-        uint64_t count = 0;
-        for (size_t i = 0; i < th->n; i++) {
-            const sc_pr_call *c = &th->calls[i];
-            count += subs(c);
-            if (!waits(c) && i + 1 < th->n)
-                continue;
-            if (n == cap) {
-                seg *nv = realloc(v, (cap *= 2) * sizeof *v);
-                if (!nv) {
-                    free(v);
-                    return NULL;
-                }
-                v = nv;
-            }
-            uint64_t end = (waits(c) ? c->t0 + c->wait_ns : c->t1) - origin;
-            if (end < start)
-                end = start;
-            v[n++] = (seg){.a = start, .b = end, .rate = end > start ? (double)count / (double)(end - start) : 0,
-                           .th = t, .c0 = c0, .c1 = i,
-                           .device = device_of(m, c->nsub && !waits(c) ? c->sub_stream : c->stream)};
-            /* a copy's own time belongs to no segment: the next starts after it */
-            start = (c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC ? c->t1 : c->t0 + c->wait_ns) -
-                    origin;
-            c0 = i + 1;
-            count = 0;
-        }
-    }
-    *nseg = n;
-    return v;
+    if (p->a == p->b)
+        return p->a >= lo && p->a < hi ? p->n : 0;
+    uint64_t a = p->a > lo ? p->a : lo, b = p->b < hi ? p->b : hi;
+    return b > a ? p->n * (double)(b - a) / (double)(p->b - p->a) : 0;
 }
 
-/* Shares the busy time of device d among its segments: every stretch
-   between two segment boundaries goes to the segments covering it, by
-   their submission rates. */
-static int share_device(const sc_pr_model *m, uint32_t d, seg *sg, size_t ns, uint64_t origin)
+/* Shares one stretch's busy time among the submissions of [lo, hi), or
+   returns 0 when there were none. */
+static int share(dev_in *in, uint64_t lo, uint64_t hi, double busy, uint64_t span)
 {
-    const sc_pr_device *dev = &m->devices[d];
-    size_t nb = 0;
-    uint64_t *bounds = malloc(2 * ns * sizeof *bounds);
-    size_t *act = malloc(ns * sizeof *act);
-    if (!bounds || !act) {
-        free(bounds);
-        free(act);
+    double total = 0;
+    size_t first = 0, last = in->np;
+    /* points are sorted by start, and none is longer than span */
+    size_t l = 0, r = in->np;
+    while (l < r) {
+        size_t mid = (l + r) / 2;
+        if (in->p[mid].a + span < lo)
+            l = mid + 1;
+        else
+            r = mid;
+    }
+    first = l;
+    for (size_t i = first; i < last && in->p[i].a < hi; i++)
+        total += in_range(&in->p[i], lo, hi);
+    if (total <= 0)
+        return 0;
+    for (size_t i = first; i < last && in->p[i].a < hi; i++)
+        in->p[i].g += busy * in_range(&in->p[i], lo, hi) / total;
+    return 1;
+}
+
+/* A group's busy time to its submission points: a device's, or without a
+   busy record (dev NULL) one stream's, whose waits are all that is known: a
+   stretch's GPU time is from its first submission to the end of the wait
+   that found work. */
+static int attribute_device(const sc_pr_device *dev, dev_in *in)
+{
+    static const sc_pr_device unknown = {0};
+    if (!dev)
+        dev = &unknown;
+    qsort(in->w, in->nw, sizeof *in->w, cmp_wpt);
+    qsort(in->p, in->np, sizeof *in->p, cmp_spt);
+    for (size_t i = in->nw; i-- > 1;)   /* starts made monotone */
+        if (in->w[i - 1].s > in->w[i].s)
+            in->w[i - 1].s = in->w[i].s;
+    uint64_t span = 0;
+    for (size_t i = 0; i < in->np; i++)
+        if (in->p[i].b - in->p[i].a > span)
+            span = in->p[i].b - in->p[i].a;
+    size_t nb = 0, cur = 0;
+    sc_pr_span *busy = dev->known ? less_copies(dev, in, &nb) : NULL;
+    if (dev->known && !busy)
         return -1;
-    }
-    for (size_t i = 0; i < ns; i++)
-        if (sg[i].device == d && sg[i].b > sg[i].a) {
-            bounds[nb++] = sg[i].a;
-            bounds[nb++] = sg[i].b;
+    double carry = 0;
+    uint64_t plo = 0, phi = 0;   /* the last stretch with submissions */
+    for (size_t k = 0; k <= in->nw; k++) {
+        uint64_t lo = k ? in->w[k - 1].s : 0, hi = k < in->nw ? in->w[k].s : UINT64_MAX;
+        uint64_t e0 = k ? in->w[k - 1].e : 0, e1 = k < in->nw ? in->w[k].e : UINT64_MAX;
+        double b;
+        if (dev->known) {
+            b = busy_in(busy, nb, &cur, e0, e1);
+        } else {
+            b = 0;
+            for (size_t i = 0; k < in->nw && i < in->np; i++)
+                if (in->p[i].b >= lo && in->p[i].a < hi) {
+                    uint64_t first = in->p[i].a > lo ? in->p[i].a : lo;
+                    b = first < e1 ? (double)(e1 - first) : 0;
+                    break;
+                }
         }
-    qsort(bounds, nb, sizeof *bounds, cmp_u64);
-    size_t cur = 0;
-    for (size_t k = 0; k + 1 < nb; k++) {
-        uint64_t x = bounds[k], y = bounds[k + 1];
-        if (y <= x)
-            continue;
-        size_t na = 0;
-        double total = 0;
-        for (size_t i = 0; i < ns; i++)
-            if (sg[i].device == d && sg[i].a <= x && sg[i].b >= y && sg[i].rate > 0) {
-                act[na++] = i;
-                total += sg[i].rate;
-            }
-        if (!na)
-            continue;
-        double busy = busy_in(dev->busy, dev->nbusy, &cur, x + origin, y + origin);
-        for (size_t j = 0; j < na; j++)
-            sg[act[j]].g += busy * sg[act[j]].rate / total;
+        if (share(in, lo, hi, b + carry, span)) {
+            carry = 0;
+            plo = lo;
+            phi = hi;
+        } else {
+            carry += b;
+        }
     }
-    free(bounds);
-    free(act);
+    if (carry > 0 && phi > plo)
+        share(in, plo, phi, carry, span);
+    free(busy);
     return 0;
 }
 
-/* Without a busy record: the GPU worked from the segment's first
-   submission to the end of a wait that found work (the waits are all
-   that is known). */
-static void infer_from_waits(const sc_pr_model *m, seg *s, uint64_t origin)
-{
-    const sc_pr_thread *th = &m->threads[s->th];
-    const sc_pr_call *last = &th->calls[s->c1];
-    if (!waits(last) || !last->wait_ns)
-        return;
-    uint64_t first = s->b;
-    for (size_t i = s->c0; i <= s->c1; i++) {
-        const sc_pr_call *c = &th->calls[i];
-        uint64_t t = (c->nsub ? (i ? th->calls[i - 1].t1 : c->t0) : c->t0) - origin;
-        if (subs(c) && t < first)
-            first = t;
-    }
-    if (first < s->b)
-        s->g = (double)(s->b - first);
-}
-
-static work *attribute(const sc_pr_model *m, uint64_t origin, size_t *ncalls_out)
+static work *attribute(const sc_pr_model *m, size_t *ncalls_out)
 {
     size_t total = 0;
     for (size_t t = 0; t < m->nthreads; t++)
         total += m->threads[t].n;
     work *w = calloc(total ? total : 1, sizeof *w);
-    size_t ns = 0;
-    seg *sg = w ? segments(m, origin, &ns) : NULL;
-    if (!sg) {
+    size_t ng = m->ndevices + m->nstreams;
+    dev_in *dv = calloc(ng ? ng : 1, sizeof *dv);
+    int rc = !w || !dv || gather(m, dv, ng);
+    for (size_t d = 0; !rc && d < ng; d++) {
+        rc = attribute_device(d < m->ndevices && m->devices[d].known ? &m->devices[d] : NULL, &dv[d]);
+        for (size_t i = 0; !rc && i < dv[d].np; i++) {
+            work *x = &w[dv[d].p[i].w];
+            if (dv[d].p[i].self)
+                x->self += dv[d].p[i].g;
+            else
+                x->fast += dv[d].p[i].g;
+        }
+    }
+    for (size_t d = 0; dv && d < ng; d++) {
+        free(dv[d].w);
+        free(dv[d].p);
+        free(dv[d].x);
+    }
+    free(dv);
+    if (rc) {
         free(w);
         return NULL;
     }
-    for (uint32_t d = 0; d < m->ndevices; d++)
-        if (m->devices[d].known && share_device(m, d, sg, ns, origin)) {
-            free(sg);
-            free(w);
-            return NULL;
-        }
-    size_t *base = calloc(m->nthreads + 1, sizeof *base);
-    for (size_t t = 0; base && t < m->nthreads; t++)
-        base[t + 1] = base[t] + m->threads[t].n;
-    for (size_t i = 0; base && i < ns; i++) {
-        seg *s = &sg[i];
-        if (s->device >= m->ndevices || !m->devices[s->device].known)
-            infer_from_waits(m, s, origin);
-        const sc_pr_call *calls = m->threads[s->th].calls;
-        double count = 0;
-        for (size_t c = s->c0; c <= s->c1; c++)
-            count += subs(&calls[c]);
-        for (size_t c = s->c0; c <= s->c1 && count > 0; c++) {
-            w[base[s->th] + c].fast = s->g * calls[c].nsub / count;
-            w[base[s->th] + c].self = calls[c].what == SC_PR_SUBMIT ? s->g / count : 0;
-        }
-    }
-    free(sg);
-    if (!base) {
-        free(w);
-        return NULL;
-    }
-    free(base);
     *ncalls_out = total;
     return w;
 }
@@ -229,6 +300,7 @@ typedef struct scen {
     sc_rp *g;
     int *stream;         /* model stream -> replay stream */
     int *own;            /* per thread x device: its own stream, or -1 */
+    int *copy;           /* per thread: the stream its fixed synchronous copies go to, or -1 */
 } scen;
 
 static int fixed(const scen *s, uint16_t f)
@@ -271,14 +343,19 @@ static double pinned_ns(const scen *s, const sc_pr_call *c)
     return r > 0 ? (double)c->bytes / r : (double)copy;
 }
 
-typedef struct tstate { int last_op, last_stream; double demand; } tstate;
+/* What a thread's build keeps: its last operation, the stream it went to,
+   its last operation on each of the model's streams, its kernels' demand. */
+typedef struct tstate { int last_op, last_stream; int *last_on; double demand; } tstate;
 
-static int submit(scen *s, int t, tstate *ts, int stream, sc_rp_engine e, double ns, double demand)
+static int submit(scen *s, int t, tstate *ts, int stream, sc_rp_engine e, double ns, double demand,
+                  uint32_t model_stream)
 {
     int op = sc_rp_submit(s->g, t, stream, e, (uint64_t)(ns + 0.5), demand, 0);
     if (op >= 0) {
         ts->last_op = op;
         ts->last_stream = stream;
+        if (model_stream < s->m->nstreams)
+            ts->last_on[model_stream] = op;
     }
     return op;
 }
@@ -296,7 +373,19 @@ static int copy_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
     uint64_t host = own < SUBMIT_NS ? own : SUBMIT_NS;
     if (nowait && !pin)            /* the read is not made at all */
         return sc_rp_cpu(s->g, t, host) < 0;
-    int op = submit(s, t, ts, st, e, pinned_ns(s, c), 1);
+    if (c->what == SC_PR_COPY_SYNC) {
+        /* cudaMemcpyAsync on a non-blocking stream of its own, after the
+           thread's own work on the stream the copy was ordered with (what
+           made the data): not after every blocking stream's work, as the
+           legacy stream's synchronous copy waited */
+        int *cs = &s->copy[t], dep = c->stream < s->m->nstreams ? ts->last_on[c->stream] : -1;
+        if (*cs < 0 && (*cs = sc_rp_stream(s->g, device_of(s->m, c->stream), SC_RP_NONBLOCKING)) < 0)
+            return -1;
+        if (dep >= 0 && sc_rp_stream_wait_op(s->g, t, *cs, dep) < 0)
+            return -1;
+        st = *cs;
+    }
+    int op = submit(s, t, ts, st, e, pinned_ns(s, c), 1, SC_PR_NONE);
     if (op < 0)
         return -1;
     if (c->dir == SC_PR_D2H && !nowait && sc_rp_wait_op(s->g, t, op) < 0)
@@ -320,30 +409,43 @@ static int wait_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
     return rc < 0 || sc_rp_cpu(s->g, t, c->t1 - c->t0 - c->wait_ns) < 0;
 }
 
+/* Thread t's steps; its replay thread is t (made beforehand, so that a
+   join can name a thread built later). */
 static int build_thread(scen *s, size_t t, const work *w)
 {
     const sc_pr_thread *th = &s->m->threads[t];
     if (!th->n)
         return 0;
-    int rt = sc_rp_thread(s->g, th->calls[0].t0 - s->origin);
-    tstate ts = {.last_op = -1, .last_stream = -1, .demand = 0};
+    int rt = (int)t;
+    tstate ts = {.last_op = -1, .last_stream = -1, .demand = 0,
+                 .last_on = malloc((s->m->nstreams + 1) * sizeof *ts.last_on)};
+    if (!ts.last_on)
+        return -1;
+    for (size_t i = 0; i < s->m->nstreams; i++)
+        ts.last_on[i] = -1;
     double dsum = 0, dn = 0;
-    for (size_t i = 0; i < th->n; i++)
+    for (size_t i = 0; i < th->n; i++) {
         if (th->calls[i].demand > 0) {
             dsum += th->calls[i].demand;
             dn++;
         }
+        if (th->calls[i].fast_demand > 0) {
+            dsum += th->calls[i].fast_demand;
+            dn++;
+        }
+    }
     ts.demand = dn ? dsum / dn : 1;
     uint64_t prev = th->calls[0].t0;
-    int rc = rt < 0;
+    int rc = 0;
     for (size_t i = 0; i < th->n && !rc; i++) {
         const sc_pr_call *c = &th->calls[i];
         uint64_t gap = c->t0 > prev ? c->t0 - prev : 0;
         if (c->nsub && w[i].fast > 0) {
             unsigned k = c->nsub < PIECES ? c->nsub : PIECES;
             int st = stream_for(s, t, c->sub_stream);
+            double dm = c->fast_demand > 0 ? c->fast_demand : ts.demand;
             for (unsigned j = 0; j < k && !rc; j++)
-                rc = submit(s, rt, &ts, st, SC_RP_COMPUTE, w[i].fast / k, ts.demand) < 0 ||
+                rc = submit(s, rt, &ts, st, SC_RP_COMPUTE, w[i].fast / k, dm, c->sub_stream) < 0 ||
                      sc_rp_cpu(s->g, rt, gap / k + (j == k - 1 ? gap % k : 0)) < 0;
         } else {
             rc = sc_rp_cpu(s->g, rt, gap) < 0;
@@ -357,7 +459,8 @@ static int build_thread(scen *s, size_t t, const work *w)
         switch ((sc_pr_what)c->what) {
         case SC_PR_SUBMIT:
             if (w[i].self > 0)
-                rc |= submit(s, rt, &ts, st, SC_RP_COMPUTE, w[i].self, c->demand > 0 ? c->demand : ts.demand) < 0;
+                rc |= submit(s, rt, &ts, st, SC_RP_COMPUTE, w[i].self, c->demand > 0 ? c->demand : ts.demand,
+                             c->stream) < 0;
             else
                 ts.last_stream = st;
             rc |= sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0;
@@ -371,9 +474,16 @@ static int build_thread(scen *s, size_t t, const work *w)
         case SC_PR_COPY_PAGEABLE: case SC_PR_COPY_SYNC:
             rc |= copy_call(s, rt, &ts, c, st, fx);
             break;
+        case SC_PR_JOIN:   /* the wait inside is for the other thread's end */
+            if (c->stream < s->m->nthreads && c->stream != t && s->m->threads[c->stream].n)
+                rc |= sc_rp_after(s->g, rt, (int)c->stream, INT32_MAX) < 0;
+            else
+                rc |= sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0;
+            break;
         }
         prev = c->t1;
     }
+    free(ts.last_on);
     return rc ? -1 : 0;
 }
 
@@ -389,7 +499,10 @@ static int64_t replay(const sc_pr_model *m, const work *w, const size_t *base, u
     scen s = {.m = m, .origin = origin, .only = only, .g = sc_rp_new()};
     s.stream = malloc((m->nstreams + 1) * sizeof *s.stream);
     s.own = malloc((m->nthreads * m->ndevices + 1) * sizeof *s.own);
-    int rc = !s.g || !s.stream || !s.own;
+    s.copy = malloc((m->nthreads + 1) * sizeof *s.copy);
+    int rc = !s.g || !s.stream || !s.own || !s.copy;
+    for (size_t i = 0; !rc && i < m->nthreads; i++)
+        s.copy[i] = -1;
     for (size_t i = 0; !rc && i < m->nstreams; i++) {
         uint8_t k = m->streams[i].kind;
         s.stream[i] = sc_rp_stream(s.g, m->streams[i].device, kinds[k <= SC_PR_PTDS ? k : SC_PR_BLOCKING]);
@@ -398,6 +511,8 @@ static int64_t replay(const sc_pr_model *m, const work *w, const size_t *base, u
     for (size_t i = 0; !rc && i < m->nthreads * m->ndevices; i++)
         s.own[i] = -1;
     for (size_t t = 0; !rc && t < m->nthreads; t++)
+        rc = sc_rp_thread(s.g, m->threads[t].n ? m->threads[t].calls[0].t0 - origin : 0) != (int)t;
+    for (size_t t = 0; !rc && t < m->nthreads; t++)
         rc = build_thread(&s, t, w + base[t]);
     sc_rp_result r = {0};
     if (!rc)
@@ -405,6 +520,7 @@ static int64_t replay(const sc_pr_model *m, const work *w, const size_t *base, u
     sc_rp_free(s.g);
     free(s.stream);
     free(s.own);
+    free(s.copy);
     if (rc)
         return -1;
     *stalled |= r.stalled;
@@ -431,7 +547,7 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
         return 0;
     out->window_ns = end - origin;
     size_t ncalls = 0;
-    work *w = attribute(m, origin, &ncalls);
+    work *w = attribute(m, &ncalls);
     size_t *base = calloc(m->nthreads + 1, sizeof *base);
     if (!w || !base) {
         free(w);

@@ -38,7 +38,11 @@ typedef enum sc_pr_what {
     SC_PR_COPY_PAGEABLE,  /* an "async" copy of pageable memory: waits for its stream, then copies
                              while the host waits (DRV, 2. API synchronization behavior) */
     SC_PR_COPY_SYNC,      /* a synchronous copy: waits for its stream, then the copy */
+    SC_PR_JOIN,           /* waited for another thread to end (pthread_join): `stream` is that
+                             thread's index in the model, SC_PR_NONE when it is not an actor */
 } sc_pr_what;
+
+#define SC_PR_NONE 0xffffffffu
 
 enum { SC_PR_H2D = 1, SC_PR_D2H = 2 };
 
@@ -64,6 +68,7 @@ typedef struct sc_pr_call {
     uint8_t what;         /* sc_pr_what */
     uint8_t dir;          /* copies: SC_PR_H2D or SC_PR_D2H */
     float demand;         /* launches: the share of the device it asks for (0: unknown) */
+    float fast_demand;    /* the same for the kernels among the nsub submissions before it */
 } sc_pr_call;
 
 typedef struct sc_pr_thread {
