@@ -28,6 +28,7 @@
 
 #include "callsites.h"
 #include "core.h"
+#include "intern.h"
 #include "modules.h"
 #include "options.h"
 #include "thread.h"

@@ -31,62 +31,16 @@
 #include "config.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core.h"
+#include "intern.h"
 #include "modules.h"
 #include "pyframes.h"
 #include "real.h"
-
-/* ---------------------------------------------------------- interning --- */
-#define STR_SLOTS 8192
-static const char *_Atomic strs[STR_SLOTS];
-static pthread_mutex_t str_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Names live as long as the process: interned, one copy each. */
-const char *sc_intern(const char *s)
-{
-    if (!s)
-        return "?";
-    uint64_t h = sc_hash_bytes(SC_HASH_INIT, s, strlen(s));
-    unsigned i = (unsigned)h & (STR_SLOTS - 1);
-    for (unsigned k = 0; k < STR_SLOTS; k++, i = (i + 1) & (STR_SLOTS - 1)) {
-        const char *x = atomic_load_explicit(&strs[i], memory_order_acquire);
-        if (!x)
-            break;
-        if (!strcmp(x, s))
-            return x;
-    }
-    pthread_mutex_lock(&str_lock);
-    i = (unsigned)h & (STR_SLOTS - 1);
-    const char *x = NULL;
-    for (unsigned k = 0; k < STR_SLOTS; k++, i = (i + 1) & (STR_SLOTS - 1)) {
-        x = atomic_load_explicit(&strs[i], memory_order_relaxed);
-        if (!x || !strcmp(x, s))
-            break;
-    }
-    if (x && strcmp(x, s)) {
-        x = "?";             /* table full */
-    } else if (!x) {
-        char *d = strdup(s);
-        if (d)
-            atomic_store_explicit(&strs[i], d, memory_order_release);
-        x = d ? d : "?";
-    }
-    pthread_mutex_unlock(&str_lock);
-    return x;
-}
-
-static void pyframes_lock(void) { pthread_mutex_lock(&str_lock); }
-static void pyframes_unlock(void) { pthread_mutex_unlock(&str_lock); }
-static void pyframes_child(void) { pthread_mutex_init(&str_lock, NULL); }
-
-static const sc_part part = {"pyframes", 35, pyframes_lock, pyframes_unlock, pyframes_child, NULL, NULL};
-SC_PART_REGISTER(part)
 
 /* ------------------------------------------------------------ layouts --- */
 /* Facts common to 3.11-3.13, LP64:

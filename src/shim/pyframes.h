@@ -12,7 +12,5 @@ typedef struct sc_pyref {
    3.11-3.13, read without the GIL; returns how many were written (0
    otherwise). */
 int sc_py_capture(sc_pyref *out, int max);
-/* One copy of s for the process's life ("?" for NULL): names of frames and threads. */
-const char *sc_intern(const char *s);
 
 #endif /* SC_PYFRAMES_H */
