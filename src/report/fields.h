@@ -142,11 +142,13 @@
     H(finding, gpu_lost_ns, 3)                                       \
     F(finding, device, INT_NULL, device, 1)
 
-/* callsites[] (sc_callsite); "primary" is derived from the frames */
+/* callsites[] (sc_callsite); "primary" and "via" are derived from the
+   frames */
 #define SC_CALLSITE_FIELDS(F, H)                                     \
     H(callsite, id, 1)                                               \
     F(callsite, thread_name, STR_OPT, thread_name, 1)                \
     H(callsite, primary, 1)                                          \
+    H(callsite, via, 1)                                              \
     H(callsite, frames, 1)                                           \
     H(callsite, python, 1)
 

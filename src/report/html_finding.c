@@ -238,6 +238,13 @@ void sc_html_where(html *h, const sc_callsite *cs, size_t max)
         fputs(py ? "()</span>" : "</span>", out);
     }
     fputs("</code>", out);
+    char via[1100];
+    sc_callsite_via_format(cs, via, sizeof via);   /* the library frame that made the call */
+    if (via[0]) {
+        fputs(" <code class=\"where via\">", out);
+        sc_html_esc(out, via);
+        fputs("</code>", out);
+    }
 }
 
 /* Rows of one process and rule shown at the same place (the PyTorch line

@@ -406,11 +406,26 @@ int sc_frame_is_launch_glue(const sc_frame *f);
    frames.  A pure function of the frames. */
 long sc_callsite_primary(const sc_callsite *cs);
 /* The frame a call site is shown at (its location in every format): the
-   innermost Python frame with file and line, else the primary native frame
+   innermost Python frame of the program's own with file and line (not an
+   installed package's nor the standard library's: sc_pyframe_is_library),
+   else the innermost Python frame with them, else the primary native frame
    if it has them, else the innermost Python frame, else the primary native
    frame.  Sets *py to say which array the index is in; -1 when the call
    site has no frames. */
 long sc_callsite_shown(const sc_callsite *cs, int *py);
+/* When a call site is shown at a Python frame of the program's own, the
+   library frame that made the call beside it: the innermost Python frame
+   inner to it that is an installed package's or the standard library's
+   (Lightning's batch_to under the user's tr.fit(...)).  Its index in py,
+   or -1. */
+long sc_callsite_via(const sc_callsite *cs);
+/* Whether a Python file is an installed package's (site-packages,
+   dist-packages) or the standard library's (lib/python3.X, <frozen ...>),
+   not the program's own. */
+int sc_pyframe_is_library(const char *file);
+/* Its path inside site-packages (lightning/fabric/utilities/apply_func.py)
+   or the standard library (contextlib.py); else file itself. */
+const char *sc_pyframe_libpath(const char *file);
 /* Whether a native frame is the program's: not NVIDIA's, not the C
    runtime's, not launch glue. */
 int sc_frame_is_programs(const sc_frame *f);
@@ -456,6 +471,9 @@ void sc_pyframe_format(const sc_pyframe *f, char *buf, size_t len);
 void sc_frame_format_in(const sc_frame *f, const sc_srcroot *root, char *buf, size_t len);
 void sc_pyframe_format_in(const sc_pyframe *f, const sc_srcroot *root, char *buf, size_t len);
 void sc_callsite_where_in(const sc_callsite *cs, const sc_srcroot *root, char *buf, size_t len);
+/* "via lightning/fabric/utilities/apply_func.py:103 in batch_to()" for the
+   library frame of sc_callsite_via, "" when there is none. */
+void sc_callsite_via_format(const sc_callsite *cs, char *buf, size_t len);
 /* "850 ns", "4.210 us", "45.210 ms", "12.500 s"; no locale involved. */
 void sc_format_ns(uint64_t ns, char *buf, size_t len);
 /* A wall-clock time in seconds as "2024-06-01 12:00:00 UTC", a driver

@@ -215,6 +215,17 @@ static void write_callsite_primary(wr *c, const sc_callsite *cs)
         sc_jw_u64(c->w, (uint64_t)primary);
 }
 
+/* Derived (sc_callsite_via): the index in python of the library frame
+   that made the call, beside the program's frame the site is shown at. */
+static void write_callsite_via(wr *c, const sc_callsite *cs)
+{
+    long via = sc_callsite_via(cs);
+    if (via < 0)
+        sc_jw_null(c->w);
+    else
+        sc_jw_u64(c->w, (uint64_t)via);
+}
+
 static void write_callsite_frames(wr *c, const sc_callsite *cs)
 {
     W_ARRAY(frame, cs->frames, cs->nframes);

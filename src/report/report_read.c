@@ -617,6 +617,7 @@ static int read_callsite_primary(ctx *c, const sc_json *v, const char *path, sc_
     (void)c, (void)v, (void)path, (void)cs;
     return 0;
 }
+#define read_callsite_via read_callsite_primary
 
 static int read_callsite_frames(ctx *c, const sc_json *v, const char *path, sc_callsite *cs)
 {

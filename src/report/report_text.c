@@ -436,6 +436,11 @@ static void frame_lines(const sc_callsite *cs, unsigned max, FILE *out, long num
     for (size_t i = p0; i < cs->npy && shown < max; i++, shown++) {
         sc_pyframe_format_in(&cs->py[i], root, b, sizeof b);
         fprintf(out, "%*s%s\n", shown ? FIELD_COL : 0, "", b);
+        if (!shown && py) {
+            sc_callsite_via_format(cs, b, sizeof b);   /* the library frame that made the call */
+            if (b[0])
+                fprintf(out, "%*s%s\n", FIELD_COL, "", b);
+        }
     }
     for (size_t i = n0; i < cs->nframes && shown < max; i++, shown++) {
         sc_frame_format_in(&cs->frames[i], root, b, sizeof b);

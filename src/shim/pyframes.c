@@ -26,7 +26,8 @@
  *
  * Frames in installed packages and the standard library are skipped until
  * the first frame of the program itself, so a frame in torch.nn does not
- * hide the user's line.
+ * hide the user's line; the innermost of them is kept beside it, the
+ * library code that made the call (the report shows it "via").
  */
 #include "config.h"
 
@@ -41,6 +42,7 @@
 #include "modules.h"
 #include "pyframes.h"
 #include "real.h"
+#include "report.h"
 
 /* ------------------------------------------------------------ layouts --- */
 /* Facts common to 3.11-3.13, LP64:
@@ -68,7 +70,10 @@
 #define CODEUNIT 2
 #define OWNED_BY_GENERATOR 1
 
-#define MAX_WALK 64      /* frames visited, skipped ones included */
+/* Frames visited, skipped ones included: deep enough for a framework's
+   stack above the program's frame (Python's own recursion limit is 1000),
+   where a step costs a few loads. */
+#define MAX_WALK 1024
 #define MAX_STR 4096     /* longer names are reported as "?" */
 
 typedef struct pylayout {
@@ -427,12 +432,6 @@ static sc_pyref materialize(const rawframe *rf)
     };
 }
 
-static int library_frame(const char *file)
-{
-    return strstr(file, "/site-packages/") || strstr(file, "/dist-packages/") ||
-           strstr(file, "/lib/python3") || file[0] == '<';
-}
-
 int sc_py_capture(sc_pyref *out, int max)
 {
     if (max <= 0)
@@ -450,18 +449,27 @@ int sc_py_capture(sc_pyref *out, int max)
             else if (aligned(rd_ptr(ts, L->ts_cframe)))
                 f = rd_ptr(rd_ptr(ts, L->ts_cframe), L->cur_frame);
         }
-        /* Library frames are passed over until the program's first; if there
-           is none, the innermost library frames are reported after all.
-           Only the frames reported pay for interning and line lookup. */
-        rawframe lib[32], rf;
-        int nlib = 0, steps = 0, user = 0;
-        while (k < max && next_frame(L, &f, &steps, &rf)) {
-            if (!user && library_frame(rf.file)) {
+        /* Library frames are passed over until the program's first, which
+           comes after the innermost of them with a file (the library code
+           that made the call: Lightning's batch_to under the user's
+           tr.fit(...)); if there is none, the innermost library frames are
+           reported after all.  Only the frames reported pay for interning
+           and line lookup. */
+        rawframe lib[32], rf, via = {0};
+        int nlib = 0, steps = 0, user = 0, has_via = 0;
+        while (user < max && next_frame(L, &f, &steps, &rf)) {
+            if (!user && sc_pyframe_is_library(rf.file)) {
+                if (!has_via && rf.file[0] != '<') {
+                    via = rf;
+                    has_via = 1;
+                }
                 if (nlib < max && nlib < (int)SC_ARRAY_LEN(lib))
                     lib[nlib++] = rf;
                 continue;
             }
-            user = 1;
+            if (!user && has_via)
+                out[k++] = materialize(&via);
+            user++;
             out[k++] = materialize(&rf);
         }
         if (!user)
