@@ -73,7 +73,8 @@ const char *sc_cost_basis_name(sc_cost_basis b);
 _Static_assert(SC_NRULES <= 32, "sc_finding.also has a bit per rule");
 int sc_cost_basis_parse(const char *s, sc_cost_basis *out);   /* 0 or -1 */
 
-/* Findings are aggregated per (process, rule, severity, api, call site). */
+/* Findings are aggregated per (process, rule, severity, api, call site,
+   NVTX range). */
 typedef struct sc_finding {
     sc_rule_id rule;
     sc_severity severity;
@@ -98,6 +99,7 @@ typedef struct sc_finding {
                            the device's timeline (libstreamcheck(7), Measured mode) */
     int device;         /* ordinal of the device the calls were made on (the
                            current context's); -1 when unknown */
+    char *nvtx_range;   /* the innermost NVTX range the calls were in; NULL if none */
 } sc_finding;
 
 /* Driver calls seen, per calling library. */
@@ -182,6 +184,10 @@ typedef struct sc_process {
        threads, and one's redirected work followed the other's). */
     uint64_t handoffs;      /* such hand-offs seen at a redirected call */
     uint64_t handoff_waits; /* event waits added for them (none where the work had finished) */
+    /* --range: only what happened inside NVTX ranges of this name was
+       reported, and the run time of its shares is the time inside them. */
+    char *range;            /* NULL: the whole run */
+    uint64_t range_ns;      /* time inside, the union over the threads */
 } sc_process;
 
 /* ---- the GPU timeline of measured mode (the trace and HTML renderers).
@@ -354,8 +360,11 @@ void sc_report_judge(sc_report *r, const sc_judge_opts *j);
 /* Estimated cost of the warnings (and errors) of a report, summed (a
    measured SC102 is not added: its time is its commands' findings'). */
 uint64_t sc_report_cost(const sc_report *r);
-/* Run time of a process in ns (0 when unknown). */
+/* Run time of a process in ns, what the shares of its costs are of (0
+   when unknown): with --range, the time inside the range
+   (sc_process.range_ns).  sc_process_span_ns: start to end, always. */
 uint64_t sc_process_run_ns(const sc_process *p);
+uint64_t sc_process_span_ns(const sc_process *p);
 /* Totals by severity over all findings. */
 void sc_report_totals(const sc_report *r, uint64_t *errors, uint64_t *warnings, uint64_t *notes);
 /* The one line CI greps, without a newline:

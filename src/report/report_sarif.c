@@ -408,6 +408,10 @@ static int write_result(sc_jw *w, const sc_report *r, const sc_finding *f, const
         sc_jw_key(w, "threadName");
         sc_jw_string(w, cs->thread_name);
     }
+    if (f->nvtx_range) {
+        sc_jw_key(w, "nvtxRange");
+        sc_jw_string(w, f->nvtx_range);
+    }
     sc_jw_end_object(w);
     sc_jw_end_object(w);
     return 0;

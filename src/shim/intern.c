@@ -1,8 +1,8 @@
 /* intern.c: strings kept for the life of the process, one copy each, in
  * open-addressed tables of fixed size.  Looking a string up takes no lock
- * (every slow call's Python frames look theirs up); adding one takes the
- * module's lock.  A table never shrinks: its strings are named by pointer
- * (sc_intern) or by slot (sc_str_id) until exit.
+ * (every slow call's Python frames and every NVTX push look one up);
+ * adding one takes the module's lock.  A table never shrinks: its strings
+ * are named by pointer (sc_intern) or by slot (sc_str_id) until exit.
  */
 #include "config.h"
 
@@ -15,15 +15,19 @@
 #include "intern.h"
 
 #define NAME_SLOTS 8192
+#define RANGE_SLOTS 4096
 
 static const char *_Atomic name_slots[NAME_SLOTS];
+static const char *_Atomic range_slots[RANGE_SLOTS];
 
-/* max: how many strings it takes. */
+/* max: how many strings it takes.  Range names are looked up at every
+   push, so their table stays at most half full and a probe short. */
 static struct strtab {
     const char *_Atomic *slot;
     unsigned cap, max, n;
 } tabs[SC_STRS_N] = {
     [SC_STRS_NAMES] = {name_slots, NAME_SLOTS, NAME_SLOTS, 0},
+    [SC_STRS_RANGES] = {range_slots, RANGE_SLOTS, RANGE_SLOTS / 2, 0},
 };
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 

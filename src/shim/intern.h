@@ -3,8 +3,9 @@
 #ifndef SC_INTERN_H
 #define SC_INTERN_H
 
-/* The tables: names of Python frames and threads. */
-enum { SC_STRS_NAMES = 0, SC_STRS_N };
+/* The tables: names of Python frames and threads; NVTX range names
+   (ranges.c), which are named by their id in the table. */
+enum { SC_STRS_NAMES = 0, SC_STRS_RANGES, SC_STRS_N };
 
 /* s's id in table tab (1 + its slot), a copy added the first time; 0 when
    the table is full or memory is short.  No lock unless s is new. */
