@@ -44,6 +44,11 @@ int sc_cost_basis_parse(const char *s, sc_cost_basis *out)
 
 uint64_t sc_process_run_ns(const sc_process *p)
 {
+    return p->range ? p->range_ns : sc_process_span_ns(p);
+}
+
+uint64_t sc_process_span_ns(const sc_process *p)
+{
     if (!(p->end_time > p->start_time) || p->start_time <= 0)
         return 0;
     double d = (p->end_time - p->start_time) * 1e9;
