@@ -23,7 +23,7 @@ ok $? "-h, --version, --list-rules"
 # Every option that stands for a setting, through env(1) as the program.
 mkdir "$tmp/src" && printf 'SC203 *\n' > "$tmp/supp" && printf 'TOP = 3\n' > "$tmp/cfg"
 (cd "$tmp" && "$SC_CLI" --format=json,html --output=out/a --measure --redirect=per-thread \
-    --redirect-method=entry --rules=SC101 --ignore=blocking-stream --suppressions=supp --source-root=src \
+    --redirect-method=entry --rules=SC101 --ignore=blocking-stream --suppressions=supp --range=step --source-root=src \
     --top=all --warn-cost=2.5ms --warn-share=1% --stack-depth=3 --python-depth=2 --log-level=quiet \
     --config=cfg -- env) 2>"$tmp/run.err" | grep '^STREAMCHECK_' |
     grep -Ev '^STREAMCHECK_(STATUS_DIR|LIB|SIMDIR|TESTAPPS|TESTAPPS_LIST|PRELOAD_FIRST|PRELOAD_AFTER)=' |
@@ -36,6 +36,7 @@ STREAMCHECK_LOG_LEVEL=quiet
 STREAMCHECK_MEASURE=1
 STREAMCHECK_OUTPUT=out/a
 STREAMCHECK_PYTHON_DEPTH=2
+STREAMCHECK_RANGE=step
 STREAMCHECK_REDIRECT=per-thread
 STREAMCHECK_REDIRECT_METHOD=entry
 STREAMCHECK_RULES=SC101

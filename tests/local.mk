@@ -30,6 +30,17 @@ tests_unit_test_timeline_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
 tests_unit_test_timeline_LDADD = $(SC_SHIM_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_timeline
 
+# The shim as an NVTX injection library (src/shim/nvtx.c, ranges.c),
+# attached to an NVTX instance made by the test.
+check_PROGRAMS += tests/unit/test_nvtx
+tests_unit_test_nvtx_SOURCES = tests/unit/test_nvtx.c
+tests_unit_test_nvtx_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_nvtx_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
+tests_unit_test_nvtx_LDFLAGS = $(SC_SHIM_LINK)
+tests_unit_test_nvtx_LDADD = $(SC_SHIM_LIBS) \
+	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
+TESTS += tests/unit/test_nvtx
+
 # A CUDA-using library loaded late, with dlopen, by a program that does not
 # link the runtime (tests/interception.sh; also run on a GPU).
 check_LTLIBRARIES = tests/libscdlopen.la
@@ -47,9 +58,10 @@ CLEANFILES += tests/dlopen_helper.expect
 
 # End to end, on the simulator.
 dist_check_SCRIPTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh \
-	tests/output-dir.sh tests/callsites.sh tests/measure.sh tests/trace_check.py tests/multigpu.sh tests/ablate.sh
+	tests/output-dir.sh tests/callsites.sh tests/measure.sh tests/trace_check.py tests/multigpu.sh tests/ablate.sh \
+	tests/nvtx.sh
 TESTS += tests/selftest-sim.sh tests/interception.sh tests/docs.sh tests/redirect.sh tests/fail-on.sh \
-	tests/output-dir.sh tests/callsites.sh tests/measure.sh tests/multigpu.sh tests/ablate.sh
+	tests/output-dir.sh tests/callsites.sh tests/measure.sh tests/multigpu.sh tests/ablate.sh tests/nvtx.sh
 
 # Forking while other threads are inside the shim (tests/fork.sh).
 check_PROGRAMS += tests/fork_stress

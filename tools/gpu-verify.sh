@@ -30,6 +30,10 @@
 #               does the user's profile keep its GPU records?
 #   handover    testapps/measure_handover (a program with its own CUPTI
 #               profiler) natively and under --measure, linked and by dlsym
+#   nvtx        NVTX ranges: testapps/nvtx_ranges, and
+#               tests/corpus/python/nvtx_step.py (torch.cuda.nvtx.range("step")
+#               around each step) plainly, with --range step and under
+#               emit_nvtx: each finding's range, call site and via frame
 # Environment: ROUNDS (resnet, default 5), MROUNDS (its --measure rounds,
 # default 2), PRICE_ONLY (price's pairs, default c,python), PRICE_BUDGET
 # (seconds after which price starts no pair, default 420).  Everything goes
@@ -180,6 +184,40 @@ cs = {c["id"]: c["frames"][c["primary"]].get("line") for c in r["callsites"]}
 print("  handed_over_ns %s, ops %s; " % (g.get("handed_over_ns"), g.get("ops")) + "; ".join(
     "%s :%s %s %s" % (f["rule"], cs.get(f["callsite"]), f["cost_basis"], f["gpu_lost_ns"]) for f in r["findings"]))
 PY
+    done ;;
+nvtx)
+    step "NVTX ranges: nvtx_ranges and nvtx_step.py (torch.cuda.nvtx.range)"
+    prog=$root/tests/corpus/python/nvtx_step.py
+    echo "native: $(python3 "$prog" 2>&1 | tail -n 1)"
+    for run in "app:" "py:" "py-range:--range step" "py-emit:--range step:--emit-nvtx"; do
+        tag=${run%%:*} rest=${run#*:} opt=${rest%%:*} arg=${rest#*:}
+        [ "$arg" = "$rest" ] && arg=
+        d=$res/nvtx/$tag; mkdir -p "$d"
+        if [ $tag = app ]; then
+            streamcheck --format=json,text,html --output="$d" -- "$apps/nvtx_ranges" >"$d/out.txt" 2>"$d/err.txt"
+        else
+            streamcheck $opt --format=json,text,html --output="$d" -- python3 "$prog" $arg >"$d/out.txt" 2>"$d/err.txt"
+        fi
+        echo "$tag ($opt $arg): exit $?, $(tail -n 1 "$d/out.txt")"
+        grep -E "^@ (NVTX range|Estimated)|NVTX_INJECTION|--range" "$d/err.txt"
+        python3 - "$d"/*.streamcheck.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r["processes"][0]
+print("  process nvtx_range %s, nvtx_range_ns %s" % (p.get("nvtx_range"), p.get("nvtx_range_ns")))
+cs = {c["id"]: c for c in r["callsites"]}
+for f in r["findings"][:12]:
+    c = cs.get(f["callsite"]) or {}
+    py = c.get("python") or []
+    user = [x for x in py if "-packages/" not in x["file"] and "/lib/python3" not in x["file"]]
+    at = user[0] if user else (py[0] if py else None)
+    where = "%s:%s" % (at["file"].rsplit("/", 1)[-1], at["line"]) if at else \
+            "frame %s" % (c["frames"][c["primary"]].get("line") if c.get("frames") else "-")
+    via = py[c["via"]] if c.get("via") is not None else None
+    print("  %s %-7s x%-4s %-24s range=%r%s" % (f["rule"], f["severity"], f["count"], where, f.get("nvtx_range"),
+          " via %s:%s in %s" % (via["file"].split("-packages/")[-1], via["line"], via["function"]) if via else ""))
+PY
+        grep -B1 -A3 "^  NVTX range" "$d/err.txt" | head -n 12
     done ;;
 *)
     echo "gpu-verify.sh: unknown step '$s'" >&2 ;;

@@ -14,7 +14,7 @@ src_cli_libsccli_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_CLI_CPPFLAGS)
 # the configured directories.
 bin_PROGRAMS += src/streamcheck
 src_streamcheck_SOURCES = src/cli/cli.c src/cli/args.c src/cli/args.h src/cli/args.def \
-	src/cli/run.c src/cli/run.h src/cli/locate.c src/cli/locate.h src/cli/selftest.c src/cli/selftest.h
+	src/cli/run.c src/cli/run.h src/cli/inject.c src/cli/inject.h src/cli/locate.c src/cli/locate.h src/cli/selftest.c src/cli/selftest.h
 src_streamcheck_CPPFLAGS = $(AM_CPPFLAGS) $(SC_CLI_CPPFLAGS) -DSC_BINDIR='"$(bindir)"' \
 	-DSC_LIBDIR='"$(libdir)"' -DSC_PKGLIBEXECDIR='"$(pkglibexecdir)"'
 src_streamcheck_LDADD = src/cli/libsccli.la $(SC_REPORT_LIBS)

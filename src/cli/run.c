@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "inject.h"
 #include "locate.h"
 #include "options.h"
 #include "rules.h"
@@ -185,6 +186,7 @@ int sc_cli_run(char **argv, const sc_launch *o)
     if (have_status)
         setenv("STREAMCHECK_STATUS_DIR", statusdir, 1);
     preload(lib);
+    sc_cli_nvtx_inject(lib, o);
     int code = run_child(argv);
     totals t = {0};
     if (have_status)

@@ -26,6 +26,7 @@ typedef char sc_opt_path[SC_OPT_PATH_MAX];
 #define SC_OPT_CTYPE_FORMATS unsigned
 #define SC_OPT_CTYPE_RULES unsigned long long
 #define SC_OPT_CTYPE_PATH sc_opt_path
+#define SC_OPT_CTYPE_TEXT sc_opt_path
 
 /* The values of REDIRECT_METHOD: the order of its ENUM in options.def.
    LOG_LEVEL's are SC_LOG_* (sc.h), in the same way. */

@@ -24,9 +24,11 @@
      STR        char *, a string
      STR_NULL   char *, a string or null
      STR_OPT    char *, a string, or absent for NULL
+     STR_NULL_OPT  char *, a string or null, absent in older reports (NULL)
      ID         char[17], a call-site id, or null for ""
      U64        uint64_t
      U64_OPT    uint64_t, absent in older reports (0)
+     U64_NZ     uint64_t, absent for 0
      U32        uint32_t
      UINT       unsigned
      INT        int
@@ -40,9 +42,11 @@
 #define SC_FK_CLASS_STR STRING
 #define SC_FK_CLASS_STR_NULL STRING
 #define SC_FK_CLASS_STR_OPT STRING
+#define SC_FK_CLASS_STR_NULL_OPT STRING
 #define SC_FK_CLASS_ID VALUE
 #define SC_FK_CLASS_U64 VALUE
 #define SC_FK_CLASS_U64_OPT VALUE
+#define SC_FK_CLASS_U64_NZ VALUE
 #define SC_FK_CLASS_U32 VALUE
 #define SC_FK_CLASS_UINT VALUE
 #define SC_FK_CLASS_INT VALUE
@@ -82,6 +86,8 @@
     F(process, rank, LONG_NULL, rank, 1)                             \
     F(process, handoffs, U64_OPT, handoffs, 1)                       \
     F(process, handoff_waits, U64_OPT, handoff_waits, 1)             \
+    F(process, nvtx_range, STR_OPT, range, 1)                        \
+    F(process, nvtx_range_ns, U64_NZ, range_ns, 1)                   \
     F(process, window_ns, U64_OPT, window_ns, 4)                     \
     F(process, model_ns, U64_OPT, model_ns, 4)                       \
     F(process, fixed_ns, U64_OPT, fixed_ns, 4)                       \
@@ -141,16 +147,19 @@
     H(finding, cost_basis, 2)                                        \
     H(finding, also, 2)                                              \
     F(finding, callsite, ID, callsite, 1)                            \
+    F(finding, nvtx_range, STR_NULL_OPT, nvtx_range, 1)              \
     F(finding, detail, STR_NULL, detail, 1)                          \
     F(finding, process, PROCESS, process, 1)                         \
     H(finding, gpu_lost_ns, 3)                                       \
     F(finding, device, INT_NULL, device, 1)
 
-/* callsites[] (sc_callsite); "primary" is derived from the frames */
+/* callsites[] (sc_callsite); "primary" and "via" are derived from the
+   frames */
 #define SC_CALLSITE_FIELDS(F, H)                                     \
     H(callsite, id, 1)                                               \
     F(callsite, thread_name, STR_OPT, thread_name, 1)                \
     H(callsite, primary, 1)                                          \
+    H(callsite, via, 1)                                              \
     H(callsite, frames, 1)                                           \
     H(callsite, python, 1)
 

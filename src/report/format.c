@@ -109,14 +109,33 @@ void sc_finding_line(const sc_finding *f, char *buf, size_t len)
              blocked, f->pending, f->count, lost, bytes);
 }
 
+void sc_callsite_via_format(const sc_callsite *cs, char *buf, size_t len)
+{
+    long v = sc_callsite_via(cs);
+    buf[0] = '\0';
+    if (v < 0)
+        return;
+    sc_pyframe f = cs->py[v];
+    f.file = (char *)sc_pyframe_libpath(f.file);
+    char b[1024];
+    sc_pyframe_format(&f, b, sizeof b);
+    snprintf(buf, len, "via %s", b);
+}
+
+/* The shown frame, and the library frame beside it. */
 void sc_callsite_where_in(const sc_callsite *cs, const sc_srcroot *root, char *buf, size_t len)
 {
     int py;
     long i = sc_callsite_shown(cs, &py);
+    char via[1100];
     if (i < 0) {
         snprintf(buf, len, "no call site");
     } else if (py) {
         sc_pyframe_format_in(&cs->py[i], root, buf, len);
+        sc_callsite_via_format(cs, via, sizeof via);
+        size_t n = strlen(buf);
+        if (via[0] && n < len)
+            snprintf(buf + n, len - n, " %s", via);
     } else {
         sc_frame_format_in(&cs->frames[i], root, buf, len);
     }

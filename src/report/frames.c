@@ -280,16 +280,72 @@ long sc_callsite_primary(const sc_callsite *cs)
     return first_own >= 0 ? first_own : first_kept >= 0 ? first_kept : 0;
 }
 
+/* ------------------------------------------------------------ Python --- */
+
+/* Where installed packages and the standard library live: the part of a
+   path after one of these is the package's own path. */
+static const char *const py_lib_dirs[] = {"/site-packages/", "/dist-packages/", "/lib/python3"};
+
+int sc_pyframe_is_library(const char *file)
+{
+    if (!file || file[0] == '<')   /* <frozen importlib._bootstrap>, <string> */
+        return 1;
+    for (size_t i = 0; i < sizeof py_lib_dirs / sizeof py_lib_dirs[0]; i++)
+        if (strstr(file, py_lib_dirs[i]))
+            return 1;
+    return 0;
+}
+
+const char *sc_pyframe_libpath(const char *file)
+{
+    const char *p;
+    if (!file)
+        return NULL;
+    for (size_t i = 0; i < 2; i++)
+        if ((p = strstr(file, py_lib_dirs[i])))
+            return p + strlen(py_lib_dirs[i]);
+    /* the standard library: after lib/python3.X/ */
+    if ((p = strstr(file, py_lib_dirs[2])) && (p = strchr(p + 1, '/')) && (p = strchr(p + 1, '/')) && p[1])
+        return p + 1;
+    return file;
+}
+
+/* The innermost Python frame with file and line, the program's own first
+   (a frame of torch.nn does not hide the user's line). */
+static long shown_py(const sc_callsite *cs)
+{
+    long any = -1;
+    for (size_t i = 0; i < cs->npy; i++)
+        if (cs->py[i].file && cs->py[i].line) {
+            if (!sc_pyframe_is_library(cs->py[i].file))
+                return (long)i;
+            if (any < 0)
+                any = (long)i;
+        }
+    return any;
+}
+
+long sc_callsite_via(const sc_callsite *cs)
+{
+    long at = cs ? shown_py(cs) : -1;
+    if (at < 0 || sc_pyframe_is_library(cs->py[at].file))
+        return -1;
+    for (long i = 0; i < at; i++)
+        if (cs->py[i].file && cs->py[i].file[0] != '<' && sc_pyframe_is_library(cs->py[i].file))
+            return i;
+    return -1;
+}
+
 long sc_callsite_shown(const sc_callsite *cs, int *py)
 {
     *py = 0;
     if (!cs)
         return -1;
-    for (size_t i = 0; i < cs->npy; i++)
-        if (cs->py[i].file && cs->py[i].line) {
-            *py = 1;
-            return (long)i;
-        }
+    long at = shown_py(cs);
+    if (at >= 0) {
+        *py = 1;
+        return at;
+    }
     long p = sc_callsite_primary(cs);
     if (p >= 0 && cs->frames[p].file && cs->frames[p].line)
         return p;

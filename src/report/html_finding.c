@@ -238,6 +238,13 @@ void sc_html_where(html *h, const sc_callsite *cs, size_t max)
         fputs(py ? "()</span>" : "</span>", out);
     }
     fputs("</code>", out);
+    char via[1100];
+    sc_callsite_via_format(cs, via, sizeof via);   /* the library frame that made the call */
+    if (via[0]) {
+        fputs(" <code class=\"where via\">", out);
+        sc_html_esc(out, via);
+        fputs("</code>", out);
+    }
 }
 
 /* Rows of one process and rule shown at the same place (the PyTorch line
@@ -409,6 +416,16 @@ static void api_html(FILE *out, const sc_finding *f)
     }
 }
 
+/* The NVTX range a finding's calls were in, beside its call site. */
+static void range_tag(FILE *out, const sc_finding *f)
+{
+    if (!f->nvtx_range)
+        return;
+    fputs(" <span class=\"tag\">NVTX range ", out);
+    sc_html_esc(out, f->nvtx_range);
+    fputs("</span>", out);
+}
+
 /* Attributes that tie an element to its finding (the tests match them
    against the JSON report). */
 static void finding_attrs(FILE *out, size_t i, const sc_finding *f)
@@ -446,6 +463,7 @@ static void findings_table(html *h, long process)
         rule_html(out, f);
         fputs("</td><td>", out);
         sc_html_where(h, sc_report_callsite(r, f->callsite), 60);
+        range_tag(out, f);
         if (apart)
             apart_html(h, f, sc_report_callsite(r, f->callsite), apart[i]);
         cost_text(f, b, sizeof b);
@@ -564,6 +582,7 @@ static void card_html(html *h, size_t i)
         sc_html_esc(out, cs->thread_name);
         fputs("</span>", out);
     }
+    range_tag(out, f);
     if (r->nprocs > 1 && f->process < r->nprocs) {
         fprintf(out, " <a class=\"tag\" href=\"#process-%u\">process #%u, pid %ld</a>", f->process, f->process,
                 r->procs[f->process].pid);

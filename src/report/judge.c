@@ -46,6 +46,11 @@ int sc_cost_basis_parse(const char *s, sc_cost_basis *out)
 
 uint64_t sc_process_run_ns(const sc_process *p)
 {
+    return p->range ? p->range_ns : sc_process_span_ns(p);
+}
+
+uint64_t sc_process_span_ns(const sc_process *p)
+{
     if (!(p->end_time > p->start_time) || p->start_time <= 0)
         return 0;
     double d = (p->end_time - p->start_time) * 1e9;
@@ -54,7 +59,7 @@ uint64_t sc_process_run_ns(const sc_process *p)
 
 uint64_t sc_process_window_ns(const sc_process *p)
 {
-    return p->window_ns ? p->window_ns : sc_process_run_ns(p);
+    return p->window_ns && !p->range ? p->window_ns : sc_process_run_ns(p);
 }
 
 int sc_cost_is_replay(sc_cost_basis b)

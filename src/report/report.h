@@ -78,7 +78,8 @@ const char *sc_cost_basis_name(sc_cost_basis b);
 _Static_assert(SC_NRULES <= 32, "sc_finding.also has a bit per rule");
 int sc_cost_basis_parse(const char *s, sc_cost_basis *out);   /* 0 or -1 */
 
-/* Findings are aggregated per (process, rule, severity, api, call site). */
+/* Findings are aggregated per (process, rule, severity, api, call site,
+   NVTX range). */
 typedef struct sc_finding {
     sc_rule_id rule;
     sc_severity severity;
@@ -103,6 +104,7 @@ typedef struct sc_finding {
                            the device's timeline (libstreamcheck(7), Measured mode) */
     int device;         /* ordinal of the device the calls were made on (the
                            current context's); -1 when unknown */
+    char *nvtx_range;   /* the innermost NVTX range the calls were in; NULL if none */
 } sc_finding;
 
 /* Driver calls seen, per calling library. */
@@ -187,6 +189,10 @@ typedef struct sc_process {
        threads, and one's redirected work followed the other's). */
     uint64_t handoffs;      /* such hand-offs seen at a redirected call */
     uint64_t handoff_waits; /* event waits added for them (none where the work had finished) */
+    /* --range: only what happened inside NVTX ranges of this name was
+       reported, and the run time of its shares is the time inside them. */
+    char *range;            /* NULL: the whole run */
+    uint64_t range_ns;      /* time inside, the union over the threads */
     /* The pricing model (libstreamcheck(7), PRICING); 0 when there was none. */
     uint64_t window_ns;     /* the active window: its actors' first call to their last one's
                                end; shares are of it */
@@ -366,10 +372,13 @@ void sc_report_judge(sc_report *r, const sc_judge_opts *j);
 /* Estimated cost of the warnings (and errors) of a report, summed (a
    measured SC102 is not added: its time is its commands' findings'). */
 uint64_t sc_report_cost(const sc_report *r);
-/* Run time of a process in ns (0 when unknown). */
+/* Run time of a process in ns, what the shares of its costs are of (0
+   when unknown): with --range, the time inside the range
+   (sc_process.range_ns).  sc_process_span_ns: start to end, always. */
 uint64_t sc_process_run_ns(const sc_process *p);
+uint64_t sc_process_span_ns(const sc_process *p);
 /* What a process's shares are of: its active window when the pricing
-   model had one, else its run time. */
+   model had one, else its run time (with --range, the time inside). */
 uint64_t sc_process_window_ns(const sc_process *p);
 /* Whether a cost is a predicted saving (SC_COST_REPLAY*). */
 int sc_cost_is_replay(sc_cost_basis b);
@@ -423,11 +432,26 @@ int sc_frame_is_launch_glue(const sc_frame *f);
    frames.  A pure function of the frames. */
 long sc_callsite_primary(const sc_callsite *cs);
 /* The frame a call site is shown at (its location in every format): the
-   innermost Python frame with file and line, else the primary native frame
+   innermost Python frame of the program's own with file and line (not an
+   installed package's nor the standard library's: sc_pyframe_is_library),
+   else the innermost Python frame with them, else the primary native frame
    if it has them, else the innermost Python frame, else the primary native
    frame.  Sets *py to say which array the index is in; -1 when the call
    site has no frames. */
 long sc_callsite_shown(const sc_callsite *cs, int *py);
+/* When a call site is shown at a Python frame of the program's own, the
+   library frame that made the call beside it: the innermost Python frame
+   inner to it that is an installed package's or the standard library's
+   (Lightning's batch_to under the user's tr.fit(...)).  Its index in py,
+   or -1. */
+long sc_callsite_via(const sc_callsite *cs);
+/* Whether a Python file is an installed package's (site-packages,
+   dist-packages) or the standard library's (lib/python3.X, <frozen ...>),
+   not the program's own. */
+int sc_pyframe_is_library(const char *file);
+/* Its path inside site-packages (lightning/fabric/utilities/apply_func.py)
+   or the standard library (contextlib.py); else file itself. */
+const char *sc_pyframe_libpath(const char *file);
 /* Whether a native frame is the program's: not NVIDIA's, not the C
    runtime's, not launch glue. */
 int sc_frame_is_programs(const sc_frame *f);
@@ -473,6 +497,9 @@ void sc_pyframe_format(const sc_pyframe *f, char *buf, size_t len);
 void sc_frame_format_in(const sc_frame *f, const sc_srcroot *root, char *buf, size_t len);
 void sc_pyframe_format_in(const sc_pyframe *f, const sc_srcroot *root, char *buf, size_t len);
 void sc_callsite_where_in(const sc_callsite *cs, const sc_srcroot *root, char *buf, size_t len);
+/* "via lightning/fabric/utilities/apply_func.py:103 in batch_to()" for the
+   library frame of sc_callsite_via, "" when there is none. */
+void sc_callsite_via_format(const sc_callsite *cs, char *buf, size_t len);
 /* "850 ns", "4.210 us", "45.210 ms", "12.500 s"; no locale involved. */
 void sc_format_ns(uint64_t ns, char *buf, size_t len);
 /* A wall-clock time in seconds as "2024-06-01 12:00:00 UTC", a driver

@@ -149,8 +149,14 @@ static void process_facts(html *h, const sc_process *p)
         fact(out, "Simulated", "yes: the CPU simulator ran it, so times are not GPU performance", "warn");
     sc_format_time(p->start_time, b, sizeof b);
     fact(out, "Started", b, NULL);
-    sc_format_ns(sc_process_run_ns(p), b, sizeof b);
+    sc_format_ns(sc_process_span_ns(p), b, sizeof b);
     fact(out, "Run time", b, NULL);
+    if (p->range) {
+        char in[64], v[400];
+        sc_format_ns(p->range_ns, in, sizeof in);
+        snprintf(v, sizeof v, "%s: findings inside it only; %s inside it (what shares are of)", p->range, in);
+        fact(out, "NVTX range", v, NULL);
+    }
     fputs("</dl>\n", out);
 }
 
@@ -269,7 +275,7 @@ static void processes_html(html *h)
         sc_html_esc(out, p->device ? p->device : "-");
         if (p->simulated)
             fputs(" <span class=\"tag\">sim</span>", out);
-        sc_format_ns(sc_process_run_ns(p), b, sizeof b);
+        sc_format_ns(sc_process_span_ns(p), b, sizeof b);
         fprintf(out, "</td><td class=\"num\">%s</td>", b);
         fprintf(out, "<td class=\"num%s\">%" PRIu64 "</td>", e ? " c-error" : " zero", e);
         fprintf(out, "<td class=\"num%s\">%" PRIu64 "</td>", w ? " c-warning" : " zero", w);
@@ -337,7 +343,7 @@ static int calls_html(html *h)
     for (size_t i = 0; i < r->nprocs; i++) {
         calls += r->procs[i].calls;
         shim += r->procs[i].shim_ns;
-        run += sc_process_run_ns(&r->procs[i]);
+        run += sc_process_span_ns(&r->procs[i]);
         supp += r->procs[i].suppressed;
     }
     fputs("<section id=\"calls\">\n<h2>Calls and overhead</h2>\n<dl class=\"facts\">\n", out);

@@ -30,6 +30,7 @@ static void put_STR(wr *c, const char *key, char *const *v)
     sc_jw_string(c->w, *v);
 }
 #define put_STR_NULL put_STR
+#define put_STR_NULL_OPT put_STR
 
 static void put_STR_OPT(wr *c, const char *key, char *const *v)
 {
@@ -62,6 +63,12 @@ static void put_ID(wr *c, const char *key, const char (*v)[17])
     }
 PUT(U64, uint64_t, sc_jw_u64)
 PUT(U64_OPT, uint64_t, sc_jw_u64)
+
+static void put_U64_NZ(wr *c, const char *key, const uint64_t *v)
+{
+    if (*v)
+        put_U64_OPT(c, key, v);
+}
 PUT(U32, uint32_t, sc_jw_u64)
 PUT(UINT, unsigned, sc_jw_u64)
 PUT(PROCESS, unsigned, sc_jw_u64)
@@ -213,6 +220,17 @@ static void write_callsite_primary(wr *c, const sc_callsite *cs)
         sc_jw_string(c->w, NULL);
     else
         sc_jw_u64(c->w, (uint64_t)primary);
+}
+
+/* Derived (sc_callsite_via): the index in python of the library frame
+   that made the call, beside the program's frame the site is shown at. */
+static void write_callsite_via(wr *c, const sc_callsite *cs)
+{
+    long via = sc_callsite_via(cs);
+    if (via < 0)
+        sc_jw_null(c->w);
+    else
+        sc_jw_u64(c->w, (uint64_t)via);
 }
 
 static void write_callsite_frames(wr *c, const sc_callsite *cs)

@@ -225,6 +225,11 @@ static int get_STR_OPT(ctx *c, const sc_json *o, const char *path, const char *k
     return sc_json_get(o, key) ? get_str(c, o, path, key, 1, out) : 0;
 }
 
+static int get_STR_NULL_OPT(ctx *c, const sc_json *o, const char *path, const char *key, char **out)
+{
+    return get_STR_OPT(c, o, path, key, out);
+}
+
 static int get_ID(ctx *c, const sc_json *o, const char *path, const char *key, char (*out)[17])
 {
     return get_id(c, o, path, key, *out);
@@ -236,6 +241,7 @@ static int get_U64_OPT(ctx *c, const sc_json *o, const char *path, const char *k
 {
     return sc_json_get(o, key) ? get_u64(c, o, path, key, out) : 0;
 }
+#define get_U64_NZ get_U64_OPT
 
 /* A non-negative integer up to max. */
 static int get_u64_to(ctx *c, const sc_json *o, const char *path, const char *key, uint64_t max, uint64_t *out)
@@ -617,6 +623,7 @@ static int read_callsite_primary(ctx *c, const sc_json *v, const char *path, sc_
     (void)c, (void)v, (void)path, (void)cs;
     return 0;
 }
+#define read_callsite_via read_callsite_primary
 
 static int read_callsite_frames(ctx *c, const sc_json *v, const char *path, sc_callsite *cs)
 {

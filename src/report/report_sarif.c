@@ -294,7 +294,7 @@ static int write_stack(sc_jw *w, const sc_callsite *cs, const sc_srcroot *root)
 static int write_related(sc_jw *w, const sc_callsite *cs, int py, long at, const sc_srcroot *root)
 {
     char b[1200], fmt[1024];
-    long id = 0;
+    long id = 0, via = sc_callsite_via(cs);
     sc_jw_key(w, "relatedLocations");
     sc_jw_begin_array(w);
     for (size_t i = 0; i < cs->npy; i++) {
@@ -303,7 +303,8 @@ static int write_related(sc_jw *w, const sc_callsite *cs, int py, long at, const
         if (py && (long)i == at)
             continue;
         sc_pyframe_format_in(f, root, fmt, sizeof fmt);
-        snprintf(b, sizeof b, "Python frame %zu: %s", i, fmt);
+        snprintf(b, sizeof b, "Python frame %zu%s: %s", i,
+                 (long)i == via ? ", the library code that made the call (via)" : "", fmt);
         if (frame_location(w, f->file, f->line, NULL, f->function, root, id, b) < 0)
             return -1;
     }
@@ -406,6 +407,10 @@ static int write_result(sc_jw *w, const sc_report *r, const sc_finding *f, const
     if (cs && cs->thread_name) {
         sc_jw_key(w, "threadName");
         sc_jw_string(w, cs->thread_name);
+    }
+    if (f->nvtx_range) {
+        sc_jw_key(w, "nvtxRange");
+        sc_jw_string(w, f->nvtx_range);
     }
     sc_jw_end_object(w);
     sc_jw_end_object(w);

@@ -58,7 +58,7 @@ static int cmp_finding(const void *pa, const void *pb)
     if ((c = cmp_u64(b->cost_ns, a->cost_ns)) || (c = cmp_u64(b->pending, a->pending)) ||
         (c = cmp_u64(b->count, a->count)))
         return c;
-    if ((c = cmp_u64(a->rule, b->rule)))
+    if ((c = cmp_u64(a->rule, b->rule)) || (c = cmp_str(a->nvtx_range, b->nvtx_range)))
         return c;
     if (a->device != b->device)
         return a->device < b->device ? -1 : 1;

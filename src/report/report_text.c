@@ -193,6 +193,7 @@ static const char *proc_exe(const sc_process *p) { return p->exe; }
 static const char *proc_host(const sc_process *p) { return p->host; }
 static const char *proc_device(const sc_process *p) { return p->device; }
 static const char *proc_mode(const sc_process *p) { return p->mode; }
+static const char *proc_range(const sc_process *p) { return p->range; }
 
 /* The distinct values of a per-process string, comma-separated, the first
    four of them. */
@@ -268,6 +269,27 @@ static int any_rank(const sc_report *r)
 
 /* ---------------------------------------------------------- header --- */
 
+/* --range: whose time the shares are of. */
+static void render_range(const sc_report *r, FILE *out)
+{
+    uint64_t inside = 0;
+    const char *name = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < r->nprocs; i++)
+        if (r->procs[i].range) {
+            name = name ? name : r->procs[i].range;
+            inside += r->procs[i].range_ns;
+            n++;
+        }
+    if (!n)
+        return;
+    char b[64], names[512];
+    distinct(r, proc_range, names, sizeof names);
+    sc_format_ns(inside, b, sizeof b);
+    header(out, "NVTX range", "%s: findings inside it only; %s inside it%s (what shares are of)",
+           r->nprocs == 1 ? name : names, b, n > 1 ? ", summed" : "");
+}
+
 /* The first thing a person reads: what the warnings cost, in all. */
 static void render_cost_total(const sc_report *r, FILE *out)
 {
@@ -341,6 +363,7 @@ static void render_header(const sc_report *r, FILE *out)
         header(out, "Start time", "%s", b);
         sc_format_ns(span_ns(p->start_time, p->end_time), b, sizeof b);
         header(out, "Run time", "%s", b);
+        render_range(r, out);
         if (p->gpu) {
             sc_gpu_line(p->gpu, b, sizeof b);
             header(out, "GPU", "%s", b + strlen("GPU: "));
@@ -374,6 +397,7 @@ static void render_header(const sc_report *r, FILE *out)
     header(out, "Start time", "%s (earliest)", b);
     sc_format_ns(span_ns(start, end), b, sizeof b);
     header(out, "Run time", "%s (first start to last end)", b);
+    render_range(r, out);
     sc_gpu g = {0};
     size_t measured = 0, handed = 0;
     for (size_t i = 0; i < r->nprocs; i++) {
@@ -457,6 +481,11 @@ static void frame_lines(const sc_callsite *cs, unsigned max, FILE *out, long num
     for (size_t i = p0; i < cs->npy && shown < max; i++, shown++) {
         sc_pyframe_format_in(&cs->py[i], root, b, sizeof b);
         fprintf(out, "%*s%s\n", shown ? FIELD_COL : 0, "", b);
+        if (!shown && py) {
+            sc_callsite_via_format(cs, b, sizeof b);   /* the library frame that made the call */
+            if (b[0])
+                fprintf(out, "%*s%s\n", FIELD_COL, "", b);
+        }
     }
     for (size_t i = n0; i < cs->nframes && shown < max; i++, shown++) {
         sc_frame_format_in(&cs->frames[i], root, b, sizeof b);
@@ -585,6 +614,8 @@ static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
         const char *n = sc_process_device_name(&r->procs[f->process], f->device);
         fprintf(out, FIELD "%d (%s)\n", "Device", f->device, sc_or_unknown(n));
     }
+    if (f->nvtx_range)
+        fprintf(out, FIELD "%s\n", "NVTX range", f->nvtx_range);
     long k = sc_report_callsite_index(r, f->callsite);
     if (k < 0) {
         fprintf(out, FIELD "none recorded\n", "Call site");

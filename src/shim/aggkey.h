@@ -15,6 +15,8 @@ typedef struct sc_agg_key {
     uint8_t sev;
     uint8_t table;    /* SC_AGG_* */
     uint8_t device;   /* ordinal of the call's device; SC_DEV_UNKNOWN (0xff) */
+    uint32_t range;   /* the innermost NVTX range the calls were in (ranges.h) */
+    uint32_t spare;   /* 0: the key has no padding, so keys compare with memcmp */
 } sc_agg_key;
 
 typedef struct sc_agg_val {

@@ -28,6 +28,7 @@
 
 #include "callsites.h"
 #include "core.h"
+#include "intern.h"
 #include "modules.h"
 #include "options.h"
 #include "thread.h"
@@ -248,7 +249,7 @@ static uint64_t capture(sc_thread *t)
         nf++;
     }
 
-    sc_pyref py[32];
+    sc_pyref py[32 + 1];   /* and the library frame beside them (pyframes.h) */
     unsigned np = 0;
     if (sc_opt.python_depth > 0) {
         uint64_t q0 = sc_prof_t0();

@@ -19,6 +19,7 @@
 #include "lanes.h"
 #include "measure.h"
 #include "notes.h"
+#include "ranges.h"
 #include "real.h"
 #include "redirect.h"
 #include "runlog.h"
@@ -260,7 +261,7 @@ static unsigned specificity(unsigned rule)
    earlier work was done before it (drain_first) and is added back to the
    blocked time here, not to the cost. */
 static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, uint64_t blocked,
-                          unsigned weight, unsigned device)
+                          unsigned weight, unsigned device, unsigned range)
 {
     int main_ev = -1;
     uint32_t also = 0;
@@ -270,7 +271,8 @@ static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, u
         if (e->own_site) {
             sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = e->pending, .device = (uint8_t)device,
                         .api = op->id, .rt = (uint16_t)rt, .site = e->site ? e->site : site,
-                        .blocked_ns = blocked, .bytes = op->bytes, .mid = sc_measure_tls_mid, .rl = op->rl};
+                        .blocked_ns = blocked, .bytes = op->bytes, .mid = sc_measure_tls_mid, .range = range,
+                        .rl = op->rl};
             sc_finding_add(t, &h, weight);
             continue;
         }
@@ -289,7 +291,8 @@ static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, u
     sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = (uint8_t)pending, .device = (uint8_t)device,
                 .api = op->id, .rt = (uint16_t)rt,
                 .also = also, .site = site, .blocked_ns = blocked + op->drain_ns, .bytes = op->bytes,
-                .cost_ns = sc_rule_cost(e->rule, blocked, pending), .mid = sc_measure_tls_mid, .rl = op->rl};
+                .cost_ns = sc_rule_cost(e->rule, blocked, pending), .mid = sc_measure_tls_mid, .range = range,
+                .rl = op->rl};
     /* Some findings wait for what the thread does next (settle.c). */
     if (weight == 1 && !op->redirected && sc_held_keep(t, op, &h))
         return;
@@ -344,23 +347,30 @@ static unsigned note_weight(sc_thread *t, sc_op *op)
 }
 
 /* What the call leaves in the tables: its findings, its allocation
-   (SC303), its legacy-stream work (SC103), its redirect. */
+   (SC303), its legacy-stream work (SC103), each under the innermost NVTX
+   range it was in, and its redirect.  With --range, a call outside that
+   range leaves only its redirect (ranges.h). */
 static void commit(sc_thread *t, sc_op *op, uint64_t blocked, unsigned weight, int rd_record)
 {
+    int scoped = sc_range_in_scope();
+    if (!scoped && !rd_record)
+        return;
     /* Python frames cost 0.1-0.4 us (pyframes.c) and notes are already
        sampled, so every reported site carries them: in PyTorch the Python
        line is the only useful part of an SC101 site. */
     uint64_t site = sc_callsite_capture(t);
+    unsigned range = sc_range_current();
     unsigned rt = sc_tls_rt;
     /* The call's device: its context's (asked once per call, cached per
        context), after the call so a context the call made counts. */
     unsigned device = sc_op_device(op);
     uint64_t c0 = sc_prof_t0();
-    commit_events(t, op, site, rt, blocked, weight, device);
-    if (op->marks & SC_M_ALLOCSITE)
-        sc_alloc_site_add(t, op->id, rt, site, op->bytes, blocked, device, op->rl);
-    if (op->marks & SC_M_LEGACY)
-        sc_legacy_site_add(t, op->id, rt, site, weight, device, sc_hb_lifetime());
+    if (scoped)
+        commit_events(t, op, site, rt, blocked, weight, device, range);
+    if (scoped && (op->marks & SC_M_ALLOCSITE))
+        sc_alloc_site_add(t, op->id, rt, site, op->bytes, blocked, device, range, op->rl);
+    if (scoped && (op->marks & SC_M_LEGACY))
+        sc_legacy_site_add(t, op->id, rt, site, weight, device, sc_hb_lifetime(), range);
     if (rd_record)
         sc_redirect_add(t, op->id, rt, site, op->redirected, weight);
     sc_prof_add(t, SC_PH_COMMIT, c0, 0);

@@ -48,6 +48,7 @@ typedef struct sc_aggtab {
 static uint64_t key_hash(const sc_agg_key *k)
 {
     uint64_t h = sc_mix(SC_HASH_INIT, k->site);
+    h = sc_mix(h, k->range);
     return sc_mix(h, (uint64_t)k->device << 48 | (uint64_t)k->api << 32 | (uint64_t)k->rt << 16 |
                          (uint64_t)k->rule << 8 | (uint64_t)k->sev << 4 | k->table);
 }
@@ -110,7 +111,7 @@ static void add(sc_thread *t, const sc_agg_key *k, uint64_t blocked, int pending
 void sc_finding_add(sc_thread *t, const sc_hit *h, unsigned weight)
 {
     sc_agg_key k = {.site = h->site, .api = h->api, .rt = h->rt, .rule = h->rule, .sev = h->sev,
-                    .table = SC_AGG_FINDING, .device = h->device};
+                    .table = SC_AGG_FINDING, .device = h->device, .range = h->range};
     add(t, &k, h->blocked_ns, h->pending, h->bytes, weight, h->cost_ns, h->also);
     if (h->mid)
         sc_measure_commit(h->mid, &k, h->also, weight);
@@ -119,10 +120,10 @@ void sc_finding_add(sc_thread *t, const sc_hit *h, unsigned weight)
 }
 
 void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes,
-                       uint64_t blocked_ns, unsigned device, uint32_t rl)
+                       uint64_t blocked_ns, unsigned device, unsigned range, uint32_t rl)
 {
     sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .table = SC_AGG_ALLOC,
-                    .device = (uint8_t)device};
+                    .device = (uint8_t)device, .range = range};
     add(t, &k, blocked_ns, 0, bytes, 1, 0, 0);
     if (sc_measure_tls_mid)
         sc_measure_commit(sc_measure_tls_mid, &k, 0, 1);
@@ -155,7 +156,7 @@ uint64_t sc_rule_cost(unsigned rule, uint64_t blocked_ns, int pending)
 }
 
 void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight,
-                        unsigned device, unsigned lid)
+                        unsigned device, unsigned lid, unsigned range)
 {
     /* Counted per thread lifetime: SC103 keeps those found racing (hb.h).
        The lifetime takes the key's rule and severity bytes: hb_clock.c gives a
@@ -163,7 +164,8 @@ void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, 
     if (lid > 0xffff)
         lid = 0;
     sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .rule = (uint8_t)lid,
-                    .sev = (uint8_t)(lid >> 8), .table = SC_AGG_LEGACY, .device = (uint8_t)device};
+                    .sev = (uint8_t)(lid >> 8), .table = SC_AGG_LEGACY, .device = (uint8_t)device,
+                    .range = range};
     add(t, &k, 0, 0, 0, weight, 0, 0);
 }
 

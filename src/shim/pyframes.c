@@ -26,67 +26,23 @@
  *
  * Frames in installed packages and the standard library are skipped until
  * the first frame of the program itself, so a frame in torch.nn does not
- * hide the user's line.
+ * hide the user's line; the innermost of them is kept beside it, the
+ * library code that made the call (the report shows it "via").
  */
 #include "config.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core.h"
+#include "intern.h"
 #include "modules.h"
 #include "pyframes.h"
 #include "real.h"
-
-/* ---------------------------------------------------------- interning --- */
-#define STR_SLOTS 8192
-static const char *_Atomic strs[STR_SLOTS];
-static pthread_mutex_t str_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Names live as long as the process: interned, one copy each. */
-const char *sc_intern(const char *s)
-{
-    if (!s)
-        return "?";
-    uint64_t h = sc_hash_bytes(SC_HASH_INIT, s, strlen(s));
-    unsigned i = (unsigned)h & (STR_SLOTS - 1);
-    for (unsigned k = 0; k < STR_SLOTS; k++, i = (i + 1) & (STR_SLOTS - 1)) {
-        const char *x = atomic_load_explicit(&strs[i], memory_order_acquire);
-        if (!x)
-            break;
-        if (!strcmp(x, s))
-            return x;
-    }
-    pthread_mutex_lock(&str_lock);
-    i = (unsigned)h & (STR_SLOTS - 1);
-    const char *x = NULL;
-    for (unsigned k = 0; k < STR_SLOTS; k++, i = (i + 1) & (STR_SLOTS - 1)) {
-        x = atomic_load_explicit(&strs[i], memory_order_relaxed);
-        if (!x || !strcmp(x, s))
-            break;
-    }
-    if (x && strcmp(x, s)) {
-        x = "?";             /* table full */
-    } else if (!x) {
-        char *d = strdup(s);
-        if (d)
-            atomic_store_explicit(&strs[i], d, memory_order_release);
-        x = d ? d : "?";
-    }
-    pthread_mutex_unlock(&str_lock);
-    return x;
-}
-
-static void pyframes_lock(void) { pthread_mutex_lock(&str_lock); }
-static void pyframes_unlock(void) { pthread_mutex_unlock(&str_lock); }
-static void pyframes_child(void) { pthread_mutex_init(&str_lock, NULL); }
-
-static const sc_part part = {"pyframes", 35, pyframes_lock, pyframes_unlock, pyframes_child, NULL, NULL};
-SC_PART_REGISTER(part)
+#include "report.h"
 
 /* ------------------------------------------------------------ layouts --- */
 /* Facts common to 3.11-3.13, LP64:
@@ -114,7 +70,10 @@ SC_PART_REGISTER(part)
 #define CODEUNIT 2
 #define OWNED_BY_GENERATOR 1
 
-#define MAX_WALK 64      /* frames visited, skipped ones included */
+/* Frames visited, skipped ones included: deep enough for a framework's
+   stack above the program's frame (Python's own recursion limit is 1000),
+   where a step costs a few loads. */
+#define MAX_WALK 1024
 #define MAX_STR 4096     /* longer names are reported as "?" */
 
 typedef struct pylayout {
@@ -473,12 +432,6 @@ static sc_pyref materialize(const rawframe *rf)
     };
 }
 
-static int library_frame(const char *file)
-{
-    return strstr(file, "/site-packages/") || strstr(file, "/dist-packages/") ||
-           strstr(file, "/lib/python3") || file[0] == '<';
-}
-
 int sc_py_capture(sc_pyref *out, int max)
 {
     if (max <= 0)
@@ -496,18 +449,27 @@ int sc_py_capture(sc_pyref *out, int max)
             else if (aligned(rd_ptr(ts, L->ts_cframe)))
                 f = rd_ptr(rd_ptr(ts, L->ts_cframe), L->cur_frame);
         }
-        /* Library frames are passed over until the program's first; if there
-           is none, the innermost library frames are reported after all.
-           Only the frames reported pay for interning and line lookup. */
-        rawframe lib[32], rf;
-        int nlib = 0, steps = 0, user = 0;
-        while (k < max && next_frame(L, &f, &steps, &rf)) {
-            if (!user && library_frame(rf.file)) {
+        /* Library frames are passed over until the program's first, which
+           comes after the innermost of them with a file (the library code
+           that made the call: Lightning's batch_to under the user's
+           tr.fit(...)); if there is none, the innermost library frames are
+           reported after all.  Only the frames reported pay for interning
+           and line lookup. */
+        rawframe lib[32], rf, via = {0};
+        int nlib = 0, steps = 0, user = 0, has_via = 0;
+        while (user < max && next_frame(L, &f, &steps, &rf)) {
+            if (!user && sc_pyframe_is_library(rf.file)) {
+                if (!has_via && rf.file[0] != '<') {
+                    via = rf;
+                    has_via = 1;
+                }
                 if (nlib < max && nlib < (int)SC_ARRAY_LEN(lib))
                     lib[nlib++] = rf;
                 continue;
             }
-            user = 1;
+            if (!user && has_via)
+                out[k++] = materialize(&via);
+            user++;
             out[k++] = materialize(&rf);
         }
         if (!user)

@@ -9,10 +9,10 @@ typedef struct sc_pyref {
 } sc_pyref;
 
 /* Innermost Python frames of this thread if the process runs CPython
-   3.11-3.13, read without the GIL; returns how many were written (0
-   otherwise). */
+   3.11-3.13, read without the GIL: up to max of the program's own, after
+   the library frame that made the call when there is one (so out holds
+   max + 1), or, without any of the program's, up to max library frames.
+   Returns how many were written (0 otherwise). */
 int sc_py_capture(sc_pyref *out, int max);
-/* One copy of s for the process's life ("?" for NULL): names of frames and threads. */
-const char *sc_intern(const char *s);
 
 #endif /* SC_PYFRAMES_H */

@@ -188,6 +188,7 @@ typedef struct sc_hit {
     uint64_t site, blocked_ns, bytes, cost_ns;
     uint32_t mid;         /* measured mode: the call's event (measure.h), 0: none */
     uint32_t rl;          /* the call's record in the thread's run log (runlog.h), 0: none */
+    uint32_t range;       /* the innermost NVTX range the call was in (ranges.h) */
 } sc_hit;
 
 #define SC_DEV_UNKNOWN 0xff    /* sc_hit.device, sc_agg_key.device: not known */

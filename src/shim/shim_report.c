@@ -31,6 +31,7 @@
 #include "modules.h"
 #include "options.h"
 #include "price.h"
+#include "ranges.h"
 #include "report.h"
 #include "settle.h"
 #include "shim_report.h"
@@ -133,6 +134,8 @@ static void fill_process(sc_process *p, uint64_t calls, uint64_t shim_ns)
     p->end_time = sc_start_time + (double)(sc_now_ns() - sc_start_ns) / 1e9;
     p->calls = calls;
     p->shim_ns = shim_ns;
+    p->range = xstrdup(sc_range_scope());
+    p->range_ns = p->range ? sc_range_scope_ns() : 0;
     uint64_t kept = 0;   /* counted per call site with the redirects (SC_RD_HANDOFF) */
     sc_hb_stats(&p->handoffs, &p->handoff_waits, &kept);
 }
@@ -228,9 +231,10 @@ static const char *api_name(unsigned rt, unsigned api)
     return rt && rt < SC_NRT ? sc_rt_names[rt] : sc_apis[api].name;
 }
 
-static sc_finding *new_finding(build *b, unsigned rule, unsigned sev, unsigned api, unsigned rt,
-                               uint64_t site)
+static sc_finding *new_finding(build *b, unsigned rule, unsigned sev, const sc_agg_key *k)
 {
+    unsigned api = k->api, rt = k->rt;
+    uint64_t site = k->site;
     sc_report *r = b->r;
     if (!GROW(r->findings, r->nfindings))
         return NULL;
@@ -241,6 +245,7 @@ static sc_finding *new_finding(build *b, unsigned rule, unsigned sev, unsigned a
     f->api = xstrdup(api_name(rt, api));
     f->driver_api = xstrdup(sc_apis[api].name);
     f->device = -1;
+    f->nvtx_range = xstrdup(sc_range_name(k->range));
     site_id(site, f->callsite);
     want_site(b, site);
     return f;
@@ -315,7 +320,7 @@ static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
        warning whatever was pending each time. */
     if (k->rule == SC_RULE_SC401 && sev == SC_SEV_NOTE && (long)v->count >= sc_opt.sync_frequent)
         sev = SC_SEV_WARNING;
-    sc_finding *f = new_finding(b, k->rule, sev, k->api, k->rt, k->site);
+    sc_finding *f = new_finding(b, k->rule, sev, k);
     if (!f)
         return;
     f->device = k->device == SC_DEV_UNKNOWN ? -1 : k->device;
@@ -399,7 +404,7 @@ static void add_alloc_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     alloc_kind(k->api, &host, &is_free);
     if (b->churn[host][!is_free] * 2 < v->count)
         return;   /* allocations without as many frees (or the reverse): growth, not churn */
-    sc_finding *f = new_finding(b, SC_RULE_SC303, SC_SEV_WARNING, k->api, k->rt, k->site);
+    sc_finding *f = new_finding(b, SC_RULE_SC303, SC_SEV_WARNING, k);
     if (!f)
         return;
     f->device = k->device == SC_DEV_UNKNOWN ? -1 : k->device;
@@ -432,15 +437,17 @@ static void add_legacy_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     site_id(k->site, id);
     const char *drv = sc_apis[k->api].name;
     const char *api = api_name(k->rt, k->api);
+    const char *range = sc_range_name(k->range);
     for (size_t i = 0; i < b->r->nfindings; i++) {
         sc_finding *f = &b->r->findings[i];
         if (f->rule == SC_RULE_SC103 && !strcmp(f->callsite, id) && f->driver_api && !strcmp(f->driver_api, drv) &&
-            f->api && api && !strcmp(f->api, api)) {
+            f->api && api && !strcmp(f->api, api) && !f->nvtx_range == !range &&
+            (!range || !strcmp(f->nvtx_range, range))) {
             f->count += v->count;
             return;
         }
     }
-    sc_finding *f = new_finding(b, SC_RULE_SC103, SC_SEV_WARNING, k->api, k->rt, k->site);
+    sc_finding *f = new_finding(b, SC_RULE_SC103, SC_SEV_WARNING, k);
     if (!f)
         return;
     f->device = k->device == SC_DEV_UNKNOWN ? -1 : k->device;

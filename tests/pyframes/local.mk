@@ -9,6 +9,8 @@ tests_pyframes_libpyprobe_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
 tests_pyframes_libpyprobe_la_LIBADD = $(SC_SHIM_LIBS) \
 	$(LIBUNWIND_LIBS) -ldl -lpthread
 
-dist_check_SCRIPTS += tests/pyframes/pyframes.sh
-TESTS += tests/pyframes/pyframes.sh
-EXTRA_DIST += tests/pyframes/probe.py
+dist_check_SCRIPTS += tests/pyframes/pyframes.sh tests/pyframes/via.sh
+TESTS += tests/pyframes/pyframes.sh tests/pyframes/via.sh
+EXTRA_DIST += tests/pyframes/probe.py tests/pyframes/via_user.py \
+	tests/pyframes/site-packages/fakeframework/__init__.py \
+	tests/pyframes/site-packages/fakeframework/apply_func.py

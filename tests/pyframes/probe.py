@@ -229,13 +229,29 @@ def main():
     results.append(ok)
     print("%s non-ASCII file name: %s" % ("PASS" if ok else "FAIL", fr[:2]))
 
-    # Frames of installed packages are passed over until the program's own;
-    # when there is none, the innermost are kept after all.
+    # Frames of installed packages are passed over until the program's own,
+    # the innermost of them kept before it (the library code that made the
+    # call); when there is none, the innermost are kept after all.
     lib = {}
     exec(compile(src, "/opt/x/site-packages/fake.py", "exec"), lib)
     buf = newbuf()
     n, fr = parse(lib["f"](nogil, buf, BUF), buf)  # @call_lib
-    check("a library frame innermost: passed over", fr, [("call_lib", "main"), ("main_call", "<module>")], n)
+    want = [("/opt/x/site-packages/fake.py", 2, "f"), (HERE, MARK["call_lib"], "main"),
+            (HERE, MARK["main_call"], "<module>")]
+    ok = fr[:3] == want
+    results.append(ok)
+    print("%s a library frame innermost: kept, then the program's: %s" % ("PASS" if ok else "FAIL", fr[:3]))
+    # ... however deep the library's stack: 300 frames of it (a framework's
+    # fit loop) and the program's frame is still found, after the innermost.
+    rec = "def g(fn, buf, size, k):\n    if k == 0:\n        return fn(buf, size)\n" \
+          "    return g(fn, buf, size, k - 1)\n"
+    exec(compile(rec, "/opt/x/site-packages/fw/loop.py", "exec"), lib)
+    buf = newbuf()
+    n, fr = parse(lib["g"](nogil, buf, BUF, 300), buf)  # @call_deep_lib
+    want = [("/opt/x/site-packages/fw/loop.py", 3, "g"), (HERE, MARK["call_deep_lib"], "main")]
+    ok = fr[:2] == want
+    results.append(ok)
+    print("%s 300 library frames deep: the innermost, then the program's: %s" % ("PASS" if ok else "FAIL", fr[:2]))
     buf = newbuf()
     t = threading.Thread(target=lib["f"], args=(nogil, buf, BUF))
     t.start()

@@ -21,8 +21,8 @@ SC_EXPORT int sc_probe(char *buf, int len)
     /* Nothing else of the shim runs here: let its debug lines (why a Python
        is not read) reach stderr. */
     sc_log_level = SC_LOG_DEBUG;
-    sc_pyref fr[32];
-    int n = sc_py_capture(fr, (int)SC_ARRAY_LEN(fr));
+    sc_pyref fr[32 + 1];   /* 32 of the program's, the library frame beside them */
+    int n = sc_py_capture(fr, 32);
     if (!buf || len <= 0)
         return n;
     size_t used = 0, cap = (size_t)len;
@@ -41,8 +41,8 @@ SC_EXPORT int sc_probe(char *buf, int len)
 SC_EXPORT double sc_probe_cost(int iters, int depth);
 SC_EXPORT double sc_probe_cost(int iters, int depth)
 {
-    sc_pyref fr[32];
-    if (depth < 1 || depth > (int)SC_ARRAY_LEN(fr))
+    sc_pyref fr[32 + 1];
+    if (depth < 1 || depth > 32)
         return -1.0;
     struct timespec a, b;
     int n = 0;

@@ -89,7 +89,8 @@ START_TEST(environment)
         "STREAMCHECK_LOG_LEVEL=DEBUG", "STREAMCHECK_DUMP_CONFIG=true", "STREAMCHECK_PROFILE=1",
         "STREAMCHECK_REDIRECT=Per-Thread", "STREAMCHECK_REDIRECT_METHOD=handle",
         "STREAMCHECK_RULES= SC101 ,blocking-stream,", "STREAMCHECK_IGNORE=SC203",
-        "STREAMCHECK_SUPPRESSIONS=s.supp", "STREAMCHECK_SOURCE_ROOT=/src", "STREAMCHECK_ALLOC_LOOP_MIN=2",
+        "STREAMCHECK_SUPPRESSIONS=s.supp", "STREAMCHECK_RANGE=train step", "STREAMCHECK_SOURCE_ROOT=/src",
+        "STREAMCHECK_ALLOC_LOOP_MIN=2",
         "STREAMCHECK_SYNC_FREQUENT=1000000000", "STREAMCHECK_SYMBOLIZE_MS=0", "STREAMCHECK_TOP=0",
         "STREAMCHECK_WARN_COST_US=3600000000", "STREAMCHECK_WARN_SHARE_BP=10000",
         "STREAMCHECK_GPU_SAMPLE_US=250", "STREAMCHECK_STATUS_DIR=/status", NULL,
@@ -111,6 +112,7 @@ START_TEST(environment)
     ck_assert_uint_eq(o.rules, 1ull << sc_rule_lookup("SC101") | 1ull << sc_rule_lookup("blocking-stream"));
     ck_assert_uint_eq(o.ignore, 1ull << sc_rule_lookup("SC203"));
     ck_assert_str_eq(o.suppressions, "s.supp");
+    ck_assert_str_eq(o.range, "train step");
     ck_assert_str_eq(o.source_root, "/src");
     ck_assert_int_eq(o.alloc_loop_min, 2);
     ck_assert_int_eq(o.sync_frequent, 1000000000);
@@ -327,6 +329,7 @@ START_TEST(dump)
         "STREAMCHECK_RULES            =                          (default)",
         "STREAMCHECK_IGNORE           = SC101,SC203              (environment)",
         "STREAMCHECK_SUPPRESSIONS     =                          (default)",
+        "STREAMCHECK_RANGE            =                          (default)",
         "STREAMCHECK_SOURCE_ROOT      =                          (default)",
         "STREAMCHECK_ALLOC_LOOP_MIN   = 10                       (default)",
         "STREAMCHECK_SYNC_FREQUENT    = 100                      (default)",

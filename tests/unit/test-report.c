@@ -553,6 +553,118 @@ static void roundtrip(sc_report *r)
     sc_report_free(r);
 }
 
+/* ------------------------------------------ NVTX ranges, via frames --- */
+
+/* A process of 1 s under --range step, 5 ms inside it, and a warning of
+   1 ms inside step: worth fixing against the range's time, not the run's. */
+static sc_report *ranged(int range)
+{
+    sc_report *r = sc_report_new();
+    sc_process *p = sc_report_add_process(r);
+    ck_assert_ptr_nonnull(p);
+    p->start_time = 1000.0;
+    p->end_time = 1001.0;
+    if (range) {
+        p->range = strdup("step");
+        p->range_ns = 5000000;
+    }
+    sc_finding *f = add(r, SC_RULE_SC203, SC_SEV_WARNING, 2, "");
+    f->basis = SC_COST_COPY_BLOCKED;
+    f->cost_ns = 1000000;
+    f->nvtx_range = strdup("step");
+    return r;
+}
+
+START_TEST(range_shares)
+{
+    sc_report *r = ranged(1);
+    ck_assert_uint_eq(sc_process_run_ns(&r->procs[0]), 5000000);
+    ck_assert_uint_eq(sc_process_span_ns(&r->procs[0]), 1000000000);
+    sc_report_judge(r, NULL);
+    ck_assert_int_eq(r->findings[0].severity, SC_SEV_WARNING);   /* 1 ms of 5 ms */
+    char *t = render(r, SC_FMT_TEXT);
+    ck_assert_ptr_nonnull(strstr(t, "\n@ NVTX range           : step: findings inside it only; 5.000 ms inside it "
+                                    "(what shares are of)\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\n  NVTX range     : step\n  Call site      : none recorded\n"));
+    free(t);
+    char *j = render(r, SC_FMT_JSON);
+    ck_assert_ptr_nonnull(strstr(j, "\"nvtx_range\": \"step\",\n"));
+    ck_assert_ptr_nonnull(strstr(j, "\"nvtx_range_ns\": 5000000"));
+    free(j);
+    roundtrip(r);
+
+    r = ranged(0);
+    ck_assert_uint_eq(sc_process_run_ns(&r->procs[0]), 1000000000);
+    sc_report_judge(r, NULL);
+    ck_assert_int_eq(r->findings[0].severity, SC_SEV_NOTE);      /* 1 ms of 1 s: under 0.5% */
+    free(r->findings[0].nvtx_range);
+    r->findings[0].nvtx_range = NULL;
+    j = render(r, SC_FMT_JSON);
+    ck_assert_ptr_nonnull(strstr(j, "\"nvtx_range\": null,"));
+    ck_assert_ptr_null(strstr(j, "nvtx_range_ns"));
+    free(j);
+    t = render(r, SC_FMT_TEXT);
+    ck_assert_ptr_null(strstr(t, "NVTX range"));
+    free(t);
+    roundtrip(r);
+}
+END_TEST
+
+static sc_callsite *with_py(sc_report *r, const char *id, const char *const *files, size_t n)
+{
+    sc_callsite *cs = sc_report_add_callsite(r, id);
+    ck_assert_ptr_nonnull(cs);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_int_eq(sc_callsite_add_pyframe(cs, files[i], (unsigned)(10 + i), i ? "<module>" : "batch_to"), 0);
+    return cs;
+}
+
+START_TEST(via_frames)
+{
+    static const char *const lightning[] = {
+        "/venv/lib/python3.12/site-packages/lightning/fabric/utilities/apply_func.py",
+        "/venv/lib/python3.12/site-packages/lightning/pytorch/trainer/trainer.py", "/home/u/train.py"};
+    static const char *const only_lib[] = {"/usr/lib/python3/dist-packages/torch/nn/modules/module.py",
+                                           "/usr/lib/python3.12/threading.py"};
+    static const char *const frozen[] = {"<frozen importlib._bootstrap>", "/home/u/train.py"};
+    static const char *const user_first[] = {"/home/u/train.py", "/usr/lib/python3.12/runpy.py"};
+    sc_report *r = sc_report_new();
+    int py;
+    char b[512];
+    const sc_callsite *cs = with_py(r, "00000000000000a1", lightning, 3);
+    ck_assert_int_eq(sc_callsite_shown(cs, &py), 2);
+    ck_assert_int_eq(py, 1);
+    ck_assert_int_eq(sc_callsite_via(cs), 0);
+    sc_callsite_via_format(cs, b, sizeof b);
+    ck_assert_str_eq(b, "via lightning/fabric/utilities/apply_func.py:10 in batch_to()");
+    sc_callsite_where(cs, b, sizeof b);
+    ck_assert_str_eq(b, "/home/u/train.py:12 in <module>() via lightning/fabric/utilities/apply_func.py:10 "
+                        "in batch_to()");
+    cs = with_py(r, "00000000000000a2", only_lib, 2);   /* nothing of the program's: as before */
+    ck_assert_int_eq(sc_callsite_shown(cs, &py), 0);
+    ck_assert_int_eq(sc_callsite_via(cs), -1);
+    sc_callsite_via_format(cs, b, sizeof b);
+    ck_assert_str_eq(b, "");
+    cs = with_py(r, "00000000000000a3", frozen, 2);     /* import machinery is no via */
+    ck_assert_int_eq(sc_callsite_shown(cs, &py), 1);
+    ck_assert_int_eq(sc_callsite_via(cs), -1);
+    cs = with_py(r, "00000000000000a4", user_first, 2);
+    ck_assert_int_eq(sc_callsite_shown(cs, &py), 0);
+    ck_assert_int_eq(sc_callsite_via(cs), -1);
+    ck_assert_str_eq(sc_pyframe_libpath("/usr/lib/python3.12/contextlib.py"), "contextlib.py");
+    ck_assert_str_eq(sc_pyframe_libpath("/x/dist-packages/torch/_tensor.py"), "torch/_tensor.py");
+    ck_assert_str_eq(sc_pyframe_libpath("/home/u/train.py"), "/home/u/train.py");
+    ck_assert_int_eq(sc_pyframe_is_library("/home/u/train.py"), 0);
+    ck_assert_int_eq(sc_pyframe_is_library("<string>"), 1);
+    /* JSON: via is the index in python, null without one */
+    char *j = render(r, SC_FMT_JSON);
+    ck_assert_ptr_nonnull(strstr(j, "\"id\": \"00000000000000a1\",\n      \"primary\": null,\n      \"via\": 0,"));
+    ck_assert_ptr_nonnull(strstr(j, "\"id\": \"00000000000000a2\",\n      \"primary\": null,\n      \"via\": null,"));
+    free(j);
+    roundtrip(r);
+}
+END_TEST
+
 START_TEST(roundtrip_all)
 {
     roundtrip(fixture_process_a());
@@ -634,6 +746,8 @@ START_TEST(reader_accepts_base)
     ck_assert(r->procs[0].start_time == 1.5);
     ck_assert(r->procs[0].simulated == 1);
     ck_assert_uint_eq(r->ncounts, 1);
+    ck_assert_ptr_null(r->findings[0].nvtx_range);   /* older reports have none */
+    ck_assert_ptr_null(r->procs[0].range);
     sc_report_free(r);
 }
 END_TEST
@@ -803,6 +917,8 @@ int main(void)
     tcase_add_test(tc, nvidia_libraries);
     tcase_add_test(tc, primary_frame);
     tcase_add_test(tc, paths_and_source_root);
+    tcase_add_test(tc, range_shares);
+    tcase_add_test(tc, via_frames);
     tcase_add_test(tc, roundtrip_all);
     tcase_add_test(tc, reader_accepts_base);
     tcase_add_test(tc, reader_errors);
