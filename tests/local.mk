@@ -68,6 +68,10 @@ check_PROGRAMS += tests/fork_stress
 tests_fork_stress_SOURCES = tests/fork_stress.c
 tests_fork_stress_CFLAGS = $(AM_CFLAGS) -g
 tests_fork_stress_LDADD = -L$(CUDA_LIBDIR) -lcublas -lcudart -lpthread
+# Prices against what the fixes gain, on the simulator (bench/price_check.py).
+dist_check_SCRIPTS += tests/pricing.sh
+TESTS += tests/pricing.sh
+
 dist_check_SCRIPTS += tests/fork.sh
 TESTS += tests/fork.sh
 
