@@ -84,7 +84,7 @@ static void consume(int r)
     sc_saxpy<<<64, 256>>>(N, 2.0f, d_in, d_out); // expect: SC101 x5
     LAUNCHED();
     CHECK(cudaMemcpyAsync(h_dst, d_out, N * sizeof(float), cudaMemcpyDeviceToHost, 0)); // expect: SC101 x5
-    CHECK(cudaStreamSynchronize(0));
+    CHECK(cudaStreamSynchronize(0)); // expect: SC403 x0+
     for (int i = 0; i < N; i++) {
         float want = 2.0f * ((float)(r + 1) + (float)(i % 7));
         if (h_dst[i] != want) {

@@ -68,6 +68,10 @@ check_PROGRAMS += tests/fork_stress
 tests_fork_stress_SOURCES = tests/fork_stress.c
 tests_fork_stress_CFLAGS = $(AM_CFLAGS) -g
 tests_fork_stress_LDADD = -L$(CUDA_LIBDIR) -lcublas -lcudart -lpthread
+# Prices against what the fixes gain, on the simulator (bench/price_check.py).
+dist_check_SCRIPTS += tests/pricing.sh
+TESTS += tests/pricing.sh
+
 dist_check_SCRIPTS += tests/fork.sh
 TESTS += tests/fork.sh
 
@@ -79,3 +83,23 @@ TESTS += tests/html.sh
 dist_check_SCRIPTS += tests/launcher.sh
 EXTRA_DIST += tests/launcher-help.txt
 TESTS += tests/launcher.sh
+# The replay of a run's dependency graph (src/shim/replay.c), the pricing
+# model's engine, on graphs with known answers.
+check_PROGRAMS += tests/unit/test_replay
+tests_unit_test_replay_SOURCES = tests/unit/test_replay.c
+tests_unit_test_replay_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_replay_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
+tests_unit_test_replay_LDFLAGS = $(SC_SHIM_LINK)
+tests_unit_test_replay_LDADD = $(SC_SHIM_LIBS) \
+	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
+TESTS += tests/unit/test_replay
+
+# The pricing model (src/shim/pricing.c) on recorded runs written by hand.
+check_PROGRAMS += tests/unit/test_pricing
+tests_unit_test_pricing_SOURCES = tests/unit/test_pricing.c
+tests_unit_test_pricing_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_pricing_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
+tests_unit_test_pricing_LDFLAGS = $(SC_SHIM_LINK)
+tests_unit_test_pricing_LDADD = $(SC_SHIM_LIBS) \
+	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
+TESTS += tests/unit/test_pricing

@@ -40,8 +40,8 @@ ok = 60e6 <= g["overlap_ns"] <= 140e6 and 60e6 <= g["overlap_compute_compute_ns"
 sys.exit(0 if ok else 1)
 PY
 ok $? "two 100 ms kernels on two non-blocking streams: 60-140 ms of overlap, all of it compute with compute"
-grep -q '"schema_version": 3' "$dir"/overlap/*.streamcheck.json
-ok $? "the JSON report is schema version 3"
+grep -q '"schema_version": 4' "$dir"/overlap/*.streamcheck.json
+ok $? "the JSON report is schema version 4"
 
 # 3-4: the legacy-stream barrier's cost
 run barrier measure_barrier
@@ -61,9 +61,13 @@ ok $? "a tiny legacy-stream kernel between 100 ms kernels on blocking streams: S
 py "$dir"/overlap/*.streamcheck.json <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-sys.exit(0 if all(f["cost_basis"] == "gpu-timeline" and f["gpu_lost_ns"] == 0 for f in r["findings"]) else 1)
+print("# overlap: " + ", ".join("%s %s %d ns (%s)" % (f["rule"], f["severity"], f["cost_ns"], f["cost_basis"])
+                                for f in r["findings"]))
+sys.exit(0 if r["findings"] and all(f["gpu_lost_ns"] == 0 and f["cost_ns"] < 1000000 and f["severity"] == "note"
+                                    and f["cost_basis"] in ("gpu-timeline", "replay-measured")
+                                    for f in r["findings"]) else 1)
 PY
-ok $? "the overlapping program's findings cost nothing on the GPU"
+ok $? "the overlapping program's findings cost nothing on the GPU, nor would fixing them save anything"
 
 # 5-7: the traces
 "$PYTHON3" "$abs_top_srcdir/tests/trace_check.py" "$dir"/overlap/*.trace.json "$dir"/barrier/*.trace.json

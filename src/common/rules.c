@@ -14,8 +14,8 @@ const sc_rule_info sc_rules[SC_NRULES] = {
 };
 
 const sc_rule_facts sc_rule_props[SC_NRULES] = {
-#define SC_RULE_FACTS(ID, SPECIFICITY, COST, HELD, TRAITS) \
-    [SC_RULE_##ID] = {SPECIFICITY, SC_RULE_COST_##COST, SC_HELD_##HELD, TRAITS},
+#define SC_RULE_FACTS(ID, SPECIFICITY, COST, HELD, TRAITS, FIX) \
+    [SC_RULE_##ID] = {SPECIFICITY, SC_RULE_COST_##COST, SC_HELD_##HELD, TRAITS, SC_FIX_##FIX},
 #include "rules.def"
 #undef SC_RULE_FACTS
 };
@@ -24,7 +24,7 @@ const sc_rule_facts sc_rule_props[SC_NRULES] = {
    compile: -Woverride-init). */
 enum {
     SC_NRULE_FACTS = 0
-#define SC_RULE_FACTS(ID, SPECIFICITY, COST, HELD, TRAITS) + 1
+#define SC_RULE_FACTS(ID, SPECIFICITY, COST, HELD, TRAITS, FIX) + 1
 #include "rules.def"
 #undef SC_RULE_FACTS
 };

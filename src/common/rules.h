@@ -54,11 +54,21 @@ enum {   /* TRAITS */
     SC_RF_IDLE = 4,     /* a synchronization that found nothing to wait for */
 };
 
+enum {   /* FIX: how the fix changes the run (the pricing model, src/shim/pricing.h) */
+    SC_FIX_NONE = 0,
+    SC_FIX_NO_WAIT,     /* the wait goes */
+    SC_FIX_PIN,         /* the copy is queued from pinned memory, at the pinned rate */
+    SC_FIX_STREAM,      /* the wait is for the thread's own stream, not the device */
+    SC_FIX_OWN_STREAM,  /* the thread's legacy-stream work goes to a stream of its own */
+    SC_FIX_DROP,        /* the call goes (an allocation hoisted) */
+};
+
 typedef struct sc_rule_facts {
     uint8_t specificity;  /* lower: reported first when one call breaks several rules */
     uint8_t cost;         /* SC_RULE_COST_*: how detect mode prices a finding */
     uint8_t held;         /* SC_HELD_*: what decides the finding after the call */
     uint8_t traits;       /* SC_RF_* */
+    uint8_t fix;          /* SC_FIX_*: how the pricing model applies its fix */
 } sc_rule_facts;
 
 extern const sc_rule_facts sc_rule_props[SC_NRULES];

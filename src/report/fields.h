@@ -87,7 +87,11 @@
     F(process, handoffs, U64_OPT, handoffs, 1)                       \
     F(process, handoff_waits, U64_OPT, handoff_waits, 1)             \
     F(process, nvtx_range, STR_OPT, range, 1)                        \
-    F(process, nvtx_range_ns, U64_NZ, range_ns, 1)
+    F(process, nvtx_range_ns, U64_NZ, range_ns, 1)                   \
+    F(process, window_ns, U64_OPT, window_ns, 4)                     \
+    F(process, model_ns, U64_OPT, model_ns, 4)                       \
+    F(process, fixed_ns, U64_OPT, fixed_ns, 4)                       \
+    F(process, busy_source, STR_OPT, busy_source, 4)
 
 /* processes[].devices[] (sc_device_info) */
 #define SC_DEVICE_FIELDS(F, H)                                       \

@@ -90,11 +90,26 @@ void sc_pyframe_format(const sc_pyframe *f, char *buf, size_t len)
     sc_pyframe_format_in(f, NULL, buf, len);
 }
 
+/* What a finding costs, as one clause: what its fix saves, or the cost and
+   how it was estimated, or why there is none. */
+static void cost_clause(const sc_finding *f, char *buf, size_t len)
+{
+    char c[32];
+    sc_format_ns(f->cost_ns, c, sizeof c);
+    if (sc_cost_is_replay(f->basis))
+        snprintf(buf, len, "fixing this saves %s (predicted by replaying the run with the fix, %s)", c,
+                 sc_cost_basis_name(f->basis));
+    else if (f->basis == SC_COST_UNMEASURED)
+        snprintf(buf, len, "cost not seen from the host (unmeasured)");
+    else
+        snprintf(buf, len, "cost %s (%s)", c, sc_cost_basis_name(f->basis));
+}
+
 void sc_finding_line(const sc_finding *f, char *buf, size_t len)
 {
-    char blocked[32], lost[32], bytes[32] = "";
+    char blocked[32], cost[160], bytes[32] = "";
     sc_format_ns(f->blocked_ns, blocked, sizeof blocked);
-    sc_format_ns(f->lost_ns, lost, sizeof lost);
+    cost_clause(f, cost, sizeof cost);
     if (f->bytes) {
         bytes[0] = ',';
         bytes[1] = ' ';
@@ -104,9 +119,9 @@ void sc_finding_line(const sc_finding *f, char *buf, size_t len)
     int two = f->api && f->driver_api && strcmp(f->api, f->driver_api);
     snprintf(buf, len,
              "%s%s%s: %" PRIu64 " call%s, host blocked %s, other streams busy at %" PRIu64 " of %" PRIu64
-             ", est. time lost <= %s (upper bound)%s",
+             ", %s%s",
              api, two ? " -> " : "", two ? f->driver_api : "", f->count, f->count == 1 ? "" : "s",
-             blocked, f->pending, f->count, lost, bytes);
+             blocked, f->pending, f->count, cost, bytes);
 }
 
 void sc_callsite_via_format(const sc_callsite *cs, char *buf, size_t len)

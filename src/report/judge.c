@@ -15,6 +15,8 @@ static const char *const basis_names[SC_NCOST_BASES] = {
     [SC_COST_HOST_BLOCKED] = "host-blocked",
     [SC_COST_PENDING_BLOCKED] = "blocked-while-pending",
     [SC_COST_GPU] = "gpu-timeline",
+    [SC_COST_REPLAY] = "replay",
+    [SC_COST_REPLAY_MEASURED] = "replay-measured",
 };
 
 const char *sc_cost_basis_name(sc_cost_basis b)
@@ -55,6 +57,16 @@ uint64_t sc_process_span_ns(const sc_process *p)
     return d >= 1.8e19 ? UINT64_MAX : (uint64_t)(d + 0.5);
 }
 
+uint64_t sc_process_window_ns(const sc_process *p)
+{
+    return p->window_ns && !p->range ? p->window_ns : sc_process_run_ns(p);
+}
+
+int sc_cost_is_replay(sc_cost_basis b)
+{
+    return b == SC_COST_REPLAY || b == SC_COST_REPLAY_MEASURED;
+}
+
 void sc_report_judge(sc_report *r, const sc_judge_opts *j)
 {
     static const sc_judge_opts defaults = SC_JUDGE_DEFAULTS;
@@ -62,18 +74,21 @@ void sc_report_judge(sc_report *r, const sc_judge_opts *j)
         j = &defaults;
     for (size_t i = 0; i < r->nfindings; i++) {
         sc_finding *f = &r->findings[i];
-        if (f->severity != SC_SEV_WARNING)
+        /* A predicted saving decides both ways: a warning is worth fixing,
+           and no note saves as much as one.  Other costs only keep or lose
+           a warning. */
+        int replay = sc_cost_is_replay(f->basis) && f->severity != SC_SEV_ERROR;
+        if (f->severity != SC_SEV_WARNING && !replay)
             continue;
         int worth;
         if (f->basis == SC_COST_UNMEASURED) {
             worth = f->pending > 0;
         } else {
-            uint64_t run = f->process < r->nprocs ? sc_process_run_ns(&r->procs[f->process]) : 0;
+            uint64_t run = f->process < r->nprocs ? sc_process_window_ns(&r->procs[f->process]) : 0;
             unsigned __int128 share = (unsigned __int128)run * j->min_share_bp / 10000;
             worth = f->cost_ns >= j->min_cost_ns && f->cost_ns >= share;
         }
-        if (!worth)
-            f->severity = SC_SEV_NOTE;
+        f->severity = worth ? SC_SEV_WARNING : SC_SEV_NOTE;
     }
 }
 

@@ -25,8 +25,10 @@
    3: measured mode: process.gpu (null when the process was not measured)
    and each finding's gpu_lost_ns (null when not measured); in a measured
    process cost_ns is gpu_lost_ns (cost_basis "gpu-timeline").
-   Version 1 and 2 reports are still read. */
-#define SC_SCHEMA_VERSION 3
+   4: findings priced by what their fix saves (cost_basis "replay",
+   "replay-measured"); process.window_ns, model_ns, fixed_ns, busy_source.
+   Version 1, 2 and 3 reports are still read. */
+#define SC_SCHEMA_VERSION 4
 
 /* One native frame: pc - 1 as module + offset, symbolized when possible. */
 typedef struct sc_frame {
@@ -67,6 +69,9 @@ typedef enum sc_cost_basis {
     SC_COST_PENDING_BLOCKED, /* "blocked-while-pending": host time inside the calls
                                 that found other streams busy (an upper bound) */
     SC_COST_GPU,             /* "gpu-timeline": measured on the GPU timeline */
+    SC_COST_REPLAY,          /* "replay": what its fix saves, the run replayed with the
+                                fix applied (libstreamcheck(7), PRICING) */
+    SC_COST_REPLAY_MEASURED, /* "replay-measured": the same, the GPU's busy time measured */
     SC_NCOST_BASES
 } sc_cost_basis;
 const char *sc_cost_basis_name(sc_cost_basis b);
@@ -188,6 +193,13 @@ typedef struct sc_process {
        reported, and the run time of its shares is the time inside them. */
     char *range;            /* NULL: the whole run */
     uint64_t range_ns;      /* time inside, the union over the threads */
+    /* The pricing model (libstreamcheck(7), PRICING); 0 when there was none. */
+    uint64_t window_ns;     /* the active window: its actors' first call to their last one's
+                               end; shares are of it */
+    uint64_t model_ns;      /* that window replayed as it ran (how far the model is off) */
+    uint64_t fixed_ns;      /* ... and replayed with every priced finding fixed */
+    char *busy_source;      /* where the model's GPU busy time came from: "sampled",
+                               "measured" or "waits"; NULL: no model */
 } sc_process;
 
 /* ---- the GPU timeline of measured mode (the trace and HTML renderers).
@@ -365,6 +377,11 @@ uint64_t sc_report_cost(const sc_report *r);
    (sc_process.range_ns).  sc_process_span_ns: start to end, always. */
 uint64_t sc_process_run_ns(const sc_process *p);
 uint64_t sc_process_span_ns(const sc_process *p);
+/* What a process's shares are of: its active window when the pricing
+   model had one, else its run time (with --range, the time inside). */
+uint64_t sc_process_window_ns(const sc_process *p);
+/* Whether a cost is a predicted saving (SC_COST_REPLAY*). */
+int sc_cost_is_replay(sc_cost_basis b);
 /* Totals by severity over all findings. */
 void sc_report_totals(const sc_report *r, uint64_t *errors, uint64_t *warnings, uint64_t *notes);
 /* The one line CI greps, without a newline:

@@ -170,7 +170,7 @@ static void failure(FILE *out, const sc_report *r, int k, sc_fail_level level, c
                 used += (size_t)n;
         }
     sc_format_ns(lost, l, sizeof l);
-    snprintf(b, sizeof b, "%zu finding%s (%s): %" PRIu64 " call%s, est. time lost <= %s", nfail,
+    snprintf(b, sizeof b, "%zu finding%s (%s): %" PRIu64 " call%s, estimated cost %s", nfail,
              nfail == 1 ? "" : "s", parts, calls, calls == 1 ? "" : "s", l);
     fputs("    <failure", out);
     attr(out, "message", b);
@@ -200,7 +200,7 @@ static void testcase(FILE *out, const sc_report *r, int k, sc_fail_level level, 
             nfail++;
             sev[f->severity]++;
             calls += f->count;
-            lost += f->lost_ns;
+            lost += f->cost_ns;
         } else {
             nother++;
         }

@@ -402,6 +402,10 @@ static int write_result(sc_jw *w, const sc_report *r, const sc_finding *f, const
     sc_jw_u64(w, f->bytes);
     sc_jw_key(w, "lostNsUpperBound");
     sc_jw_u64(w, f->lost_ns);
+    sc_jw_key(w, "costNs");
+    sc_jw_u64(w, f->cost_ns);
+    sc_jw_key(w, "costBasis");
+    sc_jw_string(w, sc_cost_basis_name(f->basis));
     sc_jw_key(w, "process");
     sc_jw_u64(w, f->process);
     if (cs && cs->thread_name) {

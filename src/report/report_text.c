@@ -294,10 +294,13 @@ static void render_range(const sc_report *r, FILE *out)
 static void render_cost_total(const sc_report *r, FILE *out)
 {
     uint64_t e = 0, w = 0, run = 0;
+    int windows = 0;
     char b[64];
     sc_report_totals(r, &e, &w, NULL);
-    for (size_t i = 0; i < r->nprocs; i++)
-        run += sc_process_run_ns(&r->procs[i]);
+    for (size_t i = 0; i < r->nprocs; i++) {
+        run += sc_process_window_ns(&r->procs[i]);
+        windows += r->procs[i].window_ns != 0;
+    }
     uint64_t cost = sc_report_cost(r);
     if (!e && !w) {
         header(out, "Estimated cost", "none: no finding is worth fixing in this run");
@@ -307,11 +310,28 @@ static void render_cost_total(const sc_report *r, FILE *out)
     if (run) {
         unsigned __int128 bp = (unsigned __int128)cost * 10000 / run;
         uint64_t v = bp > 100000000 ? 100000000 : (uint64_t)bp;
-        header(out, "Estimated cost", "%s (%" PRIu64 ".%02u%% of run time) in %" PRIu64 " warning%s%s", b,
-               v / 100, (unsigned)(v % 100), w + e, w + e == 1 ? "" : "s",
-               r->nprocs > 1 ? " (all processes)" : "");
+        header(out, "Estimated cost", "%s (%" PRIu64 ".%02u%% of %s) in %" PRIu64 " warning%s%s", b,
+               v / 100, (unsigned)(v % 100), windows ? "the active window" : "run time", w + e,
+               w + e == 1 ? "" : "s", r->nprocs > 1 ? " (all processes)" : "");
     } else {
         header(out, "Estimated cost", "%s in %" PRIu64 " warning%s", b, w + e, w + e == 1 ? "" : "s");
+    }
+}
+
+/* The pricing model's window and its prediction with everything fixed. */
+static void render_window(const sc_process *p, FILE *out)
+{
+    char a[64], m[64], f[64];
+    if (!p->window_ns)
+        return;
+    sc_format_ns(p->window_ns, a, sizeof a);
+    sc_format_ns(p->model_ns, m, sizeof m);
+    header(out, "Active window", "%s (the first to the last CUDA call of the threads that waited for the GPU; replayed: %s)", a, m);
+    if (p->fixed_ns < p->model_ns) {
+        sc_format_ns(p->fixed_ns, f, sizeof f);
+        uint64_t bp = p->model_ns ? (p->model_ns - p->fixed_ns) * 10000 / p->model_ns : 0;
+        header(out, "All fixed", "%s predicted (%" PRIu64 ".%02u%% less) with every priced finding fixed", f,
+               bp / 100, (unsigned)(bp % 100));
     }
 }
 
@@ -348,6 +368,7 @@ static void render_header(const sc_report *r, FILE *out)
             sc_gpu_line(p->gpu, b, sizeof b);
             header(out, "GPU", "%s", b + strlen("GPU: "));
         }
+        render_window(p, out);
         render_cost_total(r, out);
         return;
     }
@@ -477,9 +498,38 @@ static void frame_lines(const sc_callsite *cs, unsigned max, FILE *out, long num
         fprintf(out, "(no frames)\n");
 }
 
+/* How the pricing model knew when the GPU had work (process.busy_source). */
+static const char *busy_how(const sc_report *r, const sc_finding *f)
+{
+    const char *s = f->process < r->nprocs ? r->procs[f->process].busy_source : NULL;
+    if (s && !strcmp(s, "measured"))
+        return "the GPU timeline measured";
+    if (s && !strcmp(s, "sampled"))
+        return "the GPU's busy time sampled";
+    return "the GPU's busy time inferred from the waits";
+}
+
+/* A predicted saving: how much, of what, and how it was predicted. */
+static void render_saving(const sc_report *r, const sc_finding *f, FILE *out)
+{
+    char b[64], line[512];
+    uint64_t win = f->process < r->nprocs ? sc_process_window_ns(&r->procs[f->process]) : 0;
+    sc_format_ns(f->cost_ns, b, sizeof b);
+    unsigned __int128 bp = win ? (unsigned __int128)f->cost_ns * 10000 / win : 0;
+    uint64_t v = bp > 1000000 ? 1000000 : (uint64_t)bp;
+    snprintf(line, sizeof line, "fixing this saves %s (%" PRIu64 ".%02u%% of the active window), predicted by "
+             "replaying the run with the fix applied (%s)", b, v / 100, (unsigned)(v % 100), busy_how(r, f));
+    fprintf(out, FIELD, "Saves");
+    wrap(out, line, FIELD_COL, FIELD_COL);
+}
+
 /* What a finding cost, and how we know. */
 static void render_cost(const sc_report *r, const sc_finding *f, FILE *out)
 {
+    if (sc_cost_is_replay(f->basis)) {
+        render_saving(r, f, out);
+        return;
+    }
     static const char *const how[SC_NCOST_BASES] = {
         [SC_COST_COPY_BLOCKED] = "host time inside the copies, less their wait for earlier work "
                                  "on the same stream: the time pinned memory gives back",

@@ -189,7 +189,7 @@ void sc_threads_foreach(void (*fn)(sc_thread *, void *), void *arg)
 /* ------------------------------------------------------------ parts --- */
 /* The registered modules, sorted by lock order.  Registration happens in
    constructors, one at a time; parts_lock covers a late one anyway. */
-#define MAX_PARTS 16
+#define MAX_PARTS 32
 static const sc_part *parts[MAX_PARTS];
 static unsigned nparts;
 static pthread_mutex_t parts_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -24,8 +24,9 @@ typedef struct sc_part {
     /* Lock order: parts are locked in increasing order before fork and
        unlocked in decreasing order after it.  A module that takes another
        module's lock while it holds its own must have the smaller order.
-       In use: modules 10, streams 20, hostmem 30, intern 35,
-       callsites 40, findings 50, contexts (lanes.c) 60, cublas 70,
+       In use: modules 10, the GPU sampler 15 (held while a stream is
+       destroyed), streams 20, hostmem 30, intern 35, ranges 37, callsites 40,
+       findings 50, the run log 55, contexts (lanes.c) 60, cublas 70,
        hb 80 (it holds nothing: its child reset clears its spin locks),
        measure 85 (its locks are taken under findings' when a report
        prices its findings). */

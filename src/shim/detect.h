@@ -8,7 +8,7 @@
  *                    legacy stream, blocking streams, cuBLAS on the legacy stream
  *   detect_copy.c    SC201, SC202, SC203, SC204, SC702: copies and memsets
  *   detect_alloc.c   SC301, SC302, SC303 (counting): allocation and freeing
- *   detect_sync.c    SC401, SC402: synchronization calls
+ *   detect_sync.c    SC401, SC402, SC403: synchronization calls
  *   detect_queue.c   SC701 (hardware queues), SC501 (cache configuration)
  * They read the call's facts, worked out once before any of them runs
  * (classify.h: its lane, its memory, the streams of its context, the
@@ -53,6 +53,7 @@ void sc_detect_alloc(sc_thread *t, sc_op *op);   /* SC301, SC302, SC303 */
 void sc_detect_stream_sync(sc_thread *t, sc_op *op, const sc_facts *f);   /* SC402 */
 void sc_detect_event_sync(sc_op *op);   /* SC402 */
 void sc_detect_ctx_sync(sc_thread *t, sc_op *op);   /* SC401, SC402 */
+void sc_detect_waited(sc_op *op, uint64_t waited_ns);   /* SC403, after the call */
 /* detect_queue.c */
 void sc_detect_queues(sc_thread *t, sc_op *op);   /* SC701 */
 void sc_detect_cache_config(sc_thread *t, sc_op *op);   /* SC501 */

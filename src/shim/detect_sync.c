@@ -2,6 +2,8 @@
  *   SC401  a context (device) synchronization where a stream or event
  *          synchronization would have waited for the same work
  *   SC402  a synchronization that found nothing to wait for
+ *   SC403  a synchronization that waited for the GPU (priced at report time:
+ *          what not waiting there would save, libstreamcheck(7), PRICING)
  * RT, cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize;
  * DRV, cuCtxSynchronize (rules.def has each rule's citation).
  */
@@ -48,4 +50,23 @@ void sc_detect_ctx_sync(sc_thread *t, sc_op *op)
         /* One busy stream: a stream or event synchronization would have
            waited for exactly the same work, and no more. */
         sc_event_add(op, SC_RULE_SC401, busy == 1 ? SC_SEV_WARNING : SC_SEV_NOTE, busy > 1);
+}
+
+/* SC403, after the call: a synchronization that waited for queued GPU
+   work is a candidate (PG, Concurrent Execution between Host and Device:
+   the host idles while it waits, and the GPU idles while the host works
+   before it queues more).  Whether it starved the GPU, and by how much, is
+   the pricing model's answer at report time; a candidate it prices below
+   the warning bar's tenth is not reported.  A wait shorter than
+   SC403_MIN_WAIT_NS found the GPU about done: no candidate. */
+#define SC403_MIN_WAIT_NS 20000
+void sc_detect_waited(sc_op *op, uint64_t waited_ns)
+{
+    if (waited_ns < SC403_MIN_WAIT_NS || op->nev >= SC_MAX_EVENTS)
+        return;
+    for (unsigned i = 0; i < op->nev; i++)
+        if (sc_rule_props[op->ev[i].rule].traits & SC_RF_IDLE)
+            return;   /* it found nothing to wait for */
+    /* a finding of its own at the call's site (the call may also be SC401) */
+    op->ev[op->nev++] = (sc_event){SC_RULE_SC403, SC_SEV_WARNING, 0, 1, 0};
 }

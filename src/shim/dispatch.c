@@ -13,6 +13,7 @@
 #include "detect.h"
 #include "dispatch.h"
 #include "findings.h"
+#include "gpusample.h"
 #include "hb.h"
 #include "kinds.h"
 #include "lanes.h"
@@ -21,6 +22,7 @@
 #include "ranges.h"
 #include "real.h"
 #include "redirect.h"
+#include "runlog.h"
 #include "settle.h"
 #include "thread.h"
 #include "track.h"
@@ -189,12 +191,19 @@ void sc_pre(sc_thread *t, sc_op *op)
     op->rd_where = 0;
     op->t0 = op->tin = op->drain_ns = op->drain_tk = 0;
     op->ctx = NULL;
+    op->rl = 0;
+    op->gs_hold = 0;
     sc_busy_enter(t);
     if (atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE) {
         op->bypass = 1;
         return;
     }
     op->saved_errno = errno;
+    /* The GPU sampler does not query a stream while it is destroyed. */
+    if (op->kind == SC_K_STREAM_DESTROY || op->kind == SC_K_CTX_GONE) {
+        sc_gs_hold();
+        op->gs_hold = 1;
+    }
     /* Only calls that can keep the host waiting are timed: a clock read
        costs as much as the rest of a note's slow path. */
     op->timed = sc_kind_is(op->kind, SC_KF_BLOCKS);
@@ -261,8 +270,9 @@ static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, u
         const sc_event *e = &op->ev[i];
         if (e->own_site) {
             sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = e->pending, .device = (uint8_t)device,
-                        .api = op->id, .rt = (uint16_t)rt, .site = e->site, .blocked_ns = blocked,
-                        .bytes = op->bytes, .mid = sc_measure_tls_mid, .range = range};
+                        .api = op->id, .rt = (uint16_t)rt, .site = e->site ? e->site : site,
+                        .blocked_ns = blocked, .bytes = op->bytes, .mid = sc_measure_tls_mid, .range = range,
+                        .rl = op->rl};
             sc_finding_add(t, &h, weight);
             continue;
         }
@@ -281,7 +291,8 @@ static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, u
     sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = (uint8_t)pending, .device = (uint8_t)device,
                 .api = op->id, .rt = (uint16_t)rt,
                 .also = also, .site = site, .blocked_ns = blocked + op->drain_ns, .bytes = op->bytes,
-                .cost_ns = sc_rule_cost(e->rule, blocked, pending), .mid = sc_measure_tls_mid, .range = range};
+                .cost_ns = sc_rule_cost(e->rule, blocked, pending), .mid = sc_measure_tls_mid, .range = range,
+                .rl = op->rl};
     /* Some findings wait for what the thread does next (settle.c). */
     if (weight == 1 && !op->redirected && sc_held_keep(t, op, &h))
         return;
@@ -357,7 +368,7 @@ static void commit(sc_thread *t, sc_op *op, uint64_t blocked, unsigned weight, i
     if (scoped)
         commit_events(t, op, site, rt, blocked, weight, device, range);
     if (scoped && (op->marks & SC_M_ALLOCSITE))
-        sc_alloc_site_add(t, op->id, rt, site, op->bytes, blocked, device, range);
+        sc_alloc_site_add(t, op->id, rt, site, op->bytes, blocked, device, range, op->rl);
     if (scoped && (op->marks & SC_M_LEGACY))
         sc_legacy_site_add(t, op->id, rt, site, weight, device, sc_hb_lifetime(), range);
     if (rd_record)
@@ -381,6 +392,24 @@ static void own_time(sc_thread *t, const sc_op *op, uint64_t p0)
     }
 }
 
+/* How long the call waited for earlier GPU work, for the run log: a
+   synchronization's whole time, a pageable copy's drain (timed apart
+   before it), a synchronous copy that drains its lane, an allocation that
+   synchronized the device (an SC301 or SC302 event found work pending). */
+static uint64_t waited(const sc_op *op, uint64_t blocked)
+{
+    if (op->kind == SC_K_STREAM_SYNC || op->kind == SC_K_CTX_SYNC || op->kind == SC_K_EVENT_SYNC)
+        return blocked;
+    if (op->drain_ns)
+        return op->drain_ns;
+    if (sc_kind_is(op->kind, SC_KF_SYNC))
+        return (op->marks & SC_M_DRAINS) ? blocked : 0;
+    for (unsigned i = 0; i < op->nev; i++)
+        if ((op->ev[i].rule == SC_RULE_SC301 || op->ev[i].rule == SC_RULE_SC302) && op->ev[i].pending)
+            return blocked;
+    return 0;
+}
+
 void sc_post(sc_thread *t, sc_op *op, CUresult r)
 {
     if (op->bypass) {
@@ -388,7 +417,9 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         return;
     }
     uint64_t p0 = sc_tsc();
-    uint64_t t1 = op->timed ? sc_now_ns() : 0;
+    uint64_t t1 = op->timed || sc_rl_on ? sc_now_ns() : 0;
+    if (op->gs_hold)
+        sc_gs_release();
     if (SC_UNLIKELY(sc_measure_active))
         sc_measure_post();   /* pops the id pushed in sc_pre (if any) first */
     int err = errno;
@@ -401,6 +432,11 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
     if (r != CUDA_SUCCESS && !(r == CUDA_ERROR_NOT_READY && sc_kind_is(op->kind, SC_KF_QUERY))) {
         op->nev = 0;
         op->marks &= (uint8_t)~(SC_M_ALLOCSITE | SC_M_LEGACY);
+    } else if (sc_rl_on) {
+        uint64_t w = waited(op, blocked);
+        op->rl = sc_rl_record(t, op, op->t0, t1, w);
+        if (op->rl && (op->kind == SC_K_STREAM_SYNC || op->kind == SC_K_CTX_SYNC || op->kind == SC_K_EVENT_SYNC))
+            sc_detect_waited(op, w);
     }
     unsigned weight = 1;
     int rd_record = op->redirected != 0;   /* the redirect table gets this call */

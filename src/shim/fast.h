@@ -68,6 +68,9 @@ static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op
     unsigned mod = sc_module_of(t, (uintptr_t)op->ra);
     _Atomic uint64_t *c = &t->counts[mod][op->id];
     atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+    /* After a wait the run log records the thread's next call (runlog.h). */
+    if (SC_UNLIKELY(t->rl.watch))
+        return 1;
 
     /* What the kind lets the fast path keep (kinds.def, FAST). */
     if (SC_UNLIKELY(!sc_kind_is(op->kind, SC_KFAST_WORK))) {
@@ -130,6 +133,19 @@ ptds:
     return 1;
 }
 
+/* A call the fast path kept, for the run log (runlog.h): how many since
+   the last recorded call, and where the last one went. */
+static inline void sc_fast_kept(sc_thread *t, const sc_op *op)
+{
+    t->rl.nsub++;
+    t->rl.last = op->stream;
+    t->rl.last_pt = op->pt;
+    if (sc_kind_is(op->kind, SC_KF_KERNEL)) {   /* op->grid and op->block are set */
+        t->rl.kernels++;
+        t->rl.threads += (uint64_t)op->grid * op->block;
+    }
+}
+
 /* The fast path, timed once every SC_FAST_SAMPLE calls of a thread so the
    report can say what the shim cost without reading a clock per call (in
    profile mode, every call: sc_fast_timed sets the count back). */
@@ -138,7 +154,10 @@ static inline int sc_fast_sampled(sc_thread *t, sc_op *op)
 {
     if (SC_UNLIKELY(++t->nfast == SC_FAST_SAMPLE))
         return sc_fast_timed(t, op);
-    return sc_fast(t, op);
+    int slow = sc_fast(t, op);
+    if (SC_LIKELY(!slow))
+        sc_fast_kept(t, op);
+    return slow;
 }
 
 #endif /* SC_FAST_H */

@@ -15,6 +15,7 @@
 
 #include "core.h"
 #include "findings.h"
+#include "runlog.h"
 #include "measure.h"
 #include "report.h"
 #include "thread.h"
@@ -114,16 +115,20 @@ void sc_finding_add(sc_thread *t, const sc_hit *h, unsigned weight)
     add(t, &k, h->blocked_ns, h->pending, h->bytes, weight, h->cost_ns, h->also);
     if (h->mid)
         sc_measure_commit(h->mid, &k, h->also, weight);
+    if (h->rl)
+        sc_rl_finding(t, h->rl, &k);
 }
 
 void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes,
-                       uint64_t blocked_ns, unsigned device, unsigned range)
+                       uint64_t blocked_ns, unsigned device, unsigned range, uint32_t rl)
 {
     sc_agg_key k = {.site = site, .api = (uint16_t)api, .rt = (uint16_t)rt, .table = SC_AGG_ALLOC,
                     .device = (uint8_t)device, .range = range};
     add(t, &k, blocked_ns, 0, bytes, 1, 0, 0);
     if (sc_measure_tls_mid)
         sc_measure_commit(sc_measure_tls_mid, &k, 0, 1);
+    if (rl)
+        sc_rl_finding(t, rl, &k);
 }
 
 /* How detect mode prices each rule's findings: rules.def's COST column,

@@ -23,9 +23,10 @@ extern const char *const sc_redirect_outcomes[SC_RD_NOUTCOMES];
 
 void sc_finding_add(sc_thread *t, const sc_hit *h, unsigned weight);
 /* range: the innermost NVTX range of the calls (ranges.h); it is part of
-   every table's key, so one call site in two ranges is two aggregates. */
+   every table's key, so one call site in two ranges is two aggregates.
+   rl: the call's record in the run log (runlog.h), 0 none. */
 void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes,
-                       uint64_t blocked_ns, unsigned device, unsigned range);
+                       uint64_t blocked_ns, unsigned device, unsigned range, uint32_t rl);
 void sc_redirect_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned outcome,
                      unsigned weight);   /* weight > 1: a sampled call standing for that many */
 void sc_legacy_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, unsigned weight,

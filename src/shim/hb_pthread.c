@@ -24,6 +24,7 @@
 
 #include "core.h"
 #include "hb_clock.h"
+#include "runlog.h"
 #include "real.h"
 #include "thread.h"
 
@@ -263,7 +264,15 @@ __attribute__((noinline)) static void after_join(pthread_t th, const void *ra)
 #define HB_RELEASE(obj, kind) HB_WHEN(1, before_release((obj), RA, (kind)))
 #define HB_ACQUIRE(taken, obj) HB_WHEN(taken, after_acquire((obj), RA))
 #define HB_ACQUIRE2(taken, a, b) HB_WHEN(taken, after_acquire((a), RA); after_acquire((b), RA))
-#define HB_JOINED(taken, th) HB_WHEN(taken, after_join((th), RA))
+/* A join is also a wait of the run log's (runlog.h): its thread waited
+   that long for the other to end. */
+#define HB_JOIN_START uint64_t jt0_ = sc_rl_on ? sc_now_ns() : 0
+#define HB_JOINED(taken, th)                                  \
+    do {                                                      \
+        if (jt0_ && (taken))                                  \
+            sc_rl_join((th), jt0_, sc_now_ns());              \
+        HB_WHEN(taken, after_join((th), RA));                 \
+    } while (0)
 
 /* HB_ACTIVE is asked again after the call: the tracker may have come on
    meanwhile (a condition variable's wait, for one). */

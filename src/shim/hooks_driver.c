@@ -15,6 +15,7 @@
 #include "hooks_driver.h"
 #include "kinds.h"
 #include "real.h"
+#include "runlog.h"
 
 /* cuda.h renames these to their newest ABI (cuMemcpyBatchAsync ->
    cuMemcpyBatchAsync_v2).  We define the older ABI too, under its own
@@ -37,8 +38,12 @@
    parameters, so redirect-by-handle can rewrite the stream argument. */
 #define SC_PTR(x) ((const void *)(uintptr_t)(x))
 #define SC_C_SUBMIT(K, s) (op_.kind = (K), op_.stream = (s), op_.streamp = &(s))
-#define SC_C_LAUNCH_EX(cfg) \
-    (op_.kind = SC_K_LAUNCH, op_.stream = (cfg) ? (cfg)->hStream : NULL, op_.p1 = (cfg), op_.cfgp = &(cfg))
+#define SC_C_LAUNCH(s, gx, gy, gz, bx, by, bz)                                                    \
+    (SC_C_SUBMIT(SC_K_LAUNCH, s), op_.grid = (gx) * (gy) * (gz), op_.block = (bx) * (by) * (bz))
+#define SC_C_LAUNCH_EX(cfg)                                                                         \
+    (op_.kind = SC_K_LAUNCH, op_.stream = (cfg) ? (cfg)->hStream : NULL, op_.p1 = (cfg), op_.cfgp = &(cfg), \
+     op_.grid = (cfg) ? (cfg)->gridDimX * (cfg)->gridDimY * (cfg)->gridDimZ : 0,                   \
+     op_.block = (cfg) ? (cfg)->blockDimX * (cfg)->blockDimY * (cfg)->blockDimZ : 0)
 #define SC_C_COPY(d, s, n, h) \
     (op_.kind = SC_K_COPY, op_.dir = (d), op_.stream = (s), op_.streamp = &(s), op_.bytes = (n), op_.host = (h))
 #define SC_C_COPY_U(s, n, dst, src)                                                          \
@@ -98,7 +103,7 @@
         sc_pre(t_, &op_);                                                          \
         if (op_.call)                                                              \
             real_ = (PFN)op_.call;                                                 \
-        if (op_.timed)                                                             \
+        if (op_.timed || sc_rl_on)                                                 \
             op_.t0 = sc_now_ns();                                                  \
         CUresult r_ = real_ A;                                                     \
         sc_post(t_, &op_, r_);                                                     \

@@ -64,6 +64,22 @@ sc_ctx *sc_ctx_get(CUcontext c)
     return r;
 }
 
+void sc_ctxs_foreach(void (*fn)(sc_ctx *, void *), void *arg)
+{
+    int n = atomic_load(&nctx);
+    for (int i = 0; i < n; i++)
+        fn(&ctxs[i], arg);
+}
+
+CUcontext sc_device_ctx(unsigned ordinal)
+{
+    int n = atomic_load(&nctx);
+    for (int i = 0; i < n; i++)
+        if (atomic_load(&ctxs[i].device) == (int)ordinal + 1 && atomic_load(&ctxs[i].ctx))
+            return atomic_load(&ctxs[i].ctx);
+    return NULL;
+}
+
 /* The device of c, which must be the calling thread's current context:
    asked once, with the device's name for the report (the driver may be
    gone at exit). */

@@ -23,6 +23,10 @@ typedef struct sc_ctx {
     char name[128];                   /* the device's name, once learned */
 } sc_ctx;
 sc_ctx *sc_ctx_get(CUcontext c);
+/* Every context seen so far (the GPU sampler asks their legacy streams). */
+void sc_ctxs_foreach(void (*fn)(sc_ctx *, void *), void *arg);
+/* The first context seen on a device (by ordinal), or NULL. */
+CUcontext sc_device_ctx(unsigned ordinal);
 CUcontext sc_current_ctx(void);
 CUcontext sc_op_ctx(sc_op *op);   /* the current context, asked at most once per call */
 /* The device of the call's context (cuCtxGetDevice, once per context), or

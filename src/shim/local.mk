@@ -28,7 +28,10 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/findings.c src/shim/findings.h src/shim/aggkey.h src/shim/symbolize.c src/shim/symbolize.h \
 	src/shim/shim_report.h src/shim/shim_report.c src/shim/measure.c src/shim/measure.h src/shim/prof.c \
 	src/shim/cupti_session.c src/shim/cupti_session.h src/shim/timeline.c src/shim/timeline_price.c \
-	src/shim/timeline.h src/shim/vec.h
+	src/shim/timeline.h src/shim/vec.h \
+	src/shim/replay.c src/shim/replay.h src/shim/pricing.c src/shim/pricing.h \
+	src/shim/runlog.c src/shim/runlog.h src/shim/gpusample.c src/shim/gpusample.h \
+	src/shim/calibrate.c src/shim/calibrate.h src/shim/price.c src/shim/price.h
 nodist_src_shim_libscshim_la_SOURCES = src/shim/cbid_names.h
 src_shim_libscshim_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS) -I$(top_builddir)/src/shim
 src_shim_libscshim_la_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS)

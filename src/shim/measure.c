@@ -27,6 +27,7 @@
 #include "hooks_runtime.h"
 #include "measure.h"
 #include "options.h"
+#include "pricing.h"
 #include "report.h"
 #include "shim.h"
 #include "timeline.h"
@@ -190,6 +191,33 @@ void sc_measure_stop(void)
 {
     if (sc_cupti_stop())
         analyse();
+}
+
+/* When a device had work, for the pricing model (price.c): the union of
+   its operations, moved from the timeline's origin to sc_now_ns's, in a
+   new array.  Not when the program's profiler took CUPTI: the record stops
+   there. */
+int sc_measure_busy(unsigned device, sc_pr_span **v, size_t *n)
+{
+    *v = NULL;
+    *n = 0;
+    if (!M.done || M.rec.handed)
+        return 0;
+    for (size_t i = 0; i < M.tl.ndevices; i++) {
+        const sc_tl_device *d = &M.tl.devices[i];
+        if (d->id != device)
+            continue;
+        sc_pr_span *b = malloc((d->busy.n ? d->busy.n : 1) * sizeof *b);
+        if (!b)
+            return 0;
+        for (size_t k = 0; k < d->busy.n; k++)
+            b[k] = (sc_pr_span){(uint64_t)(d->busy.v[k].a + (int64_t)sc_start_ns),
+                                (uint64_t)(d->busy.v[k].b + (int64_t)sc_start_ns)};
+        *v = b;
+        *n = d->busy.n;
+        return 1;
+    }
+    return 1;   /* measured, and no work at all on it */
 }
 
 /* ------------------------------------------------------------- report --- */

@@ -12,6 +12,7 @@
 #ifndef SC_MEASURE_H
 #define SC_MEASURE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cupti_session.h"   /* sc_measure_active */
@@ -38,6 +39,11 @@ static inline void sc_measure_done(void) { sc_measure_tls_mid = 0; }
 void sc_measure_commit(uint32_t mid, const struct sc_agg_key *k, uint32_t also, unsigned weight);
 /* At exit, before the report is built: flushes CUPTI and analyses. */
 void sc_measure_stop(void);
+/* When the device (ordinal) had work, on sc_now_ns's clock, for the
+   pricing model: 1 and the spans (a malloc'd array for the caller, NULL
+   when the device had none), or 0 when not measured. */
+struct sc_pr_span;
+int sc_measure_busy(unsigned device, struct sc_pr_span **v, size_t *n);
 /* What the aggregate's events cost on the GPU; 0 when not measured. */
 int sc_measure_price(const struct sc_agg_key *k, uint64_t *lost_ns);
 /* Fills process 0's gpu block and the report's timeline. */

@@ -183,27 +183,39 @@ void sc_drv_resolve(void)
     static _Atomic int done;
     if (atomic_load(&done))
         return;
-    struct { const char *name; int ver; void **slot; } want[] = {
-        {"cuCtxGetCurrent", 4000, (void **)&sc_d.CtxGetCurrent},
-        {"cuStreamQuery", 2000, (void **)&sc_d.StreamQuery},
-        {"cuStreamGetFlags", 5050, (void **)&sc_d.StreamGetFlags},
-        {"cuStreamGetPriority", 5050, (void **)&sc_d.StreamGetPriority},
-        {"cuStreamGetCtx", 9020, (void **)&sc_d.StreamGetCtx},
-        {"cuEventQuery", 2000, (void **)&sc_d.EventQuery},
-        {"cuStreamSynchronize", 2000, (void **)&sc_d.StreamSynchronize},
-        {"cuCtxGetDevice", 2000, (void **)&sc_d.CtxGetDevice},
-        {"cuPointerGetAttributes", 7000, (void **)&sc_d.PointerGetAttributes},
-        {"cuDriverGetVersion", 2020, (void **)&sc_d.DriverGetVersion},
-        {"cuDeviceGet", 2000, (void **)&sc_d.DeviceGet},
-        {"cuDeviceGetName", 2000, (void **)&sc_d.DeviceGetName},
-        {"cuDeviceGetAttribute", 2000, (void **)&sc_d.DeviceGetAttribute},
-        {"cuStreamIsCapturing", 10000, (void **)&sc_d.StreamIsCapturing},
-        {"cuStreamCreate", 2000, (void **)&sc_d.StreamCreate},
-        {"cuStreamDestroy", 4000, (void **)&sc_d.StreamDestroy},
-        {"cuEventCreate", 2000, (void **)&sc_d.EventCreate},
-        {"cuEventRecord", 2000, (void **)&sc_d.EventRecord},
-        {"cuStreamWaitEvent", 3020, (void **)&sc_d.StreamWaitEvent},
-        {"cuDevicePrimaryCtxGetState", 7000, (void **)&sc_d.PrimaryCtxGetState},
+    /* sym: the library's symbol of that ABI, when the lookup cannot give it
+       (the bare name is the oldest ABI) */
+    struct { const char *name; int ver; void **slot; const char *sym; } want[] = {
+        {"cuCtxGetCurrent", 4000, (void **)&sc_d.CtxGetCurrent, NULL},
+        {"cuStreamQuery", 2000, (void **)&sc_d.StreamQuery, NULL},
+        {"cuStreamGetFlags", 5050, (void **)&sc_d.StreamGetFlags, NULL},
+        {"cuStreamGetPriority", 5050, (void **)&sc_d.StreamGetPriority, NULL},
+        {"cuStreamGetCtx", 9020, (void **)&sc_d.StreamGetCtx, NULL},
+        {"cuEventQuery", 2000, (void **)&sc_d.EventQuery, NULL},
+        {"cuStreamSynchronize", 2000, (void **)&sc_d.StreamSynchronize, NULL},
+        {"cuCtxGetDevice", 2000, (void **)&sc_d.CtxGetDevice, NULL},
+        {"cuPointerGetAttributes", 7000, (void **)&sc_d.PointerGetAttributes, NULL},
+        {"cuDriverGetVersion", 2020, (void **)&sc_d.DriverGetVersion, NULL},
+        {"cuDeviceGet", 2000, (void **)&sc_d.DeviceGet, NULL},
+        {"cuDeviceGetName", 2000, (void **)&sc_d.DeviceGetName, NULL},
+        {"cuDeviceGetAttribute", 2000, (void **)&sc_d.DeviceGetAttribute, NULL},
+        {"cuStreamIsCapturing", 10000, (void **)&sc_d.StreamIsCapturing, NULL},
+        {"cuStreamCreate", 2000, (void **)&sc_d.StreamCreate, NULL},
+        {"cuStreamDestroy", 4000, (void **)&sc_d.StreamDestroy, NULL},
+        {"cuEventCreate", 2000, (void **)&sc_d.EventCreate, NULL},
+        {"cuEventRecord", 2000, (void **)&sc_d.EventRecord, NULL},
+        {"cuStreamWaitEvent", 3020, (void **)&sc_d.StreamWaitEvent, NULL},
+        {"cuDevicePrimaryCtxGetState", 7000, (void **)&sc_d.PrimaryCtxGetState, NULL},
+        /* the GPU sampler and the pinned-rate measure (gpusample.c, calibrate.c) */
+        {"cuCtxSetCurrent", 4000, (void **)&sc_d.CtxSetCurrent, NULL},
+        {"cuCtxPushCurrent", 4000, (void **)&sc_d.CtxPushCurrent, "cuCtxPushCurrent_v2"},
+        {"cuCtxPopCurrent", 4000, (void **)&sc_d.CtxPopCurrent, "cuCtxPopCurrent_v2"},
+        {"cuMemAlloc", 3020, (void **)&sc_d.MemAlloc, "cuMemAlloc_v2"},
+        {"cuMemFree", 3020, (void **)&sc_d.MemFree, "cuMemFree_v2"},
+        {"cuMemAllocHost", 3020, (void **)&sc_d.MemAllocHost, "cuMemAllocHost_v2"},
+        {"cuMemFreeHost", 2000, (void **)&sc_d.MemFreeHost, NULL},
+        {"cuMemcpyHtoD", 3020, (void **)&sc_d.MemcpyHtoD, "cuMemcpyHtoD_v2"},
+        {"cuMemcpyDtoH", 3020, (void **)&sc_d.MemcpyDtoH, "cuMemcpyDtoH_v2"},
     };
     int all = 1, some = 0;
     for (size_t i = 0; i < SC_ARRAY_LEN(want); i++) {
@@ -219,7 +231,7 @@ void sc_drv_resolve(void)
             /* A driver whose lookup hands out its exported (interposable)
                symbols gives us our own wrapper: ask the library itself. */
             void *h = sc_libcuda_handle();
-            p = h ? sc_dlsym_real(h, want[i].name) : NULL;
+            p = h ? sc_dlsym_real(h, want[i].sym ? want[i].sym : want[i].name) : NULL;
         }
         if (p && !sc_is_ours(p)) {
             __atomic_store_n(want[i].slot, p, __ATOMIC_RELEASE);

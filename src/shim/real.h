@@ -54,6 +54,16 @@ typedef struct sc_drv {
     PFN_cuStreamWaitEvent_v3020 StreamWaitEvent;
     PFN_cuDevicePrimaryCtxGetState_v7000 PrimaryCtxGetState;
     PFN_cuCtxGetDevice_v2000 CtxGetDevice;         /* findings' device, per context */
+    PFN_cuCtxSetCurrent_v4000 CtxSetCurrent;       /* the GPU sampler's own thread (gpusample.c) */
+    /* a pinned copy timed at report time (calibrate.c) */
+    PFN_cuCtxPushCurrent_v4000 CtxPushCurrent;
+    PFN_cuCtxPopCurrent_v4000 CtxPopCurrent;
+    PFN_cuMemAlloc_v3020 MemAlloc;
+    PFN_cuMemFree_v3020 MemFree;
+    PFN_cuMemAllocHost_v3020 MemAllocHost;
+    PFN_cuMemFreeHost_v2000 MemFreeHost;
+    PFN_cuMemcpyHtoD_v3020 MemcpyHtoD;
+    PFN_cuMemcpyDtoH_v3020 MemcpyDtoH;
 } sc_drv;
 extern sc_drv sc_d;
 void sc_drv_resolve(void);   /* fills sc_d once libcuda is loaded */

@@ -14,8 +14,11 @@
    held until the thread's next slow call (thread_parts.h, sc_held).
    - READ: a device-to-host copy into pageable memory followed by a
      synchronization of the same stream (or the device) with nothing
-     submitted since is a deliberate synchronous read (PyTorch's .item()):
-     no finding.
+     submitted since is a deliberate synchronous read (PyTorch's .item()).
+     Its wait is an SC403 candidate (the pricing model says whether the GPU
+     idled for it); the copy is SC203 only when pinning it is worth it:
+     above SC_READ_PIN_MIN bytes (a scalar's 4 bytes copy in the time the
+     call takes anyway; 4 MiB do not).
    - HOST: a call that blocked the host while other streams were busy cost
      that time only if the host had more work to submit right after: a
      final read of the results before a wait or the end of the program
@@ -26,6 +29,8 @@
      copy of the result) holds back nothing.
    t->seq moves with every submission the fast path marks (created and
    per-thread streams) and with slow-path ones after this check. */
+#define SC_READ_PIN_MIN 65536
+
 static unsigned held_mode(unsigned rule, int d2h)
 {
     unsigned held = sc_rule_props[rule].held;
@@ -54,9 +59,16 @@ int sc_held_settle(sc_thread *t, const sc_op *op)
             h->pending = 0;
         break;
     }
-    if (read)
+    if (read) {
         t->held.reads++;
-    else
+        sc_hit w = *h;
+        w.rule = SC_RULE_SC403;
+        w.sev = SC_SEV_WARNING;
+        w.also = 0;
+        w.cost_ns = 0;
+        sc_finding_add(t, &w, 1);
+    }
+    if (!read || h->bytes > SC_READ_PIN_MIN)
         sc_finding_add(t, h, 1);
     return read;
 }

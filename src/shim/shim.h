@@ -89,7 +89,8 @@ typedef struct sc_event {
     uint8_t rule;
     uint8_t sev;
     uint8_t pending;      /* another stream had unfinished work */
-    uint8_t own_site;     /* use `site` instead of the call's site (SC102) */
+    uint8_t own_site;     /* a finding of its own: at `site` (SC102), or at the call's
+                             own site when site is 0 (SC403) */
     uint64_t site;
 } sc_event;
 #define SC_MAX_EVENTS 4
@@ -135,6 +136,10 @@ typedef struct sc_op {
     uint64_t drain_tk;    /* the same in TSC ticks: the driver's wait, not our time */
     uint64_t tin;         /* slow path: TSC at entry into sc_pre, then ticks spent in it */
     int saved_errno;
+    uint32_t grid, block; /* launches: blocks of the grid and threads of a block (the run
+                             log's demand); set by the launch wrappers only */
+    uint32_t rl;          /* its record in the thread's run log (runlog.h), 0: none */
+    uint8_t gs_hold;      /* it holds the GPU sampler off while a stream or context goes */
     CUcontext ctx;        /* slow path: the current context, once looked up */
     uint8_t has_ctx;
     CUcontext peer_ctx[2]; /* dir SC_DIR_PEER: the contexts of the two ends (NULL: unknown) */
@@ -182,6 +187,7 @@ typedef struct sc_hit {
     uint32_t also;
     uint64_t site, blocked_ns, bytes, cost_ns;
     uint32_t mid;         /* measured mode: the call's event (measure.h), 0: none */
+    uint32_t rl;          /* the call's record in the thread's run log (runlog.h), 0: none */
     uint32_t range;       /* the innermost NVTX range the call was in (ranges.h) */
 } sc_hit;
 

@@ -30,6 +30,7 @@
 #include "measure.h"
 #include "modules.h"
 #include "options.h"
+#include "price.h"
 #include "ranges.h"
 #include "report.h"
 #include "settle.h"
@@ -270,10 +271,51 @@ static void measured_cost(const sc_agg_key *k, sc_finding *f)
     f->basis = SC_COST_GPU;
 }
 
+/* The pricing model's answer, where its fix is modelled: what the fix
+   saves (libstreamcheck(7), PRICING).  It replaces the cost of either
+   mode, and the severity follows it (sc_report_judge). */
+static sc_cost_basis replay_basis(void)
+{
+    uint64_t window, model, fixed;
+    int source = SC_PRICE_WAITS;
+    sc_price_window(&window, &model, &fixed, &source);
+    return source == SC_PRICE_MEASURED ? SC_COST_REPLAY_MEASURED : SC_COST_REPLAY;
+}
+
+static void priced_cost(const sc_agg_key *k, sc_finding *f)
+{
+    uint64_t saving;
+    if (!sc_price_of(k, &saving))
+        return;
+    f->cost_ns = saving;
+    f->basis = replay_basis();
+}
+
+/* An SC403 candidate is a finding only when its call site waited more
+   than once (a wait in a loop: a single one is set-up or the end) and not
+   waiting there saves as much as a warning must (--warn-cost, --warn-share
+   of the active window): most waits are where the results are needed, and
+   a note for each would say nothing (libstreamcheck(7), SC403). */
+static int sc403_drops(const sc_agg_key *k, const sc_agg_val *v)
+{
+    uint64_t saving, window, model, fixed;
+    int source;
+    if (k->rule != SC_RULE_SC403)
+        return 0;
+    if (v->count < 2)
+        return 1;
+    if (!sc_price_of(k, &saving) || !sc_price_window(&window, &model, &fixed, &source))
+        return 1;
+    return saving < (uint64_t)sc_opt.warn_cost_us * 1000 ||
+           (unsigned __int128)saving * 10000 < (unsigned __int128)window * (uint64_t)sc_opt.warn_share_bp;
+}
+
 static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
 {
     build *b = arg;
     unsigned sev = k->sev;
+    if (sc403_drops(k, v))
+        return;
     /* SC401: frequent device synchronization from one call site is a
        warning whatever was pending each time. */
     if (k->rule == SC_RULE_SC401 && sev == SC_SEV_NOTE && (long)v->count >= sc_opt.sync_frequent)
@@ -291,6 +333,7 @@ static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     f->cost_ns = v->cost_ns;
     f->also = v->also;
     measured_cost(k, f);
+    priced_cost(k, f);
     char d[384] = "";
     switch (k->rule) {
     case SC_RULE_SC101:
@@ -371,6 +414,7 @@ static void add_alloc_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     f->basis = (sc_cost_basis)sc_rule_cost_basis(SC_RULE_SC303);
     f->cost_ns = v->blocked_ns;
     measured_cost(k, f);
+    priced_cost(k, f);
     char d[128];
     snprintf(d, sizeof d, "%llu calls from this call site", (unsigned long long)v->count);
     f->detail = strdup(d);
@@ -412,6 +456,43 @@ static void add_legacy_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     snprintf(d, sizeof d, "%d host threads submitted to the legacy stream, this one while another one's "
              "work was not ordered before it by the program", threads);
     f->detail = strdup(d);
+}
+
+/* SC103's fix moves every racing thread's legacy-stream work at once: the
+   model prices that, and each of its findings (call sites) gets the share
+   of its count. */
+static void price_sc103(sc_report *r)
+{
+    uint64_t saving = sc_price_sc103(), n = 0;
+    uint64_t window, model, fixed;
+    int source;
+    if (!sc_price_window(&window, &model, &fixed, &source))
+        return;
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (r->findings[i].rule == SC_RULE_SC103)
+            n += r->findings[i].count;
+    for (size_t i = 0; i < r->nfindings && n; i++) {
+        sc_finding *f = &r->findings[i];
+        if (f->rule != SC_RULE_SC103)
+            continue;
+        f->cost_ns = (uint64_t)((double)saving * (double)f->count / (double)n + 0.5);
+        f->basis = source == SC_PRICE_MEASURED ? SC_COST_REPLAY_MEASURED : SC_COST_REPLAY;
+    }
+}
+
+/* The pricing model's window: shares are of it (sc_process_window_ns). */
+static void fill_window(sc_process *p)
+{
+    static const char *const sources[] = {[SC_PRICE_WAITS] = "waits", [SC_PRICE_SAMPLED] = "sampled",
+                                          [SC_PRICE_MEASURED] = "measured"};
+    uint64_t window, model, fixed;
+    int source;
+    if (!sc_price_window(&window, &model, &fixed, &source))
+        return;
+    p->window_ns = window;
+    p->model_ns = model;
+    p->fixed_ns = fixed;
+    p->busy_source = strdup(sources[source >= 0 && source <= SC_PRICE_MEASURED ? source : 0]);
 }
 
 static void add_redirect(const sc_agg_key *k, const sc_agg_val *v, void *arg)
@@ -623,10 +704,14 @@ sc_report *sc_shim_build_report(void)
     free(acc);
 
     build b = {.r = r};
+    sc_price_run();
+    if (r->nprocs)
+        fill_window(&r->procs[0]);
     sc_aggs_foreach(SC_AGG_FINDING, add_finding, &b);
     sc_aggs_foreach(SC_AGG_ALLOC, count_churn, b.churn);
     sc_aggs_foreach(SC_AGG_ALLOC, add_alloc_site, &b);
     sc_aggs_foreach(SC_AGG_LEGACY, add_legacy_site, &b);
+    price_sc103(r);
     sc_aggs_foreach(SC_AGG_REDIRECT, add_redirect, &b);
     fill_callsites(&b);
     free(b.sites);

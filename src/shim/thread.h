@@ -25,6 +25,7 @@
 
 struct sc_aggtab;
 struct sc_sites_thread;
+struct sc_rl_log;
 
 typedef struct sc_racache_ent { uintptr_t ra; unsigned mod; } sc_racache_ent;
 
@@ -41,6 +42,7 @@ struct sc_thread {
     CUstream last_handle;      /* one-entry cache for stream lookups */
     struct sc_stream *last_rec;
     uint32_t nfast;            /* sampling counter for the fast path's own time */
+    sc_rl_hot rl;              /* the run log's fast-path counters (runlog.h) */
     uint64_t nnotes;           /* SC101 notes seen (their call sites are sampled) */
     /* The busy mark of the legacy stream of the thread's context, as its
        last slow call on the legacy stream found it (lanes.c): the fast path
@@ -50,6 +52,7 @@ struct sc_thread {
     sc_prof_cell prof[SC_PH_N]; /* STREAMCHECK_PROFILE: per phase */
     struct sc_aggtab *agg;     /* this thread's findings (findings.c) */
     struct sc_sites_thread *sites; /* this thread's call-site caches (callsites.c) */
+    struct sc_rl_log *rlog;    /* this thread's run log (runlog.c) */
     sc_racache_ent racache[SC_RACACHE];   /* calling library of a return address (modules.h) */
     _Atomic uint64_t counts[SC_MAX_MODS][SC_NAPI];
     /* --redirect-method=stream: the blocking streams this thread's legacy

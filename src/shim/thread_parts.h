@@ -33,4 +33,14 @@ typedef struct sc_rd_last {
     sc_own *own;
 } sc_rd_last;
 
+/* runlog.c's: what the fast path keeps for the run log (runlog.h). */
+typedef struct sc_rl_hot {
+    uint32_t nsub;        /* submissions the fast path let through since the last recorded call */
+    uint8_t watch;        /* after a wait: the next call goes to the slow path, to be recorded */
+    uint8_t last_pt;      /* the last of those submissions was passed to a per-thread entry point */
+    CUstream last;        /* ... on this stream, as passed */
+    uint32_t kernels;     /* of them, kernel launches ... */
+    uint64_t threads;     /* ... and their threads (grid x block), summed: their demand */
+} sc_rl_hot;
+
 #endif /* SC_THREAD_PARTS_H */

@@ -10,6 +10,7 @@
 #include "callsites.h"
 #include "core.h"
 #include "findings.h"
+#include "gpusample.h"
 #include "hb.h"
 #include "hostmem.h"
 #include "kinds.h"
@@ -17,6 +18,7 @@
 #include "measure.h"
 #include "modules.h"
 #include "real.h"
+#include "runlog.h"
 #include "streams.h"
 #include "thread.h"
 #include "track.h"
@@ -46,6 +48,9 @@ static void on_init_done(void)
         }
     }
     sc_measure_start();   /* measured mode: before any context has work */
+    /* detect mode: when each device has work, sampled for the pricing model */
+    if (!sc_measure_active && sc_rl_on && sc_opt.gpu_sample_us)
+        sc_gs_start((uint64_t)sc_opt.gpu_sample_us * 1000);
 }
 
 /* Whether the calling code, the first frame outside the shim and the CUDA

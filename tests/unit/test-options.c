@@ -93,7 +93,7 @@ START_TEST(environment)
         "STREAMCHECK_ALLOC_LOOP_MIN=2",
         "STREAMCHECK_SYNC_FREQUENT=1000000000", "STREAMCHECK_SYMBOLIZE_MS=0", "STREAMCHECK_TOP=0",
         "STREAMCHECK_WARN_COST_US=3600000000", "STREAMCHECK_WARN_SHARE_BP=10000",
-        "STREAMCHECK_STATUS_DIR=/status", NULL,
+        "STREAMCHECK_GPU_SAMPLE_US=250", "STREAMCHECK_STATUS_DIR=/status", NULL,
     };
     sc_options o;
     load(&o, env);
@@ -120,6 +120,7 @@ START_TEST(environment)
     ck_assert_int_eq(o.top, 0);
     ck_assert_int_eq(o.warn_cost_us, 3600000000L);
     ck_assert_int_eq(o.warn_share_bp, 10000);
+    ck_assert_int_eq(o.gpu_sample_us, 250);
     ck_assert_str_eq(o.status_dir, "/status");
     for (int i = 0; i < SC_NOPTS; i++)
         ck_assert_str_eq(o.source[i], "environment");
@@ -336,6 +337,7 @@ START_TEST(dump)
         "STREAMCHECK_TOP              = 10                       (default)",
         "STREAMCHECK_WARN_COST_US     = 1000                     (default)",
         "STREAMCHECK_WARN_SHARE_BP    = 50                       (default)",
+        "STREAMCHECK_GPU_SAMPLE_US    = 1000                     (default)",
         "STREAMCHECK_STATUS_DIR       =                          (default)",
     };
     ck_assert_uint_eq(SC_ARRAY_LEN(want), SC_NOPTS);

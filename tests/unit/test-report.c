@@ -759,9 +759,9 @@ START_TEST(reader_errors)
     read_fails("[1]", "in.json: not a streamcheck report: the JSON value is an array, not an object");
     read_fails("{\"a\": 1}", "in.json: no schema_version member: not a streamcheck JSON report");
     read_fails("{\"schema_version\": \"1\"}", "in.json: schema_version: expected an integer, found a string");
-    read_fails("{\"schema_version\": 4}",
-               "in.json: schema_version 4 is not supported (this streamcheck reads version 3); use a newer streamcheck");
-    read_fails("{\"schema_version\": 0}", "in.json: schema_version 0 is not supported (this streamcheck reads version 3)");
+    read_fails("{\"schema_version\": 5}",
+               "in.json: schema_version 5 is not supported (this streamcheck reads version 4); use a newer streamcheck");
+    read_fails("{\"schema_version\": 0}", "in.json: schema_version 0 is not supported (this streamcheck reads version 4)");
     read_fails("{\"schema_version\": 2}", "in.json: tool: missing");
     read_fails("{\"schema_version\": 1}", "in.json: tool: missing");
     read_fails(with("\"5\"", "\"00000000000000aa\"", "0", "\"0x1\""),

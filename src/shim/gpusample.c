@@ -1,0 +1,206 @@
+/* gpusample.c: when each device had work, sampled (gpusample.h).
+ *
+ * Detect mode opens no profiler, so it cannot see the GPU's operations;
+ * it can ask whether a stream still has unfinished work (cuStreamQuery,
+ * about 0.2 us on an H100, no synchronization).  A thread of the shim's own
+ * asks, every period, the streams that may have work: the created ones
+ * marked busy by a submission since they were last seen idle (lanes.c),
+ * and each context's legacy stream.  A device had work at that moment when one of
+ * its streams did.  The model (pricing.c) takes the device's busy time in a
+ * stretch of the run from these samples, so the error of a stretch is about
+ * a period at each end, and averages out over many steps.
+ *
+ * What cannot be asked: the per-thread default streams of other threads
+ * (their handle means the asking thread's own), and nothing while a stream
+ * capture is in progress (a query can invalidate it).  A device whose
+ * program used per-thread default streams is reported as not sampled, and
+ * the model falls back to what the waits say.  A stream the program
+ * destroys is not queried while it goes: the destroy waits for the round
+ * in progress (sc_gs_hold).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core.h"
+#include "gpusample.h"
+#include "lanes.h"
+#include "real.h"
+#include "shim.h"
+#include "streams.h"
+
+#define MAX_DEV 32
+#define MAX_SPANS (1u << 20)
+
+typedef struct dev {
+    sc_pr_span *v;
+    size_t n, cap;
+    int busy;              /* at the last sample */
+    uint64_t since;        /* when that stretch began (a midpoint) */
+    int seen;              /* a sample found one of its streams */
+} dev;
+
+static dev devs[MAX_DEV];
+static pthread_t thr;
+static _Atomic int state;              /* 0 off, 1 running, 2 stopping */
+static pthread_rwlock_t hold = PTHREAD_RWLOCK_INITIALIZER;
+static uint64_t period_ns = 1000000;
+static uint64_t last_sample;
+static _Atomic uint64_t nsamples;
+
+static void add_span(dev *d, uint64_t a, uint64_t b)
+{
+    if (b <= a || d->n >= MAX_SPANS)
+        return;
+    if (d->n == d->cap) {
+        size_t nc = d->cap ? d->cap * 2 : 256;
+        sc_pr_span *p = realloc(d->v, nc * sizeof *p);
+        if (!p)
+            return;
+        d->v = p;
+        d->cap = nc;
+    }
+    d->v[d->n++] = (sc_pr_span){a, b};
+}
+
+/* ----------------------------------------------------------- a round --- */
+typedef struct round { int busy[MAX_DEV]; CUcontext cur; } round;
+
+static int query(round *r, CUcontext ctx, CUstream s)
+{
+    if (ctx != r->cur && sc_d.CtxSetCurrent && sc_d.CtxSetCurrent(ctx) == CUDA_SUCCESS)
+        r->cur = ctx;
+    return sc_d.StreamQuery(s) == CUDA_ERROR_NOT_READY;
+}
+
+static void q_stream(sc_stream *s, void *arg)
+{
+    round *r = arg;
+    if (!atomic_load(&s->alive) || !atomic_load(&s->active) || atomic_load(&s->capturing))
+        return;
+    CUcontext c = atomic_load(&s->ctx);
+    unsigned d = sc_ctx_device(c);
+    if (d < MAX_DEV && !r->busy[d] && query(r, c, s->handle))
+        r->busy[d] = 1;
+}
+
+static void q_legacy(sc_ctx *x, void *arg)
+{
+    round *r = arg;
+    CUcontext c = atomic_load(&x->ctx);
+    unsigned d = sc_ctx_device(c);
+    /* Always asked: its busy mark is the context's, and one thread's
+       synchronization clears it while other threads' work is still queued. */
+    if (c && d < MAX_DEV && !r->busy[d] && query(r, c, CU_STREAM_LEGACY))
+        r->busy[d] = 1;
+}
+
+static void sample(uint64_t now)
+{
+    round r = {.cur = NULL};
+    pthread_rwlock_rdlock(&hold);
+    if (!atomic_load(&sc_g.n_capturing)) {
+        sc_streams_foreach(q_stream, &r);
+        sc_ctxs_foreach(q_legacy, &r);
+    }
+    pthread_rwlock_unlock(&hold);
+    uint64_t mid = last_sample ? last_sample + (now - last_sample) / 2 : now;
+    for (unsigned i = 0; i < MAX_DEV; i++) {
+        dev *d = &devs[i];
+        if (r.busy[i] && !d->busy) {
+            d->busy = 1;
+            d->since = mid;
+            d->seen = 1;
+        } else if (!r.busy[i] && d->busy) {
+            d->busy = 0;
+            add_span(d, d->since, mid);
+        }
+    }
+    last_sample = now;
+    atomic_fetch_add_explicit(&nsamples, 1, memory_order_relaxed);
+}
+
+static void *loop(void *arg)
+{
+    (void)arg;
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    while (atomic_load(&state) == 1) {
+        sample(sc_now_ns());
+        next.tv_nsec += (long)period_ns;
+        while (next.tv_nsec >= 1000000000L) {
+            next.tv_nsec -= 1000000000L;
+            next.tv_sec++;
+        }
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+            ;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------- API --- */
+void sc_gs_start(uint64_t period)
+{
+    int expect = 0;
+    if (!sc_d.StreamQuery || !atomic_compare_exchange_strong(&state, &expect, 1))
+        return;
+    if (period)
+        period_ns = period;
+    if (pthread_create(&thr, NULL, loop, NULL) != 0)
+        atomic_store(&state, 0);
+}
+
+void sc_gs_stop(void)
+{
+    int expect = 1;
+    if (!atomic_compare_exchange_strong(&state, &expect, 2))
+        return;
+    pthread_join(thr, NULL);
+    uint64_t end = last_sample;
+    for (unsigned i = 0; i < MAX_DEV; i++)
+        if (devs[i].busy) {
+            add_span(&devs[i], devs[i].since, end);
+            devs[i].busy = 0;
+        }
+}
+
+int sc_gs_busy(unsigned device, const sc_pr_span **v, size_t *n)
+{
+    if (device >= MAX_DEV || !atomic_load(&nsamples) || atomic_load(&sc_g.ptds_used)) {
+        *v = NULL;
+        *n = 0;
+        return 0;
+    }
+    *v = devs[device].v;
+    *n = devs[device].n;
+    return 1;
+}
+
+uint64_t sc_gs_period(void)
+{
+    return period_ns;
+}
+
+void sc_gs_hold(void) { pthread_rwlock_wrlock(&hold); }
+void sc_gs_release(void) { pthread_rwlock_unlock(&hold); }
+
+/* ------------------------------------------------------------ fork --- */
+static void gs_lock(void) { pthread_rwlock_wrlock(&hold); }
+static void gs_unlock(void) { pthread_rwlock_unlock(&hold); }
+/* The child has no sampler thread, and the parent's samples are not its. */
+static void gs_child(void)
+{
+    pthread_rwlock_init(&hold, NULL);
+    atomic_store(&state, 0);
+    for (unsigned i = 0; i < MAX_DEV; i++)
+        devs[i].n = 0, devs[i].busy = 0;
+    last_sample = 0;
+    atomic_store(&nsamples, 0);
+}
+
+static const sc_part part = {"gpusample", 15, gs_lock, gs_unlock, gs_child, NULL, NULL};
+SC_PART_REGISTER(part)

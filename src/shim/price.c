@@ -1,0 +1,254 @@
+/* price.c: prices the report's findings by what their fixes would save
+ * (pricing.h), at report time.
+ *
+ * It stops the GPU sampler, builds the model from the recorded run
+ * (runlog.c), gives each device its busy time (measured mode's timeline,
+ * else the samples) and its pinned copy rates (calibrate.c, timed now at
+ * the sizes the findings copied), says how each rule's fix changes the
+ * model (fix_of), replays, and keeps each aggregate key's saving for the
+ * report builder (sc_price_of).  SC103 is judged at report time, per call
+ * site over thread lifetimes: its fix moves the legacy-stream work of every
+ * thread found racing to streams of their own, and its saving is shared by
+ * its findings in proportion to their counts (sc_price_sc103).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggkey.h"
+#include "calibrate.h"
+#include "core.h"
+#include "gpusample.h"
+#include "hb.h"
+#include "lanes.h"
+#include "measure.h"
+#include "price.h"
+#include "pricing.h"
+#include "runlog.h"
+#include "shim.h"
+
+static struct {
+    int done, ok;
+    sc_pr_model m;
+    uint64_t *saving;          /* per model finding; the last one is SC103's */
+    sc_pr_result res;
+    int source;                /* SC_PRICE_* */
+} P;
+
+/* How a rule's fix changes the run: rules.def's FIX column, whose values
+   are the model's. */
+_Static_assert((int)SC_FIX_NONE == (int)SC_PR_FIX_NONE && (int)SC_FIX_NO_WAIT == (int)SC_PR_FIX_NO_WAIT &&
+                   (int)SC_FIX_PIN == (int)SC_PR_FIX_PIN && (int)SC_FIX_STREAM == (int)SC_PR_FIX_STREAM &&
+                   (int)SC_FIX_OWN_STREAM == (int)SC_PR_FIX_OWN_STREAM && (int)SC_FIX_DROP == (int)SC_PR_FIX_DROP,
+               "rules.h's SC_FIX_* are pricing.h's sc_pr_fix");
+
+/* ------------------------------------------------------------- rates --- */
+static int cmp_u64(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* The median size of the copies a pinning fix would change, on device d
+   in direction dir; 0 when there is none. */
+static uint64_t median_bytes(const sc_pr_model *m, uint32_t d, int dir)
+{
+    size_t n = 0, cap = 0;
+    uint64_t *v = NULL;
+    for (size_t t = 0; t < m->nthreads; t++)
+        for (size_t i = 0; i < m->threads[t].n; i++) {
+            const sc_pr_call *c = &m->threads[t].calls[i];
+            int pin = 0;
+            for (int k = 0; k < 2; k++)
+                pin |= c->finding[k] && m->findings[c->finding[k] - 1].fix == SC_PR_FIX_PIN;
+            if (!pin || c->dir != dir || c->stream >= m->nstreams || m->streams[c->stream].device != d)
+                continue;
+            if (n == cap) {
+                uint64_t *nv = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof *v);
+                if (!nv)
+                    break;
+                v = nv;
+            }
+            v[n++] = c->bytes;
+        }
+    uint64_t med = 0;
+    if (n) {
+        qsort(v, n, sizeof *v, cmp_u64);
+        med = v[n / 2];
+    }
+    free(v);
+    return med;
+}
+
+static void rates(const sc_pr_model *m, sc_pr_device *dev, uint32_t d)
+{
+    CUcontext ctx = sc_device_ctx(d);
+    for (int dir = SC_PR_H2D; dir <= SC_PR_D2H; dir++) {
+        uint64_t bytes = median_bytes(m, d, dir);
+        uint64_t ns = bytes && ctx ? sc_cal_pinned_ns(ctx, dir == SC_PR_D2H, bytes) : 0;
+        dev->rate[dir] = ns ? (double)(bytes > (64ull << 20) ? 64ull << 20 : bytes) / (double)ns : 0;
+    }
+}
+
+/* ------------------------------------------------------------- dump --- */
+/* STREAMCHECK_TEST_PRICE_DUMP=FILE: the model and what it predicted, as
+   text, for a person checking the model against a run (a test hook, not an
+   option). */
+static void dump(const sc_pr_model *m, const sc_pr_result *res)
+{
+    const char *path = getenv("STREAMCHECK_TEST_PRICE_DUMP");
+    FILE *f = path && *path ? fopen(path, "w") : NULL;
+    if (!f)
+        return;
+    fprintf(f, "window %llu model %llu fixed %llu stalled %d\n", (unsigned long long)res->window_ns,
+            (unsigned long long)res->model_ns, (unsigned long long)res->fixed_ns, res->stalled);
+    for (size_t i = 0; i < m->nstreams; i++)
+        fprintf(f, "stream %zu device %u kind %u\n", i, m->streams[i].device, m->streams[i].kind);
+    for (size_t i = 0; i < m->ndevices; i++)
+        fprintf(f, "device %zu known %d spans %zu h2d %.3f d2h %.3f\n", i, m->devices[i].known,
+                m->devices[i].nbusy, m->devices[i].rate[SC_PR_H2D], m->devices[i].rate[SC_PR_D2H]);
+    for (size_t i = 0; i < m->nfindings; i++) {
+        const sc_agg_key *k = sc_rl_key((uint16_t)(i + 1));
+        fprintf(f, "finding %zu rule %s fix %u saving %llu\n", i + 1,
+                k && k->table == SC_AGG_FINDING ? sc_rules[k->rule].id : k ? "alloc" : "SC103",
+                m->findings[i].fix, (unsigned long long)res->saving[i]);
+    }
+    for (size_t t = 0; t < m->nthreads; t++) {
+        const sc_pr_thread *th = &m->threads[t];
+        fprintf(f, "thread %zu id %u legacy_finding %u calls %zu\n", t, th->id, th->legacy_finding, th->n);
+        for (size_t i = 0; i < th->n; i++) {
+            const sc_pr_call *c = &th->calls[i];
+            fprintf(f, "  %llu +%llu wait %llu what %u stream %u nsub %u sub %u f %u,%u dir %u bytes %llu "
+                    "demand %.6f %.6f\n", (unsigned long long)c->t0, (unsigned long long)(c->t1 - c->t0),
+                    (unsigned long long)c->wait_ns, c->what, c->stream, c->nsub, c->sub_stream, c->finding[0],
+                    c->finding[1], c->dir, (unsigned long long)c->bytes, c->demand, c->fast_demand);
+        }
+    }
+    for (size_t d = 0; d < m->ndevices; d++)
+        for (size_t i = 0; i < m->devices[d].nbusy; i++)
+            fprintf(f, "busy %zu %llu %llu\n", d, (unsigned long long)m->devices[d].busy[i].a,
+                    (unsigned long long)m->devices[d].busy[i].b);
+    fclose(f);
+}
+
+/* An SC403 event is a wait the host need not make before it queues more
+   work: one that no later submission of its thread follows (the last wait
+   before the results are read, the end) is not one, and its fix is not
+   applied there. */
+static void sc403_needs_work_after(sc_pr_model *m)
+{
+    for (size_t t = 0; t < m->nthreads; t++) {
+        sc_pr_call *c = (sc_pr_call *)m->threads[t].calls;
+        int later = 0;
+        for (size_t i = m->threads[t].n; i-- > 0;) {
+            for (int k = 0; k < 2 && !later; k++) {
+                const sc_agg_key *key = sc_rl_key(c[i].finding[k]);
+                if (key && key->table == SC_AGG_FINDING && key->rule == SC_RULE_SC403)
+                    c[i].finding[k] = 0;
+            }
+            later |= c[i].what == SC_PR_SUBMIT || c[i].what == SC_PR_COPY_PAGEABLE || c[i].nsub;
+        }
+    }
+}
+
+/* -------------------------------------------------------------- run --- */
+/* Once, at report time, after every thread left the slow path. */
+void sc_price_run(void)
+{
+    if (P.done)
+        return;
+    P.done = 1;
+    sc_gs_stop();
+    if (!sc_rl_on || sc_rl_model(&P.m))
+        return;
+    sc_pr_model *m = &P.m;
+    /* one more finding: SC103's, a fix of threads rather than calls */
+    size_t nf = m->nfindings + 1;
+    sc_pr_finding *f = realloc((void *)m->findings, nf * sizeof *f);
+    sc_pr_device *dev = calloc(m->ndevices ? m->ndevices : 1, sizeof *dev);
+    P.saving = calloc(nf, sizeof *P.saving);
+    if (!f || !dev || !P.saving) {
+        free(dev);
+        if (f)
+            m->findings = f;
+        return;
+    }
+    for (size_t i = 0; i + 1 < nf; i++) {
+        const sc_agg_key *k = sc_rl_key((uint16_t)(i + 1));
+        int finding = k && k->table == SC_AGG_FINDING;
+        f[i] = (sc_pr_finding){.fix = finding ? sc_rule_props[k->rule].fix : SC_PR_FIX_NONE, .in_all = finding};
+        if (k && k->table == SC_AGG_ALLOC)   /* an SC303 site, if the report makes one of it */
+            f[i].fix = sc_rule_props[SC_RULE_SC303].fix;
+    }
+    f[nf - 1] = (sc_pr_finding){.fix = sc_rule_props[SC_RULE_SC103].fix, .in_all = 1};
+    m->findings = f;
+    m->nfindings = nf;
+    sc403_needs_work_after(m);
+    sc_pr_thread *th = (sc_pr_thread *)m->threads;
+    for (size_t t = 0; t < m->nthreads; t++)
+        th[t].legacy_finding = th[t].id && sc_hb_lifetime_concurrent(th[t].id) ? (uint16_t)nf : 0;
+    /* measured mode's timeline when it has one (sc_measure_stop ran), else
+       the samples */
+    sc_pr_span *v;
+    size_t nv;
+    int measured = sc_measure_busy(0, &v, &nv);
+    free(v);
+    P.source = measured ? SC_PRICE_MEASURED : SC_PRICE_SAMPLED;
+    for (uint32_t d = 0; d < m->ndevices; d++) {
+        if (measured) {   /* kept with the model, which lives to the end */
+            dev[d].known = sc_measure_busy(d, &v, &dev[d].nbusy);
+            dev[d].busy = v;
+        } else {
+            dev[d].known = sc_gs_busy(d, &dev[d].busy, &dev[d].nbusy);
+        }
+        if (!dev[d].known)
+            P.source = SC_PRICE_WAITS;
+        rates(m, &dev[d], d);
+    }
+    m->devices = dev;
+    P.res.saving = P.saving;
+    P.ok = sc_pr_price(m, &P.res) == 0;
+    if (P.ok)
+        dump(m, &P.res);
+    /* A model that replays the run to less than half or more than twice its
+       length has missed something: its prices are not given. */
+    if (P.ok && (P.res.model_ns > 2 * P.res.window_ns || 2 * P.res.model_ns < P.res.window_ns)) {
+        sc_info("the pricing model replays the active window (%.3f ms) to %.3f ms: findings keep their "
+                "measured costs", P.res.window_ns / 1e6, P.res.model_ns / 1e6);
+        P.ok = 0;
+    }
+}
+
+int sc_price_of(const sc_agg_key *k, uint64_t *saving)
+{
+    if (!P.ok)
+        return 0;
+    for (size_t i = 0; i + 1 < P.m.nfindings; i++) {
+        const sc_agg_key *x = sc_rl_key((uint16_t)(i + 1));
+        if (x && !memcmp(x, k, sizeof *k)) {
+            if (P.m.findings[i].fix == SC_PR_FIX_NONE)
+                return 0;
+            *saving = P.saving[i];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+uint64_t sc_price_sc103(void)
+{
+    return P.ok && P.m.nfindings ? P.saving[P.m.nfindings - 1] : 0;
+}
+
+int sc_price_window(uint64_t *window, uint64_t *model, uint64_t *fixed, int *source)
+{
+    if (!P.ok || !P.res.window_ns)
+        return 0;
+    *window = P.res.window_ns;
+    *model = P.res.model_ns;
+    *fixed = P.res.fixed_ns;
+    *source = P.source;
+    return 1;
+}

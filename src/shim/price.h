@@ -1,0 +1,27 @@
+/* price.h: the report's findings priced by what their fixes would save
+ * (price.c glues the recorded run, the GPU's busy time and this machine's
+ * copy rates to the pricing model, pricing.h). */
+#ifndef SC_PRICE_H
+#define SC_PRICE_H
+
+#include <stdint.h>
+
+struct sc_agg_key;
+
+/* Where the model's GPU busy time came from. */
+enum { SC_PRICE_WAITS = 0, SC_PRICE_SAMPLED, SC_PRICE_MEASURED };
+
+/* Builds and replays the model, once, at report time. */
+void sc_price_run(void);
+/* What fixing the aggregate would save: 1 and *saving, or 0 when the
+   model does not price it (its rule's fix is not modelled, or no model). */
+int sc_price_of(const struct sc_agg_key *k, uint64_t *saving);
+/* What moving every racing thread's legacy-stream work to streams of
+   their own would save (SC103, all its call sites together). */
+uint64_t sc_price_sc103(void);
+/* The active window the shares are of, the run replayed as it was and
+   with every finding fixed, and where the GPU's busy time came from:
+   1, or 0 when there is no model. */
+int sc_price_window(uint64_t *window, uint64_t *model, uint64_t *fixed, int *source);
+
+#endif

@@ -1,0 +1,576 @@
+/* pricing.c: the pricing model (pricing.h says what it is built from and
+ * what a fix changes).  Three parts:
+ * - attribute: the GPU's busy time to the actors' submissions, stretch by
+ *   stretch between their waits (see below);
+ * - build: the replay graph of one scenario (nothing fixed, one finding
+ *   fixed, every in_all finding fixed);
+ * - sc_pr_price: the replays, and the savings.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pricing.h"
+#include "replay.h"
+
+/* Fast-path submissions between two recorded calls are spread over the
+   host time between them in at most this many pieces. */
+#define PIECES 8
+/* What queuing a copy costs the host once it need not wait (an async
+   copy's submission). */
+#define SUBMIT_NS 5000
+
+/* ------------------------------------------------------ attribution --- */
+/* Per call of every actor: the GPU work of the submissions the fast path
+   let through before it, and of its own submission.
+
+   A stream runs its work in submission order, so a wait that began at s
+   and ended at e says the work submitted before s was done by e, and the
+   work submitted after s began after e.  With the actors' waits on a
+   device ordered by their ends, e1 < e2 < ..., the GPU's busy time between
+   e(k-1) and e(k) is the work submitted between s(k-1) and s(k) (the
+   starts made monotone): it is shared by the submissions made then, in
+   proportion to their number.  That is exact for one stream, whoever
+   submits to it (threads taking turns on the legacy stream), and an
+   approximation where several streams drain apart.  Busy time of a stretch
+   in which no actor submitted (work of threads that never wait, or of
+   earlier submissions that outlived their wait) goes to the last stretch
+   that had submissions.  The copies' own times (a pageable or synchronous
+   copy's staging, [t0 + wait, t1]) belong to the copies, not to work. */
+typedef struct work { double fast, self; } work;
+
+static int waits(const sc_pr_call *c)
+{
+    return c->what == SC_PR_WAIT_STREAM || c->what == SC_PR_WAIT_DEVICE || c->what == SC_PR_WAIT_EVENT ||
+           c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC;
+}
+
+static int copies(const sc_pr_call *c)
+{
+    return c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC;
+}
+
+static uint32_t device_of(const sc_pr_model *m, uint32_t stream)
+{
+    return stream < m->nstreams ? m->streams[stream].device : 0;
+}
+
+typedef struct wpt { uint64_t s, e; } wpt;                 /* a wait */
+typedef struct spt { uint64_t a, b; double n, g; size_t w; uint8_t self; } spt;   /* submissions */
+typedef struct dev_in {
+    wpt *w; size_t nw;
+    spt *p; size_t np;
+    sc_pr_span *x; size_t nx;   /* the copies' own times */
+} dev_in;
+
+static int cmp_wpt(const void *pa, const void *pb)
+{
+    const wpt *a = pa, *b = pb;
+    return a->e < b->e ? -1 : a->e > b->e ? 1 : (a->s > b->s) - (a->s < b->s);
+}
+
+static int cmp_spt(const void *pa, const void *pb)
+{
+    const spt *a = pa, *b = pb;
+    return (a->a > b->a) - (a->a < b->a);
+}
+
+static int cmp_span(const void *pa, const void *pb)
+{
+    const sc_pr_span *a = pa, *b = pb;
+    return (a->a > b->a) - (a->a < b->a);
+}
+
+#define PUSH(v, n, cap, item)                                                  \
+    do {                                                                       \
+        if ((n) == (cap)) {                                                    \
+            size_t nc_ = (cap) ? (cap) * 2 : 64;                               \
+            void *np_ = realloc((v), nc_ * sizeof *(v));                       \
+            if (!np_) {                                                        \
+                free(cw);                                                      \
+                return -1;                                                     \
+            }                                                                  \
+            (v) = np_;                                                         \
+            (cap) = nc_;                                                       \
+        }                                                                      \
+        (v)[(n)++] = (item);                                                   \
+    } while (0)
+
+/* Where a stream's work is attributed: its device's group when the
+   device's busy time is known (the waits order all its streams' work, as
+   far as that goes), else a group of its own (each stream's waits say when
+   its own work ran; per-thread default streams run side by side). */
+static size_t group_of(const sc_pr_model *m, uint32_t stream)
+{
+    uint32_t d = device_of(m, stream);
+    return d < m->ndevices && m->devices[d].known ? d : m->ndevices + (stream < m->nstreams ? stream : 0);
+}
+
+/* The waits, submission points and copies of every actor, per group. */
+static int gather(const sc_pr_model *m, dev_in *dv, size_t ng)
+{
+    size_t *cw = calloc(3 * ng, sizeof *cw), *cp = cw + ng, *cx = cp + ng, k = 0;
+    if (!cw)
+        return -1;
+    for (size_t t = 0; t < m->nthreads; t++) {
+        const sc_pr_thread *th = &m->threads[t];
+        for (size_t i = 0; i < th->n; i++, k++) {
+            const sc_pr_call *c = &th->calls[i];
+            size_t d = group_of(m, c->stream), ds = group_of(m, c->sub_stream);
+            if (c->nsub) {   /* made between the previous call and this one, before its start */
+                uint64_t b = c->t0 ? c->t0 - 1 : 0, a = i ? th->calls[i - 1].t1 : b;
+                PUSH(dv[ds].p, dv[ds].np, cp[ds], ((spt){a < b ? a : b, b, c->nsub, 0, k, 0}));
+            }
+            if (c->what == SC_PR_SUBMIT)
+                PUSH(dv[d].p, dv[d].np, cp[d], ((spt){c->t0, c->t0, 1, 0, k, 1}));
+            if (waits(c) && c->wait_ns)
+                PUSH(dv[d].w, dv[d].nw, cw[d], ((wpt){c->t0, c->t0 + c->wait_ns}));
+            if (copies(c) && c->t1 > c->t0 + c->wait_ns)
+                PUSH(dv[d].x, dv[d].nx, cx[d], ((sc_pr_span){c->t0 + c->wait_ns, c->t1}));
+        }
+    }
+    free(cw);
+    return 0;
+}
+
+/* The busy spans less the copies' own times, sorted. */
+static sc_pr_span *less_copies(const sc_pr_device *d, dev_in *in, size_t *n)
+{
+    qsort(in->x, in->nx, sizeof *in->x, cmp_span);
+    sc_pr_span *v = malloc((d->nbusy * 2 + in->nx + 1) * sizeof *v);
+    size_t k = 0, j = 0;
+    for (size_t i = 0; v && i < d->nbusy; i++) {
+        uint64_t a = d->busy[i].a, b = d->busy[i].b;
+        while (j < in->nx && in->x[j].b <= a)
+            j++;
+        for (size_t q = j; q < in->nx && in->x[q].a < b && a < b; q++) {
+            if (in->x[q].a > a)
+                v[k++] = (sc_pr_span){a, in->x[q].a};
+            if (in->x[q].b > a)
+                a = in->x[q].b;
+        }
+        if (a < b)
+            v[k++] = (sc_pr_span){a, b};
+    }
+    *n = k;
+    return v;
+}
+
+static double busy_in(const sc_pr_span *v, size_t n, size_t *i, uint64_t x, uint64_t y)
+{
+    while (*i < n && v[*i].b <= x)
+        (*i)++;
+    double sum = 0;
+    for (size_t k = *i; k < n && v[k].a < y; k++) {
+        uint64_t a = v[k].a > x ? v[k].a : x, b = v[k].b < y ? v[k].b : y;
+        if (b > a)
+            sum += (double)(b - a);
+    }
+    return sum;
+}
+
+/* The part of a submission point's count made in [lo, hi). */
+static double in_range(const spt *p, uint64_t lo, uint64_t hi)
+{
+    if (p->a == p->b)
+        return p->a >= lo && p->a < hi ? p->n : 0;
+    uint64_t a = p->a > lo ? p->a : lo, b = p->b < hi ? p->b : hi;
+    return b > a ? p->n * (double)(b - a) / (double)(p->b - p->a) : 0;
+}
+
+/* Shares one stretch's busy time among the submissions of [lo, hi), or
+   returns 0 when there were none. */
+static int share(dev_in *in, uint64_t lo, uint64_t hi, double busy, uint64_t span)
+{
+    double total = 0;
+    size_t first = 0, last = in->np;
+    /* points are sorted by start, and none is longer than span */
+    size_t l = 0, r = in->np;
+    while (l < r) {
+        size_t mid = (l + r) / 2;
+        if (in->p[mid].a + span < lo)
+            l = mid + 1;
+        else
+            r = mid;
+    }
+    first = l;
+    for (size_t i = first; i < last && in->p[i].a < hi; i++)
+        total += in_range(&in->p[i], lo, hi);
+    if (total <= 0)
+        return 0;
+    for (size_t i = first; i < last && in->p[i].a < hi; i++)
+        in->p[i].g += busy * in_range(&in->p[i], lo, hi) / total;
+    return 1;
+}
+
+/* A group's busy time to its submission points: a device's, or without a
+   busy record (dev NULL) one stream's, whose waits are all that is known: a
+   stretch's GPU time is from its first submission to the end of the wait
+   that found work. */
+static int attribute_device(const sc_pr_device *dev, dev_in *in)
+{
+    static const sc_pr_device unknown = {0};
+    if (!dev)
+        dev = &unknown;
+    qsort(in->w, in->nw, sizeof *in->w, cmp_wpt);
+    qsort(in->p, in->np, sizeof *in->p, cmp_spt);
+    for (size_t i = in->nw; i-- > 1;)   /* starts made monotone */
+        if (in->w[i - 1].s > in->w[i].s)
+            in->w[i - 1].s = in->w[i].s;
+    uint64_t span = 0;
+    for (size_t i = 0; i < in->np; i++)
+        if (in->p[i].b - in->p[i].a > span)
+            span = in->p[i].b - in->p[i].a;
+    size_t nb = 0, cur = 0;
+    sc_pr_span *busy = dev->known ? less_copies(dev, in, &nb) : NULL;
+    if (dev->known && !busy)
+        return -1;
+    double carry = 0;
+    uint64_t plo = 0, phi = 0;   /* the last stretch with submissions */
+    for (size_t k = 0; k <= in->nw; k++) {
+        uint64_t lo = k ? in->w[k - 1].s : 0, hi = k < in->nw ? in->w[k].s : UINT64_MAX;
+        uint64_t e0 = k ? in->w[k - 1].e : 0, e1 = k < in->nw ? in->w[k].e : UINT64_MAX;
+        double b;
+        if (dev->known) {
+            b = busy_in(busy, nb, &cur, e0, e1);
+        } else {
+            b = 0;
+            for (size_t i = 0; k < in->nw && i < in->np; i++)
+                if (in->p[i].b >= lo && in->p[i].a < hi) {
+                    uint64_t first = in->p[i].a > lo ? in->p[i].a : lo;
+                    b = first < e1 ? (double)(e1 - first) : 0;
+                    break;
+                }
+        }
+        if (share(in, lo, hi, b + carry, span)) {
+            carry = 0;
+            plo = lo;
+            phi = hi;
+        } else {
+            carry += b;
+        }
+    }
+    if (carry > 0 && phi > plo)
+        share(in, plo, phi, carry, span);
+    free(busy);
+    return 0;
+}
+
+static work *attribute(const sc_pr_model *m, size_t *ncalls_out)
+{
+    size_t total = 0;
+    for (size_t t = 0; t < m->nthreads; t++)
+        total += m->threads[t].n;
+    work *w = calloc(total ? total : 1, sizeof *w);
+    size_t ng = m->ndevices + m->nstreams;
+    dev_in *dv = calloc(ng ? ng : 1, sizeof *dv);
+    int rc = !w || !dv || gather(m, dv, ng);
+    for (size_t d = 0; !rc && d < ng; d++) {
+        rc = attribute_device(d < m->ndevices && m->devices[d].known ? &m->devices[d] : NULL, &dv[d]);
+        for (size_t i = 0; !rc && i < dv[d].np; i++) {
+            work *x = &w[dv[d].p[i].w];
+            if (dv[d].p[i].self)
+                x->self += dv[d].p[i].g;
+            else
+                x->fast += dv[d].p[i].g;
+        }
+    }
+    for (size_t d = 0; dv && d < ng; d++) {
+        free(dv[d].w);
+        free(dv[d].p);
+        free(dv[d].x);
+    }
+    free(dv);
+    if (rc) {
+        free(w);
+        return NULL;
+    }
+    *ncalls_out = total;
+    return w;
+}
+
+/* ------------------------------------------------------------ build --- */
+typedef struct scen {
+    const sc_pr_model *m;
+
+    uint64_t origin;
+    long only;           /* the finding fixed; -1: none; -2: every in_all one */
+    sc_rp *g;
+    int *stream;         /* model stream -> replay stream */
+    int *own;            /* per thread x device: its own stream, or -1 */
+    int *copy;           /* per thread: the stream its fixed synchronous copies go to, or -1 */
+} scen;
+
+static int fixed(const scen *s, uint16_t f)
+{
+    if (!f || f > s->m->nfindings || s->m->findings[f - 1].fix == SC_PR_FIX_NONE)
+        return 0;
+    return s->only == -2 ? s->m->findings[f - 1].in_all : s->only == (long)f - 1;
+}
+
+/* Which fixes apply to a call: a bit per sc_pr_fix. */
+static unsigned fixes(const scen *s, const sc_pr_call *c)
+{
+    unsigned f = 0;
+    for (int k = 0; k < 2; k++)
+        if (fixed(s, c->finding[k]))
+            f |= 1u << s->m->findings[c->finding[k] - 1].fix;
+    return f;
+}
+
+/* The replay stream for model stream `st` used by thread t: its own when
+   its legacy-stream work is moved. */
+static int stream_for(scen *s, size_t t, uint32_t st)
+{
+    const sc_pr_model *m = s->m;
+    if (st >= m->nstreams)
+        st = 0;
+    if (m->streams[st].kind != SC_PR_LEGACY || !fixed(s, m->threads[t].legacy_finding))
+        return s->stream[st];
+    int *o = &s->own[t * m->ndevices + m->streams[st].device];
+    if (*o < 0)
+        *o = sc_rp_stream(s->g, m->streams[st].device, SC_RP_BLOCKING);
+    return *o;
+}
+
+static double pinned_ns(const scen *s, const sc_pr_call *c)
+{
+    uint32_t d = device_of(s->m, c->stream);
+    double r = d < s->m->ndevices && c->dir <= SC_PR_D2H ? s->m->devices[d].rate[c->dir] : 0;
+    uint64_t copy = c->t1 - c->t0 - c->wait_ns;
+    return r > 0 ? (double)c->bytes / r : (double)copy;
+}
+
+/* What a thread's build keeps: its last operation, the stream it went to,
+   its last operation on each of the model's streams, its kernels' demand. */
+typedef struct tstate { int last_op, last_stream; int *last_on; double demand; } tstate;
+
+static int submit(scen *s, int t, tstate *ts, int stream, sc_rp_engine e, double ns, double demand,
+                  uint32_t model_stream)
+{
+    int op = sc_rp_submit(s->g, t, stream, e, (uint64_t)(ns + 0.5), demand, 0);
+    if (op >= 0) {
+        ts->last_op = op;
+        ts->last_stream = stream;
+        if (model_stream < s->m->nstreams)
+            ts->last_on[model_stream] = op;
+    }
+    return op;
+}
+
+/* A copy of the model's pageable or synchronous copy, as its fixes make it. */
+static int copy_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, unsigned fx)
+{
+    uint64_t own = c->t1 - c->t0 - c->wait_ns;
+    sc_rp_engine e = c->dir == SC_PR_D2H ? SC_RP_COPY_D2H : c->dir == SC_PR_H2D ? SC_RP_COPY_H2D : SC_RP_COPY_OTHER;
+    int nowait = fx & (1u << SC_PR_FIX_NO_WAIT), pin = fx & (1u << SC_PR_FIX_PIN);
+    if (!nowait && !pin) {
+        int rc = sc_rp_wait_stream(s->g, t, st) < 0;
+        return rc | (sc_rp_cpu(s->g, t, own) < 0);
+    }
+    uint64_t host = own < SUBMIT_NS ? own : SUBMIT_NS;
+    if (nowait && !pin)            /* the read is not made at all */
+        return sc_rp_cpu(s->g, t, host) < 0;
+    if (c->what == SC_PR_COPY_SYNC) {
+        /* cudaMemcpyAsync on a non-blocking stream of its own, after the
+           thread's own work on the stream the copy was ordered with (what
+           made the data): not after every blocking stream's work, as the
+           legacy stream's synchronous copy waited */
+        int *cs = &s->copy[t], dep = c->stream < s->m->nstreams ? ts->last_on[c->stream] : -1;
+        if (*cs < 0 && (*cs = sc_rp_stream(s->g, device_of(s->m, c->stream), SC_RP_NONBLOCKING)) < 0)
+            return -1;
+        if (dep >= 0 && sc_rp_stream_wait_op(s->g, t, *cs, dep) < 0)
+            return -1;
+        st = *cs;
+    }
+    int op = submit(s, t, ts, st, e, pinned_ns(s, c), 1, SC_PR_NONE);
+    if (op < 0)
+        return -1;
+    if (c->dir == SC_PR_D2H && !nowait && sc_rp_wait_op(s->g, t, op) < 0)
+        return -1;
+    return sc_rp_cpu(s->g, t, host) < 0;
+}
+
+static int wait_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, unsigned fx)
+{
+    int rc = 0;
+    if (!(fx & (1u << SC_PR_FIX_NO_WAIT))) {
+        if (c->what == SC_PR_WAIT_STREAM)
+            rc = sc_rp_wait_stream(s->g, t, st);
+        else if (c->what == SC_PR_WAIT_EVENT && ts->last_op >= 0)
+            rc = sc_rp_wait_op(s->g, t, ts->last_op);
+        else if (c->what == SC_PR_WAIT_DEVICE && (fx & (1u << SC_PR_FIX_STREAM)))
+            rc = ts->last_stream >= 0 ? sc_rp_wait_stream(s->g, t, ts->last_stream) : 0;
+        else if (c->what == SC_PR_WAIT_DEVICE)
+            rc = sc_rp_wait_device(s->g, t, device_of(s->m, c->stream));
+    }
+    return rc < 0 || sc_rp_cpu(s->g, t, c->t1 - c->t0 - c->wait_ns) < 0;
+}
+
+/* Thread t's steps; its replay thread is t (made beforehand, so that a
+   join can name a thread built later). */
+static int build_thread(scen *s, size_t t, const work *w)
+{
+    const sc_pr_thread *th = &s->m->threads[t];
+    if (!th->n)
+        return 0;
+    int rt = (int)t;
+    tstate ts = {.last_op = -1, .last_stream = -1, .demand = 0,
+                 .last_on = malloc((s->m->nstreams + 1) * sizeof *ts.last_on)};
+    if (!ts.last_on)
+        return -1;
+    for (size_t i = 0; i < s->m->nstreams; i++)
+        ts.last_on[i] = -1;
+    double dsum = 0, dn = 0;
+    for (size_t i = 0; i < th->n; i++) {
+        if (th->calls[i].demand > 0) {
+            dsum += th->calls[i].demand;
+            dn++;
+        }
+        if (th->calls[i].fast_demand > 0) {
+            dsum += th->calls[i].fast_demand;
+            dn++;
+        }
+    }
+    ts.demand = dn ? dsum / dn : 1;
+    uint64_t prev = th->calls[0].t0;
+    int rc = 0;
+    for (size_t i = 0; i < th->n && !rc; i++) {
+        const sc_pr_call *c = &th->calls[i];
+        uint64_t gap = c->t0 > prev ? c->t0 - prev : 0;
+        if (c->nsub && w[i].fast > 0) {
+            unsigned k = c->nsub < PIECES ? c->nsub : PIECES;
+            int st = stream_for(s, t, c->sub_stream);
+            double dm = c->fast_demand > 0 ? c->fast_demand : ts.demand;
+            for (unsigned j = 0; j < k && !rc; j++)
+                rc = submit(s, rt, &ts, st, SC_RP_COMPUTE, w[i].fast / k, dm, c->sub_stream) < 0 ||
+                     sc_rp_cpu(s->g, rt, gap / k + (j == k - 1 ? gap % k : 0)) < 0;
+        } else {
+            rc = sc_rp_cpu(s->g, rt, gap) < 0;
+        }
+        int st = stream_for(s, t, c->stream);
+        unsigned fx = fixes(s, c);
+        if (fx & (1u << SC_PR_FIX_DROP)) {
+            prev = c->t1;
+            continue;
+        }
+        switch ((sc_pr_what)c->what) {
+        case SC_PR_SUBMIT:
+            if (w[i].self > 0)
+                rc |= submit(s, rt, &ts, st, SC_RP_COMPUTE, w[i].self, c->demand > 0 ? c->demand : ts.demand,
+                             c->stream) < 0;
+            else
+                ts.last_stream = st;
+            rc |= sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0;
+            break;
+        case SC_PR_OTHER:
+            rc |= sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0;
+            break;
+        case SC_PR_WAIT_STREAM: case SC_PR_WAIT_DEVICE: case SC_PR_WAIT_EVENT:
+            rc |= wait_call(s, rt, &ts, c, st, fx);
+            break;
+        case SC_PR_COPY_PAGEABLE: case SC_PR_COPY_SYNC:
+            rc |= copy_call(s, rt, &ts, c, st, fx);
+            break;
+        case SC_PR_JOIN:   /* the wait inside is for the other thread's end */
+            if (c->stream < s->m->nthreads && c->stream != t && s->m->threads[c->stream].n)
+                rc |= sc_rp_after(s->g, rt, (int)c->stream, INT32_MAX) < 0;
+            else
+                rc |= sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0;
+            break;
+        }
+        prev = c->t1;
+    }
+    free(ts.last_on);
+    return rc ? -1 : 0;
+}
+
+static const sc_rp_stream_kind kinds[] = {
+    [SC_PR_LEGACY] = SC_RP_LEGACY, [SC_PR_BLOCKING] = SC_RP_BLOCKING,
+    [SC_PR_NONBLOCKING] = SC_RP_NONBLOCKING, [SC_PR_PTDS] = SC_RP_BLOCKING,
+};
+
+/* Replays one scenario; its end relative to the origin, or -1. */
+static int64_t replay(const sc_pr_model *m, const work *w, const size_t *base, uint64_t origin, long only,
+                      int *stalled)
+{
+    scen s = {.m = m, .origin = origin, .only = only, .g = sc_rp_new()};
+    s.stream = malloc((m->nstreams + 1) * sizeof *s.stream);
+    s.own = malloc((m->nthreads * m->ndevices + 1) * sizeof *s.own);
+    s.copy = malloc((m->nthreads + 1) * sizeof *s.copy);
+    int rc = !s.g || !s.stream || !s.own || !s.copy;
+    for (size_t i = 0; !rc && i < m->nthreads; i++)
+        s.copy[i] = -1;
+    for (size_t i = 0; !rc && i < m->nstreams; i++) {
+        uint8_t k = m->streams[i].kind;
+        s.stream[i] = sc_rp_stream(s.g, m->streams[i].device, kinds[k <= SC_PR_PTDS ? k : SC_PR_BLOCKING]);
+        rc = s.stream[i] < 0;
+    }
+    for (size_t i = 0; !rc && i < m->nthreads * m->ndevices; i++)
+        s.own[i] = -1;
+    for (size_t t = 0; !rc && t < m->nthreads; t++)
+        rc = sc_rp_thread(s.g, m->threads[t].n ? m->threads[t].calls[0].t0 - origin : 0) != (int)t;
+    for (size_t t = 0; !rc && t < m->nthreads; t++)
+        rc = build_thread(&s, t, w + base[t]);
+    sc_rp_result r = {0};
+    if (!rc)
+        rc = sc_rp_run(s.g, &r);
+    sc_rp_free(s.g);
+    free(s.stream);
+    free(s.own);
+    free(s.copy);
+    if (rc)
+        return -1;
+    *stalled |= r.stalled;
+    return (int64_t)r.end_ns;
+}
+
+int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
+{
+    uint64_t origin = UINT64_MAX, end = 0;
+    for (size_t t = 0; t < m->nthreads; t++) {
+        const sc_pr_thread *th = &m->threads[t];
+        if (!th->n)
+            continue;
+        if (th->calls[0].t0 < origin)
+            origin = th->calls[0].t0;
+        if (th->calls[th->n - 1].t1 > end)
+            end = th->calls[th->n - 1].t1;
+    }
+    for (size_t f = 0; f < m->nfindings; f++)
+        out->saving[f] = 0;
+    out->window_ns = out->model_ns = out->fixed_ns = 0;
+    out->stalled = 0;
+    if (origin == UINT64_MAX || !m->nstreams)
+        return 0;
+    out->window_ns = end - origin;
+    size_t ncalls = 0;
+    work *w = attribute(m, &ncalls);
+    size_t *base = calloc(m->nthreads + 1, sizeof *base);
+    if (!w || !base) {
+        free(w);
+        free(base);
+        return -1;
+    }
+    for (size_t t = 0; t < m->nthreads; t++)
+        base[t + 1] = base[t] + m->threads[t].n;
+    int rc = 0;
+    int64_t b = replay(m, w, base, origin, -1, &out->stalled);
+    rc = b < 0;
+    out->model_ns = b > 0 ? (uint64_t)b : 0;
+    for (size_t f = 0; !rc && f < m->nfindings; f++) {
+        if (m->findings[f].fix == SC_PR_FIX_NONE)
+            continue;
+        int64_t e = replay(m, w, base, origin, (long)f, &out->stalled);
+        rc = e < 0;
+        out->saving[f] = !rc && e < b ? (uint64_t)(b - e) : 0;
+    }
+    int64_t all = rc ? -1 : replay(m, w, base, origin, -2, &out->stalled);
+    rc |= all < 0;
+    out->fixed_ns = all > 0 ? (uint64_t)all : 0;
+    free(w);
+    free(base);
+    return rc ? -1 : 0;
+}

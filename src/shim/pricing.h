@@ -1,0 +1,123 @@
+/* pricing.h: what fixing each finding would save, predicted by replaying
+ * the run (replay.h) as it was and as its fix would make it.
+ *
+ * The model is built from what the shim recorded while the program ran:
+ * - per host thread, the calls it made that the slow path saw, in order,
+ *   with their start and end, how long each waited for the GPU, and how
+ *   many submissions the fast path let through before each (runlog.c);
+ * - per device, when the GPU had work (the union of its operations in
+ *   measured mode; sampled in detect mode, gpusample.c);
+ * - per device, the rate of a copy from pinned memory each way.
+ * A thread that waits for the GPU is an actor of the model: its host time
+ * between calls is replayed as it was; the GPU time between its waits,
+ * shared among the actors submitting at that time in proportion to their
+ * submission rates, becomes work it queues at the points it submitted.
+ * Threads that never wait (PyTorch's autograd thread) are not actors:
+ * their GPU work counts towards the actors' around it.
+ *
+ * A finding's fix changes some of its calls (pricing.c, fix_*): a host wait
+ * dropped, a pageable copy made asynchronous at the pinned rate, a thread's
+ * legacy-stream work moved to a stream of its own.  Its saving is the
+ * replayed run's length less the fixed run's, never below 0.
+ *
+ * Pure: no CUDA, no shim state; tests/unit/test_pricing.c feeds it logs.
+ */
+#ifndef SC_PRICING_H
+#define SC_PRICING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a recorded call did, as the model needs it. */
+typedef enum sc_pr_what {
+    SC_PR_SUBMIT = 0,     /* queued work (a launch, an async copy, ...) and returned */
+    SC_PR_OTHER,          /* neither queued work nor waited for it */
+    SC_PR_WAIT_STREAM,    /* waited for a stream's work (cudaStreamSynchronize) */
+    SC_PR_WAIT_DEVICE,    /* waited for the device (cudaDeviceSynchronize, an allocation that synchronized) */
+    SC_PR_WAIT_EVENT,     /* waited for an event (cudaEventSynchronize): taken as the thread's last work */
+    SC_PR_COPY_PAGEABLE,  /* an "async" copy of pageable memory: waits for its stream, then copies
+                             while the host waits (DRV, 2. API synchronization behavior) */
+    SC_PR_COPY_SYNC,      /* a synchronous copy: waits for its stream, then the copy */
+    SC_PR_JOIN,           /* waited for another thread to end (pthread_join): `stream` is that
+                             thread's index in the model, SC_PR_NONE when it is not an actor */
+} sc_pr_what;
+
+#define SC_PR_NONE 0xffffffffu
+
+enum { SC_PR_H2D = 1, SC_PR_D2H = 2 };
+
+/* How a finding's fix changes its calls. */
+typedef enum sc_pr_fix {
+    SC_PR_FIX_NONE = 0,   /* not modelled: the finding keeps its other price */
+    SC_PR_FIX_NO_WAIT,    /* the wait goes (moved to where its result is used, or dropped) */
+    SC_PR_FIX_PIN,        /* the copy comes from pinned memory: queued, at the pinned rate;
+                             a device-to-host one still waited for */
+    SC_PR_FIX_STREAM,     /* waits for the thread's own stream, not the whole device */
+    SC_PR_FIX_OWN_STREAM, /* the thread's legacy-stream work goes to a stream of its own */
+    SC_PR_FIX_DROP,       /* the call goes (an allocation hoisted out of the loop) */
+} sc_pr_fix;
+
+typedef struct sc_pr_call {
+    uint64_t t0, t1;      /* when it was called and returned, ns */
+    uint64_t wait_ns;     /* of that, waiting for earlier GPU work (from t0) */
+    uint64_t bytes;       /* copies */
+    uint32_t stream;      /* index into the model's streams; where it submitted or what it waited for */
+    uint32_t nsub;        /* submissions the thread made since its previous recorded call, not recorded */
+    uint32_t sub_stream;  /* where the last of them went */
+    uint16_t finding[2];  /* the findings it counts in: index + 1, 0 none */
+    uint8_t what;         /* sc_pr_what */
+    uint8_t dir;          /* copies: SC_PR_H2D or SC_PR_D2H */
+    float demand;         /* launches: the share of the device it asks for (0: unknown) */
+    float fast_demand;    /* the same for the kernels among the nsub submissions before it */
+} sc_pr_call;
+
+typedef struct sc_pr_thread {
+    const sc_pr_call *calls;
+    size_t n;
+    uint32_t id;              /* the recorder's name for it */
+    uint16_t legacy_finding;  /* an SC103-style finding covering its legacy-stream work: index + 1 */
+} sc_pr_thread;
+
+typedef enum sc_pr_stream_kind {
+    SC_PR_LEGACY = 0, SC_PR_BLOCKING, SC_PR_NONBLOCKING, SC_PR_PTDS,
+} sc_pr_stream_kind;
+
+typedef struct sc_pr_stream {
+    uint32_t device;
+    uint8_t kind;         /* sc_pr_stream_kind */
+} sc_pr_stream;
+
+typedef struct sc_pr_span { uint64_t a, b; } sc_pr_span;
+
+typedef struct sc_pr_device {
+    const sc_pr_span *busy;  /* when the GPU had work, sorted, not overlapping */
+    size_t nbusy;
+    int known;               /* busy is known (else: the waits are all the model knows) */
+    double rate[3];          /* [SC_PR_H2D], [SC_PR_D2H]: pinned copy rate, bytes per ns (0: unknown) */
+} sc_pr_device;
+
+typedef struct sc_pr_finding {
+    uint8_t fix;             /* sc_pr_fix */
+    uint8_t in_all;          /* part of the "everything fixed" run */
+} sc_pr_finding;
+
+typedef struct sc_pr_model {
+    const sc_pr_thread *threads; size_t nthreads;
+    const sc_pr_stream *streams; size_t nstreams;
+    const sc_pr_device *devices; size_t ndevices;
+    const sc_pr_finding *findings; size_t nfindings;
+} sc_pr_model;
+
+typedef struct sc_pr_result {
+    uint64_t window_ns;   /* the actors' first call to their last call's end, as recorded */
+    uint64_t model_ns;    /* the same window replayed as it was */
+    uint64_t fixed_ns;    /* replayed with every in_all finding fixed */
+    uint64_t *saving;     /* per finding (caller's array of nfindings) */
+    int stalled;          /* a replay could not finish (a wait for work never queued) */
+} sc_pr_result;
+
+/* Replays the model as it was, once per finding with a fix, and once with
+   every in_all finding fixed.  0, or -1 when out of memory. */
+int sc_pr_price(const sc_pr_model *m, sc_pr_result *out);
+
+#endif /* SC_PRICING_H */

@@ -1,0 +1,340 @@
+/* runlog.c: the recorded run (runlog.h).  Each thread appends to a log
+ * of its own, so the slow path takes no lock for it; the tables of streams
+ * and findings the records refer to are shared and small, behind one
+ * mutex, taken by a slow call that meets a stream or finding for the first
+ * time in a thread (each thread caches its last lookups).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggkey.h"
+#include "core.h"
+#include "hb.h"
+#include "kinds.h"
+#include "lanes.h"
+#include "real.h"
+#include "runlog.h"
+#include "shim.h"
+#include "streams.h"
+#include "thread.h"
+
+int sc_rl_on;
+
+typedef struct sc_rl_log {
+    sc_pr_call *v;
+    size_t n, cap;
+    int cut;                  /* SC_RL_MAX reached */
+    pid_t tid;                /* the thread it belongs to (thread records are recycled) */
+    pthread_t self;           /* ... as pthread_join names it */
+    unsigned lid;             /* its legacy-stream lifetime (hb.h), 0 none */
+    struct sc_rl_log *next;
+} sc_rl_log;
+
+typedef struct skey { uint64_t key; uint32_t device; uint8_t kind; } skey;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static sc_rl_log *logs;               /* every thread's, newest first */
+static skey *streams; static size_t nstreams, capstreams;
+static sc_agg_key *finds; static size_t nfinds, capfinds;
+
+/* --------------------------------------------------------- tables --- */
+static int grow(void *pp, size_t *cap, size_t need, size_t elt)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap * 2 : 64;
+    while (nc < need)
+        nc *= 2;
+    void *p = realloc(*(void **)pp, nc * elt);
+    if (!p)
+        return -1;
+    *(void **)pp = p;
+    *cap = nc;
+    return 0;
+}
+
+/* The model's index of a stream (few: a linear search under the lock). */
+static uint32_t stream_index(uint64_t key, uint32_t device, uint8_t kind)
+{
+    pthread_mutex_lock(&lock);
+    size_t i = 0;
+    while (i < nstreams && streams[i].key != key)
+        i++;
+    if (i == nstreams) {
+        if (grow(&streams, &capstreams, nstreams + 1, sizeof *streams)) {
+            pthread_mutex_unlock(&lock);
+            return 0;
+        }
+        streams[nstreams++] = (skey){key, device, kind};
+    }
+    pthread_mutex_unlock(&lock);
+    return (uint32_t)i;
+}
+
+/* Where work passed as (s, pt) in context ctx lands, as a model stream. */
+static uint32_t stream_of(sc_thread *t, CUstream s, int pt, CUcontext ctx, uint32_t device)
+{
+    if ((s == NULL && !pt) || s == CU_STREAM_LEGACY)
+        return stream_index((uintptr_t)ctx | 1, device, SC_PR_LEGACY);
+    if (s == NULL || s == CU_STREAM_PER_THREAD)
+        return stream_index(((uint64_t)t->idx << 48) ^ (uintptr_t)ctx ^ 2, device, SC_PR_PTDS);
+    sc_stream *r = sc_stream_find(s);
+    unsigned flags = r ? atomic_load(&r->flags) : CU_STREAM_NON_BLOCKING;
+    return stream_index((uintptr_t)s, device,
+                        (flags & CU_STREAM_NON_BLOCKING) ? SC_PR_NONBLOCKING : SC_PR_BLOCKING);
+}
+
+/* ------------------------------------------------------- recording --- */
+static sc_rl_log *log_of(sc_thread *t)
+{
+    sc_rl_log *l = t->rlog;
+    if (l && l->tid == t->tid)
+        return l;
+    l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    l->tid = t->tid;
+    l->self = pthread_self();
+    pthread_mutex_lock(&lock);
+    l->next = logs;
+    logs = l;
+    pthread_mutex_unlock(&lock);
+    t->rlog = l;
+    return l;
+}
+
+/* What a call was, for the model. */
+static uint8_t what_of(const sc_op *op, uint64_t wait_ns)
+{
+    switch ((sc_kind)op->kind) {
+    case SC_K_STREAM_SYNC: return SC_PR_WAIT_STREAM;
+    case SC_K_CTX_SYNC: return SC_PR_WAIT_DEVICE;
+    case SC_K_EVENT_SYNC: return SC_PR_WAIT_EVENT;
+    default: break;
+    }
+    if (sc_kind_is(op->kind, SC_KF_COPY) && !sc_kind_is(op->kind, SC_KF_SYNC))
+        return op->pageable && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H) ? SC_PR_COPY_PAGEABLE
+                                                                                : SC_PR_SUBMIT;
+    if (sc_kind_is(op->kind, SC_KF_SYNC))
+        return (op->marks & SC_M_DRAINS) ? SC_PR_COPY_SYNC : SC_PR_SUBMIT;
+    if (sc_kind_is(op->kind, SC_KF_WAIT | SC_KF_JOIN))
+        return SC_PR_OTHER;
+    if (sc_kind_is(op->kind, SC_KF_WORK | SC_KF_SUBMIT))
+        return SC_PR_SUBMIT;
+    /* a free synchronizes the device (RT, cudaFree: "implicitly synchronizes
+       the device"; cudaFreeHost likewise), an allocation when it had to wait
+       (SC301, SC302: NVIDIA documents that it does, users see it not always) */
+    if (sc_kind_is(op->kind, SC_KF_BLOCKS) && (wait_ns || sc_kind_is(op->kind, SC_KF_FREES)))
+        return SC_PR_WAIT_DEVICE;
+    return SC_PR_OTHER;
+}
+
+/* The share of device `dev` a grid of `threads` threads asks for: all its
+   multiprocessors' threads (asked once per device), at most 1. */
+static float demand_of(unsigned dev, double threads)
+{
+    static _Atomic double room[32];
+    if (dev >= 32)
+        return 1;
+    double r = atomic_load_explicit(&room[dev], memory_order_relaxed);
+    if (!r) {
+        int sms = 0, per = 0;
+        CUdevice d;
+        if (sc_d.DeviceGet && sc_d.DeviceGetAttribute && sc_d.DeviceGet(&d, (int)dev) == CUDA_SUCCESS &&
+            sc_d.DeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d) == CUDA_SUCCESS &&
+            sc_d.DeviceGetAttribute(&per, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, d) ==
+                CUDA_SUCCESS && sms > 0 && per > 0)
+            r = (double)sms * per;
+        else
+            r = -1;
+        atomic_store_explicit(&room[dev], r, memory_order_relaxed);
+    }
+    return r > 0 && threads < r ? (float)(threads / r) : 1.0f;
+}
+
+uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_t wait_ns)
+{
+    if (!sc_rl_on)
+        return 0;
+    sc_rl_log *l = log_of(t);
+    if (!l || l->cut)
+        return 0;
+    if (l->n == SC_RL_MAX || grow(&l->v, &l->cap, l->n + 1, sizeof *l->v)) {
+        l->cut = 1;
+        return 0;
+    }
+    uint8_t what = what_of(op, wait_ns);
+    CUcontext ctx = sc_op_ctx(op);
+    unsigned dev = sc_op_device(op);
+    uint32_t device = dev < SC_DEV_UNKNOWN ? dev : 0;
+    sc_pr_call *c = &l->v[l->n];
+    *c = (sc_pr_call){.t0 = t0, .t1 = t1 > t0 ? t1 : t0, .wait_ns = wait_ns, .bytes = op->bytes,
+                      .nsub = t->rl.nsub, .what = what,
+                      .dir = op->dir == SC_DIR_H2D ? SC_PR_H2D : op->dir == SC_DIR_D2H ? SC_PR_D2H : 0};
+    if (c->wait_ns > c->t1 - c->t0)
+        c->wait_ns = c->t1 - c->t0;
+    c->stream = stream_of(t, op->stream, op->pt, ctx, device);
+    c->sub_stream = t->rl.nsub ? stream_of(t, t->rl.last, t->rl.last_pt, ctx, device) : c->stream;
+    if (sc_kind_is(op->kind, SC_KF_KERNEL) && op->grid && op->block)
+        c->demand = demand_of(dev, (double)op->grid * op->block);
+    if (t->rl.kernels)
+        c->fast_demand = demand_of(dev, (double)t->rl.threads / t->rl.kernels);
+    t->rl.nsub = t->rl.kernels = 0;
+    t->rl.threads = 0;
+    /* after a wait, the next submission says when the GPU got work again */
+    t->rl.watch = wait_ns > 0 || (t->rl.watch && what != SC_PR_SUBMIT);
+    if (!l->lid)
+        l->lid = sc_hb_lifetime();
+    return (uint32_t)++l->n;
+}
+
+void sc_rl_join(pthread_t other, uint64_t t0, uint64_t t1)
+{
+    sc_thread *t = sc_tls_self;
+    if (!sc_rl_on || !t || atomic_load_explicit(&t->busy, memory_order_relaxed))
+        return;
+    sc_rl_log *l = t->rlog;
+    if (!l || l->tid != t->tid || l->cut)
+        return;   /* a thread that never called CUDA is no actor of the model */
+    int saved = errno;
+    if (l->n == SC_RL_MAX || grow(&l->v, &l->cap, l->n + 1, sizeof *l->v)) {
+        l->cut = 1;
+        errno = saved;
+        return;
+    }
+    /* bytes: the joined thread, until the model names it (sc_rl_model) */
+    l->v[l->n++] = (sc_pr_call){.t0 = t0, .t1 = t1, .what = SC_PR_JOIN, .stream = SC_PR_NONE,
+                                .bytes = (uint64_t)(uintptr_t)other, .nsub = t->rl.nsub};
+    t->rl.nsub = t->rl.kernels = 0;
+    t->rl.threads = 0;
+    errno = saved;
+}
+
+void sc_rl_finding(sc_thread *t, uint32_t rec, const sc_agg_key *k)
+{
+    sc_rl_log *l = t->rlog;
+    if (!rec || !l || l->tid != t->tid || rec > l->n)
+        return;
+    pthread_mutex_lock(&lock);
+    size_t i = 0;
+    while (i < nfinds && memcmp(&finds[i], k, sizeof *k))
+        i++;
+    if (i == nfinds && i < 0xfffe && !grow(&finds, &capfinds, nfinds + 1, sizeof *finds))
+        finds[nfinds++] = *k;
+    pthread_mutex_unlock(&lock);
+    if (i >= nfinds)
+        return;
+    sc_pr_call *c = &l->v[rec - 1];
+    for (int s = 0; s < 2; s++)
+        if (!c->finding[s] || c->finding[s] == i + 1) {
+            c->finding[s] = (uint16_t)(i + 1);
+            break;
+        }
+}
+
+/* ----------------------------------------------------------- model --- */
+static int waited(const sc_rl_log *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].what >= SC_PR_WAIT_STREAM)
+            return 1;
+    return 0;
+}
+
+/* A join names the thread it waited for by pthread_t, which the system
+   reuses: the actor of that id that started last before the join ended. */
+static void name_joins(sc_rl_log **of, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < of[i]->n; c++) {
+            sc_pr_call *j = &of[i]->v[c];
+            if (j->what != SC_PR_JOIN || j->stream != SC_PR_NONE)
+                continue;
+            for (size_t o = 0; o < n; o++)
+                if (o != i && (uintptr_t)of[o]->self == (uintptr_t)j->bytes && of[o]->v[0].t0 <= j->t1 &&
+                    (j->stream == SC_PR_NONE || of[o]->v[0].t0 > of[j->stream]->v[0].t0))
+                    j->stream = (uint32_t)o;
+            j->bytes = 0;
+        }
+}
+
+int sc_rl_model(sc_pr_model *m)
+{
+    memset(m, 0, sizeof *m);
+    size_t n = 0;
+    for (sc_rl_log *l = logs; l; l = l->next)
+        n += l->n && waited(l);
+    sc_pr_thread *th = calloc(n ? n : 1, sizeof *th);
+    sc_pr_stream *st = calloc(nstreams ? nstreams : 1, sizeof *st);
+    sc_pr_finding *f = calloc(nfinds ? nfinds : 1, sizeof *f);
+    if (!th || !st || !f) {
+        free(th);
+        free(st);
+        free(f);
+        return -1;
+    }
+    /* oldest thread first: the main thread's log is the last in the list */
+    size_t k = n;
+    sc_rl_log **of = calloc(n ? n : 1, sizeof *of);
+    for (sc_rl_log *l = logs; l && of; l = l->next)
+        if (l->n && waited(l)) {
+            of[--k] = l;
+            th[k] = (sc_pr_thread){.calls = l->v, .n = l->n, .id = l->lid};
+        }
+    if (of)
+        name_joins(of, n);
+    free(of);
+    uint32_t ndev = 0;
+    for (size_t i = 0; i < nstreams; i++) {
+        st[i] = (sc_pr_stream){.device = streams[i].device, .kind = streams[i].kind};
+        if (streams[i].device + 1 > ndev)
+            ndev = streams[i].device + 1;
+    }
+    m->threads = th;
+    m->nthreads = n;
+    m->streams = st;
+    m->nstreams = nstreams;
+    m->findings = f;
+    m->nfindings = nfinds;
+    m->ndevices = ndev;
+    return 0;
+}
+
+const sc_agg_key *sc_rl_key(uint16_t finding)
+{
+    return finding && finding <= nfinds ? &finds[finding - 1] : NULL;
+}
+
+void sc_rl_model_free(sc_pr_model *m)
+{
+    free((void *)m->threads);
+    free((void *)m->streams);
+    free((void *)m->findings);
+    memset(m, 0, sizeof *m);
+}
+
+/* ------------------------------------------------------------ fork --- */
+static void rl_lock(void) { pthread_mutex_lock(&lock); }
+static void rl_unlock(void) { pthread_mutex_unlock(&lock); }
+/* The child's run starts empty (the parent's threads are not its own). */
+static void rl_child(void)
+{
+    pthread_mutex_init(&lock, NULL);
+    for (sc_rl_log *l = logs; l; l = l->next)
+        l->n = 0;
+    nstreams = nfinds = 0;
+}
+
+/* Runs are recorded in detect and measured mode; under redirect the run
+   is not the program's own (the pricing model would replay the moved work). */
+static void rl_init(void)
+{
+    sc_rl_on = !sc_opt.redirect;
+}
+
+static const sc_part part = {"runlog", 55, rl_lock, rl_unlock, rl_child, rl_init, NULL};
+SC_PART_REGISTER(part)

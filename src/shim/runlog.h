@@ -1,0 +1,53 @@
+/* runlog.h: the run as the pricing model needs it (pricing.h), recorded
+ * while the program runs.
+ *
+ * Every call the slow path sees is recorded in its thread's log with its
+ * start and end, how long it waited for the GPU, what it did (queued work,
+ * waited for a stream, the device or an event, copied pageable memory,
+ * copied synchronously), where, and the findings it counted in.  The fast
+ * path only counts the submissions it lets through (and where the last one
+ * went), so each record also says how many came since the one before.
+ * After a call that waited, the thread's next submission takes the slow
+ * path (watch), so the model knows when the GPU got work again.
+ *
+ * The fast path's part is in thread_parts.h (sc_rl_hot) and fast.h.
+ * Memory is bounded: a thread records at most SC_RL_MAX calls; past that
+ * its log says it was cut and the model prices what was recorded.
+ */
+#ifndef SC_RUNLOG_H
+#define SC_RUNLOG_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "pricing.h"
+
+#define SC_RL_MAX (1u << 18)
+
+struct sc_thread;
+struct sc_op;
+struct sc_agg_key;
+
+/* Whether runs are recorded (detect and measured mode; not under
+   redirect, which changes the run the model would replay). */
+extern int sc_rl_on;
+
+/* Records a slow-path call once it returned: t0/t1 its start and end,
+   wait_ns the part spent waiting for earlier GPU work.  Returns the
+   record's number + 1 in the thread's log, 0 when not recorded. */
+uint32_t sc_rl_record(struct sc_thread *t, struct sc_op *op, uint64_t t0, uint64_t t1, uint64_t wait_ns);
+/* The calling thread waited from t0 to t1 for thread `other` to end
+   (pthread_join; hb_pthread.c). */
+void sc_rl_join(pthread_t other, uint64_t t0, uint64_t t1);
+/* The finding an aggregate key names counts the recorded call `rec` of
+   thread t (sc_rl_record's number). */
+void sc_rl_finding(struct sc_thread *t, uint32_t rec, const struct sc_agg_key *k);
+
+/* At report time, after every thread left the shim: the model, with one
+   finding per aggregate key the calls counted in (sc_rl_key gives each
+   finding's key).  The model's arrays stay valid until sc_rl_model_free. */
+int sc_rl_model(sc_pr_model *m);
+const struct sc_agg_key *sc_rl_key(uint16_t finding);   /* index + 1 */
+void sc_rl_model_free(sc_pr_model *m);
+
+#endif /* SC_RUNLOG_H */

@@ -1,0 +1,175 @@
+/* test_pricing.c: the pricing model (src/shim/pricing.c) on recorded runs
+ * written by hand, whose fixed versions are worked out by hand: a loop that
+ * waits for the GPU each step, threads taking turns on the legacy stream,
+ * pageable copies in GPU-bound and host-bound loops (with a pinned rate
+ * that gains and one that does not).
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+
+#include "pricing.h"
+
+#define MS 1000000ull
+
+/* A run of one actor on one device, built call by call. */
+typedef struct run {
+    sc_pr_call calls[4][256];
+    size_t n[4];
+    sc_pr_span busy[1024];
+    size_t nbusy;
+} run;
+
+static sc_pr_call *add(run *r, int t, uint8_t what, uint64_t t0, uint64_t t1, uint64_t wait, uint32_t stream)
+{
+    sc_pr_call *c = &r->calls[t][r->n[t]++];
+    *c = (sc_pr_call){.t0 = t0, .t1 = t1, .wait_ns = wait, .what = what, .stream = stream, .sub_stream = stream};
+    return c;
+}
+
+static void busy(run *r, uint64_t a, uint64_t b)
+{
+    if (r->nbusy && r->busy[r->nbusy - 1].b >= a)
+        r->busy[r->nbusy - 1].b = b;
+    else
+        r->busy[r->nbusy++] = (sc_pr_span){a, b};
+}
+
+static sc_pr_result price(run *r, int nthreads, const sc_pr_stream *st, size_t nst, sc_pr_finding *f,
+                          size_t nf, uint16_t legacy_finding, double h2d_rate, uint64_t *saving)
+{
+    sc_pr_thread th[4];
+    for (int t = 0; t < nthreads; t++)
+        th[t] = (sc_pr_thread){.calls = r->calls[t], .n = r->n[t], .legacy_finding = legacy_finding};
+    sc_pr_device dev = {.busy = r->busy, .nbusy = r->nbusy, .known = 1, .rate = {0, h2d_rate, 0}};
+    sc_pr_model m = {.threads = th, .nthreads = (size_t)nthreads, .streams = st, .nstreams = nst,
+                     .devices = &dev, .ndevices = 1, .findings = f, .nfindings = nf};
+    sc_pr_result res = {.saving = saving};
+    ck_assert_int_eq(sc_pr_price(&m, &res), 0);
+    ck_assert_int_eq(res.stalled, 0);
+    return res;
+}
+
+#define near(a, b) ck_assert_msg(((a) > (b) ? (a) - (b) : (b) - (a)) <= 20000, \
+                                 "%s = %llu, expected %llu", #a, (unsigned long long)(a), (unsigned long long)(b))
+
+/* Ten steps: a 10 ms kernel, a wait for it, 8 ms of host work.  As run:
+   180 ms.  Without the waits the host queues a step every 8 ms and the GPU
+   is the bottleneck: 100 ms, so the waits cost 80. */
+START_TEST(wait_each_step)
+{
+    static run r;
+    r = (run){0};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    for (uint64_t k = 0; k < 10; k++) {
+        uint64_t t = k * 18 * MS;
+        add(&r, 0, SC_PR_SUBMIT, t, t + 10000, 0, 0);
+        sc_pr_call *w = add(&r, 0, SC_PR_WAIT_STREAM, t + 10000, t + 10 * MS, 10 * MS - 10000, 0);
+        w->finding[0] = 1;
+        busy(&r, t, t + 10 * MS);
+    }
+    add(&r, 0, SC_PR_OTHER, 180 * MS, 180 * MS + 10000, 0, 0);
+    sc_pr_finding f = {SC_PR_FIX_NO_WAIT, 1};
+    uint64_t saving;
+    sc_pr_result res = price(&r, 1, &st, 1, &f, 1, 0, 0, &saving);
+    near(res.window_ns, 180 * MS + 10000);
+    near(res.model_ns, 180 * MS + 10000);
+    near(res.fixed_ns, 100 * MS);
+    near(saving, 80 * MS + 10000);
+}
+END_TEST
+
+/* Four threads queue five 5 ms kernels each on the legacy stream at once
+   and wait: they take turns, 100 ms.  On streams of their own their small
+   kernels overlap: 25 ms. */
+START_TEST(threads_on_the_legacy_stream)
+{
+    static run r;
+    r = (run){0};
+    sc_pr_stream st = {0, SC_PR_LEGACY};
+    for (int t = 0; t < 4; t++) {
+        for (uint64_t k = 0; k < 5; k++) {
+            uint64_t at = (k * 4 + (uint64_t)t) * 10000;
+            sc_pr_call *c = add(&r, t, SC_PR_SUBMIT, at, at + 5000, 0, 0);
+            c->demand = 0.001f;
+        }
+        add(&r, t, SC_PR_WAIT_STREAM, 200000, 100 * MS, 100 * MS - 200000, 0);
+    }
+    busy(&r, 0, 100 * MS);
+    sc_pr_finding f = {SC_PR_FIX_OWN_STREAM, 1};
+    uint64_t saving;
+    sc_pr_result res = price(&r, 4, &st, 1, &f, 1, 1, 0, &saving);
+    near(res.model_ns, 100 * MS);
+    ck_assert_uint_lt(res.fixed_ns, 26 * MS);
+    ck_assert_uint_gt(saving, 74 * MS);
+}
+END_TEST
+
+/* Steps of host work, a pageable copy (a wait for the stream, then 2 ms
+   of staging), a kernel.  GPU-bound (4 ms host, 10 ms kernel): each step
+   takes 12 ms; pinned at 1 ms a copy the GPU does 11 a step, at 2 ms 12:
+   no gain.  Host-bound (10 ms host, 4 ms kernel): 12 ms a step; pinned,
+   the host's 10. */
+static uint64_t pageable(uint64_t host, uint64_t kernel, double rate, uint64_t *window)
+{
+    static run r;
+    r = (run){0};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    uint64_t now = 0, gpu_free = 0;
+    for (int k = 0; k < 20; k++) {
+        now += host * MS;
+        uint64_t drained = gpu_free > now ? gpu_free : now;
+        sc_pr_call *c = add(&r, 0, SC_PR_COPY_PAGEABLE, now, drained + 2 * MS, drained - now, 0);
+        c->dir = SC_PR_H2D;
+        c->bytes = 2 * MS;   /* so that rate 1 byte/ns is 2 ms and 2 bytes/ns is 1 ms */
+        c->finding[0] = 1;
+        busy(&r, drained, drained + 2 * MS);   /* the staged copy itself */
+        now = drained + 2 * MS;
+        add(&r, 0, SC_PR_SUBMIT, now, now + 10000, 0, 0);
+        busy(&r, now, now + kernel * MS);
+        gpu_free = now + kernel * MS;
+        now += 10000;
+    }
+    add(&r, 0, SC_PR_WAIT_STREAM, now, gpu_free, gpu_free - now, 0);
+    sc_pr_finding f = {SC_PR_FIX_PIN, 1};
+    uint64_t saving;
+    sc_pr_result res = price(&r, 1, &st, 1, &f, 1, 0, rate, &saving);
+    near(res.model_ns, res.window_ns);
+    *window = res.window_ns;
+    return saving;
+}
+
+START_TEST(pageable_copies)
+{
+    uint64_t w;
+    /* GPU-bound: from the first copy on, 12 ms a step on the GPU, then
+       the last kernel; pinned at 1 ms a copy, the GPU does 11 a step */
+    uint64_t s = pageable(4, 10, 2.0, &w);
+    near(w, 2 * MS + 19 * 12 * MS + 10 * MS);
+    ck_assert_uint_gt(s, 19 * MS);
+    ck_assert_uint_lt(s, 21 * MS);
+    /* pinned at the rate the staging had: nothing to gain */
+    s = pageable(4, 10, 1.0, &w);
+    ck_assert_uint_lt(s, 1 * MS);
+    /* host-bound: each step's 2 ms of staging goes (the host's 10 ms stay) */
+    s = pageable(10, 4, 1.0, &w);
+    ck_assert_uint_gt(s, 37 * MS);
+    ck_assert_uint_lt(s, 39 * MS);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *su = suite_create("pricing");
+    TCase *tc = tcase_create("pricing");
+    tcase_add_test(tc, wait_each_step);
+    tcase_add_test(tc, threads_on_the_legacy_stream);
+    tcase_add_test(tc, pageable_copies);
+    suite_add_tcase(su, tc);
+    SRunner *sr = srunner_create(su);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

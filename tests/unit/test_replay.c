@@ -1,0 +1,251 @@
+/* test_replay.c: the replay of a run's dependency graph (src/shim/replay.c)
+ * on small graphs whose answers are known by hand: stream order, the
+ * legacy stream's barrier, event waits, host waits, devices shared by
+ * demand and copy engines shared by count, submission latency, orders
+ * between host threads.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+
+#include "replay.h"
+
+static sc_rp_result run(sc_rp *g)
+{
+    sc_rp_result r;
+    ck_assert_int_eq(sc_rp_run(g, &r), 0);
+    return r;
+}
+
+START_TEST(one_op_then_wait)
+{
+    sc_rp *g = sc_rp_new();
+    int s = sc_rp_stream(g, 0, SC_RP_NONBLOCKING), t = sc_rp_thread(g, 0);
+    sc_rp_cpu(g, t, 10);
+    int o = sc_rp_submit(g, t, s, SC_RP_COMPUTE, 100, 1, 0);
+    sc_rp_wait_stream(g, t, s);
+    sc_rp_cpu(g, t, 5);
+    sc_rp_result r = run(g);
+    ck_assert_uint_eq(sc_rp_op_start(g, o), 10);
+    ck_assert_uint_eq(sc_rp_op_end(g, o), 110);
+    ck_assert_uint_eq(sc_rp_thread_end(g, t), 115);
+    ck_assert_uint_eq(r.end_ns, 115);
+    ck_assert_uint_eq(r.gpu_busy_ns, 100);
+    ck_assert_int_eq(r.stalled, 0);
+    sc_rp_free(g);
+}
+END_TEST
+
+/* A loop of 50 ns of host work and a 100 ns kernel: waiting each step
+   takes 3 x 150; one wait at the end lets the host run ahead: the GPU is
+   the bottleneck after the first step, 50 + 3 x 100. */
+static uint64_t loop(int wait_each)
+{
+    sc_rp *g = sc_rp_new();
+    int s = sc_rp_stream(g, 0, SC_RP_LEGACY), t = sc_rp_thread(g, 0);
+    for (int i = 0; i < 3; i++) {
+        sc_rp_cpu(g, t, 50);
+        sc_rp_submit(g, t, s, SC_RP_COMPUTE, 100, 1, 0);
+        if (wait_each)
+            sc_rp_wait_stream(g, t, s);
+    }
+    sc_rp_wait_stream(g, t, s);
+    uint64_t end = run(g).end_ns;
+    sc_rp_free(g);
+    return end;
+}
+
+START_TEST(host_wait_each_step)
+{
+    ck_assert_uint_eq(loop(1), 450);
+    ck_assert_uint_eq(loop(0), 350);
+}
+END_TEST
+
+/* A blocking stream's kernel, a legacy-stream kernel, another blocking
+   stream's kernel: the legacy one waits for the first and the last waits
+   for it (DRV, 3. Stream synchronization behavior). */
+static uint64_t barrier(sc_rp_stream_kind k, int *ops)
+{
+    sc_rp *g = sc_rp_new();
+    int a = sc_rp_stream(g, 0, k), b = sc_rp_stream(g, 0, k), l = sc_rp_stream(g, 0, SC_RP_LEGACY);
+    int t = sc_rp_thread(g, 0);
+    ops[0] = sc_rp_submit(g, t, a, SC_RP_COMPUTE, 100, 0.1, 0);
+    ops[1] = sc_rp_submit(g, t, l, SC_RP_COMPUTE, 10, 0.1, 0);
+    ops[2] = sc_rp_submit(g, t, b, SC_RP_COMPUTE, 100, 0.1, 0);
+    sc_rp_wait_device(g, t, 0);
+    uint64_t end = run(g).end_ns;
+    ck_assert_uint_eq(sc_rp_thread_end(g, t), end);
+    for (int i = 0; i < 3; i++)
+        ops[3 + i] = (int)sc_rp_op_start(g, ops[i]);
+    sc_rp_free(g);
+    return end;
+}
+
+START_TEST(legacy_barrier)
+{
+    int ops[6];
+    ck_assert_uint_eq(barrier(SC_RP_BLOCKING, ops), 210);
+    ck_assert_int_eq(ops[3], 0);
+    ck_assert_int_eq(ops[4], 100);
+    ck_assert_int_eq(ops[5], 110);
+    ck_assert_uint_eq(barrier(SC_RP_NONBLOCKING, ops), 100);
+    ck_assert_int_eq(ops[4], 0);
+    ck_assert_int_eq(ops[5], 0);
+}
+END_TEST
+
+/* Two threads, five 20 ns kernels each, then a wait: on one legacy
+   stream they take turns (200); on two streams they overlap as far as
+   their demands let them: 100 when small, 5 x 24 when they ask for 0.6
+   of the device each, 200 when each fills it. */
+static uint64_t two_threads(int shared, double demand)
+{
+    sc_rp *g = sc_rp_new();
+    int s[2];
+    s[0] = sc_rp_stream(g, 0, shared ? SC_RP_LEGACY : SC_RP_NONBLOCKING);
+    s[1] = shared ? s[0] : sc_rp_stream(g, 0, SC_RP_NONBLOCKING);
+    for (int i = 0; i < 2; i++) {
+        int t = sc_rp_thread(g, 0);
+        for (int k = 0; k < 5; k++)
+            sc_rp_submit(g, t, s[i], SC_RP_COMPUTE, 20, demand, 0);
+        sc_rp_wait_stream(g, t, s[i]);
+    }
+    uint64_t end = run(g).end_ns;
+    sc_rp_free(g);
+    return end;
+}
+
+START_TEST(threads_share_the_legacy_stream)
+{
+    ck_assert_uint_eq(two_threads(1, 0.01), 200);
+    ck_assert_uint_eq(two_threads(0, 0.01), 100);
+    ck_assert_uint_eq(two_threads(0, 0.6), 120);
+    ck_assert_uint_eq(two_threads(0, 1), 200);
+}
+END_TEST
+
+START_TEST(copy_engines)
+{
+    /* two host-to-device copies share their engine; one each way do not */
+    for (int other = 0; other < 2; other++) {
+        sc_rp *g = sc_rp_new();
+        int a = sc_rp_stream(g, 0, SC_RP_NONBLOCKING), b = sc_rp_stream(g, 0, SC_RP_NONBLOCKING);
+        int t = sc_rp_thread(g, 0);
+        sc_rp_submit(g, t, a, SC_RP_COPY_H2D, 100, 1, 0);
+        sc_rp_cpu(g, t, 50);
+        int o = sc_rp_submit(g, t, b, other ? SC_RP_COPY_D2H : SC_RP_COPY_H2D, 100, 1, 0);
+        sc_rp_wait_device(g, t, 0);
+        sc_rp_result r = run(g);
+        /* shared: from 50 on each runs at half rate, so the first ends at
+           150, and the second has 50 left then, at full rate */
+        ck_assert_uint_eq(sc_rp_op_end(g, o), other ? 150 : 200);
+        ck_assert_uint_eq(r.end_ns, other ? 150 : 200);
+        ck_assert_uint_eq(r.gpu_busy_ns, other ? 150 : 200);
+        sc_rp_free(g);
+    }
+}
+END_TEST
+
+START_TEST(event_wait_and_sync)
+{
+    sc_rp *g = sc_rp_new();
+    int a = sc_rp_stream(g, 0, SC_RP_NONBLOCKING), b = sc_rp_stream(g, 0, SC_RP_NONBLOCKING);
+    int t = sc_rp_thread(g, 0);
+    int x = sc_rp_submit(g, t, a, SC_RP_COMPUTE, 100, 0.1, 0);
+    sc_rp_stream_wait_op(g, t, b, x);
+    int y = sc_rp_submit(g, t, b, SC_RP_COMPUTE, 10, 0.1, 0);
+    int z = sc_rp_submit(g, t, b, SC_RP_COMPUTE, 10, 0.1, 0);
+    sc_rp_wait_op(g, t, x);
+    sc_rp_cpu(g, t, 1);
+    sc_rp_result r = run(g);
+    ck_assert_uint_eq(sc_rp_op_start(g, y), 100);
+    ck_assert_uint_eq(sc_rp_op_start(g, z), 110);
+    ck_assert_uint_eq(sc_rp_thread_end(g, t), 101);
+    ck_assert_uint_eq(r.end_ns, 120);
+    sc_rp_free(g);
+}
+END_TEST
+
+START_TEST(latency_and_thread_order)
+{
+    sc_rp *g = sc_rp_new();
+    sc_rp_set_latency(g, 5);
+    int s = sc_rp_stream(g, 0, SC_RP_NONBLOCKING);
+    int t1 = sc_rp_thread(g, 0), t2 = sc_rp_thread(g, 20);
+    int st = sc_rp_cpu(g, t1, 100);
+    int o = sc_rp_submit(g, t1, s, SC_RP_COMPUTE, 10, 1, 0);
+    sc_rp_wait_stream(g, t1, s);
+    ck_assert_int_ge(sc_rp_after(g, t2, t1, st), 0);
+    sc_rp_cpu(g, t2, 10);
+    ck_assert_int_lt(sc_rp_after(g, t2, t2, 0), 0);   /* not itself */
+    sc_rp_result r = run(g);
+    ck_assert_uint_eq(sc_rp_op_start(g, o), 105);
+    ck_assert_uint_eq(sc_rp_thread_end(g, t1), 115);
+    ck_assert_uint_eq(sc_rp_thread_end(g, t2), 110);
+    ck_assert_uint_eq(r.end_ns, 115);
+    ck_assert_int_eq(sc_rp_run(g, &r), -1);   /* once */
+    sc_rp_free(g);
+}
+END_TEST
+
+/* A wait for an event never recorded waits for nothing; a wait for a
+   device waits for every stream of that device and no other. */
+START_TEST(waits_on_nothing_and_devices)
+{
+    sc_rp *g = sc_rp_new();
+    int a = sc_rp_stream(g, 0, SC_RP_NONBLOCKING), b = sc_rp_stream(g, 1, SC_RP_NONBLOCKING);
+    int t = sc_rp_thread(g, 0), u = sc_rp_thread(g, 0);
+    sc_rp_submit(g, u, b, SC_RP_COMPUTE, 500, 1, 0);
+    sc_rp_cpu(g, t, 1);
+    int late = sc_rp_submit(g, t, a, SC_RP_COMPUTE, 30, 1, 0);
+    sc_rp_wait_device(g, t, 0);
+    int t3 = sc_rp_thread(g, 0);
+    sc_rp_wait_op(g, t3, late);   /* at time 0 it is not submitted yet */
+    sc_rp_result r = run(g);
+    ck_assert_uint_eq(sc_rp_thread_end(g, t), 31);
+    ck_assert_uint_eq(sc_rp_thread_end(g, t3), 0);
+    ck_assert_uint_eq(r.end_ns, 500);
+    ck_assert_uint_eq(r.gpu_busy_ns, 500);
+    sc_rp_free(g);
+}
+END_TEST
+
+/* A long graph stays fast and exact: 100k steps of a host-bound loop. */
+START_TEST(long_run)
+{
+    sc_rp *g = sc_rp_new();
+    int s = sc_rp_stream(g, 0, SC_RP_LEGACY), t = sc_rp_thread(g, 0);
+    for (int i = 0; i < 50000; i++) {
+        sc_rp_cpu(g, t, 30);
+        sc_rp_submit(g, t, s, SC_RP_COMPUTE, 20, 1, 0);
+    }
+    sc_rp_wait_stream(g, t, s);
+    sc_rp_result r = run(g);
+    ck_assert_uint_eq(r.end_ns, 50000 * 30 + 20);
+    ck_assert_uint_eq(r.gpu_busy_ns, 50000 * 20);
+    sc_rp_free(g);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *su = suite_create("replay");
+    TCase *tc = tcase_create("replay");
+    tcase_add_test(tc, one_op_then_wait);
+    tcase_add_test(tc, host_wait_each_step);
+    tcase_add_test(tc, legacy_barrier);
+    tcase_add_test(tc, threads_share_the_legacy_stream);
+    tcase_add_test(tc, copy_engines);
+    tcase_add_test(tc, event_wait_and_sync);
+    tcase_add_test(tc, latency_and_thread_order);
+    tcase_add_test(tc, waits_on_nothing_and_devices);
+    tcase_add_test(tc, long_run);
+    suite_add_tcase(su, tc);
+    SRunner *sr = srunner_create(su);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
