@@ -53,7 +53,7 @@ int main(int argc, char **argv)
             CHECK(cudaStreamSynchronize(s)); // expect: SC403 x10 warning
         host_work(host_ms);
     }
-    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaStreamSynchronize(s)); // expect: SC402 x1
     fprintf(stderr, "elapsed_ms=%.3f\n", now_ms() - t0);
     printf("host_sync_loop: %d steps\n", steps);
     CHECK(cudaStreamDestroy(s));

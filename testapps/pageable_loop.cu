@@ -57,7 +57,7 @@ int main(int argc, char **argv)
     double t0 = now_ms();
     for (int i = 0; i < steps; i++) {
         host_work(host_ms);
-        CHECK(cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s)); // expect: SC203 x8 warning
+        CHECK(cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s)); // expect: SC203 x8
         sc_spin<<<1, 1, 0, s>>>((unsigned long long)(gpu_ms * 1e6));
         LAUNCHED();
     }

@@ -1,48 +1,85 @@
-/* calibrate.c: a pinned copy timed at report time (calibrate.h).  The
- * program has finished its work by then, so the copies disturb nothing it
- * measures; they use buffers of the shim's own, in the context the
- * program's copies used, through the real driver.  On the simulator they
- * take the simulator's time, which is what its pageable copies are
- * compared with: the price follows the machine it ran on.
+/* calibrate.c: the pinned copy rate (calibrate.h).  At the first copy of a
+ * device and direction that a pinning fix would change, the calling thread
+ * -- inside that copy's slow path, in its context, right after the copy
+ * returned -- times a copy of the same size between pinned memory and device
+ * memory of the shim's own, best of three after a warm-up, then frees them.
+ * That is once per device and direction, a few milliseconds with the
+ * allocations (which NVIDIA documents as synchronizing: a pageable copy
+ * has just waited for its stream anyway).  At exit it could not be done:
+ * the CUDA runtime's own exit handlers run first and release the context.
+ * On the simulator the copies take the simulator's time, which is what its
+ * pageable copies are compared with: the price follows the machine it ran
+ * on.
  */
 #include "config.h"
+
+#include <stdatomic.h>
 
 #include "calibrate.h"
 #include "core.h"
 #include "real.h"
 
 #define CAL_MAX (64ull << 20)
+#define CAL_DEV 32
 
-uint64_t sc_cal_pinned_ns(CUcontext ctx, int d2h, uint64_t bytes)
+static _Atomic int state[CAL_DEV][2];     /* 0 not yet, 1 taken, 2 done */
+static _Atomic uint64_t rate_x1e6[CAL_DEV][2];   /* bytes per ns, times 10^6 */
+
+static uint64_t timed_copies(void *h, CUdeviceptr d, uint64_t bytes, int d2h)
 {
-    if (!ctx || !bytes || !sc_d.CtxPushCurrent || !sc_d.CtxPopCurrent || !sc_d.MemAlloc || !sc_d.MemFree ||
-        !sc_d.MemAllocHost || !sc_d.MemFreeHost || !sc_d.MemcpyHtoD || !sc_d.MemcpyDtoH)
-        return 0;
+    uint64_t best = 0;
+    for (int i = 0; i < 4; i++) {
+        uint64_t t0 = sc_now_ns();
+        CUresult r = d2h ? sc_d.MemcpyDtoH(h, d, bytes) : sc_d.MemcpyHtoD(d, h, bytes);
+        uint64_t dt = sc_now_ns() - t0;
+        if (r != CUDA_SUCCESS) {
+            sc_debug("pinned copy rate: the timed copy failed (CUDA error %d)", (int)r);
+            return 0;
+        }
+        if (i && (!best || dt < best))   /* the first one warms up */
+            best = dt;
+    }
+    return best;
+}
+
+void sc_cal_note(unsigned device, int d2h, uint64_t bytes)
+{
+    if (device >= CAL_DEV || !bytes)
+        return;
+    d2h = !!d2h;
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&state[device][d2h], &expect, 1))
+        return;
+    if (!sc_d.MemAlloc || !sc_d.MemFree || !sc_d.MemAllocHost || !sc_d.MemFreeHost || !sc_d.MemcpyHtoD ||
+        !sc_d.MemcpyDtoH) {
+        atomic_store(&state[device][d2h], 2);
+        return;
+    }
     if (bytes > CAL_MAX)
         bytes = CAL_MAX;
-    if (sc_d.CtxPushCurrent(ctx) != CUDA_SUCCESS)
-        return 0;
     void *h = NULL;
     CUdeviceptr d = 0;
-    uint64_t best = 0;
-    if (sc_d.MemAllocHost(&h, bytes) == CUDA_SUCCESS && sc_d.MemAlloc(&d, bytes) == CUDA_SUCCESS) {
-        for (int i = 0; i < 4; i++) {
-            uint64_t t0 = sc_now_ns();
-            CUresult r = d2h ? sc_d.MemcpyDtoH(h, d, bytes) : sc_d.MemcpyHtoD(d, h, bytes);
-            uint64_t dt = sc_now_ns() - t0;
-            if (r != CUDA_SUCCESS) {
-                best = 0;
-                break;
-            }
-            if (i && (!best || dt < best))   /* the first one warms up */
-                best = dt;
-        }
-    }
+    CUresult r = sc_d.MemAllocHost(&h, bytes);
+    if (r == CUDA_SUCCESS)
+        r = sc_d.MemAlloc(&d, bytes);
+    uint64_t ns = r == CUDA_SUCCESS ? timed_copies(h, d, bytes, d2h) : 0;
+    if (r != CUDA_SUCCESS)
+        sc_debug("pinned copy rate: allocating %llu bytes failed (CUDA error %d)", (unsigned long long)bytes,
+                 (int)r);
     if (d)
         sc_d.MemFree(d);
     if (h)
         sc_d.MemFreeHost(h);
-    CUcontext popped;
-    sc_d.CtxPopCurrent(&popped);
-    return best;
+    if (ns)
+        atomic_store(&rate_x1e6[device][d2h], (uint64_t)((double)bytes / (double)ns * 1e6));
+    atomic_store(&state[device][d2h], 2);
 }
+
+double sc_cal_rate(unsigned device, int d2h)
+{
+    if (device >= CAL_DEV)
+        return 0;
+    return (double)atomic_load(&rate_x1e6[device][!!d2h]) / 1e6;
+}
+
+/* In a forked child the parent's measure stands (the same machine). */

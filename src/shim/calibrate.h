@@ -1,17 +1,19 @@
 /* calibrate.h: how long this machine takes to copy from or to pinned
- * memory, measured at report time (the pricing model's rate of a pageable
- * copy's fix). */
+ * memory: the rate a pageable or synchronous copy's fix would run at (the
+ * pricing model, price.c). */
 #ifndef SC_CALIBRATE_H
 #define SC_CALIBRATE_H
 
 #include <stdint.h>
 
-#include <cuda.h>
-
-/* Times a copy of `bytes` (capped at 64 MiB) between pinned host memory
-   and the device of context ctx, host to device (d2h 0) or back, best of
-   three: the ns it took, or 0 when it could not be measured (the driver
-   gone at exit, no memory). */
-uint64_t sc_cal_pinned_ns(CUcontext ctx, int d2h, uint64_t bytes);
+/* After a call that copied `bytes` between host memory and the device
+   (ordinal) `device` with a pinning fix (SC203, SC201; d2h 1 for device to
+   host), on the calling thread, whose context is the copy's: the first such
+   call of a device and direction times a copy of that size (at most 64 MiB)
+   from pinned memory of the shim's own (calibrate.c says what it costs). */
+void sc_cal_note(unsigned device, int d2h, uint64_t bytes);
+/* The pinned rate measured for a device and direction, in bytes per ns; 0
+   when none was. */
+double sc_cal_rate(unsigned device, int d2h);
 
 #endif

@@ -56,10 +56,13 @@ void sc_detect_ctx_sync(sc_thread *t, sc_op *op)
    work is a candidate (PG, Concurrent Execution between Host and Device:
    the host idles while it waits, and the GPU idles while the host works
    before it queues more).  Whether it starved the GPU, and by how much, is
-   the pricing model's answer at report time; a candidate it prices below
-   the warning bar's tenth is not reported.  A wait shorter than
-   SC403_MIN_WAIT_NS found the GPU about done: no candidate. */
-#define SC403_MIN_WAIT_NS 20000
+   the pricing model's answer at report time (shim_report.c reports only
+   what saves as much as a warning must).  A short wait is a candidate too:
+   it may be short only because an earlier wait of the step drained the
+   GPU, and with that one gone it would wait in its place (the model prices
+   waits together, pricing.h).  A wait under SC403_MIN_WAIT_NS is the
+   driver's round trip. */
+#define SC403_MIN_WAIT_NS 1000
 void sc_detect_waited(sc_op *op, uint64_t waited_ns)
 {
     if (waited_ns < SC403_MIN_WAIT_NS || op->nev >= SC_MAX_EVENTS)

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include "calibrate.h"
 #include "callsites.h"
 #include "classify.h"
 #include "core.h"
@@ -410,6 +411,22 @@ static uint64_t waited(const sc_op *op, uint64_t blocked)
     return 0;
 }
 
+/* The pinned rate a copy's fix would have (calibrate.h): timed after the
+   first copy of a device and direction that a pinning fix would change,
+   large enough to say a rate (a scalar's copy is all latency). */
+static void calibrate_after(sc_op *op)
+{
+    if (op->bytes < 65536 || (op->dir != SC_DIR_H2D && op->dir != SC_DIR_D2H))
+        return;
+    for (unsigned i = 0; i < op->nev; i++)
+        if (sc_rule_props[op->ev[i].rule].fix == SC_FIX_PIN) {
+            unsigned dev = sc_op_device(op);
+            if (dev != SC_DEV_UNKNOWN)
+                sc_cal_note(dev, op->dir == SC_DIR_D2H, op->bytes);
+            return;
+        }
+}
+
 void sc_post(sc_thread *t, sc_op *op, CUresult r)
 {
     if (op->bypass) {
@@ -437,6 +454,7 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         op->rl = sc_rl_record(t, op, op->t0, t1, w);
         if (op->rl && (op->kind == SC_K_STREAM_SYNC || op->kind == SC_K_CTX_SYNC || op->kind == SC_K_EVENT_SYNC))
             sc_detect_waited(op, w);
+        calibrate_after(op);
     }
     unsigned weight = 1;
     int rd_record = op->redirected != 0;   /* the redirect table gets this call */

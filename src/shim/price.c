@@ -3,9 +3,9 @@
  *
  * It stops the GPU sampler, builds the model from the recorded run
  * (runlog.c), gives each device its busy time (measured mode's timeline,
- * else the samples) and its pinned copy rates (calibrate.c, timed now at
- * the sizes the findings copied), says how each rule's fix changes the
- * model (fix_of), replays, and keeps each aggregate key's saving for the
+ * else the samples) and its pinned copy rates (calibrate.c, timed at the
+ * first copy a pinning fix would change), says how each rule's fix changes
+ * the model (rules.def, FIX), replays, and keeps each aggregate key's saving for the
  * report builder (sc_price_of).  SC103 is judged at report time, per call
  * site over thread lifetimes: its fix moves the legacy-stream work of every
  * thread found racing to streams of their own, and its saving is shared by
@@ -14,8 +14,10 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "aggkey.h"
 #include "calibrate.h"
@@ -45,61 +47,24 @@ _Static_assert((int)SC_FIX_NONE == (int)SC_PR_FIX_NONE && (int)SC_FIX_NO_WAIT ==
                "rules.h's SC_FIX_* are pricing.h's sc_pr_fix");
 
 /* ------------------------------------------------------------- rates --- */
-static int cmp_u64(const void *pa, const void *pb)
+static void rates(sc_pr_device *dev, uint32_t d)
 {
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return a < b ? -1 : a > b;
-}
-
-/* The median size of the copies a pinning fix would change, on device d
-   in direction dir; 0 when there is none. */
-static uint64_t median_bytes(const sc_pr_model *m, uint32_t d, int dir)
-{
-    size_t n = 0, cap = 0;
-    uint64_t *v = NULL;
-    for (size_t t = 0; t < m->nthreads; t++)
-        for (size_t i = 0; i < m->threads[t].n; i++) {
-            const sc_pr_call *c = &m->threads[t].calls[i];
-            int pin = 0;
-            for (int k = 0; k < 2; k++)
-                pin |= c->finding[k] && m->findings[c->finding[k] - 1].fix == SC_PR_FIX_PIN;
-            if (!pin || c->dir != dir || c->stream >= m->nstreams || m->streams[c->stream].device != d)
-                continue;
-            if (n == cap) {
-                uint64_t *nv = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof *v);
-                if (!nv)
-                    break;
-                v = nv;
-            }
-            v[n++] = c->bytes;
-        }
-    uint64_t med = 0;
-    if (n) {
-        qsort(v, n, sizeof *v, cmp_u64);
-        med = v[n / 2];
-    }
-    free(v);
-    return med;
-}
-
-static void rates(const sc_pr_model *m, sc_pr_device *dev, uint32_t d)
-{
-    CUcontext ctx = sc_device_ctx(d);
-    for (int dir = SC_PR_H2D; dir <= SC_PR_D2H; dir++) {
-        uint64_t bytes = median_bytes(m, d, dir);
-        uint64_t ns = bytes && ctx ? sc_cal_pinned_ns(ctx, dir == SC_PR_D2H, bytes) : 0;
-        dev->rate[dir] = ns ? (double)(bytes > (64ull << 20) ? 64ull << 20 : bytes) / (double)ns : 0;
-    }
+    dev->rate[SC_PR_H2D] = sc_cal_rate(d, 0);
+    dev->rate[SC_PR_D2H] = sc_cal_rate(d, 1);
 }
 
 /* ------------------------------------------------------------- dump --- */
-/* STREAMCHECK_TEST_PRICE_DUMP=FILE: the model and what it predicted, as
-   text, for a person checking the model against a run (a test hook, not an
-   option). */
+/* STREAMCHECK_TEST_PRICE_DUMP=PREFIX: the model and what it predicted, as
+   text in PREFIX.PID, for a person checking the model against a run (a test
+   hook, not an option). */
 static void dump(const sc_pr_model *m, const sc_pr_result *res)
 {
     const char *path = getenv("STREAMCHECK_TEST_PRICE_DUMP");
-    FILE *f = path && *path ? fopen(path, "w") : NULL;
+    char name[4200];
+    if (!path || !*path)
+        return;
+    snprintf(name, sizeof name, "%s.%ld", path, (long)getpid());   /* one per process */
+    FILE *f = fopen(name, "w");
     if (!f)
         return;
     fprintf(f, "window %llu model %llu fixed %llu stalled %d\n", (unsigned long long)res->window_ns,
@@ -153,6 +118,34 @@ static void sc403_needs_work_after(sc_pr_model *m)
     }
 }
 
+/* Threads the program makes take turns on the legacy stream (PyTorch's
+   autograd thread runs the backward pass while the main thread waits for
+   it) are one actor, not several: replayed apart, each would keep its own
+   times while the other got faster.  Of those that took turns (their
+   lifetimes never raced, hb.h), the one that waited longest is the actor;
+   the others are folded into it (their GPU work counts in its stretches,
+   their host time is in its own). */
+static void fold_turn_takers(sc_pr_model *m)
+{
+    sc_pr_thread *th = (sc_pr_thread *)m->threads;
+    size_t keep = SIZE_MAX;
+    uint64_t most = 0;
+    for (size_t t = 0; t < m->nthreads; t++) {
+        if (!th[t].id || sc_hb_lifetime_concurrent(th[t].id))
+            continue;
+        uint64_t w = 0;
+        for (size_t i = 0; i < th[t].n; i++)
+            w += th[t].calls[i].wait_ns;
+        if (keep == SIZE_MAX || w > most) {
+            keep = t;
+            most = w;
+        }
+    }
+    for (size_t t = 0; t < m->nthreads; t++)
+        if (t != keep && th[t].id && !sc_hb_lifetime_concurrent(th[t].id))
+            th[t].n = 0;
+}
+
 /* -------------------------------------------------------------- run --- */
 /* Once, at report time, after every thread left the slow path. */
 void sc_price_run(void)
@@ -178,7 +171,8 @@ void sc_price_run(void)
     for (size_t i = 0; i + 1 < nf; i++) {
         const sc_agg_key *k = sc_rl_key((uint16_t)(i + 1));
         int finding = k && k->table == SC_AGG_FINDING;
-        f[i] = (sc_pr_finding){.fix = finding ? sc_rule_props[k->rule].fix : SC_PR_FIX_NONE, .in_all = finding};
+        f[i] = (sc_pr_finding){.fix = finding ? sc_rule_props[k->rule].fix : SC_PR_FIX_NONE, .in_all = finding,
+                               .joint = finding && sc_rule_props[k->rule].fix == SC_FIX_NO_WAIT};
         if (k && k->table == SC_AGG_ALLOC)   /* an SC303 site, if the report makes one of it */
             f[i].fix = sc_rule_props[SC_RULE_SC303].fix;
     }
@@ -186,6 +180,7 @@ void sc_price_run(void)
     m->findings = f;
     m->nfindings = nf;
     sc403_needs_work_after(m);
+    fold_turn_takers(m);
     sc_pr_thread *th = (sc_pr_thread *)m->threads;
     for (size_t t = 0; t < m->nthreads; t++)
         th[t].legacy_finding = th[t].id && sc_hb_lifetime_concurrent(th[t].id) ? (uint16_t)nf : 0;
@@ -205,7 +200,7 @@ void sc_price_run(void)
         }
         if (!dev[d].known)
             P.source = SC_PRICE_WAITS;
-        rates(m, &dev[d], d);
+        rates(&dev[d], d);
     }
     m->devices = dev;
     P.res.saving = P.saving;

@@ -303,11 +303,16 @@ typedef struct scen {
     int *copy;           /* per thread: the stream its fixed synchronous copies go to, or -1 */
 } scen;
 
+/* only: the finding fixed; -1 none; -2 every in_all one; -3 every joint one */
 static int fixed(const scen *s, uint16_t f)
 {
     if (!f || f > s->m->nfindings || s->m->findings[f - 1].fix == SC_PR_FIX_NONE)
         return 0;
-    return s->only == -2 ? s->m->findings[f - 1].in_all : s->only == (long)f - 1;
+    if (s->only == -2)
+        return s->m->findings[f - 1].in_all;
+    if (s->only == -3)
+        return s->m->findings[f - 1].joint;
+    return s->only == (long)f - 1;
 }
 
 /* Which fixes apply to a call: a bit per sc_pr_fix. */
@@ -527,6 +532,38 @@ static int64_t replay(const sc_pr_model *m, const work *w, const size_t *base, u
     return (int64_t)r.end_ns;
 }
 
+/* The joint findings fixed together; each gets the larger of its own
+   saving and its share of theirs by the time its calls waited. */
+static int price_joint(const sc_pr_model *m, const work *w, const size_t *base, uint64_t origin, int64_t b,
+                       sc_pr_result *out)
+{
+    double *waited = calloc(m->nfindings + 1, sizeof *waited), total = 0;
+    if (!waited)
+        return -1;
+    for (size_t t = 0; t < m->nthreads; t++)
+        for (size_t i = 0; i < m->threads[t].n; i++) {
+            const sc_pr_call *c = &m->threads[t].calls[i];
+            for (int k = 0; k < 2; k++)
+                if (c->finding[k] && c->finding[k] <= m->nfindings && m->findings[c->finding[k] - 1].joint)
+                    waited[c->finding[k] - 1] += (double)c->wait_ns;
+        }
+    for (size_t f = 0; f < m->nfindings; f++)
+        total += waited[f];
+    int rc = 0;
+    if (total > 0) {
+        int64_t e = replay(m, w, base, origin, -3, &out->stalled);
+        rc = e < 0;
+        double joint = !rc && e < b ? (double)(b - e) : 0;
+        for (size_t f = 0; f < m->nfindings; f++) {
+            uint64_t share = (uint64_t)(joint * waited[f] / total + 0.5);
+            if (m->findings[f].joint && share > out->saving[f])
+                out->saving[f] = share;
+        }
+    }
+    free(waited);
+    return rc;
+}
+
 int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
 {
     uint64_t origin = UINT64_MAX, end = 0;
@@ -567,6 +604,8 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
         rc = e < 0;
         out->saving[f] = !rc && e < b ? (uint64_t)(b - e) : 0;
     }
+    if (!rc)
+        rc = price_joint(m, w, base, origin, b, out);
     int64_t all = rc ? -1 : replay(m, w, base, origin, -2, &out->stalled);
     rc |= all < 0;
     out->fixed_ns = all > 0 ? (uint64_t)all : 0;

@@ -99,6 +99,7 @@ typedef struct sc_pr_device {
 typedef struct sc_pr_finding {
     uint8_t fix;             /* sc_pr_fix */
     uint8_t in_all;          /* part of the "everything fixed" run */
+    uint8_t joint;           /* priced with the other joint findings (see sc_pr_price) */
 } sc_pr_finding;
 
 typedef struct sc_pr_model {
@@ -117,7 +118,11 @@ typedef struct sc_pr_result {
 } sc_pr_result;
 
 /* Replays the model as it was, once per finding with a fix, and once with
-   every in_all finding fixed.  0, or -1 when out of memory. */
+   every in_all finding fixed.  Joint findings (waits: one removed alone
+   moves the wait to the next, as a loss.item() then an accuracy .item()
+   each step) are also replayed fixed together; each one's saving is the
+   larger of its own and its share of theirs, by the time its calls waited.
+   0, or -1 when out of memory. */
 int sc_pr_price(const sc_pr_model *m, sc_pr_result *out);
 
 #endif /* SC_PRICING_H */

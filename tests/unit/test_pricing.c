@@ -70,7 +70,7 @@ START_TEST(wait_each_step)
         busy(&r, t, t + 10 * MS);
     }
     add(&r, 0, SC_PR_OTHER, 180 * MS, 180 * MS + 10000, 0, 0);
-    sc_pr_finding f = {SC_PR_FIX_NO_WAIT, 1};
+    sc_pr_finding f = {.fix = SC_PR_FIX_NO_WAIT, .in_all = 1};
     uint64_t saving;
     sc_pr_result res = price(&r, 1, &st, 1, &f, 1, 0, 0, &saving);
     near(res.window_ns, 180 * MS + 10000);
@@ -97,7 +97,7 @@ START_TEST(threads_on_the_legacy_stream)
         add(&r, t, SC_PR_WAIT_STREAM, 200000, 100 * MS, 100 * MS - 200000, 0);
     }
     busy(&r, 0, 100 * MS);
-    sc_pr_finding f = {SC_PR_FIX_OWN_STREAM, 1};
+    sc_pr_finding f = {.fix = SC_PR_FIX_OWN_STREAM, .in_all = 1};
     uint64_t saving;
     sc_pr_result res = price(&r, 4, &st, 1, &f, 1, 1, 0, &saving);
     near(res.model_ns, 100 * MS);
@@ -132,7 +132,7 @@ static uint64_t pageable(uint64_t host, uint64_t kernel, double rate, uint64_t *
         now += 10000;
     }
     add(&r, 0, SC_PR_WAIT_STREAM, now, gpu_free, gpu_free - now, 0);
-    sc_pr_finding f = {SC_PR_FIX_PIN, 1};
+    sc_pr_finding f = {.fix = SC_PR_FIX_PIN, .in_all = 1};
     uint64_t saving;
     sc_pr_result res = price(&r, 1, &st, 1, &f, 1, 0, rate, &saving);
     near(res.model_ns, res.window_ns);
@@ -159,6 +159,68 @@ START_TEST(pageable_copies)
 }
 END_TEST
 
+/* Two waits a step, as a loss.item() then an accuracy .item(): the first
+   waits for the step's 10 ms kernel, the second, after a tiny kernel, for
+   almost nothing -- but without the first it would wait in its place.
+   Alone each saves about nothing; together they save what one wait a step
+   did (80 ms), and the one that waited gets it. */
+START_TEST(joint_waits)
+{
+    static run r;
+    r = (run){0};
+    sc_pr_stream st = {0, SC_PR_LEGACY};
+    for (uint64_t k = 0; k < 10; k++) {
+        uint64_t t = k * 18 * MS;
+        add(&r, 0, SC_PR_SUBMIT, t, t + 10000, 0, 0);
+        add(&r, 0, SC_PR_WAIT_STREAM, t + 10000, t + 10 * MS, 10 * MS - 10000, 0)->finding[0] = 1;
+        add(&r, 0, SC_PR_SUBMIT, t + 10 * MS, t + 10 * MS + 5000, 0, 0);
+        add(&r, 0, SC_PR_WAIT_STREAM, t + 10 * MS + 5000, t + 10 * MS + 15000, 10000, 0)->finding[0] = 2;
+        busy(&r, t, t + 10 * MS);
+        busy(&r, t + 10 * MS + 5000, t + 10 * MS + 10000);
+    }
+    add(&r, 0, SC_PR_OTHER, 180 * MS, 180 * MS + 10000, 0, 0);
+    sc_pr_finding f[2] = {{.fix = SC_PR_FIX_NO_WAIT, .in_all = 1, .joint = 1},
+                          {.fix = SC_PR_FIX_NO_WAIT, .in_all = 1, .joint = 1}};
+    uint64_t saving[2];
+    sc_pr_result res = price(&r, 1, &st, 1, f, 2, 0, 0, saving);
+    ck_assert_uint_gt(saving[0], 78 * MS);
+    ck_assert_uint_lt(saving[0], 82 * MS);
+    ck_assert_uint_lt(saving[1], 1 * MS);
+    /* all fixed: both waits gone, what the two shares add up to */
+    ck_assert_uint_lt(res.model_ns - res.fixed_ns - saving[0] - saving[1], 20000);
+    /* not joint: each alone leaves the other's wait */
+    f[0].joint = f[1].joint = 0;
+    price(&r, 1, &st, 1, f, 2, 0, 0, saving);
+    ck_assert_uint_lt(saving[0], 1 * MS);
+}
+END_TEST
+
+/* A thread joins another (pthread_join): its wait is for that thread's end,
+   so when the other ends sooner (its own wait dropped), so does it. */
+START_TEST(join_follows_the_other_thread)
+{
+    static run r;
+    r = (run){0};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    add(&r, 1, SC_PR_SUBMIT, 0, 10000, 0, 0);
+    add(&r, 1, SC_PR_WAIT_STREAM, 10000, 50 * MS, 50 * MS - 10000, 0)->finding[0] = 1;
+    add(&r, 1, SC_PR_OTHER, 80 * MS, 80 * MS + 1000, 0, 0);   /* 30 ms of work after the wait */
+    add(&r, 0, SC_PR_SUBMIT, 0, 1000, 0, 0);
+    add(&r, 0, SC_PR_WAIT_STREAM, 1000, 2000, 0, 0);          /* an actor: it waits */
+    sc_pr_call *j = add(&r, 0, SC_PR_JOIN, 2000, 80 * MS + 2000, 0, 0);
+    j->stream = 1;
+    add(&r, 0, SC_PR_OTHER, 80 * MS + 2000, 80 * MS + 3000, 0, 0);
+    busy(&r, 0, 50 * MS);
+    sc_pr_finding f = {.fix = SC_PR_FIX_NO_WAIT, .in_all = 1};
+    uint64_t saving;
+    sc_pr_result res = price(&r, 2, &st, 1, &f, 1, 0, 0, &saving);
+    near(res.model_ns, 80 * MS + 3000);
+    /* without the wait the worker's 30 ms of host work overlap its kernel */
+    ck_assert_uint_gt(saving, 29 * MS);
+    ck_assert_uint_lt(saving, 31 * MS);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("pricing");
@@ -166,6 +228,8 @@ int main(void)
     tcase_add_test(tc, wait_each_step);
     tcase_add_test(tc, threads_on_the_legacy_stream);
     tcase_add_test(tc, pageable_copies);
+    tcase_add_test(tc, joint_waits);
+    tcase_add_test(tc, join_follows_the_other_thread);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
