@@ -382,6 +382,8 @@ static void own_time(sc_thread *t, const sc_op *op, uint64_t p0)
 {
     uint64_t post = sc_tsc() - p0;
     atomic_fetch_add_explicit(&t->own_ticks, op->tin + post, memory_order_relaxed);
+    if (op->rl)
+        sc_rl_own(t, op->rl, op->tin + post);
     if (SC_UNLIKELY(sc_prof_on)) {
         sc_prof_cell *c = t->prof;
         c[SC_PH_PRE].ticks += op->tin;

@@ -445,6 +445,10 @@ static int build_thread(scen *s, size_t t, const work *w)
     for (size_t i = 0; i < th->n && !rc; i++) {
         const sc_pr_call *c = &th->calls[i];
         uint64_t gap = c->t0 > prev ? c->t0 - prev : 0;
+        /* the recorder's own time (after the call before, before this
+           one) is not the program's: the fixed program would not have it */
+        uint64_t own = i ? th->calls[i - 1].own_ns : 0;
+        gap = gap > own ? gap - own : 0;
         if (c->nsub && w[i].fast > 0) {
             unsigned k = c->nsub < PIECES ? c->nsub : PIECES;
             int st = stream_for(s, t, c->sub_stream);

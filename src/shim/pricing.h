@@ -60,6 +60,8 @@ typedef enum sc_pr_fix {
 typedef struct sc_pr_call {
     uint64_t t0, t1;      /* when it was called and returned, ns */
     uint64_t wait_ns;     /* of that, waiting for earlier GPU work (from t0) */
+    uint64_t own_ns;      /* the recorder's own time around the call, outside [t0, t1]: in
+                             the host time between it and its neighbours, not the program's */
     uint64_t bytes;       /* copies */
     uint32_t stream;      /* index into the model's streams; where it submitted or what it waited for */
     uint32_t nsub;        /* submissions the thread made since its previous recorded call, not recorded */

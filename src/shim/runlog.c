@@ -28,6 +28,7 @@ typedef struct sc_rl_log {
     sc_pr_call *v;
     size_t n, cap;
     int cut;                  /* SC_RL_MAX reached */
+    int own_converted;        /* own_ns is in ns (sc_rl_model), not TSC ticks */
     pid_t tid;                /* the thread it belongs to (thread records are recycled) */
     pthread_t self;           /* ... as pthread_join names it */
     unsigned lid;             /* its legacy-stream lifetime (hb.h), 0 none */
@@ -192,6 +193,13 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
     return (uint32_t)++l->n;
 }
 
+void sc_rl_own(sc_thread *t, uint32_t rec, uint64_t ticks)
+{
+    sc_rl_log *l = t->rlog;
+    if (rec && l && l->tid == t->tid && rec <= l->n)
+        l->v[rec - 1].own_ns = ticks;   /* ticks until the model converts them (sc_rl_model) */
+}
+
 void sc_rl_join(pthread_t other, uint64_t t0, uint64_t t1)
 {
     sc_thread *t = sc_tls_self;
@@ -288,6 +296,12 @@ int sc_rl_model(sc_pr_model *m)
     if (of)
         name_joins(of, n);
     free(of);
+    double per_tick = sc_tsc_ns();
+    for (sc_rl_log *l = logs; l; l = l->next)
+        for (size_t i = 0; i < l->n && !l->own_converted; i++)
+            l->v[i].own_ns = (uint64_t)((double)l->v[i].own_ns * per_tick);
+    for (sc_rl_log *l = logs; l; l = l->next)
+        l->own_converted = 1;
     uint32_t ndev = 0;
     for (size_t i = 0; i < nstreams; i++) {
         st[i] = (sc_pr_stream){.device = streams[i].device, .kind = streams[i].kind};

@@ -36,6 +36,9 @@ extern int sc_rl_on;
    wait_ns the part spent waiting for earlier GPU work.  Returns the
    record's number + 1 in the thread's log, 0 when not recorded. */
 uint32_t sc_rl_record(struct sc_thread *t, struct sc_op *op, uint64_t t0, uint64_t t1, uint64_t wait_ns);
+/* The slow path's own time around record `rec` of thread t, in TSC ticks
+   (the model takes it out of the host time around the call). */
+void sc_rl_own(struct sc_thread *t, uint32_t rec, uint64_t ticks);
 /* The calling thread waited from t0 to t1 for thread `other` to end
    (pthread_join; hb_pthread.c). */
 void sc_rl_join(pthread_t other, uint64_t t0, uint64_t t1);

@@ -291,8 +291,8 @@ static void priced_cost(const sc_agg_key *k, sc_finding *f)
     f->basis = replay_basis();
 }
 
-/* An SC403 candidate is a finding only when its call site waited more
-   than once (a wait in a loop: a single one is set-up or the end) and not
+/* An SC403 candidate is a finding only when its call site waited three
+   times or more (a wait in a loop: once or twice is set-up or the end) and not
    waiting there saves as much as a warning must (--warn-cost, --warn-share
    of the active window): most waits are where the results are needed, and
    a note for each would say nothing (libstreamcheck(7), SC403). */
@@ -302,7 +302,7 @@ static int sc403_drops(const sc_agg_key *k, const sc_agg_val *v)
     int source;
     if (k->rule != SC_RULE_SC403)
         return 0;
-    if (v->count < 2)
+    if (v->count < 3)
         return 1;
     if (!sc_price_of(k, &saving) || !sc_price_window(&window, &model, &fixed, &source))
         return 1;
