@@ -4,9 +4,13 @@
  *   shim_cost [CALLS]
  * Redirected launches are timed in a child process per method (the options
  * are read once, at the first call).
- * Each case is the best of three runs of CALLS launches (thread CPU time).
+ * Each case is the best of three runs of CALLS calls (thread CPU time).
  * The PyTorch case: every launch goes to the legacy stream while the
- * program's 128 pool streams (non-blocking, idle) exist.
+ * program's 128 pool streams (non-blocking, idle) exist.  CUDA graphs: a
+ * graph launch, a launch recorded into a capturing stream, and a capture
+ * begun and ended (cudaGraphsPerfScaling's API times).  A pageable copy:
+ * SC203's slow path, with the waits for its stream the shim adds
+ * (dispatch.c) counted per copy.
  */
 #include "config.h"
 
@@ -33,18 +37,72 @@ static double cpu_now(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static double per_call(CUstream s, long n)
+/* ns per call of body(s, n), which makes n calls: the best of three. */
+static double best_of3(void (*body)(CUstream, long), CUstream s, long n)
 {
     double best = 1e9;
     for (int rep = 0; rep < 3; rep++) {
         double t0 = cpu_now();
-        for (long i = 0; i < n; i++)
-            cuLaunchKernel(NULL, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL);
+        body(s, n);
         double d = (cpu_now() - t0) / n * 1e9;
         if (d < best)
             best = d;
     }
     return best;
+}
+
+static void launches(CUstream s, long n)
+{
+    for (long i = 0; i < n; i++)
+        cuLaunchKernel(NULL, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL);
+}
+
+static double per_call(CUstream s, long n)
+{
+    return best_of3(launches, s, n);
+}
+
+static void graph_launches(CUstream s, long n)
+{
+    for (long i = 0; i < n; i++)
+        cuGraphLaunch(NULL, s);
+}
+
+/* Launches recorded into s while it captures (the capture's ends outside
+   the timing's share: one pair per n launches). */
+static void captured_launches(CUstream s, long n)
+{
+    CUgraph g;
+    cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL);
+    launches(s, n);
+    cuStreamEndCapture(s, &g);
+}
+
+/* n / 2 captures begun and ended: ns per call. */
+static void capture_pairs(CUstream s, long n)
+{
+    CUgraph g;
+    for (long i = 0; i < n / 2; i++) {
+        cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL);
+        cuStreamEndCapture(s, &g);
+    }
+}
+
+/* Pageable copies of 64 KiB, and the cuStreamSynchronize calls the shim
+   makes itself before them. */
+static char pageable[64 << 10];
+static long shim_syncs;
+static CUresult counting_sync(CUstream s)
+{
+    (void)s;
+    shim_syncs++;
+    return CUDA_SUCCESS;
+}
+
+static void pageable_copies(CUstream s, long n)
+{
+    for (long i = 0; i < n; i++)
+        cuMemcpyHtoDAsync((CUdeviceptr)0x1000, pageable, sizeof pageable, s);
 }
 
 /* ns per pthread_mutex_lock + unlock pair of the program (this one holds
@@ -168,6 +226,16 @@ int main(int argc, char **argv)
             s = p;
     }
     double created = per_call(s, n);
+    double graph = best_of3(graph_launches, s, n);
+    CUstream cs;
+    cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING);
+    launches(cs, 1);   /* its first kernel looked at */
+    double captured = best_of3(captured_launches, cs, n);
+    double capture = best_of3(capture_pairs, cs, n / 10 + 2) * 2;
+    sc_d.StreamSynchronize = counting_sync;
+    long copies = n / 100 + 1;
+    double pageable_ns = best_of3(pageable_copies, s, copies);
+    double syncs = (double)shim_syncs / (3.0 * copies);
     int q0 = fake.queries, c0 = fake.ctx_queries;
     double legacy_pytorch = per_call(NULL, n);
     int q1 = fake.queries, c1 = fake.ctx_queries;
@@ -177,6 +245,11 @@ int main(int argc, char **argv)
     atomic_store(&sc_g.mode, SC_MODE_DISABLED);
     double disabled = per_call(s, n);
     printf("  created stream (fast path)                          %7.1f\n", created);
+    printf("  graph launch, created stream                        %7.1f\n", graph);
+    printf("  launch into a capturing stream                      %7.1f\n", captured);
+    printf("  capture begun and ended (a pair)                    %7.1f\n", capture);
+    printf("  pageable copy, created stream                       %7.1f  (SC203; %.3f of the shim's own "
+           "stream syncs per copy)\n", pageable_ns, syncs);
     printf("  legacy stream, no other stream                      %7.1f  (SC101 note)\n", legacy_alone);
     printf("  legacy stream, 128 non-blocking streams (PyTorch)   %7.1f  (SC101 note; %.4f stream queries, "
            "%.4f context lookups per call)\n", legacy_pytorch, (double)(q1 - q0) / (3.0 * n),
