@@ -13,9 +13,11 @@
 
 #include "callsites.h"
 #include "core.h"
+#include "drain.h"
 #include "fake_driver.h"
 #include "findings.h"
 #include "hb.h"
+#include "real.h"
 #include "report.h"
 #include "settle.h"
 #include "shim_report.h"
@@ -500,6 +502,77 @@ START_TEST(pinned_memory_freed_becomes_pageable)
     cuMemHostUnregister(buf);
     cuMemcpyHtoDAsync(d, buf, 4096, s);
     ck_assert_uint_eq(seen(SC_RULE_SC203, -1), 1);
+}
+END_TEST
+
+/* The shim's own waits before pageable copies (drain.c): on a sample of
+   each direction and size class, never for a stream it saw drain. */
+static int shim_syncs;
+static CUresult counting_sync(CUstream s)
+{
+    (void)s;
+    shim_syncs++;
+    return CUDA_SUCCESS;
+}
+
+START_TEST(sc203_waits_for_the_stream_on_a_sample)
+{
+    cuInit(0);
+    sc_d.StreamSynchronize = counting_sync;
+    static char small[4096], large[1 << 20];
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    launch(s);
+    for (int i = 0; i < 100; i++)    /* the first 8, then the 32nd, 64th and 96th */
+        cuMemcpyHtoDAsync((CUdeviceptr)0x1000, small, sizeof small, s);
+    ck_assert_int_eq(shim_syncs, 8 + 3);
+    for (int i = 0; i < 20; i++)     /* another size class: its own first 8 */
+        cuMemcpyHtoDAsync((CUdeviceptr)0x1000, large, sizeof large, s);
+    ck_assert_int_eq(shim_syncs, 8 + 3 + 8);
+    for (int i = 0; i < 10; i++)     /* the other direction: its own too */
+        cuMemcpyDtoHAsync(small, (CUdeviceptr)0x1000, sizeof small, s);
+    ck_assert_int_eq(shim_syncs, 8 + 3 + 8 + 8);
+    cuStreamSynchronize(s);          /* the program waits: the stream is idle */
+    cuMemcpyHtoDAsync((CUdeviceptr)0x1000, small, sizeof small, s);
+    ck_assert_int_eq(shim_syncs, 8 + 3 + 8 + 8);
+    for (int i = 0; i < 28; i++)     /* busy again: the class's 101st to 128th, which waits */
+        cuMemcpyHtoDAsync((CUdeviceptr)0x1000, small, sizeof small, s);
+    ck_assert_int_eq(shim_syncs, 8 + 3 + 8 + 8 + 1);
+    /* The last read back, then the wait for it, is a deliberate read (settle.c). */
+    ck_assert_uint_eq(seen(SC_RULE_SC203, SC_SEV_WARNING), 100 + 20 + 9 + 1 + 28);
+}
+END_TEST
+
+START_TEST(sc203_never_waits_when_ablated)
+{
+    setenv("STREAMCHECK_TEST_ABLATE", "drain", 1);
+    cuInit(0);
+    sc_d.StreamSynchronize = counting_sync;
+    static char small[4096];
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    launch(s);
+    for (int i = 0; i < 20; i++)
+        cuMemcpyHtoDAsync((CUdeviceptr)0x1000, small, sizeof small, s);
+    ck_assert_int_eq(shim_syncs, 0);
+    ck_assert_uint_eq(seen(SC_RULE_SC203, SC_SEV_WARNING), 20);
+}
+END_TEST
+
+/* A copy that did not wait first: its copy is its bytes at the rate of
+   its class's copies that did, the rest of its time the wait. */
+START_TEST(sc203_split_by_the_sampled_rate)
+{
+    sc_op exact = {.dir = SC_DIR_H2D, .bytes = 1 << 20, .marks = SC_M_SPLIT};
+    ck_assert_uint_eq(sc_drain_after(&exact, 100000), 100000);
+    ck_assert_uint_eq(sc_drain_after(&exact, 300000), 300000);   /* 2 MiB in 400 us so far */
+    sc_op est = {.dir = SC_DIR_H2D, .bytes = 3 << 19, .marks = SC_M_SPLIT | SC_M_SPLIT_EST};
+    ck_assert_uint_eq(sc_drain_after(&est, 1000000), 300000);
+    ck_assert_uint_eq(est.drain_ns, 700000);
+    est.drain_ns = 0;
+    ck_assert_uint_eq(sc_drain_after(&est, 250000), 250000);    /* never more than the call */
+    ck_assert_uint_eq(est.drain_ns, 0);
+    sc_op other = {.dir = SC_DIR_D2H, .bytes = 3 << 19, .marks = SC_M_SPLIT | SC_M_SPLIT_EST};
+    ck_assert_uint_eq(sc_drain_after(&other, 1000000), 1000000); /* nothing learned that way */
+    ck_assert_uint_eq(other.drain_ns, 0);
 }
 END_TEST
 
@@ -1202,6 +1275,9 @@ static Suite *rules_suite(void)
     tcase_add_test(tc, sc202_memset_on_the_legacy_stream);
     tcase_add_test(tc, sc203_classifies_pinned_and_pageable_exactly);
     tcase_add_test(tc, pinned_memory_freed_becomes_pageable);
+    tcase_add_test(tc, sc203_waits_for_the_stream_on_a_sample);
+    tcase_add_test(tc, sc203_never_waits_when_ablated);
+    tcase_add_test(tc, sc203_split_by_the_sampled_rate);
     tcase_add_test(tc, sc204_device_to_device_through_the_sync_api);
     tcase_add_test(tc, legacy_rules_per_device);
     tcase_add_test(tc, sc701_counts_per_device);
