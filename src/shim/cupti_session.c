@@ -476,7 +476,7 @@ static int enable_kinds(void)
     /* Not CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: nothing read its records
        (the API records hold the host side of a synchronization).  On an
        H100 training loop, leaving it off measured 0.910x native against
-       0.867x, inside the machine's spread (docs/ARCHITECTURE.md). */
+       0.867x, inside the machine's spread (docs/PERFORMANCE.md). */
     static const CUpti_ActivityKind want[] = {CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_RUNTIME,
                                               CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
     CUptiResult r;
