@@ -7,6 +7,8 @@
 #   bench/torch_step.py      a launch-bound PyTorch training step, likewise
 #   bench/framework_loop     a framework's loop (PyTorch-like streams and
 #                            threads), likewise
+#   bench/graphs             CUDA graphs' API from the host (capture of N
+#                            kernels, graph launch), likewise
 #   bench/train_bench.py     a ResNet-18 DataLoader training loop
 #                            (tests/corpus/python/train_resnet.py), likewise,
 #                            7 alternating pairs, median ratio and spread,
@@ -23,8 +25,11 @@
 #                            tools/gpu-verify.sh price: every pair on a GPU).
 #                            Unlike the others it judges: it exits 1 when a
 #                            price misses issue 29's bounds.
-# The GPU ones run side by side in one run (bench/side-by-side.sh) and only
-# where `nvidia-smi -L` finds a GPU.
+# The GPU ones run side by side in one run (bench/side-by-side.sh: each
+# figure's medians, and the ratio of every native/streamcheck pair with its
+# median, min and max) and only where `nvidia-smi -L` finds a GPU;
+# shim_cost shows each figure's best, median and worst run.
+# docs/PERFORMANCE.md keeps the results, with their commands.
 
 noinst_PROGRAMS += bench/shim_cost
 bench_shim_cost_SOURCES = bench/shim_cost.c tests/unit/fake_driver.c tests/unit/fake_driver.h
@@ -33,10 +38,10 @@ bench_shim_cost_LDFLAGS = $(SC_SHIM_LINK)
 bench_shim_cost_LDADD = $(SC_SHIM_LIBS) \
 	$(LIBUNWIND_LIBS) -ldl -lpthread
 
-SC_BENCH_CU = bench/launch_overhead bench/queue_mapping bench/framework_loop
+SC_BENCH_CU = bench/launch_overhead bench/queue_mapping bench/framework_loop bench/graphs
 all_local_targets += $(SC_BENCH_CU)
 CLEANFILES += $(SC_BENCH_CU)
-EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/framework_loop.cu bench/torch_step.py \
+EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/framework_loop.cu bench/graphs.cu bench/torch_step.py \
 	bench/side-by-side.sh bench/redirect.sh bench/train_bench.py bench/torch_train.py bench/redirect-torch.sh \
 	bench/price_check.py bench/step_timer.py tests/corpus/python/item_loop.py
 $(SC_BENCH_CU): bench/%: $(srcdir)/bench/%.cu $(srcdir)/kernels/sc_kernels.cuh
@@ -57,6 +62,9 @@ bench: bench/shim_cost$(EXEEXT) $(SC_BENCH_CU) src/streamcheck$(EXEEXT) src/libs
 	  $(SHELL) $(srcdir)/bench/side-by-side.sh "torch MLP step" steps_per_sec 7 -- python3 $(srcdir)/bench/torch_step.py 2000 || true; \
 	  echo "== a framework's loop (legacy-stream launches beside 128 pool streams, two threads, forks)"; \
 	  $(SHELL) $(srcdir)/bench/side-by-side.sh "framework_loop" steps_per_s 7 -- bench/framework_loop 2000 50 20 || true; \
+	  echo "== CUDA graphs from the host (capture of 20 kernels, graph launch), native vs streamcheck"; \
+	  $(SHELL) $(srcdir)/bench/side-by-side.sh "graphs" capture_us,launch_us,relaunch_us,instantiate_us 7 \
+	    -- bench/graphs 20 200 || true; \
 	  echo "== ResNet-18 training loop (DataLoader), native vs streamcheck"; \
 	  python3 $(srcdir)/bench/train_bench.py --pairs 7; \
 	  case $$? in 0|77) ;; *) echo "train_bench.py failed";; esac; \

@@ -4,9 +4,14 @@
  *   shim_cost [CALLS]
  * Redirected launches are timed in a child process per method (the options
  * are read once, at the first call).
- * Each case is the best of three runs of CALLS launches (thread CPU time).
+ * Each case runs five times, CALLS calls each (thread CPU time): the best
+ * run, the median and the worst are shown.
  * The PyTorch case: every launch goes to the legacy stream while the
- * program's 128 pool streams (non-blocking, idle) exist.
+ * program's 128 pool streams (non-blocking, idle) exist.  CUDA graphs: a
+ * graph launch, a launch recorded into a capturing stream, and a capture
+ * begun and ended (cudaGraphsPerfScaling's API times).  A pageable copy:
+ * SC203's slow path, with the waits for its stream the shim adds
+ * (dispatch.c) counted per copy.
  */
 #include "config.h"
 
@@ -33,44 +38,123 @@ static double cpu_now(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static double per_call(CUstream s, long n)
+/* A case's figure: ns per call over RUNS runs, the best (the least
+   disturbed by the rest of the machine) and the spread. */
+#define RUNS 5
+typedef struct ns3 { double best, med, worst; } ns3;
+
+static int cmp_double(const void *a, const void *b)
 {
-    double best = 1e9;
-    for (int rep = 0; rep < 3; rep++) {
-        double t0 = cpu_now();
-        for (long i = 0; i < n; i++)
-            cuLaunchKernel(NULL, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL);
-        double d = (cpu_now() - t0) / n * 1e9;
-        if (d < best)
-            best = d;
-    }
-    return best;
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
 }
 
-/* ns per pthread_mutex_lock + unlock pair of the program (this one holds
-   the shim, so its calls go through the interposers). */
-static double mutex_pair(pthread_mutex_t *m, long n)
+/* body(arg, n) makes n calls (per: calls each of them stands for). */
+static ns3 timed(void (*body)(void *, long), void *arg, long n, double per)
 {
-    double t0 = cpu_now();
+    double d[RUNS];
+    for (int rep = 0; rep < RUNS; rep++) {
+        double t0 = cpu_now();
+        body(arg, n);
+        d[rep] = (cpu_now() - t0) / ((double)n * per) * 1e9;
+    }
+    qsort(d, RUNS, sizeof d[0], cmp_double);
+    return (ns3){d[0], d[RUNS / 2], d[RUNS - 1]};
+}
+
+static void row(const char *label, ns3 v, const char *note)
+{
+    printf("  %-50s %7.1f %7.1f %7.1f%s%s\n", label, v.best, v.med, v.worst, *note ? "  " : "", note);
+}
+
+static void launches(void *s, long n)
+{
+    for (long i = 0; i < n; i++)
+        cuLaunchKernel(NULL, 1, 1, 1, 1, 1, 1, 0, (CUstream)s, NULL, NULL);
+}
+
+static ns3 per_call(CUstream s, long n)
+{
+    return timed(launches, s, n, 1);
+}
+
+static void graph_launches(void *s, long n)
+{
+    for (long i = 0; i < n; i++)
+        cuGraphLaunch(NULL, (CUstream)s);
+}
+
+/* Launches recorded into s while it captures (the capture's ends outside
+   the timing's share: one pair per n launches). */
+static void captured_launches(void *s, long n)
+{
+    CUgraph g;
+    cuStreamBeginCapture((CUstream)s, CU_STREAM_CAPTURE_MODE_GLOBAL);
+    launches(s, n);
+    cuStreamEndCapture((CUstream)s, &g);
+}
+
+/* n captures begun and ended. */
+static void capture_pairs(void *s, long n)
+{
+    CUgraph g;
+    for (long i = 0; i < n; i++) {
+        cuStreamBeginCapture((CUstream)s, CU_STREAM_CAPTURE_MODE_GLOBAL);
+        cuStreamEndCapture((CUstream)s, &g);
+    }
+}
+
+/* Pageable copies of 64 KiB, and the cuStreamSynchronize calls the shim
+   makes itself before them. */
+static char pageable[64 << 10];
+static long shim_syncs;
+static CUresult counting_sync(CUstream s)
+{
+    (void)s;
+    shim_syncs++;
+    return CUDA_SUCCESS;
+}
+
+static void pageable_copies(void *s, long n)
+{
+    for (long i = 0; i < n; i++)
+        cuMemcpyHtoDAsync((CUdeviceptr)0x1000, pageable, sizeof pageable, (CUstream)s);
+}
+
+/* pthread_mutex_lock + unlock pairs of the program (this one holds the
+   shim, so its calls go through the interposers), or of libc's own
+   functions. */
+static void mutex_pairs(void *m, long n)
+{
     for (long i = 0; i < n; i++) {
         pthread_mutex_lock(m);
         pthread_mutex_unlock(m);
     }
-    return (cpu_now() - t0) / n * 1e9;
 }
 
 static pthread_mutex_t bench_m = PTHREAD_MUTEX_INITIALIZER;
-static double other_ns;
+typedef int (*mutex_fn)(pthread_mutex_t *);
+static mutex_fn libc_lock, libc_unlock;
+static void libc_pairs(void *m, long n)
+{
+    for (long i = 0; i < n; i++) {
+        libc_lock(m);
+        libc_unlock(m);
+    }
+}
+
+static ns3 other_ns;
 static void *untracked_thread(void *arg)
 {
-    other_ns = mutex_pair(&bench_m, *(long *)arg);
+    other_ns = timed(mutex_pairs, &bench_m, *(long *)arg, 1);
     return NULL;
 }
 
 /* A PyTorch step between two launches: a submission, then lock and unlock
    pairs of the program's mutexes at as many call sites of its own (32, as a
    libtorch step has; a call site's address is what the tracker's caller
-   cache is keyed by).  ns per pair, the submission's share included. */
+   cache is keyed by).  n / 32 + 1 steps: per pair, the submission's share
+   included. */
 static pthread_mutex_t site_m[8] = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
                                     PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
                                     PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
@@ -78,17 +162,14 @@ static pthread_mutex_t site_m[8] = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INI
 #define PAIR(j) do { pthread_mutex_lock(&site_m[(j) & 7]); pthread_mutex_unlock(&site_m[(j) & 7]); } while (0)
 #define PAIR4(j) PAIR(j); PAIR((j) + 1); PAIR((j) + 2); PAIR((j) + 3)
 #define PAIR16(j) PAIR4(j); PAIR4((j) + 4); PAIR4((j) + 8); PAIR4((j) + 12)
-static double step_pairs(sc_thread *t, long n)
+static void step_pairs(void *t, long steps)
 {
-    long rounds = n / 32 + 1;
-    double t0 = cpu_now();
-    for (long i = 0; i < rounds; i++) {
+    for (long i = 0; i < steps; i++) {
         if (t)
             sc_hb_submitted(t, SC_HB_LEGACY, NULL);
         PAIR16(0);
         PAIR16(16);
     }
-    return (cpu_now() - t0) / (rounds * 32) * 1e9;
 }
 
 /* The tracker's cost on the calls PyTorch makes around every allocation:
@@ -96,15 +177,10 @@ static double step_pairs(sc_thread *t, long n)
    that submits legacy work (its clock goes into the mutex each time). */
 static void hb_cost(long n)
 {
-    typedef int (*fn)(pthread_mutex_t *);
-    fn lock = (fn)dlsym(RTLD_NEXT, "pthread_mutex_lock"), unlock = (fn)dlsym(RTLD_NEXT, "pthread_mutex_unlock");
-    double t0 = cpu_now();
-    for (long i = 0; i < n; i++) {
-        lock(&bench_m);
-        unlock(&bench_m);
-    }
-    double libc = (cpu_now() - t0) / n * 1e9;
-    double off = mutex_pair(&bench_m, n);
+    libc_lock = (mutex_fn)dlsym(RTLD_NEXT, "pthread_mutex_lock");
+    libc_unlock = (mutex_fn)dlsym(RTLD_NEXT, "pthread_mutex_unlock");
+    ns3 libc = timed(libc_pairs, &bench_m, n, 1);
+    ns3 off = timed(mutex_pairs, &bench_m, n, 1);
     /* The program's own calls must count as the program's: this program
        holds the shim's code, so say that the shim's range is empty. */
     sc_self_range();
@@ -115,16 +191,16 @@ static void hb_cost(long n)
     pthread_create(&th, NULL, untracked_thread, &n);
     pthread_join(th, NULL);
     sc_hb_submitted(t, SC_HB_LEGACY, NULL);
-    double tracked = mutex_pair(&bench_m, n);
-    double steps_before = step_pairs(NULL, n);   /* sites cached, clock unchanged */
-    double steps = step_pairs(t, n);
-    printf("ns per pthread_mutex_lock + unlock pair (%ld pairs each, thread CPU time):\n", n);
-    printf("  libc, not interposed                %7.1f\n", libc);
-    printf("  tracker off (no legacy work yet)    %7.1f\n", off);
-    printf("  tracker on, thread without a clock  %7.1f\n", other_ns);
-    printf("  tracker on, thread that submits     %7.1f\n", tracked);
-    printf("  32 call sites, 8 mutexes            %7.1f\n", steps_before);
-    printf("  the same, a submission each 32      %7.1f  (each mutex gets the new clock)\n", steps);
+    ns3 tracked = timed(mutex_pairs, &bench_m, n, 1);
+    ns3 steps_before = timed(step_pairs, NULL, n / 32 + 1, 32);   /* sites cached, clock unchanged */
+    ns3 steps = timed(step_pairs, t, n / 32 + 1, 32);
+    printf("ns per pthread_mutex_lock + unlock pair (%ld pairs each; best, median, worst of %d runs):\n", n, RUNS);
+    row("libc, not interposed", libc, "");
+    row("tracker off (no legacy work yet)", off, "");
+    row("tracker on, thread without a clock", other_ns, "");
+    row("tracker on, thread that submits", tracked, "");
+    row("32 call sites, 8 mutexes", steps_before, "");
+    row("the same, a submission each 32", steps, "(each mutex gets the new clock)");
 }
 
 /* Legacy-stream launches under --redirect=per-thread --redirect-method=m,
@@ -139,9 +215,10 @@ static void redirected(const char *m, long n)
         setenv("STREAMCHECK_OUTPUT", "/dev/null", 1);
         fake_install();
         cuInit(0);
-        per_call(NULL, 1000);
-        double ns = per_call(NULL, n);
-        printf("  legacy stream, redirected (%s)%*s %7.1f\n", m, (int)(6 - strlen(m)), "", ns);
+        launches(NULL, 1000);
+        char label[64];
+        snprintf(label, sizeof label, "legacy stream, redirected (%s)", m);
+        row(label, per_call(NULL, n), "");
         fflush(stdout);
         _exit(0);
     }
@@ -153,13 +230,14 @@ int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 2000000;
     setenv("STREAMCHECK_FORMAT", "json", 1);
-    printf("ns per cuLaunchKernel through the shim (fake driver, %ld calls each, thread CPU time):\n", n);
+    printf("ns per call through the shim (fake driver, %ld calls each, thread CPU time; best, median, worst "
+           "of %d runs):\n", n, RUNS);
     for (const char *m = "stream"; m; m = !strcmp(m, "stream") ? "entry" : !strcmp(m, "entry") ? "handle" : NULL)
         redirected(m, n);
     fake_install();
     cuInit(0);
-    per_call(NULL, 1000);   /* warm: call site registered, caches filled */
-    double legacy_alone = per_call(NULL, n);
+    launches(NULL, 1000);   /* warm: call site registered, caches filled */
+    ns3 legacy_alone = per_call(NULL, n);
     CUstream s = NULL;
     for (int i = 0; i < 128; i++) {   /* PyTorch's pool streams */
         CUstream p;
@@ -167,22 +245,39 @@ int main(int argc, char **argv)
         if (!s)
             s = p;
     }
-    double created = per_call(s, n);
+    ns3 created = per_call(s, n);
+    ns3 graph = timed(graph_launches, s, n, 1);
+    CUstream cs;
+    cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING);
+    launches(cs, 1);   /* its first kernel looked at */
+    ns3 captured = timed(captured_launches, cs, n, 1);
+    ns3 capture = timed(capture_pairs, cs, n / 20 + 1, 1);
+    sc_d.StreamSynchronize = counting_sync;
+    long copies = n / 100 + 1;
+    ns3 pageable_ns = timed(pageable_copies, s, copies, 1);
+    char syncs[96];
+    snprintf(syncs, sizeof syncs, "(SC203; %.3f of the shim's own stream syncs per copy)",
+             (double)shim_syncs / ((double)RUNS * copies));
     int q0 = fake.queries, c0 = fake.ctx_queries;
-    double legacy_pytorch = per_call(NULL, n);
+    ns3 legacy_pytorch = per_call(NULL, n);
     int q1 = fake.queries, c1 = fake.ctx_queries;
+    char pytorch[128];
+    snprintf(pytorch, sizeof pytorch, "(SC101 note; %.4f stream queries, %.4f context lookups per call)",
+             (double)(q1 - q0) / ((double)RUNS * n), (double)(c1 - c0) / ((double)RUNS * n));
     CUstream b;
     cuStreamCreate(&b, 0);
-    double legacy_blocking = per_call(NULL, n / 100 + 1);   /* every call walks its stack */
+    ns3 legacy_blocking = per_call(NULL, n / 100 + 1);   /* every call walks its stack */
     atomic_store(&sc_g.mode, SC_MODE_DISABLED);
-    double disabled = per_call(s, n);
-    printf("  created stream (fast path)                          %7.1f\n", created);
-    printf("  legacy stream, no other stream                      %7.1f  (SC101 note)\n", legacy_alone);
-    printf("  legacy stream, 128 non-blocking streams (PyTorch)   %7.1f  (SC101 note; %.4f stream queries, "
-           "%.4f context lookups per call)\n", legacy_pytorch, (double)(q1 - q0) / (3.0 * n),
-           (double)(c1 - c0) / (3.0 * n));
-    printf("  legacy stream, a blocking stream                    %7.1f  (SC101 warning)\n", legacy_blocking);
-    printf("  disabled (pass-through)                             %7.1f\n", disabled);
+    ns3 disabled = per_call(s, n);
+    row("created stream (fast path)", created, "");
+    row("graph launch, created stream", graph, "");
+    row("launch into a capturing stream", captured, "");
+    row("capture begun and ended (a pair)", capture, "");
+    row("pageable copy, created stream", pageable_ns, syncs);
+    row("legacy stream, no other stream", legacy_alone, "(SC101 note)");
+    row("legacy stream, 128 non-blocking streams (PyTorch)", legacy_pytorch, pytorch);
+    row("legacy stream, a blocking stream", legacy_blocking, "(SC101 warning)");
+    row("disabled (pass-through)", disabled, "");
     fflush(stdout);
     hb_cost(n);
     return 0;

@@ -17,7 +17,8 @@ streamcheck).
 
     python3 bench/train_bench.py [--pairs N] [--steps N] [--warmup N] [--pin-memory {0,1}]
                                  [--batch-size N] [--cpus LIST] [--chunks N]
-                                 [--torch-profiler] [--no-measure] [--redirect METHODS]
+                                 [--torch-profiler] [--no-measure] [--no-detect] [--redirect METHODS]
+                                 [--measure-window S:LEN|auto] [--ablate PARTS]
 
 Each ratio comes with a 95% bootstrap interval of its median (the pairs
 resampled): a difference is shown only when the interval excludes 1.
@@ -25,6 +26,14 @@ Beside the whole timed window, the per-chunk rate: the timed steps cut
 into --chunks runs (the loop prints when each step ended, step_end_ns=),
 a run's figure the median chunk's rate, so a disturbance that passes
 slows one chunk and not the run.  --cpus pins every arm to the same CPUs.
+
+With --measure-window an arm runs streamcheck --measure-window: S:LEN as
+given, or auto: a fifth of the timed steps from 40% into them, placed by
+the pair's native run (its timed_window_ns against its cuda_ready_ns, the
+point the window counts from).  With --ablate hb,drain,rt,... an arm per
+part runs with STREAMCHECK_TEST_ABLATE=PART (measured mode's parts, rt,
+api, ext, ts, copy, parse, under --measure): what each part costs.
+--no-detect skips the plain streamcheck arm.
 
 With --torch-profiler a fourth arm runs the loop natively inside
 torch.profiler (GPU activity): what CUPTI's tracing costs when PyTorch's
@@ -106,6 +115,38 @@ def interval(ratios, rounds=4000):
     return meds[int(0.025 * rounds)], meds[int(0.975 * rounds) - 1]
 
 
+def cuda_ready(stderr):
+    m = re.findall(r"^cuda_ready_ns=([0-9]+)", stderr, re.M)
+    return int(m[-1]) if m else None
+
+
+MEASURE_PARTS = ("rt", "api", "ext", "ts", "copy", "parse")
+
+
+def auto_window(stderr):
+    """--measure-window for a run like this native one: a fifth of its timed
+    steps, from 40% into them, in seconds after its CUDA start."""
+    m = re.findall(r"^timed_window_ns=([0-9]+),([0-9]+)", stderr, re.M)
+    ready = cuda_ready(stderr)
+    if not m or ready is None:
+        return None
+    w0, w1 = int(m[-1][0]), int(m[-1][1])
+    return f"{(w0 - ready + 0.4 * (w1 - w0)) / 1e9:.3f}:{0.2 * (w1 - w0) / 1e9:.3f}"
+
+
+def shim_args(arm, window):
+    """The launcher's options of a streamcheck arm."""
+    if arm == "measure":
+        return ["--measure"]
+    if arm == "measure-window":
+        return [f"--measure-window={window}"]
+    if arm.startswith("redirect-"):
+        return ["--redirect=per-thread", "--redirect-method=" + arm[len("redirect-"):]]
+    if arm.startswith("ablate-") and arm[len("ablate-"):] in MEASURE_PARTS:
+        return ["--measure"]
+    return []
+
+
 def self_in_window(stderr):
     m = re.findall(r"^shim_self_ns_window=([0-9]+)", stderr, re.M)
     return int(m[-1]) if m else None
@@ -150,6 +191,11 @@ def main():
     ap.add_argument("--chunks", type=int, default=10,
                     help="split each run's timed steps into this many chunks for the per-chunk rate (default 10)")
     ap.add_argument("--no-measure", action="store_true", help="skip the --measure arm")
+    ap.add_argument("--no-detect", action="store_true", help="skip the plain streamcheck arm")
+    ap.add_argument("--measure-window", metavar="S:LEN|auto",
+                    help="an arm under --measure-window (auto: a fifth of the timed steps, placed by native)")
+    ap.add_argument("--ablate", default="", metavar="PARTS",
+                    help="comma-separated STREAMCHECK_TEST_ABLATE parts: an arm each")
     ap.add_argument("--redirect", default="", metavar="METHODS",
                     help="comma-separated redirect methods (entry, handle, stream): an arm each, "
                          "under --redirect=per-thread --redirect-method=METHOD")
@@ -179,8 +225,14 @@ def main():
     sc = os.environ.get("STREAMCHECK", "streamcheck")
     cmd = [sys.executable, PROG, "--pin-memory", str(a.pin_memory), "--steps", str(a.steps),
            "--warmup", str(a.warmup), "--batch-size", str(a.batch_size)]
+    parts = [x for x in a.ablate.split(",") if x]
     arms = {"native": [], "streamcheck": [], "measure": [], "torchprof": []}
+    if a.no_detect:
+        del arms["streamcheck"]
+    if a.measure_window:
+        arms["measure-window"] = []
     arms.update({f"redirect-{m}": [] for m in methods})
+    arms.update({f"ablate-{x}": [] for x in parts})
     shimmed = [k for k in arms if k not in ("native", "torchprof")]
     walls = {k: [] for k in arms}
     est = {k: [] for k in shimmed}
@@ -196,23 +248,25 @@ def main():
     measure_ok = "--measure" in helptext and not a.no_measure
     if not measure_ok and not a.no_measure:
         print("train_bench: the launcher has no --measure; the measure arm is skipped", file=sys.stderr)
+    window = None if a.measure_window == "auto" else a.measure_window
     tmp = tempfile.mkdtemp()
     try:
         for r in range(a.pairs):
             for arm in arms:
                 if (arm == "measure" and not measure_ok) or (arm == "torchprof" and not a.torch_profiler):
                     continue
+                if arm == "measure-window" and not window:
+                    continue
                 env = dict(os.environ)
+                if arm.startswith("ablate-"):
+                    env["STREAMCHECK_TEST_ABLATE"] = arm[len("ablate-"):]
                 out = os.path.join(tmp, f"{arm}{r}")
                 os.makedirs(out)
                 c = cmd
                 if arm == "torchprof":
                     c = cmd + ["--torch-profiler"]
                 elif arm != "native":
-                    c = [sc, "--format=json,text", f"--output={out}"] + \
-                        (["--measure"] if arm == "measure" else []) + \
-                        (["--redirect=per-thread", "--redirect-method=" + arm[len("redirect-"):]]
-                         if arm.startswith("redirect-") else []) + ["--"] + cmd
+                    c = [sc, "--format=json,text", f"--output={out}"] + shim_args(arm, window) + ["--"] + cmd
                 t0 = time.monotonic()
                 p = subprocess.run(c, capture_output=True, text=True, env=env,
                                    preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
@@ -229,6 +283,9 @@ def main():
                     continue
                 arms[arm].append(v)
                 walls[arm].append(wall)
+                if arm == "native" and a.measure_window == "auto" and auto_window(p.stderr):
+                    window = auto_window(p.stderr)
+                    print(f"train_bench: pair {r}: --measure-window={window}", file=sys.stderr)
                 if loss_bits(p.stdout) is not None:
                     losses[arm].append(loss_bits(p.stdout))
                 if window_ns(p.stderr):

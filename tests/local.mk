@@ -79,6 +79,10 @@ TESTS += tests/fork.sh
 dist_check_SCRIPTS += tests/html.sh tests/html_check.py
 TESTS += tests/html.sh
 
+# The GPU benchmarks' machinery on the simulator (bench/graphs, bench/side-by-side.sh).
+dist_check_SCRIPTS += tests/bench-sim.sh
+TESTS += tests/bench-sim.sh
+
 # The launcher's options (tests/launcher-help.txt is its --help).
 dist_check_SCRIPTS += tests/launcher.sh
 EXTRA_DIST += tests/launcher-help.txt

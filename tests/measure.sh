@@ -8,13 +8,19 @@
 # taken by another tool gives one line and a detect-mode report; reports
 # merge with their gpu blocks; a program that starts its own CUPTI profiler
 # part-way gets CUPTI handed over, and the report says where its timeline
-# ends, also when its profiler lives in a library loaded with RTLD_LOCAL.  Bounds are wide for a loaded 2-core
-# machine: the twins sleep, but threads wake late.  TAP.
+# ends, also when its profiler lives in a library loaded with RTLD_LOCAL.
+# A window of the run (--measure-window): six 100 ms steps, each with a
+# legacy barrier worth 50 ms, priced 300 ms over the whole run (each step's
+# chain its own); recorded 0.25 s to 0.55 s in, the GPU numbers are the
+# window's and the SC101 is scaled from its calls there to all six; a
+# window to the end of the run; one that never opens; the window survives
+# streamcheck report.  Bounds are wide for a loaded 2-core machine: the
+# twins sleep, but threads wake late.  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..15"
+echo "1..20"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-skip_all() { while [ $n -lt 15 ]; do n=$((n + 1)); echo "ok $n # SKIP $1"; done; exit 0; }
+skip_all() { while [ $n -lt 20 ]; do n=$((n + 1)); echo "ok $n # SKIP $1"; done; exit 0; }
 [ -n "$PYTHON3" ] || skip_all "python3 not found"
 [ -x "$SC_APPS/measure_overlap" ] || skip_all "test apps not built"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/measure.XXXXXX") || exit 1
@@ -170,3 +176,60 @@ cmp -s "$dir/plugin.out" "$dir/handover-detect.out" && cmp -s "$dir/plugin--meas
     ! grep -q "cannot find the real" "$dir/plugin.err" "$dir/plugin--measure.err" && \
     [ "$(grep -c "handing it over" "$dir/plugin--measure.err")" -eq 1 ]
 ok $? "a profiler in a library loaded with RTLD_LOCAL (as PyTorch's): all 4 kernels, in detect and measured mode"
+
+# 16-20: a window of the run (--measure-window)
+run wall measure_window
+run win measure_window STREAMCHECK_MEASURE_WINDOW=0.25:0.3
+py "$dir"/wall/*.streamcheck.json "$dir"/win/*.streamcheck.json <<'PY'
+import json, sys
+whole, win = (json.load(open(p)) for p in sys.argv[1:3])
+gw, g = whole["processes"][0]["gpu"], win["processes"][0]["gpu"]
+sc101 = lambda r: [f for f in r["findings"] if f["rule"] == "SC101"]
+a, b = sc101(whole), sc101(win)
+w = g["measure_window"]
+print("# whole run: %d ops, SC101 %s ms; window %s ms: %d ops, span %.1f ms, SC101 %s ms" % (
+    gw["ops"], [x["gpu_lost_ns"] / 1e6 for x in a], w and (w["start_ns"] / 1e6, w["end_ns"] / 1e6), g["ops"],
+    g["span_ns"] / 1e6, [x["gpu_lost_ns"] / 1e6 for x in b]))
+ok = gw["measure_window"] is None and len(a) == 1 and a[0]["count"] == 6 and 200e6 <= a[0]["gpu_lost_ns"] <= 400e6 \
+    and w is not None and 0.2e9 <= w["start_ns"] <= 0.4e9 and 0.28e9 <= w["end_ns"] - w["start_ns"] <= 0.45e9 \
+    and 3 <= g["ops"] < gw["ops"] and g["span_ns"] <= w["end_ns"] - w["start_ns"] + 0.1e9 \
+    and len(b) == 1 and b[0]["count"] == 6 and b[0]["cost_basis"] == "gpu-timeline" \
+    and 120e6 <= b[0]["gpu_lost_ns"] <= 480e6
+sys.exit(0 if ok else 1)
+PY
+ok $? "a window: the GPU numbers are the window's, the SC101 (300 ms over the run) scaled from its calls there"
+"$SC_CLI" report --format=text "$dir"/win/*.streamcheck.json >"$dir/win.txt" 2>&1
+"$SC_CLI" report --format=text "$dir"/wall/*.streamcheck.json >"$dir/wall.txt" 2>&1
+"$SC_CLI" report --format=html --output="$dir" --name=win "$dir"/win/*.streamcheck.json >/dev/null 2>&1
+tr -s ' \n' '  ' <"$dir/win.txt" | grep -q "measured in a window of the run, from .* to .*: each finding's GPU cost scaled from its calls there" && \
+    ! grep -q "measured in a window" "$dir/wall.txt" && grep -q "a window, <b>.*</b> to <b>.*</b> into the run" "$dir/win.streamcheck.html"
+ok $? "a window: the text and HTML reports say where it lay"
+run rest measure_window STREAMCHECK_MEASURE_WINDOW=0.25:
+py "$dir"/rest/*.streamcheck.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+g, p = r["processes"][0]["gpu"], r["processes"][0]
+run = (p["end_time"] - p["start_time"]) * 1e9
+w = g["measure_window"]
+print("# to the end: window %.1f-%.1f ms of a %.1f ms run, %d ops" % (w["start_ns"] / 1e6, w["end_ns"] / 1e6,
+                                                                    run / 1e6, g["ops"]))
+sys.exit(0 if 0.2e9 <= w["start_ns"] <= 0.4e9 and w["end_ns"] <= run and run - w["end_ns"] <= 0.2e9 \
+    and 6 <= g["ops"] < 18 else 1)
+PY
+ok $? "a window to the end of the run (START:)"
+run never measure_window STREAMCHECK_MEASURE_WINDOW=60:1
+py "$dir"/never/*.streamcheck.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+sys.exit(0 if r["processes"][0]["gpu"] is None and all(f["gpu_lost_ns"] is None for f in r["findings"]) else 1)
+PY
+[ $? -eq 0 ] && [ "$(grep -c "measured mode: the run ended before its window (--measure-window) opened; reporting in detect mode" \
+    "$dir/never.err")" -eq 1 ] && cmp -s "$dir/never.out" "$dir/wall.out"
+ok $? "a window that never opens: one line, a detect-mode report, the program's output unchanged"
+"$SC_CLI" report --format=json --output="$dir" --name=win-again "$dir"/win/*.streamcheck.json >/dev/null 2>&1
+py "$dir"/win-again.streamcheck.json "$dir"/win/*.streamcheck.json <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(0 if a["processes"][0]["gpu"] == b["processes"][0]["gpu"] and b["processes"][0]["gpu"]["measure_window"] else 1)
+PY
+ok $? "the window survives streamcheck report"

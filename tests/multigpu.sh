@@ -99,7 +99,7 @@ done
 st=$?
 grep 'streamcheck:' "$tmp/ddp.txt" | sed 's/^/# /'
 [ "$st" -eq 0 ] && grep -q 'ddp_step: device 0' "$tmp/ddp0.out" && grep -q 'ddp_step: device 1' "$tmp/ddp1.out" &&
-    grep -q 'Process *: rank 1, pid' "$tmp/ddp.txt"
+    grep -Eq '^ +1 +1 +[0-9]+ ' "$tmp/ddp.txt"   # rank 1's row of the process table
 ok $? "two DDP-style ranks (all-reduce on NCCL's stream beside the default stream): no warnings in the merged report"
 
 # --- one device: as before ----------------------------------------------------

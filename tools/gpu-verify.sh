@@ -34,6 +34,19 @@
 #               tests/corpus/python/nvtx_step.py (torch.cuda.nvtx.range("step")
 #               around each step) plainly, with --range step and under
 #               emit_nvtx: each finding's range, call site and via frame
+#   graphs      bench/graphs natively and under streamcheck, GPAIRS (7)
+#               alternating pairs: capture of 20 kernels and graph launch
+#               from the host (cudaGraphsPerfScaling's API times)
+#   pageable    bench/train_bench.py, PAIRS (7) pairs, detect mode on the
+#               DataLoader loop with pageable batches (and an arm that never
+#               waits before a pageable copy: STREAMCHECK_TEST_ABLATE=drain),
+#               then with pinned ones
+#   window      bench/train_bench.py, PAIRS (7) pairs: measured mode over
+#               the whole run and in a window (WINDOW, default auto: a fifth
+#               of the timed steps)
+#   kinds       bench/train_bench.py, KPAIRS (5) pairs: measured mode with
+#               each of its record kinds off in turn (STREAMCHECK_TEST_ABLATE
+#               rt, api, ext, copy)
 # Environment: ROUNDS (resnet, default 5), MROUNDS (its --measure rounds,
 # default 2), PRICE_ONLY (price's pairs, default c,python), PRICE_BUDGET
 # (seconds after which price starts no pair, default 420).  Everything goes
@@ -137,6 +150,29 @@ ablate)
         >"$res/ablate.log" 2>&1
     find "$res/ablate" -name '*.json' -size +2M -delete
     cat "$res/ablate.log" | tail -n 60 ;;
+graphs)
+    step "CUDA graphs from the host, native vs streamcheck (${GPAIRS:-7} pairs)"
+    sh "$stage/dev/side-by-side.sh" graphs capture_us,launch_us,relaunch_us,instantiate_us "${GPAIRS:-7}" \
+        -- "$stage/dev/graphs" 20 200 >"$res/graphs.txt" 2>&1
+    cat "$res/graphs.txt"; cp "$res/graphs.txt" "$out"/ ;;
+pageable)
+    step "detect mode on the DataLoader loop, pageable then pinned batches (${PAIRS:-7} pairs)"
+    for pm in 0 1; do
+        python3 "$root/bench/train_bench.py" --pairs "${PAIRS:-7}" --pin-memory "$pm" --no-measure \
+            $([ "$pm" = 0 ] && echo --ablate drain) >"$res/pageable-$pm.txt" 2>"$res/pageable-$pm.log"
+        cat "$res/pageable-$pm.txt"; cp "$res/pageable-$pm.txt" "$out"/
+    done ;;
+window)
+    step "measured mode on the DataLoader loop: the whole run and a window (${PAIRS:-7} pairs)"
+    python3 "$root/bench/train_bench.py" --pairs "${PAIRS:-7}" --no-detect --measure-window "${WINDOW:-auto}" \
+        >"$res/window.txt" 2>"$res/window.log"
+    grep "measure-window=" "$res/window.log" | head -n 1
+    cat "$res/window.txt"; cp "$res/window.txt" "$out"/ ;;
+kinds)
+    step "what measured mode's record kinds cost (${KPAIRS:-5} pairs)"
+    python3 "$root/bench/train_bench.py" --pairs "${KPAIRS:-5}" --no-detect --ablate rt,api,ext,copy \
+        >"$res/kinds.txt" 2>"$res/kinds.log"
+    cat "$res/kinds.txt"; cp "$res/kinds.txt" "$out"/ ;;
 html)
     step "HTML reports of measured runs"
     mkdir -p "$out/html"

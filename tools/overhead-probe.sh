@@ -12,8 +12,8 @@
 # and any arms added with --arm NAME:SPEC, SPEC being space-separated
 # VAR=VALUE settings and launcher options, for instance
 #   --arm "nohb:STREAMCHECK_TEST_ABLATE=hb" --arm "msr:--measure"
-# (STREAMCHECK_TEST_ABLATE switches parts of the shim off: hb, slow, walk,
-# rt, api, ext, ts, copy, parse; see src/shim/shim.h)
+# (STREAMCHECK_TEST_ABLATE switches parts of the shim off: hb, slow, walk, drain,
+# rt, api, ext, ts, copy, parse; see src/shim/core.h)
 # and prints, side by side: images/s of each arm and the per-round ratios
 # (median, min, max), the process wall times, the measured cost (steady
 # state and whole process, in % and in ms) beside the report's own "Time

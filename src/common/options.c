@@ -23,6 +23,7 @@
 #define SC_OPT_KIND_RULES SC_OPT_T_RULES, 0, 0, NULL
 #define SC_OPT_KIND_PATH SC_OPT_T_PATH, 0, 0, NULL
 #define SC_OPT_KIND_TEXT SC_OPT_T_PATH, 0, 0, NULL
+#define SC_OPT_KIND_WINDOW SC_OPT_T_WINDOW, 0, 0, NULL
 #define SC_OPT_CLI_FLAG(flag, arg, help) flag, arg, help, 0
 #define SC_OPT_CLI_NOFLAG NULL, NULL, NULL, 0
 #define SC_OPT_CLI_INTERNAL NULL, NULL, NULL, 1
@@ -96,10 +97,12 @@ int sc_rules_parse(const char *s, unsigned long long *out, char *err, size_t err
 }
 
 /* ------------------------------------------------------------ types --- */
-/* A parsed value: n for BOOL, INT and ENUM, bits for FORMATS and RULES. */
+/* A parsed value: n for BOOL, INT and ENUM, bits for FORMATS and RULES,
+   w for WINDOW. */
 typedef struct parsed {
     long n;
     unsigned long long bits;
+    sc_opt_window w;
 } parsed;
 
 /* Each parser returns 0, or -1 with a reason of its own in why (the caller
@@ -162,12 +165,36 @@ static int parse_path(const sc_option_info *t, const char *v, parsed *out, char 
     return strlen(v) < SC_OPT_PATH_MAX ? 0 : -1;
 }
 
+/* START:LENGTH seconds (decimals), or START: (or START) to the end; START
+   at least 0, LENGTH above 0, both below a year; empty for none. */
+static int parse_window(const sc_option_info *t, const char *v, parsed *out, char *why, size_t len)
+{
+    (void)t, (void)why, (void)len;
+    char *end;
+    out->w = (sc_opt_window){0, 0, 0};
+    if (!*v)
+        return 0;
+    errno = 0;
+    double a = strtod(v, &end), b = 0;
+    if (errno || end == v || !(a >= 0 && a < 3.2e7) || (*end && *end != ':'))
+        return -1;
+    if (*end == ':' && end[1]) {
+        const char *l = end + 1;
+        b = strtod(l, &end);
+        if (errno || end == l || *end || !(b > 0 && b < 3.2e7))
+            return -1;
+    }
+    out->w = (sc_opt_window){1, a, b};
+    return 0;
+}
+
 /* Stores a parsed value (v as given, for PATH) into the member at m. */
 static void store_int(void *m, const char *v, const parsed *x) { (void)v; *(int *)m = (int)x->n; }
 static void store_long(void *m, const char *v, const parsed *x) { (void)v; *(long *)m = x->n; }
 static void store_unsigned(void *m, const char *v, const parsed *x) { (void)v; *(unsigned *)m = (unsigned)x->bits; }
 static void store_bits(void *m, const char *v, const parsed *x) { (void)v; *(unsigned long long *)m = x->bits; }
 static void store_path(void *m, const char *v, const parsed *x) { (void)x; snprintf(m, SC_OPT_PATH_MAX, "%s", v); }
+static void store_window(void *m, const char *v, const parsed *x) { (void)v; *(sc_opt_window *)m = x->w; }
 
 /* Prints the member at m as --dump-config shows it. */
 static void show_int(const sc_option_info *t, const void *m, char *buf, size_t len)
@@ -220,6 +247,18 @@ static void show_path(const sc_option_info *t, const void *m, char *buf, size_t 
     snprintf(buf, len, "%s", (const char *)m);
 }
 
+static void show_window(const sc_option_info *t, const void *m, char *buf, size_t len)
+{
+    const sc_opt_window *w = m;
+    (void)t;
+    if (!w->set)
+        snprintf(buf, len, "%s", "");
+    else if (w->length > 0)
+        snprintf(buf, len, "%g:%g", w->start, w->length);
+    else
+        snprintf(buf, len, "%g:", w->start);
+}
+
 static const struct opt_type {
     int (*parse)(const sc_option_info *t, const char *v, parsed *out, char *why, size_t len);
     void (*store)(void *m, const char *v, const parsed *x);
@@ -231,6 +270,7 @@ static const struct opt_type {
     [SC_OPT_T_FORMATS] = {parse_format_list, store_unsigned, show_formats},
     [SC_OPT_T_RULES] = {parse_rule_list, store_bits, show_rules},
     [SC_OPT_T_PATH] = {parse_path, store_path, show_path},
+    [SC_OPT_T_WINDOW] = {parse_window, store_window, show_window},
 };
 
 /* Validates and, when o is not NULL, applies one value. */
@@ -239,7 +279,7 @@ static int apply(sc_options *o, sc_opt_id id, const char *v, char *err, size_t e
     const sc_option_info *t = &sc_option_table[id];
     const struct opt_type *ty = &opt_types[t->type];
     char why[200] = "";
-    parsed x = {0, 0};
+    parsed x = {0, 0, {0, 0, 0}};
     if (ty->parse(t, v, &x, why, sizeof why)) {
         if (why[0])
             snprintf(err, errlen, "STREAMCHECK_%s: %s", t->name, why);

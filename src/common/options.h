@@ -19,6 +19,10 @@ typedef enum sc_opt_id {
 #define SC_OPT_PATH_MAX 4096
 typedef char sc_opt_path[SC_OPT_PATH_MAX];
 
+/* A WINDOW setting's value: START:LENGTH seconds, or START: to the end
+   (length 0); set is 0 for none (an empty value). */
+typedef struct sc_opt_window { int set; double start, length; } sc_opt_window;
+
 /* The C type of each TYPE of options.def. */
 #define SC_OPT_CTYPE_BOOL int
 #define SC_OPT_CTYPE_INT(min, max) long
@@ -27,6 +31,7 @@ typedef char sc_opt_path[SC_OPT_PATH_MAX];
 #define SC_OPT_CTYPE_RULES unsigned long long
 #define SC_OPT_CTYPE_PATH sc_opt_path
 #define SC_OPT_CTYPE_TEXT sc_opt_path
+#define SC_OPT_CTYPE_WINDOW sc_opt_window
 
 /* The values of REDIRECT_METHOD: the order of its ENUM in options.def.
    LOG_LEVEL's are SC_LOG_* (sc.h), in the same way. */
@@ -45,6 +50,7 @@ typedef struct sc_options {
 
 typedef enum sc_opt_type {
     SC_OPT_T_BOOL, SC_OPT_T_INT, SC_OPT_T_ENUM, SC_OPT_T_FORMATS, SC_OPT_T_RULES, SC_OPT_T_PATH,
+    SC_OPT_T_WINDOW,
 } sc_opt_type;
 
 /* A row of options.def. */

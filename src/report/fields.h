@@ -110,6 +110,7 @@
     F(gpu, ops_kept, U64, ops_kept, 3)                               \
     F(gpu, dropped_records, U64, dropped, 3)                         \
     H(gpu, handed_over_ns, 3)                                        \
+    H(gpu, measure_window, 4)                                        \
     H(gpu, devices, 3)                                               \
     H(gpu, streams, 3)
 

@@ -259,6 +259,13 @@ void sc_gpu_line(const sc_gpu *g, char *buf, size_t len)
     if (n > 0 && (size_t)n < len && g->dropped)
         n += snprintf(buf + n, len - (size_t)n, "; CUPTI dropped %" PRIu64 " records: numbers are low",
                       g->dropped);
+    if (n > 0 && (size_t)n < len && g->windowed) {
+        char a[32], b[32];
+        sc_format_ns(g->window_start_ns, a, sizeof a);
+        sc_format_ns(g->window_end_ns, b, sizeof b);
+        n += snprintf(buf + n, len - (size_t)n, "; measured in a window of the run, from %s to %s: each "
+                      "finding's GPU cost scaled from its calls there to all of them", a, b);
+    }
     if (n > 0 && (size_t)n < len && g->handed_over) {
         char at[32];
         sc_format_ns(g->handed_over_ns, at, sizeof at);

@@ -65,6 +65,13 @@ void sc_html_gpu_numbers(FILE *out, const sc_report *r, size_t process)
     if (g->dropped)
         fprintf(out, "<div class=\"f\"><dt>Dropped</dt><dd class=\"warn\">CUPTI dropped %" PRIu64 " record%s: the "
                 "numbers are low</dd></div>\n", g->dropped, sc_html_plural(g->dropped));
+    if (g->windowed) {
+        sc_format_ns(g->window_start_ns, b, sizeof b);
+        sc_format_ns(g->window_end_ns, c, sizeof c);
+        fprintf(out, "<div class=\"f\"><dt>Measured</dt><dd>a window, <b>%s</b> to <b>%s</b> into the run"
+                "<br/><span class=\"basis\">each finding's GPU cost is scaled from its calls in the window to "
+                "all of them</span></dd></div>\n", b, c);
+    }
     if (g->handed_over) {
         sc_format_ns(g->handed_over_ns, b, sizeof b);
         fprintf(out, "<div class=\"f\"><dt>Measured</dt><dd class=\"warn\">the first <b>%s</b> of the run only"

@@ -31,6 +31,8 @@ const char *sc_unmeasured_why(const sc_report *r, const sc_finding *f)
         return "run with --measure for its cost on the GPU";
     if (g->handed_over)
         return "not measured: the program's own profiler took CUPTI before these calls";
+    if (g->windowed)
+        return "not measured: none of its calls fell in the measured window";
     return "not measured: the GPU timeline ties none of its calls to GPU work";
 }
 

@@ -154,6 +154,9 @@ typedef struct sc_gpu {
     uint64_t dropped;    /* activity records CUPTI dropped (numbers are then low) */
     int handed_over;     /* the program's own profiler took CUPTI ... */
     uint64_t handed_over_ns;  /* ... this long into the run: the timeline ends there */
+    int windowed;        /* recorded in a window of the run (--measure-window) ... */
+    uint64_t window_start_ns, window_end_ns;   /* ... from, to (ns into the run); the
+                                                  findings' GPU costs are scaled from it */
     sc_gpu_device *devices; size_t ndevices;
     sc_gpu_stream *streams; size_t nstreams;   /* by device, then stream */
 } sc_gpu;

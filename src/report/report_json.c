@@ -121,6 +121,21 @@ static void write_gpu_handed_over_ns(wr *c, const sc_gpu *g)
         sc_jw_null(c->w);
 }
 
+/* Added later: null when the whole run was recorded. */
+static void write_gpu_measure_window(wr *c, const sc_gpu *g)
+{
+    if (!g->windowed) {
+        sc_jw_null(c->w);
+        return;
+    }
+    sc_jw_begin_object(c->w);
+    sc_jw_key(c->w, "start_ns");
+    sc_jw_u64(c->w, g->window_start_ns);
+    sc_jw_key(c->w, "end_ns");
+    sc_jw_u64(c->w, g->window_end_ns);
+    sc_jw_end_object(c->w);
+}
+
 static void write_gpu_devices(wr *c, const sc_gpu *g)
 {
     W_ARRAY(gpu_device, g->devices, g->ndevices);

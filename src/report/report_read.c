@@ -397,6 +397,26 @@ static int read_gpu_handed_over_ns(ctx *c, const sc_json *v, const char *path, s
     return 0;
 }
 
+/* Added later, optional: null or absent when the whole run was recorded. */
+static int read_gpu_measure_window(ctx *c, const sc_json *v, const char *path, sc_gpu *g)
+{
+    const sc_json *w = sc_json_get(v, "measure_window");
+    where wp;
+    if (!w || w->type == SC_JSON_NULL)
+        return 0;
+    if (!(w = get_typed(c, v, path, "measure_window", SC_JSON_OBJECT)))
+        return -1;
+    at(&wp, "%s.measure_window", path);
+    if (get_u64(c, w, wp.s, "start_ns", &g->window_start_ns) < 0 ||
+        get_u64(c, w, wp.s, "end_ns", &g->window_end_ns) < 0)
+        return -1;
+    if (g->window_end_ns < g->window_start_ns)
+        return bad(c, wp.s, "end_ns %" PRIu64 " is before start_ns %" PRIu64, g->window_end_ns,
+                   g->window_start_ns);
+    g->windowed = 1;
+    return 0;
+}
+
 static int read_gpu_devices(ctx *c, const sc_json *v, const char *path, sc_gpu *g)
 {
     return read_gpu_device_array(c, v, path, "devices", &g->devices, &g->ndevices);

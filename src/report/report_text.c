@@ -399,7 +399,7 @@ static void render_header(const sc_report *r, FILE *out)
     header(out, "Run time", "%s (first start to last end)", b);
     render_range(r, out);
     sc_gpu g = {0};
-    size_t measured = 0, handed = 0;
+    size_t measured = 0, handed = 0, windowed = 0;
     for (size_t i = 0; i < r->nprocs; i++) {
         const sc_gpu *x = r->procs[i].gpu;
         if (!x)
@@ -415,6 +415,7 @@ static void render_header(const sc_report *r, FILE *out)
         g.ops_kept += x->ops_kept;
         g.dropped += x->dropped;
         handed += x->handed_over != 0;
+        windowed += x->windowed != 0;
     }
     if (measured) {
         sc_gpu_line(&g, b, sizeof b);
@@ -423,6 +424,10 @@ static void render_header(const sc_report *r, FILE *out)
         if (handed)
             header(out, "GPU timeline", "cut short in %zu process%s: the program's own profiler took CUPTI",
                    handed, handed == 1 ? "" : "es");
+        if (windowed)
+            header(out, "GPU timeline", "a window of the run in %zu process%s (--measure-window): each "
+                   "finding's GPU cost scaled from its calls there to all of them", windowed,
+                   windowed == 1 ? "" : "es");
     }
     render_cost_total(r, out);
 }

@@ -49,6 +49,17 @@ static int judged_as_barrier(const sc_op *op)
            (sc_kind_is(k, SC_KF_SYNC) && sc_kind_is(k, SC_KF_COPY) && op->dir == SC_DIR_D2D);
 }
 
+/* Whether the lane's busy mark is clear: no work since the shim last saw
+   it drain (a synchronization, a query).  Not a per-thread stream that
+   redirect orders with a stream of the thread's own. */
+static int lane_idle(sc_thread *t, sc_op *op)
+{
+    if (op->lane == SC_LANE_PTDS && t->has_own)
+        return 0;
+    _Atomic uint64_t *m = sc_lane_mark(t, op);
+    return m && !atomic_load_explicit(m, memory_order_relaxed);
+}
+
 void sc_classify(sc_thread *t, sc_op *op, sc_facts *f)
 {
     unsigned k = op->kind;
@@ -63,6 +74,8 @@ void sc_classify(sc_thread *t, sc_op *op, sc_facts *f)
         op->marks |= SC_M_DRAINS;
     if (sc_kind_is(k, SC_KF_COPY) && sc_kind_is(k, SC_KF_SUBMIT))
         f->pageable = op->pageable && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H);
+    if (f->pageable)
+        f->lane_idle = (uint8_t)lane_idle(t, op);
     int legacy = op->lane == SC_LANE_LEGACY;
     if (legacy && sc_kind_is(k, SC_KF_NOTE))
         f->cublas = (uint8_t)sc_module_slot_is_cublas(sc_module_of(t, (uintptr_t)op->ra));

@@ -377,6 +377,7 @@ static unsigned ablate_parse(const char *v)
         {"hb", SC_ABLATE_HB}, {"slow", SC_ABLATE_SLOW}, {"walk", SC_ABLATE_WALK},
         {"rt", SC_ABLATE_RT}, {"api", SC_ABLATE_API}, {"ext", SC_ABLATE_EXT},
         {"ts", SC_ABLATE_TS}, {"copy", SC_ABLATE_COPY}, {"parse", SC_ABLATE_PARSE},
+        {"drain", SC_ABLATE_DRAIN},
     };
     unsigned bits = 0;
     while (v && *v) {

@@ -55,7 +55,7 @@ void sc_part_register(const sc_part *p);
    system call), converted to ns at report time against CLOCK_MONOTONIC
    over the whole run (core.c, sc_tsc_ns).  Always: the slow path, every
    call (sc_pre to the end of sc_post, less the real call and the wait
-   drain_first does for the driver); the fast path, one call in
+   drain.c does for the driver); the fast path, one call in
    SC_FAST_SAMPLE; initialization, the fork handlers and the report's own
    building at exit.  With STREAMCHECK_PROFILE=1 every phase (shim.h,
    sc_phase) is timed and counted per thread and a table is printed at exit
@@ -98,7 +98,7 @@ typedef struct sc_globals {
     uintptr_t self_lo, self_hi; /* our own text, to skip our frames */
     unsigned ablate;           /* STREAMCHECK_TEST_ABLATE: SC_ABLATE_* (a test hook) */
 } sc_globals;
-/* STREAMCHECK_TEST_ABLATE=hb,slow,walk,rt,api,...: switch a part of the shim
+/* STREAMCHECK_TEST_ABLATE=hb,slow,walk,drain,rt,api,...: switch a part of the shim
    off to see what it costs on a real program (tools/overhead-probe.sh).
    A test hook, not an option: the findings are wrong while it is set. */
 enum {
@@ -111,6 +111,7 @@ enum {
     SC_ABLATE_TS = 64,     /* measured mode: CUPTI's own clock, not our callback */
     SC_ABLATE_COPY = 128,  /* measured mode: no memcpy or memset records */
     SC_ABLATE_PARSE = 256, /* measured mode: buffers are freed unread */
+    SC_ABLATE_DRAIN = 512, /* no wait before a pageable copy: every split by the rate (drain.c) */
 };
 extern sc_globals sc_g;
 

@@ -29,7 +29,7 @@
 #include "timeline.h"
 #include "vec.h"
 
-int sc_measure_active;
+_Atomic int sc_measure_active;
 
 #define OPS_MAX 2000000u           /* GPU operations analysed; more are counted */
 #define APIS_MAX 2000000u          /* API records kept */
@@ -81,7 +81,10 @@ static int64_t ts_offset;         /* else: CUPTI time - sc_now_ns() */
 static int have_ext;              /* external correlation records enabled */
 static _Atomic int closed;        /* after the last flush: records are ignored */
 static int stopped;
-/* Start, hand-over and stop, one at a time. */
+static int started;               /* subscribed, our buffers registered: the session is ours */
+static int windowed;              /* recording only inside a window ... */
+static int64_t window_a = -1, window_b = -1;   /* ... which opened and closed then */
+/* Start, a window's ends, hand-over and stop, one at a time. */
 static pthread_mutex_t cupti_mu = PTHREAD_MUTEX_INITIALIZER;
 static CUpti_SubscriberHandle our_sub;
 static int subscribed;
@@ -473,7 +476,7 @@ static int enable_kinds(void)
     /* Not CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: nothing read its records
        (the API records hold the host side of a synchronization).  On an
        H100 training loop, leaving it off measured 0.910x native against
-       0.867x, inside the machine's spread (docs/ARCHITECTURE.md). */
+       0.867x, inside the machine's spread (docs/PERFORMANCE.md). */
     static const CUpti_ActivityKind want[] = {CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_RUNTIME,
                                               CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
     CUptiResult r;
@@ -507,7 +510,22 @@ static int enable_kinds(void)
     return 0;
 }
 
-static void start_locked(void (*at_exit)(void))
+static void disable_kinds(void)
+{
+    static const CUpti_ActivityKind kinds[] = {
+        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+        CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_RUNTIME,
+        CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+    for (size_t i = 0; i < SC_ARRAY_LEN(kinds); i++)
+        F.Disable(kinds[i]);
+}
+
+static int64_t now_rel(void)
+{
+    return (int64_t)(sc_now_ns() - sc_start_ns);
+}
+
+static void start_locked(void (*at_exit)(void), int record)
 {
     if (!(F.lib = open_cupti())) {
         off("libcupti.so.13 was not found (next to the CUDA runtime, in $CUDA_HOME, "
@@ -527,10 +545,16 @@ static void start_locked(void (*at_exit)(void))
     if (!names.n)
         add_name("");   /* index 0: no name */
     pthread_mutex_unlock(&rec_mu);
-    if (enable_kinds())
-        return;
-    sc_log(SC_LOG_INFO, "measured mode: recording the GPU timeline with %s", lib_path);
-    sc_measure_active = 1;
+    if (record) {
+        if (enable_kinds())
+            return;
+        sc_measure_active = 1;
+        sc_log(SC_LOG_INFO, "measured mode: recording the GPU timeline with %s", lib_path);
+    } else {
+        windowed = 1;
+        sc_log(SC_LOG_INFO, "measured mode: %s loaded; the GPU timeline is recorded in a window", lib_path);
+    }
+    started = 1;
     /* CUPTI registers an exit handler of its own when it is loaded, after
        the shim's (core.c): exit handlers run in reverse, so CUPTI would be
        torn down before the report asked it for the last records (a crash
@@ -539,11 +563,42 @@ static void start_locked(void (*at_exit)(void))
     atexit(at_exit);
 }
 
-void sc_cupti_start(void (*at_exit)(void))
+int sc_cupti_start(void (*at_exit)(void), int record)
 {
     pthread_mutex_lock(&cupti_mu);
-    start_locked(at_exit);
+    start_locked(at_exit, record);
+    int r = started ? 0 : -1;
     pthread_mutex_unlock(&cupti_mu);
+    return r;
+}
+
+/* A window's ends (cupti_window.c).  Kinds enabled part-way and disabled
+   again, as a profiler with a schedule does (torch.profiler's warm-up and
+   active steps); the records already taken wait in their buffers for the
+   last flush.  The first opening and the last closing are the window. */
+int sc_cupti_record(int on)
+{
+    int r = -1;
+    pthread_mutex_lock(&cupti_mu);
+    if (started && !stopped && !handed) {
+        r = 0;
+        if (on && !sc_measure_active) {
+            if (enable_kinds()) {
+                started = 0;   /* refused (another tool took CUPTI): detect mode */
+                r = -1;
+            } else {
+                sc_measure_active = 1;
+                if (window_a < 0)
+                    window_a = now_rel();
+            }
+        } else if (!on && sc_measure_active) {
+            sc_measure_active = 0;
+            disable_kinds();
+            window_b = now_rel();
+        }
+    }
+    pthread_mutex_unlock(&cupti_mu);
+    return r;
 }
 
 /* ------------------------------------------------------ the calls --- */
@@ -565,18 +620,15 @@ void sc_cupti_pop(void)
    ignored, our kinds are off.  With cupti_mu held. */
 static void release_locked(void)
 {
+    if (sc_measure_active && windowed)
+        window_b = now_rel();   /* the window closes with the run */
     sc_measure_active = 0;
     F.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     size_t drop = 0;
     if (F.GetNumDropped && F.GetNumDropped(NULL, 0, &drop) == CUPTI_SUCCESS)
         dropped += drop;
     atomic_store(&closed, 1);
-    static const CUpti_ActivityKind kinds[] = {
-        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-        CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_RUNTIME,
-        CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
-    for (size_t i = 0; i < SC_ARRAY_LEN(kinds); i++)
-        F.Disable(kinds[i]);
+    disable_kinds();
 }
 
 /* CUPTI's own clock on Linux (cuptiActivityRegisterTimestampCallback): what
@@ -590,10 +642,8 @@ static uint64_t CUPTIAPI cupti_default_clock(void)
 
 void sc_cupti_handover(const char *api)
 {
-    if (!sc_measure_active)
-        return;
     pthread_mutex_lock(&cupti_mu);
-    if (!sc_measure_active || stopped) {
+    if (!started || stopped) {
         pthread_mutex_unlock(&cupti_mu);
         return;
     }
@@ -606,6 +656,7 @@ void sc_cupti_handover(const char *api)
         F.Unsubscribe(our_sub);
     subscribed = 0;
     handed = 1;
+    started = 0;   /* the session is the other tool's now */
     handed_ns = (int64_t)(sc_now_ns() - sc_start_ns);
     pthread_mutex_unlock(&cupti_mu);
     sc_log(SC_LOG_WARNING, "measured mode: the program's own profiler asked for CUPTI (%s) %.3f s into the "
@@ -621,14 +672,20 @@ void *sc_cupti_sym(const char *name)
 int sc_cupti_stop(void)
 {
     pthread_mutex_lock(&cupti_mu);
-    if (stopped || !(sc_measure_active || handed)) {
+    if (stopped || !(started || handed)) {
         pthread_mutex_unlock(&cupti_mu);
         return 0;
     }
     stopped = 1;
-    if (sc_measure_active)
+    if (started)
         release_locked();
+    int never = windowed && window_a < 0 && !handed;
     pthread_mutex_unlock(&cupti_mu);
+    if (never) {
+        sc_log(SC_LOG_WARNING, "measured mode: the run ended before its window (--measure-window) opened; "
+               "reporting in detect mode");
+        return 0;
+    }
     if (dropped)
         sc_log(SC_LOG_WARNING, "measured mode: CUPTI dropped %" PRIu64 " activity records; the GPU "
                "numbers are low", dropped);
@@ -642,7 +699,7 @@ void sc_cupti_take(sc_cupti_records *r)
 {
     pthread_mutex_lock(&rec_mu);
     *r = (sc_cupti_records){ops.v, ops.n, apis.v, apis.n, exts.v, exts.n, names.v, names.n,
-                            ops_seen, dropped, handed, handed_ns};
+                            ops_seen, dropped, handed, handed_ns, windowed, window_a, window_b};
     memset(&ops, 0, sizeof ops);
     memset(&apis, 0, sizeof apis);
     memset(&exts, 0, sizeof exts);

@@ -10,6 +10,7 @@
 #ifndef SC_CUPTI_SESSION_H
 #define SC_CUPTI_SESSION_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,14 +20,21 @@ struct sc_tl_op;
 struct sc_tl_api;
 struct sc_tl_ext;
 
-/* CUPTI records for us: set once at start, cleared when we let go.  The
-   slow path reads it (dispatch.c, through measure.h). */
-extern int sc_measure_active;
+/* CUPTI records for us now: set when recording starts (at start, or when
+   a window opens), cleared when it stops or we let go.  The slow path
+   reads it (dispatch.c, through measure.h); a window's thread writes it. */
+extern _Atomic int sc_measure_active;
 
-/* Loads CUPTI and starts recording, or says in one line why not.  Once
-   recording, registers at_exit with atexit: it runs before CUPTI's own
-   exit handler, which would tear CUPTI down before the last flush. */
-void sc_cupti_start(void (*at_exit)(void));
+/* Loads CUPTI and subscribes, or says in one line why not; records from
+   now on when record is set, else from sc_cupti_record(1) on (a window).
+   Once started, registers at_exit with atexit: it runs before CUPTI's own
+   exit handler, which would tear CUPTI down before the last flush.
+   Returns 0 once started, -1 when measured mode is off. */
+int sc_cupti_start(void (*at_exit)(void), int record);
+/* A window opens (on) or closes: CUPTI records for us, or stops (what it
+   recorded stays for the last flush).  0, or -1 when the session is not
+   ours to record (not started, stopped, handed over, or CUPTI refused). */
+int sc_cupti_record(int on);
 /* Around a finding event's real call: its external id, if CUPTI records
    external correlations. */
 void sc_cupti_push(uint64_t ext);
@@ -50,6 +58,8 @@ typedef struct sc_cupti_records {
     uint64_t dropped;                 /* records CUPTI dropped */
     int handed;                       /* the program's own profiler took CUPTI ... */
     int64_t handed_ns;                /* ... this long after the shim started */
+    int windowed;                     /* recorded in a window (sc_cupti_record) ... */
+    int64_t window_a, window_b;       /* ... from, to (ns after the shim started) */
 } sc_cupti_records;
 
 /* Moves the records into r; the session keeps none. */

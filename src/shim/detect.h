@@ -15,7 +15,7 @@
  * legacy stream's barrier), and ask lanes.h which other streams have
  * unfinished work.  The dispatcher alone acts: redirect.c (--redirect:
  * moving legacy-stream work to per-thread streams), the wait before a
- * pageable copy (dispatch.c), and track.c (the state kept after each call).
+ * pageable copy (drain.c), and track.c (the state kept after each call).
  * The rules themselves (ids, titles, documentation) are in rules.def.
  */
 #ifndef SC_DETECT_H

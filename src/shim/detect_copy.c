@@ -32,8 +32,8 @@ void sc_detect_memset(sc_op *op, const sc_facts *f)
    (Memcpy, Asynchronous): pageable memory makes the "async" copy wait for
    its stream (host to device) or for the copy itself (device to host).
    Pending when a stream other than its own had unfinished work.  Its cost
-   is the copy alone: the dispatcher waits for the stream's earlier work
-   first (dispatch.c, drain_first). */
+   is the copy alone: the dispatcher tells the wait for the stream's
+   earlier work apart (drain.h). */
 void sc_detect_pageable_copy(sc_thread *t, sc_op *op)
 {
     sc_busy_q q = {.ctx = sc_op_ctx(op), .skip = op->srec, .skip_legacy = op->lane == SC_LANE_LEGACY,

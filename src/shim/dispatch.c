@@ -13,6 +13,7 @@
 #include "core.h"
 #include "detect.h"
 #include "dispatch.h"
+#include "drain.h"
 #include "findings.h"
 #include "gpusample.h"
 #include "hb.h"
@@ -64,40 +65,14 @@ static void legacy_work(sc_thread *t, sc_op *op, const sc_facts *f)
     sc_redirect(t, op, f->counted ? &f->cq : NULL);
 }
 
-/* The cost of SC203 is the copy, not the wait for the stream's earlier
-   work: that work runs on the GPU either way, and the wait is what the
-   driver does first anyway (DRV, 2. API synchronization behavior: "for
-   transfers from pageable host memory to device memory, a stream sync is
-   performed before the copy is initiated"; device to host returns once
-   the copy, which follows the earlier work, has completed).  So wait here,
-   timed, and the call's own blocked time is the copy alone: the time
-   pinned memory gives back.  Not for redirected calls (their stream is
-   another), nor during a capture. */
-static void drain_first(sc_op *op)
-{
-    if (op->redirected || op->call || !sc_d.StreamSynchronize || atomic_load(&sc_g.n_capturing) > 0)
-        return;
-    CUstream s = op->lane == SC_LANE_LEGACY ? CU_STREAM_LEGACY
-               : op->lane == SC_LANE_PTDS ? CU_STREAM_PER_THREAD : op->stream;
-    if (op->lane == SC_LANE_CREATED && !s)
-        return;
-    uint64_t p0 = sc_prof_t0(), k0 = sc_tsc(), t0 = sc_now_ns();
-    if (sc_d.StreamSynchronize(s) == CUDA_SUCCESS)
-        op->drain_ns = sc_now_ns() - t0;
-    /* The driver's own wait (it drains the stream before a pageable copy
-       anyway): not the shim's time (sc_pre takes it off). */
-    op->drain_tk = sc_tsc() - k0;
-    sc_prof_add(sc_tls_self, SC_PH_DRAIN, p0, 0);
-}
-
-/* An async copy, once routed and its lane marked: SC203 (then the wait
-   for the stream's earlier work), SC702, and the direction its stream
-   copied last, which SC702 asks about later copies. */
+/* An async copy, once routed and its lane marked: SC203 (then, on a
+   sample, the wait for the stream's earlier work: drain.h), SC702, and the
+   direction its stream copied last, which SC702 asks about later copies. */
 static void copy_routed(sc_thread *t, sc_op *op, const sc_facts *f)
 {
     if (f->pageable) {
         sc_detect_pageable_copy(t, op);
-        drain_first(op);
+        sc_drain_before(op, f->lane_idle);
     }
     sc_detect_copy_engines(t, op);
     if (op->srec && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H))
@@ -239,7 +214,7 @@ void sc_pre(sc_thread *t, sc_op *op)
         PH(SC_PH_QUEUE, sc_detect_queues(t, op));
     if (op->marks & SC_M_SC102)
         PH(SC_PH_SC102, sc_detect_sc102(t, op));
-    /* Ticks spent in here, less the wait drain_first did for the driver. */
+    /* Ticks spent in here, less the wait drain.c did for the driver. */
     uint64_t dt = sc_tsc() - tin;
     op->tin = dt > op->drain_tk ? dt - op->drain_tk : 0;
     errno = op->saved_errno;
@@ -259,8 +234,8 @@ static unsigned specificity(unsigned rule)
 /* The call's findings: events at another site (SC102's creation sites)
    each on their own; of the rest, the most specific, with the others in
    its also bits.  blocked is the real call's time: for SC203 the wait for
-   earlier work was done before it (drain_first) and is added back to the
-   blocked time here, not to the cost. */
+   earlier work, done before it or told from it (drain.h), is added back to
+   the blocked time here, not to the cost. */
 static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, uint64_t blocked,
                           unsigned weight, unsigned device, unsigned range)
 {
@@ -451,12 +426,16 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
     if (r != CUDA_SUCCESS && !(r == CUDA_ERROR_NOT_READY && sc_kind_is(op->kind, SC_KF_QUERY))) {
         op->nev = 0;
         op->marks &= (uint8_t)~(SC_M_ALLOCSITE | SC_M_LEGACY);
-    } else if (sc_rl_on) {
-        uint64_t w = waited(op, blocked);
-        op->rl = sc_rl_record(t, op, op->t0, t1, w);
-        if (op->rl && (op->kind == SC_K_STREAM_SYNC || op->kind == SC_K_CTX_SYNC || op->kind == SC_K_EVENT_SYNC))
-            sc_detect_waited(op, w);
-        calibrate_after(op);
+    } else {
+        if (op->marks & SC_M_SPLIT)
+            blocked = sc_drain_after(op, blocked);   /* its wait and its copy (drain.h) */
+        if (sc_rl_on) {
+            uint64_t w = waited(op, blocked);
+            op->rl = sc_rl_record(t, op, sc_drain_began(op), t1, w);
+            if (op->rl && (op->kind == SC_K_STREAM_SYNC || op->kind == SC_K_CTX_SYNC || op->kind == SC_K_EVENT_SYNC))
+                sc_detect_waited(op, w);
+            calibrate_after(op);
+        }
     }
     unsigned weight = 1;
     int rd_record = op->redirected != 0;   /* the redirect table gets this call */

@@ -22,6 +22,7 @@
 #include "shim.h"
 #include "streams.h"
 #include "thread.h"
+#include "track.h"
 
 /* Work on the legacy stream while no stream it orders with exists (no
    blocking created stream, no per-thread stream used, no capture; under
@@ -61,6 +62,34 @@ static inline int sc_fast_legacy(sc_thread *t, sc_op *op)
     return 0;
 }
 
+/* A capture begun or ended on a created stream the shim knows (kinds.def,
+   FAST CAPTURE): the slow path would judge nothing and only keep the
+   stream's capture state after the call, which sc_fast_after does.  Not
+   while a finding is held: the thread's next slow call settles it.  A
+   stream made behind our back, or a per-thread stream's capture (the
+   thread's own state), takes the slow path.  (cudaGraphsPerfScaling
+   times a capture from the host: its begin, its launches, its end.) */
+static inline int sc_fast_capture(sc_thread *t, sc_op *op)
+{
+    CUstream s = op->stream;
+    if (s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD || t->held.live)
+        return 1;
+    sc_stream *r = sc_stream_lookup(t, s);
+    if (SC_UNLIKELY(!r))
+        return 1;
+    op->srec = r;
+    op->lane = SC_LANE_CREATED;
+    return 0;
+}
+
+/* After the real call of a call the fast path kept whose kind keeps state
+   (kinds.def, FAST CAPTURE): that state, as sc_post would keep it. */
+static inline CUresult sc_fast_after(sc_thread *t, sc_op *op, CUresult r)
+{
+    sc_track_post(t, op, r);
+    return r;
+}
+
 /* The fast path: counts the call and decides whether it needs the slow
    path.  Returns nonzero for the slow path. */
 static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op)
@@ -81,6 +110,8 @@ static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op
             if (!(sc_devmem_contains(op->p1) || sc_pinned_contains(op->p1, op->bytes)) ||
                 !(sc_devmem_contains(op->p2) || sc_pinned_contains(op->p2, op->bytes)))
                 return 1;       /* an end we cannot classify without asking the driver */
+        } else if (sc_kind_is(op->kind, SC_KFAST_CAPTURE)) {
+            return sc_fast_capture(t, op);
         } else {
             return 1;
         }

@@ -83,7 +83,10 @@
 
 /* ------------------------------------------------------- wrappers --- */
 /* The wrapper: count and classify on the fast path; hazards, redirects
-   and state changes on the slow path, around the real call. */
+   and state changes on the slow path, around the real call.  The kind is
+   a constant of each wrapper (CLS), so whether the fast path keeps state
+   after the call (kinds.def, FAST CAPTURE) is decided at compile time: the
+   other wrappers do not test it. */
 #define SC_WRAP(abi, PFN, ID, PT, P, A, CLS)                                       \
     extern __typeof__(*(PFN)0) abi;                                                \
     SC_EXPORT CUresult abi P                                                       \
@@ -97,9 +100,14 @@
         sc_op op_;                                                                 \
         SC_OP_INIT(op_, ID, PT, __builtin_return_address(0));                      \
         CLS;                                                                       \
+        const unsigned k_ = op_.kind;                                              \
         if (SC_LIKELY(!sc_fast_sampled(t_, &op_)) ||                               \
-            SC_UNLIKELY(sc_g.ablate & SC_ABLATE_SLOW))                             \
-            return (SC_UNLIKELY(op_.call != NULL) ? (PFN)op_.call : real_) A;      \
+            SC_UNLIKELY(sc_g.ablate & SC_ABLATE_SLOW)) {                           \
+            PFN f_ = SC_UNLIKELY(op_.call != NULL) ? (PFN)op_.call : real_;         \
+            if (!sc_kind_is(k_, SC_KFAST_CAPTURE))                                 \
+                return f_ A;                                                       \
+            return sc_fast_after(t_, &op_, f_ A);                                  \
+        }                                                                          \
         sc_pre(t_, &op_);                                                          \
         if (op_.call)                                                              \
             real_ = (PFN)op_.call;                                                 \

@@ -48,8 +48,9 @@ enum {
     SC_KFAST_WORK = 1 << 19,
     SC_KFAST_COPY = 1 << 20,
     SC_KFAST_COPY_U = 1 << 21,
+    SC_KFAST_CAPTURE = 1 << 22,
     SC_KFAST_SLOW = 0,
-    SC_KF_NBITS = 22
+    SC_KF_NBITS = 23
 };
 
 /* sc_kind_masks[b]: the kinds whose facts (FLAGS and FAST) have bit b. */
@@ -163,6 +164,11 @@ static const uint64_t sc_kind_masks[SC_KF_NBITS] = {
 #undef SC_KIND_BIT
 #define SC_KIND_BIT 21
     [21] = 0
+#include "kinds.def"
+    ,
+#undef SC_KIND_BIT
+#define SC_KIND_BIT 22
+    [22] = 0
 #include "kinds.def"
     ,
 #undef SC_KIND_BIT

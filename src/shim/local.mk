@@ -19,6 +19,7 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/hostmem.h src/shim/hostmem.c src/shim/hb.h src/shim/hb_clock.h src/shim/hb_clock.c \
 	src/shim/hb_order.c src/shim/hb_pthread.c src/shim/hb_pthread.def src/shim/interposed.list \
 	src/shim/dispatch.h src/shim/dispatch.c src/shim/classify.h src/shim/classify.c src/shim/settle.h src/shim/settle.c \
+	src/shim/drain.h src/shim/drain.c \
 	src/shim/lanes.h src/shim/lanes.c \
 	src/shim/memclass.h src/shim/memclass.c src/shim/track.h src/shim/track.c \
 	src/shim/redirect.h src/shim/redirect.c src/shim/detect.h src/shim/detect_legacy.c \
@@ -27,7 +28,8 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/intern.c src/shim/intern.h src/shim/ranges.c src/shim/ranges.h src/shim/nvtx.c src/shim/nvtx.h \
 	src/shim/findings.c src/shim/findings.h src/shim/aggkey.h src/shim/symbolize.c src/shim/symbolize.h \
 	src/shim/shim_report.h src/shim/shim_report.c src/shim/measure.c src/shim/measure.h src/shim/prof.c \
-	src/shim/cupti_session.c src/shim/cupti_session.h src/shim/timeline.c src/shim/timeline_price.c \
+	src/shim/cupti_session.c src/shim/cupti_session.h src/shim/measure_window.c src/shim/measure_window.h \
+	src/shim/timeline.c src/shim/timeline_price.c \
 	src/shim/timeline.h src/shim/vec.h \
 	src/shim/replay.c src/shim/replay.h src/shim/pricing.c src/shim/pricing.h \
 	src/shim/runlog.c src/shim/runlog.h src/shim/gpusample.c src/shim/gpusample.h \

@@ -26,6 +26,7 @@
 #include "cupti_session.h"
 #include "hooks_runtime.h"
 #include "measure.h"
+#include "measure_window.h"
 #include "options.h"
 #include "pricing.h"
 #include "report.h"
@@ -96,9 +97,11 @@ static void measure_at_exit(void)
 void sc_measure_start(void)
 {
     static _Atomic int once;
-    if (!(sc_opt.measure || (sc_opt.formats & SC_FMT_TRACE)) || atomic_exchange(&once, 1))
+    const sc_opt_window *w = &sc_opt.measure_window;
+    if (!(sc_opt.measure || w->set || (sc_opt.formats & SC_FMT_TRACE)) || atomic_exchange(&once, 1))
         return;
-    sc_cupti_start(measure_at_exit);
+    if (!sc_cupti_start(measure_at_exit, !w->set) && w->set)
+        sc_measure_window_start(w);
 }
 
 void sc_measure_pre(const sc_op *op)
@@ -201,7 +204,10 @@ int sc_measure_busy(unsigned device, sc_pr_span **v, size_t *n)
 {
     *v = NULL;
     *n = 0;
-    if (!M.done || M.rec.handed)
+    /* A timeline cut short, or only a window's, is no busy time of the run:
+       the model takes the samples then (track.c starts them when measured
+       mode does not record from the start). */
+    if (!M.done || M.rec.handed || M.rec.windowed)
         return 0;
     for (size_t i = 0; i < M.tl.ndevices; i++) {
         const sc_tl_device *d = &M.tl.devices[i];
@@ -221,7 +227,7 @@ int sc_measure_busy(unsigned device, sc_pr_span **v, size_t *n)
 }
 
 /* ------------------------------------------------------------- report --- */
-int sc_measure_price(const sc_agg_key *k, uint64_t *lost_ns)
+int sc_measure_price(const sc_agg_key *k, uint64_t count, uint64_t *lost_ns)
 {
     if (!M.done)
         return 0;
@@ -246,9 +252,11 @@ int sc_measure_price(const sc_agg_key *k, uint64_t *lost_ns)
     sc_tl_spans_merge(&u, 0);
     uint64_t lost = (uint64_t)sc_tl_spans_len(u.v, u.n);
     sc_tl_spans_free(&u);
-    /* sampled events (SC101 notes) stand for `weight` events each */
-    if (weight > events)
-        lost = (uint64_t)((double)lost * (double)weight / (double)events);
+    /* sampled events (SC101 notes) stand for `weight` events each; in a
+       window, the events there for the aggregate's calls over the run */
+    uint64_t stand_for = M.rec.windowed ? count : weight;
+    if (stand_for > events)
+        lost = (uint64_t)((double)lost * (double)stand_for / (double)events);
     *lost_ns = lost;
     return 1;
 }
@@ -299,6 +307,11 @@ static sc_gpu *gpu_block(void)
     g->dropped = M.rec.dropped;
     g->handed_over = M.rec.handed;
     g->handed_over_ns = M.rec.handed ? (uint64_t)M.rec.handed_ns : 0;
+    if (M.rec.windowed && M.rec.window_a >= 0) {
+        g->windowed = 1;
+        g->window_start_ns = (uint64_t)M.rec.window_a;
+        g->window_end_ns = (uint64_t)(M.rec.window_b > M.rec.window_a ? M.rec.window_b : M.rec.window_a);
+    }
     return g;
 }
 

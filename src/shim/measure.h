@@ -44,8 +44,10 @@ void sc_measure_stop(void);
    when the device had none), or 0 when not measured. */
 struct sc_pr_span;
 int sc_measure_busy(unsigned device, struct sc_pr_span **v, size_t *n);
-/* What the aggregate's events cost on the GPU; 0 when not measured. */
-int sc_measure_price(const struct sc_agg_key *k, uint64_t *lost_ns);
+/* What the aggregate's events cost on the GPU; 0 when not measured.  In a
+   window (--measure-window), scaled from its events there to its count of
+   calls over the run. */
+int sc_measure_price(const struct sc_agg_key *k, uint64_t count, uint64_t *lost_ns);
 /* Fills process 0's gpu block and the report's timeline. */
 void sc_measure_fill(struct sc_report *r);
 

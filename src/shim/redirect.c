@@ -203,7 +203,7 @@ void sc_redirect(sc_thread *t, sc_op *op, const sc_count_q *cq)
    note (sampled ones go there, for their call sites), and returns 0;
    anything else returns 1 with the call untouched.  About 2 us a call less
    on a PyTorch training loop, where every launch is one
-   (docs/ARCHITECTURE.md). */
+   (docs/PERFORMANCE.md, "Redirect's cost"). */
 int sc_fast_redirect(sc_thread *t, sc_op *op)
 {
     /* A wait is not work (kinds.def, SC_KF_WAIT): no submission to count

@@ -101,6 +101,8 @@ enum {
     SC_M_DRAINS = 4,      /* a synchronous copy that leaves its stream idle */
     SC_M_ALLOCSITE = 8,   /* count the call site for SC303 */
     SC_M_LEGACY = 16,     /* count the call site's legacy-stream work (SC103) */
+    SC_M_SPLIT = 32,      /* a pageable copy: its wait and its copy are told apart (drain.h) */
+    SC_M_SPLIT_EST = 64,  /* ... after the call, by the rate: it did not wait first */
 };
 
 typedef struct sc_op {
@@ -132,7 +134,8 @@ typedef struct sc_op {
     struct sc_stream *srec;
     void *call;           /* redirect: the entry point to call instead */
     uint64_t t0;          /* slow path: start of the real call */
-    uint64_t drain_ns;    /* SC203: the wait for the stream's earlier work, done before the call */
+    uint64_t drain_ns;    /* SC203: the wait for the stream's earlier work, done before the call,
+                             or told from the call's own time after it (drain.h) */
     uint64_t drain_tk;    /* the same in TSC ticks: the driver's wait, not our time */
     uint64_t tin;         /* slow path: TSC at entry into sc_pre, then ticks spent in it */
     int saved_errno;
@@ -213,7 +216,7 @@ typedef enum sc_phase {
     SC_PH_COUNT,       /* stream-table walks; items: streams visited */
     SC_PH_CTX,         /* cuCtxGetCurrent */
     SC_PH_MEMCLASS,    /* pointer classification misses; items: cuPointerGetAttributes */
-    SC_PH_DRAIN,       /* drain_first: the driver's own wait, not ours (excluded) */
+    SC_PH_DRAIN,       /* drain.c: the driver's own wait, not ours (excluded) */
     SC_PH_TRACK,       /* track.c after the call */
     SC_PH_COMMIT,      /* findings and sites committed */
     SC_PH_WALK,        /* call-site walks; items: native frames walked */

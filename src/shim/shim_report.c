@@ -261,7 +261,7 @@ static sc_finding *new_finding(build *b, unsigned rule, unsigned sev, const sc_a
 static void measured_cost(const sc_agg_key *k, sc_finding *f)
 {
     uint64_t lost;
-    if (!sc_measure_price(k, &lost))
+    if (!sc_measure_price(k, f->count, &lost))
         return;
     f->measured = 1;
     f->gpu_lost_ns = lost;

@@ -130,9 +130,11 @@ static int64_t late_by(const sc_timeline *tl, size_t x)
 }
 
 /* x was held back by `shift`: the operations after it on its stream move
-   earlier too, as far as their own submission allows.  Marks the chain
-   (stamp) and returns the lost tail [end - shift, end) of its last moved
-   operation. */
+   earlier too, as far as their own submission allows, while each started
+   when the one before it ended (it waited for it; one that started later
+   was held by something else, in a loop another step's barrier).  Marks
+   the chain (stamp) and returns the lost tail [end - shift, end) of its
+   last moved operation. */
 static sc_tl_span chain(sc_timeline *tl, size_t x, int64_t shift, uint32_t stamp)
 {
     const sc_tl_stream *s = &tl->streams[tl->stream_of[x]];
@@ -142,6 +144,8 @@ static sc_tl_span chain(sc_timeline *tl, size_t x, int64_t shift, uint32_t stamp
     tl->chained[tl->stream_of[x]] = stamp;
     for (size_t k = tl->pos[x] + 1, steps = 0; k < s->n && steps < CHAIN_MAX; k++, steps++) {
         size_t y = s->ops[k];
+        if (tl->ops[y].start > tl->ops[last].end + TOL_NS)
+            break;
         int64_t could = max64(tl->submit[y], tl->ops[last].end - sh);
         int64_t sy = min64(tl->ops[y].start - could, sh);
         if (sy <= TOL_NS)

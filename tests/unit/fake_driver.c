@@ -118,7 +118,11 @@ static CUresult f_event_record(CUevent e, CUstream s) { (void)e; (void)s; return
 static CUresult f_wait_event(CUstream s, CUevent e, unsigned flags) { (void)s; (void)e; (void)flags; return CUDA_SUCCESS; }
 static CUresult f_event_sync(CUevent e) { (void)e; return CUDA_SUCCESS; }
 static CUresult f_cache(CUfunc_cache c) { (void)c; return CUDA_SUCCESS; }
-static CUresult f_capture_begin(CUstream s, CUstreamCaptureMode m) { (void)s; (void)m; return CUDA_SUCCESS; }
+static CUresult f_capture_begin(CUstream s, CUstreamCaptureMode m)
+{
+    (void)s; (void)m;
+    return fake.fail_next ? (fake.fail_next = 0, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) : CUDA_SUCCESS;
+}
 static CUresult f_capture_end(CUstream s, CUgraph *g) { (void)s; *g = NULL; return CUDA_SUCCESS; }
 static CUresult f_graph_launch(CUgraphExec g, CUstream s) { (void)g; fake.last_launch_stream = s; return CUDA_SUCCESS; }
 

@@ -18,7 +18,7 @@ typedef struct fake_state {
     int async_engines;
     void *registered;             /* memory pinned behind the shim's back */
     size_t registered_len;
-    int fail_next;                /* the next launch fails */
+    int fail_next;                /* the next launch or capture begin fails */
     CUstream last_launch_stream, last_sync_stream;
     int launches, launches_pt, sync_pt, queries;
     int ctx_queries, ptr_queries;  /* the shim's cuCtxGetCurrent, cuPointerGetAttributes */

@@ -58,6 +58,7 @@ START_TEST(defaults)
     ck_assert_str_eq(o.output, "");
     ck_assert_uint_eq(o.formats, SC_FMT_TEXT);
     ck_assert_int_eq(o.measure, 0);
+    ck_assert_int_eq(o.measure_window.set, 0);
     ck_assert_int_eq(o.stack_depth, 8);
     ck_assert_int_eq(o.python_depth, 4);
     ck_assert_int_eq(o.log_level, SC_LOG_WARNING);
@@ -93,11 +94,13 @@ START_TEST(environment)
         "STREAMCHECK_ALLOC_LOOP_MIN=2",
         "STREAMCHECK_SYNC_FREQUENT=1000000000", "STREAMCHECK_SYMBOLIZE_MS=0", "STREAMCHECK_TOP=0",
         "STREAMCHECK_WARN_COST_US=3600000000", "STREAMCHECK_WARN_SHARE_BP=10000",
-        "STREAMCHECK_GPU_SAMPLE_US=250", "STREAMCHECK_STATUS_DIR=/status", NULL,
+        "STREAMCHECK_GPU_SAMPLE_US=250", "STREAMCHECK_STATUS_DIR=/status", "STREAMCHECK_MEASURE_WINDOW=2.5:0.25",
+        NULL,
     };
     sc_options o;
     load(&o, env);
     ck_assert_str_eq(warned, "");
+    ck_assert(o.measure_window.set && o.measure_window.start == 2.5 && o.measure_window.length == 0.25);
     ck_assert_int_eq(o.disable, 1);
     ck_assert_str_eq(o.output, "/out");
     ck_assert_uint_eq(o.formats, SC_FMT_JSON | SC_FMT_HTML);
@@ -156,7 +159,7 @@ START_TEST(bad_environment)
     static const char *const env[] = {
         "STREAMCHECK_DISABLE=2", "STREAMCHECK_STACK_DEPTH=lots", "STREAMCHECK_PYTHON_DEPTH=33",
         "STREAMCHECK_LOG_LEVEL=loud", "STREAMCHECK_REDIRECT=on", "STREAMCHECK_TOP=1x",
-        "STREAMCHECK_RULES=SC101,nope", "STREAMCHECK_SYNC_FREQUENT=1", NULL,
+        "STREAMCHECK_RULES=SC101,nope", "STREAMCHECK_SYNC_FREQUENT=1", "STREAMCHECK_MEASURE_WINDOW=1:0", NULL,
     };
     sc_options o;
     load(&o, env);
@@ -169,6 +172,8 @@ START_TEST(bad_environment)
         "STREAMCHECK_RULES: 'nope' is not a rule id or name (see streamcheck --list-rules); using the default",
         "STREAMCHECK_SYNC_FREQUENT='1' is not valid (expected an integer from 2 to 1000000000); using the default",
         "STREAMCHECK_TOP='1x' is not valid (expected an integer from 0 to 1000000 (0: all)); using the default",
+        "STREAMCHECK_MEASURE_WINDOW='1:0' is not valid (expected START:LENGTH in seconds (30:10, 2.5:0.5), or "
+        "START: for the rest of the run); using the default",
     };
     has_lines(warned, want, SC_ARRAY_LEN(want));
     ck_assert_int_eq(o.disable, 0);
@@ -180,6 +185,29 @@ START_TEST(bad_environment)
     ck_assert_uint_eq(o.rules, 0);
     ck_assert_int_eq(o.sync_frequent, 100);
     ck_assert_str_eq(o.source[SC_OPT_TOP], "default");
+    ck_assert_int_eq(o.measure_window.set, 0);
+}
+END_TEST
+
+/* A window: START:LENGTH seconds, START: (or START) to the end, empty for
+   none; anything else is refused. */
+START_TEST(measure_window)
+{
+    static const struct { const char *v; int ok, set; double start, length; } cases[] = {
+        {"30:10", 1, 1, 30, 10}, {"0:0.5", 1, 1, 0, 0.5}, {"12.5:", 1, 1, 12.5, 0}, {"7", 1, 1, 7, 0},
+        {"", 1, 0, 0, 0}, {"-1:2", 0, 0, 0, 0}, {"3:0", 0, 0, 0, 0}, {"3:-1", 0, 0, 0, 0}, {"a:1", 0, 0, 0, 0},
+        {"3:4x", 0, 0, 0, 0}, {"3:4:5", 0, 0, 0, 0}, {"nan:1", 0, 0, 0, 0}, {"1e9:1", 0, 0, 0, 0},
+    };
+    static char var[64];
+    for (size_t i = 0; i < SC_ARRAY_LEN(cases); i++) {
+        snprintf(var, sizeof var, "STREAMCHECK_MEASURE_WINDOW=%s", cases[i].v);
+        const char *const env[] = {var, NULL};
+        sc_options o;
+        load(&o, env);
+        ck_assert_msg((warned[0] == 0) == cases[i].ok, "'%s': %s", cases[i].v, warned);
+        ck_assert_int_eq(o.measure_window.set, cases[i].set);
+        ck_assert(o.measure_window.start == cases[i].start && o.measure_window.length == cases[i].length);
+    }
 }
 END_TEST
 
@@ -305,7 +333,7 @@ START_TEST(dump)
     static const char *const env[] = {
         "STREAMCHECK_FORMAT=html,text,trace", "STREAMCHECK_IGNORE=SC203,SC101", "STREAMCHECK_LOG_LEVEL=quiet",
         "STREAMCHECK_REDIRECT=per-thread", "STREAMCHECK_REDIRECT_METHOD=entry", "STREAMCHECK_OUTPUT=/o",
-        NULL,
+        "STREAMCHECK_MEASURE_WINDOW=1.5", NULL,
     };
     sc_options o;
     load(&o, env);
@@ -319,6 +347,7 @@ START_TEST(dump)
         "STREAMCHECK_OUTPUT           = /o                       (environment)",
         "STREAMCHECK_FORMAT           = text,trace,html          (environment)",
         "STREAMCHECK_MEASURE          = 0                        (default)",
+        "STREAMCHECK_MEASURE_WINDOW   = 1.5:                     (environment)",
         "STREAMCHECK_STACK_DEPTH      = 8                        (default)",
         "STREAMCHECK_PYTHON_DEPTH     = 4                        (default)",
         "STREAMCHECK_LOG_LEVEL        = quiet                    (environment)",
@@ -353,6 +382,7 @@ int main(void)
     tcase_add_test(tc, defaults);
     tcase_add_test(tc, environment);
     tcase_add_test(tc, bad_environment);
+    tcase_add_test(tc, measure_window);
     tcase_add_test(tc, bad_format);
     tcase_add_test(tc, enum_constants);
     tcase_add_test(tc, config_file);

@@ -13,9 +13,11 @@
 
 #include "callsites.h"
 #include "core.h"
+#include "drain.h"
 #include "fake_driver.h"
 #include "findings.h"
 #include "hb.h"
+#include "real.h"
 #include "report.h"
 #include "settle.h"
 #include "shim_report.h"
@@ -503,6 +505,77 @@ START_TEST(pinned_memory_freed_becomes_pageable)
 }
 END_TEST
 
+/* The shim's own waits before pageable copies (drain.c): on a sample of
+   each direction and size class, never for a stream it saw drain. */
+static int shim_syncs;
+static CUresult counting_sync(CUstream s)
+{
+    (void)s;
+    shim_syncs++;
+    return CUDA_SUCCESS;
+}
+
+START_TEST(sc203_waits_for_the_stream_on_a_sample)
+{
+    cuInit(0);
+    sc_d.StreamSynchronize = counting_sync;
+    static char small[4096], large[1 << 20];
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    launch(s);
+    for (int i = 0; i < 100; i++)    /* the first 8, then the 32nd, 64th and 96th */
+        cuMemcpyHtoDAsync((CUdeviceptr)0x1000, small, sizeof small, s);
+    ck_assert_int_eq(shim_syncs, 8 + 3);
+    for (int i = 0; i < 20; i++)     /* another size class: its own first 8 */
+        cuMemcpyHtoDAsync((CUdeviceptr)0x1000, large, sizeof large, s);
+    ck_assert_int_eq(shim_syncs, 8 + 3 + 8);
+    for (int i = 0; i < 10; i++)     /* the other direction: its own too */
+        cuMemcpyDtoHAsync(small, (CUdeviceptr)0x1000, sizeof small, s);
+    ck_assert_int_eq(shim_syncs, 8 + 3 + 8 + 8);
+    cuStreamSynchronize(s);          /* the program waits: the stream is idle */
+    cuMemcpyHtoDAsync((CUdeviceptr)0x1000, small, sizeof small, s);
+    ck_assert_int_eq(shim_syncs, 8 + 3 + 8 + 8);
+    for (int i = 0; i < 28; i++)     /* busy again: the class's 101st to 128th, which waits */
+        cuMemcpyHtoDAsync((CUdeviceptr)0x1000, small, sizeof small, s);
+    ck_assert_int_eq(shim_syncs, 8 + 3 + 8 + 8 + 1);
+    /* The last read back, then the wait for it, is a deliberate read (settle.c). */
+    ck_assert_uint_eq(seen(SC_RULE_SC203, SC_SEV_WARNING), 100 + 20 + 9 + 1 + 28);
+}
+END_TEST
+
+START_TEST(sc203_never_waits_when_ablated)
+{
+    setenv("STREAMCHECK_TEST_ABLATE", "drain", 1);
+    cuInit(0);
+    sc_d.StreamSynchronize = counting_sync;
+    static char small[4096];
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    launch(s);
+    for (int i = 0; i < 20; i++)
+        cuMemcpyHtoDAsync((CUdeviceptr)0x1000, small, sizeof small, s);
+    ck_assert_int_eq(shim_syncs, 0);
+    ck_assert_uint_eq(seen(SC_RULE_SC203, SC_SEV_WARNING), 20);
+}
+END_TEST
+
+/* A copy that did not wait first: its copy is its bytes at the rate of
+   its class's copies that did, the rest of its time the wait. */
+START_TEST(sc203_split_by_the_sampled_rate)
+{
+    sc_op exact = {.dir = SC_DIR_H2D, .bytes = 1 << 20, .marks = SC_M_SPLIT};
+    ck_assert_uint_eq(sc_drain_after(&exact, 100000), 100000);
+    ck_assert_uint_eq(sc_drain_after(&exact, 300000), 300000);   /* 2 MiB in 400 us so far */
+    sc_op est = {.dir = SC_DIR_H2D, .bytes = 3 << 19, .marks = SC_M_SPLIT | SC_M_SPLIT_EST};
+    ck_assert_uint_eq(sc_drain_after(&est, 1000000), 300000);
+    ck_assert_uint_eq(est.drain_ns, 700000);
+    est.drain_ns = 0;
+    ck_assert_uint_eq(sc_drain_after(&est, 250000), 250000);    /* never more than the call */
+    ck_assert_uint_eq(est.drain_ns, 0);
+    sc_op other = {.dir = SC_DIR_D2H, .bytes = 3 << 19, .marks = SC_M_SPLIT | SC_M_SPLIT_EST};
+    ck_assert_uint_eq(sc_drain_after(&other, 1000000), 1000000); /* nothing learned that way */
+    ck_assert_uint_eq(other.drain_ns, 0);
+}
+END_TEST
+
 /* ---------------------------------------------------------- SC204 --- */
 START_TEST(sc204_device_to_device_through_the_sync_api)
 {
@@ -921,6 +994,110 @@ START_TEST(redirect_refuses_with_blocking_streams_or_capture)
 }
 END_TEST
 
+/* ------------------------------------------------- graphs, capture --- */
+/* Slow calls of the calling thread so far (profile mode counts them). */
+static uint64_t slow_calls(void)
+{
+    return sc_tls_self->prof[SC_PH_SLOW].calls;
+}
+
+/* cudaGraphsPerfScaling's API times: graph launches, launches recorded
+   into a capturing stream, and the capture's two ends all stay on the fast
+   path, which keeps the capture's state itself (kinds.def, FAST CAPTURE). */
+START_TEST(graphs_and_captures_stay_on_the_fast_path)
+{
+    setenv("STREAMCHECK_PROFILE", "1", 1);
+    cuInit(0);
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    launch(s);                        /* its first kernel: whose? (slow) */
+    uint64_t slow0 = slow_calls();
+    for (int i = 0; i < 10; i++)
+        ck_assert_int_eq(cuGraphLaunch(NULL, s), CUDA_SUCCESS);
+    ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+    ck_assert_int_eq(atomic_load(&sc_g.n_capturing), 1);
+    for (int i = 0; i < 20; i++)
+        launch(s);
+    cuEventRecord(NULL, s);
+    CUgraph g;
+    ck_assert_int_eq(cuStreamEndCapture(s, &g), CUDA_SUCCESS);
+    ck_assert_int_eq(atomic_load(&sc_g.n_capturing), 0);
+    ck_assert_uint_eq(slow_calls(), slow0);
+    ck_assert_int_eq(fake.launches, 21);
+    /* The legacy stream's fast notes stop while a capture is in progress,
+       as when the slow path kept the state. */
+    launch(NULL);
+    cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL);
+    uint64_t slow1 = slow_calls();
+    launch(NULL);
+    ck_assert_uint_eq(slow_calls(), slow1 + 1);
+    cuStreamEndCapture(s, &g);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, -1), 2);
+}
+END_TEST
+
+/* What the fast path leaves to the slow path: a capture that failed keeps
+   no state; a stream created behind the shim's back is learned there; a
+   held finding is settled by the capture's call, as by any slow call. */
+START_TEST(captures_the_fast_path_leaves_alone)
+{
+    setenv("STREAMCHECK_PROFILE", "1", 1);
+    cuInit(0);
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    CUgraph g;
+    fake.fail_next = 1;
+    ck_assert_int_ne(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+    ck_assert_int_eq(atomic_load(&sc_g.n_capturing), 0);
+    uint64_t slow0 = slow_calls();
+    CUstream unknown = fake_stream(FAKE_MAX_STREAMS - 1);
+    cuStreamBeginCapture(unknown, CU_STREAM_CAPTURE_MODE_GLOBAL);
+    ck_assert_int_eq(atomic_load(&sc_g.n_capturing), 1);
+    cuStreamEndCapture(unknown, &g);
+    ck_assert_int_eq(atomic_load(&sc_g.n_capturing), 0);
+    ck_assert_uint_eq(slow_calls(), slow0 + 1);   /* the end: learned by then */
+    /* A legacy-stream barrier while a blocking stream is busy is held
+       until the thread's next slow call. */
+    CUstream b = make_stream(0);
+    launch(b);
+    fake.busy[1] = 1;
+    launch(NULL);
+    ck_assert_int_eq(sc_tls_self->held.live, 1);
+    slow0 = slow_calls();
+    cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL);
+    ck_assert_int_eq(sc_tls_self->held.live, 0);
+    ck_assert_uint_eq(slow_calls(), slow0 + 1);
+    cuStreamEndCapture(s, &g);
+    ck_assert_uint_eq(slow_calls(), slow0 + 1);
+    ck_assert_int_eq(atomic_load(&sc_g.n_capturing), 0);
+}
+END_TEST
+
+/* Work recorded into a graph is never judged; the graph's launch is, where
+   it runs. */
+START_TEST(captured_work_is_judged_at_the_graph_launch)
+{
+    cuInit(0);
+    static char pageable[4096];
+    CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+    CUgraph g;
+    cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL);
+    cuMemcpyHtoDAsync((CUdeviceptr)0x1000, pageable, sizeof pageable, s);
+    cuStreamEndCapture(s, &g);
+    ck_assert_uint_eq(seen(SC_RULE_SC203, -1), 0);
+    cuMemcpyHtoDAsync((CUdeviceptr)0x1000, pageable, sizeof pageable, s);
+    ck_assert_uint_eq(seen(SC_RULE_SC203, -1), 1);
+    cuGraphLaunch(NULL, s);           /* a created stream: nothing to find */
+    cuGraphLaunch(NULL, NULL);        /* the legacy stream, alone: a note */
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_NOTE), 1);
+    CUstream b = make_stream(0);
+    launch(b);
+    fake.busy[1] = 1;
+    cuGraphLaunch(NULL, NULL);        /* a barrier for the busy blocking stream ... */
+    launch(b);                        /* ... and this work waits for it */
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_WARNING), 1);
+    ck_assert_uint_eq(seen_pending(SC_RULE_SC101), 1);
+}
+END_TEST
+
 /* ---------------------------------------------------------- policy --- */
 START_TEST(disable_is_a_pure_pass_through)
 {
@@ -1098,6 +1275,9 @@ static Suite *rules_suite(void)
     tcase_add_test(tc, sc202_memset_on_the_legacy_stream);
     tcase_add_test(tc, sc203_classifies_pinned_and_pageable_exactly);
     tcase_add_test(tc, pinned_memory_freed_becomes_pageable);
+    tcase_add_test(tc, sc203_waits_for_the_stream_on_a_sample);
+    tcase_add_test(tc, sc203_never_waits_when_ablated);
+    tcase_add_test(tc, sc203_split_by_the_sampled_rate);
     tcase_add_test(tc, sc204_device_to_device_through_the_sync_api);
     tcase_add_test(tc, legacy_rules_per_device);
     tcase_add_test(tc, sc701_counts_per_device);
@@ -1116,6 +1296,9 @@ static Suite *rules_suite(void)
     tcase_add_test(tc, redirect_by_handle);
     tcase_add_test(tc, redirect_to_own_stream);
     tcase_add_test(tc, redirect_refuses_with_blocking_streams_or_capture);
+    tcase_add_test(tc, graphs_and_captures_stay_on_the_fast_path);
+    tcase_add_test(tc, captures_the_fast_path_leaves_alone);
+    tcase_add_test(tc, captured_work_is_judged_at_the_graph_launch);
     tcase_add_test(tc, disable_is_a_pure_pass_through);
     tcase_add_test(tc, nvidia_frames_are_skipped_and_not_counted);
     tcase_add_test(tc, callsite_names_its_thread);

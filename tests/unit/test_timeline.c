@@ -337,6 +337,38 @@ START_TEST(a_barrier_holds_back_only_work_submitted_while_it_held)
 }
 END_TEST
 
+/* A loop: the host waits for stream 2 at 301 us, then a second step does
+   the same (in us):
+     stream 1:  a'  [310, 410)   submitted at 310
+     stream 7:  L'  [410, 411)   submitted at 311: waits for a'
+     stream 2:  b'  [411, 511)   submitted at 312: waits for L'
+   L' and b' start late, but not for L: they were submitted after L's
+   chains had run (L ended at 101, b2 at 301), so L's chains end there and
+   L costs what it cost alone.  L' costs its own step: its tail [312, 411)
+   and b''s [412, 511), less a''s busy time: [410, 411) and [412, 511). */
+START_TEST(a_chain_ends_where_its_work_stopped_waiting)
+{
+    static fx f;
+    barrier_timeline(&f, 1);
+    op(&f, 0, 1, SC_GPU_KERNEL, 310000, 410000, 5);
+    op(&f, 0, 7, SC_GPU_KERNEL, 410000, 411000, 6);
+    op(&f, 0, 2, SC_GPU_KERNEL, 411000, 511000, 7);
+    api(&f, 1, 310000, 310500, 5);
+    api(&f, 1, 311000, 311500, 6);
+    api(&f, 1, 312000, 312500, 7);
+    ext(&f, 2, 6);
+    sc_tl_event *e = event(&f, 1, 311000, 311500);
+    e->ext = 2;
+    e->barrier = 1;
+    price(&f);
+    lost_is(&f, 0, 82000, 2, (const int64_t[]){100000, 101000, 220000, 301000});
+    ck_assert_uint_eq(f.tl.stamp[op_at(&f, 2, 411000)], 2);
+    ck_assert_uint_eq(f.tl.stamp[op_at(&f, 7, 410000)], 2);
+    lost_is(&f, 1, 100000, 2, (const int64_t[]){410000, 411000, 412000, 511000});
+    sc_tl_free(&f.tl);
+}
+END_TEST
+
 /* The same launch when its rule is no barrier: only its own late start. */
 START_TEST(a_call_that_is_no_barrier_costs_its_own_work_only)
 {
@@ -463,6 +495,7 @@ static Suite *timeline_suite(void)
     tcase_add_test(tc, an_empty_timeline_prices_nothing);
     tcase_add_test(tc, a_blocking_call_costs_the_idle_it_caused);
     tcase_add_test(tc, a_barrier_costs_the_chain_it_held_back);
+    tcase_add_test(tc, a_chain_ends_where_its_work_stopped_waiting);
     tcase_add_test(tc, a_barrier_holds_back_only_work_submitted_while_it_held);
     tcase_add_test(tc, a_call_that_is_no_barrier_costs_its_own_work_only);
     tcase_add_test(tc, a_dropped_or_late_api_record_leaves_the_op_on_time);

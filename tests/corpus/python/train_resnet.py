@@ -16,7 +16,9 @@ warm-up, and timed_window_ns=START,END: those steps on CLOCK_MONOTONIC
 (what streamcheck's report times its own work on); under streamcheck also
 shim_self_ns_window=N: the shim's own estimate of its time inside those
 steps (libstreamcheck's streamcheck_self_ns() at both ends), and
-step_end_ns=T1,T2,...: when each timed step ended.  With --pin-memory 0
+step_end_ns=T1,T2,...: when each timed step ended; cuda_ready_ns=T: when
+the model had reached the GPU (just after the first CUDA call, where
+streamcheck's --measure-window counts from).  With --pin-memory 0
 the batches are pageable, so the
 non_blocking copy at the "# corpus: SC203" line is not asynchronous.
 With --torch-profiler the whole loop runs inside torch.profiler (GPU
@@ -100,6 +102,7 @@ def main():
 
     device = torch.device("cuda")
     model = make_model().to(device)
+    cuda_ready = time.monotonic_ns()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
     criterion = nn.CrossEntropyLoss()
     dataset = RandomImages(args.samples)
@@ -118,6 +121,7 @@ def main():
     print(f"loss_sum={loss_sum:.6f} loss_hex={float(loss_sum).hex()} steps={total}")
     print(f"images_per_s={args.steps * args.batch_size * 1e9 / (w1 - w0):.1f}", file=sys.stderr)
     print(f"timed_window_ns={w0},{w1}", file=sys.stderr)
+    print(f"cuda_ready_ns={cuda_ready}", file=sys.stderr)
     if STEP_ENDS:
         print("step_end_ns=" + ",".join(str(t) for t in STEP_ENDS), file=sys.stderr)
     if SELF_NS:

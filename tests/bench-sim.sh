@@ -1,0 +1,39 @@
+#!/bin/sh
+# bench-sim.sh: the GPU benchmarks' own machinery, run on the simulator so it
+# does not rot between GPU sessions (the figures themselves mean nothing
+# here).  bench/graphs prints its four figures natively and under
+# streamcheck, where the capture's launches are never judged and every
+# graph launch and capture end is counted; bench/side-by-side.sh prints,
+# per figure, the medians, the pairs' ratios and every run, and fails on a
+# figure the command does not print.  TAP.
+. "${top_builddir:-.}/tests/env.sh"
+echo "1..4"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-bench.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+graphs=$abs_top_builddir/bench/graphs
+figures() { grep -c '^\(capture\|instantiate\|launch\|relaunch\)_us=[0-9.]*$' "$1"; }
+
+sc_sim "$graphs" 20 5 >"$tmp/native.out" 2>/dev/null
+[ "$(figures "$tmp/native.out")" = 4 ]
+echo "$([ $? = 0 ] && echo ok || echo not ok) 1 - bench/graphs prints its four figures on the simulator"
+
+"$SC_CLI" --simulate --format=json,text --output="$tmp" -- "$graphs" 20 5 >"$tmp/sc.out" 2>"$tmp/sc.err"
+rules=$(grep -o '"rule": "SC[0-9]*"' "$tmp"/*.streamcheck.json | sort -u | sed 's/.*"\(SC[0-9]*\)"/\1/' | tr '\n' ' ')
+[ "$(figures "$tmp/sc.out")" = 4 ] && { [ -z "$rules" ] || [ "$rules" = "SC402 " ]; } &&
+    grep -q '^  cuGraphLaunch  *30$' "$tmp/sc.err" && grep -q '^  cuStreamEndCapture  *15$' "$tmp/sc.err"
+echo "$([ $? = 0 ] && echo ok || echo not ok) 2 - under streamcheck: the same figures, no finding but SC402, every graph launch and capture counted"
+echo "# rules found: ${rules:-none}"
+
+LD_LIBRARY_PATH="$SC_SIMDIR" STREAMCHECK="$SC_CLI" sh "$abs_top_srcdir/bench/side-by-side.sh" graphs \
+    capture_us,launch_us 2 -- "$graphs" 20 5 >"$tmp/sbs.out" 2>"$tmp/sbs.err"
+st=$?
+[ $st = 0 ] && [ "$(grep -c '^graphs  *\(capture\|launch\)_us  *native  *[0-9.]*  streamcheck  *[0-9.]*  ratio [0-9.]*  (median of 2)$' "$tmp/sbs.out")" = 2 ] &&
+    [ "$(grep -c '^  pairs: ratio median [0-9.]*, min [0-9.]*, max [0-9.]* (2 pairs)$' "$tmp/sbs.out")" = 2 ] &&
+    [ "$(grep -c '^  runs: native [0-9.]* [0-9.]* $' "$tmp/sbs.out")" = 2 ]
+echo "$([ $? = 0 ] && echo ok || echo not ok) 3 - side-by-side.sh: each figure's medians, its pairs' spread and its runs"
+sed 's/^/# /' "$tmp/sbs.out"
+
+LD_LIBRARY_PATH="$SC_SIMDIR" STREAMCHECK="$SC_CLI" sh "$abs_top_srcdir/bench/side-by-side.sh" graphs \
+    launch_us,nothing_us 1 -- "$graphs" 20 2 >"$tmp/bad.out" 2>"$tmp/bad.err"
+[ $? = 1 ] && grep -q "graphs: the command printed no nothing_us=" "$tmp/bad.err" && grep -q '^graphs  *launch_us' "$tmp/bad.out"
+echo "$([ $? = 0 ] && echo ok || echo not ok) 4 - side-by-side.sh fails on a figure the command does not print, after the others"
