@@ -13,161 +13,12 @@
 
 #include "json.h"
 #include "report.h"
+#include "text_layout.h"
 
-#define WIDTH 78             /* prose is wrapped to this many columns */
-
-/* ---------------------------------------------------------- tables --- */
-
-/* A table is filled cell by cell in row-major order, then printed with
-   each column as wide as its widest cell.  The last non-empty cell of a
-   row is not padded, so no line ends in blanks. */
-#define MAXCOLS 12
-
-typedef struct table {
-    size_t ncols, ncells, cap;
-    char **cell;
-    unsigned right;          /* bit i: right-align column i */
-    int oom;
-} table;
-
-static void table_init(table *t, size_t ncols, unsigned right)
-{
-    if (ncols > MAXCOLS)
-        ncols = MAXCOLS;   /* a programming error: widen MAXCOLS */
-    memset(t, 0, sizeof *t);
-    t->ncols = ncols;
-    t->right = right;
-}
-
-__attribute__((format(printf, 2, 3)))
-static void cellf(table *t, const char *fmt, ...)
-{
-    if (t->oom)
-        return;
-    if (t->ncells == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 32;
-        char **c = realloc(t->cell, cap * sizeof *c);
-        if (!c) {
-            t->oom = 1;
-            return;
-        }
-        t->cell = c;
-        t->cap = cap;
-    }
-    char *s;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vasprintf(&s, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        t->oom = 1;
-        return;
-    }
-    t->cell[t->ncells++] = s;
-}
-
-static void table_free(table *t)
-{
-    for (size_t i = 0; i < t->ncells; i++)
-        free(t->cell[i]);
-    free(t->cell);
-}
-
-/* Prints and frees the table; -1 (ENOMEM) if a cell could not be made. */
-static int table_print(table *t, FILE *out, const char *indent)
-{
-    size_t w[MAXCOLS] = {0};
-    size_t nrows = t->ncells / t->ncols;
-    if (t->oom) {
-        table_free(t);
-        errno = ENOMEM;
-        return -1;
-    }
-    for (size_t i = 0; i < nrows * t->ncols; i++) {
-        size_t n = strlen(t->cell[i]);
-        if (n > w[i % t->ncols])
-            w[i % t->ncols] = n;
-    }
-    for (size_t r = 0; r < nrows; r++) {
-        char **row = t->cell + r * t->ncols;
-        size_t last = t->ncols;
-        while (last > 1 && !*row[last - 1])
-            last--;
-        fputs(indent, out);
-        for (size_t c = 0; c < last; c++) {
-            if (c)
-                fputs("  ", out);
-            if (t->right & (1u << c))
-                fprintf(out, "%*s", (int)w[c], row[c]);
-            else if (c + 1 < last)
-                fprintf(out, "%-*s", (int)w[c], row[c]);
-            else
-                fputs(row[c], out);
-        }
-        fputc('\n', out);
-    }
-    table_free(t);
-    return 0;
-}
-
-/* ---------------------------------------------------------- pieces --- */
-
-static void section(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void section(FILE *out, const char *fmt, ...)
-{
-    char title[128];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(title, sizeof title, fmt, ap);
-    va_end(ap);
-    fprintf(out, "\n@--- %s ", title);
-    for (int n = (int)strlen(title) + 6; n < WIDTH - 3; n++)
-        fputc('-', out);
-    fputc('\n', out);
-}
-
-/* Writes text wrapped at WIDTH; continuation lines start at column
-   indent.  The first line continues wherever the caller left off (col). */
-static void wrap(FILE *out, const char *text, int col, int indent)
-{
-    const char *p = text;
-    int first = 1;
-    while (*p) {
-        while (*p == ' ')
-            p++;
-        if (!*p)
-            break;
-        size_t n = strcspn(p, " ");
-        if (!first && col + 1 + (int)n > WIDTH) {
-            fprintf(out, "\n%*s", indent, "");
-            col = indent;
-        } else if (!first) {
-            fputc(' ', out);
-            col++;
-        }
-        fwrite(p, 1, n, out);
-        col += (int)n;
-        p += n;
-        first = 0;
-    }
-    fputc('\n', out);
-}
+#define WIDTH SC_TEXT_WIDTH
 
 #define FIELD "  %-15s: "     /* a finding's "  Label          : " */
 #define FIELD_COL 19
-
-static void header(FILE *out, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void header(FILE *out, const char *key, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(out, "@ %-20s : ", key);
-    va_start(ap, fmt);
-    vfprintf(out, fmt, ap);
-    va_end(ap);
-    fputc('\n', out);
-}
-
 
 static uint64_t span_ns(double start, double end)
 {
@@ -286,7 +137,7 @@ static void render_range(const sc_report *r, FILE *out)
     char b[64], names[512];
     distinct(r, proc_range, names, sizeof names);
     sc_format_ns(inside, b, sizeof b);
-    header(out, "NVTX range", "%s: findings inside it only; %s inside it%s (what shares are of)",
+    sc_text_header(out, "NVTX range", "%s: findings inside it only; %s inside it%s (what shares are of)",
            r->nprocs == 1 ? name : names, b, n > 1 ? ", summed" : "");
 }
 
@@ -303,18 +154,18 @@ static void render_cost_total(const sc_report *r, FILE *out)
     }
     uint64_t cost = sc_report_cost(r);
     if (!e && !w) {
-        header(out, "Estimated cost", "none: no finding is worth fixing in this run");
+        sc_text_header(out, "Estimated cost", "none: no finding is worth fixing in this run");
         return;
     }
     sc_format_ns(cost, b, sizeof b);
     if (run) {
         unsigned __int128 bp = (unsigned __int128)cost * 10000 / run;
         uint64_t v = bp > 100000000 ? 100000000 : (uint64_t)bp;
-        header(out, "Estimated cost", "%s (%" PRIu64 ".%02u%% of %s) in %" PRIu64 " warning%s%s", b,
+        sc_text_header(out, "Estimated cost", "%s (%" PRIu64 ".%02u%% of %s) in %" PRIu64 " warning%s%s", b,
                v / 100, (unsigned)(v % 100), windows ? "the active window" : "run time", w + e,
                w + e == 1 ? "" : "s", r->nprocs > 1 ? " (all processes)" : "");
     } else {
-        header(out, "Estimated cost", "%s in %" PRIu64 " warning%s", b, w + e, w + e == 1 ? "" : "s");
+        sc_text_header(out, "Estimated cost", "%s in %" PRIu64 " warning%s", b, w + e, w + e == 1 ? "" : "s");
     }
 }
 
@@ -326,11 +177,11 @@ static void render_window(const sc_process *p, FILE *out)
         return;
     sc_format_ns(p->window_ns, a, sizeof a);
     sc_format_ns(p->model_ns, m, sizeof m);
-    header(out, "Active window", "%s (the first to the last CUDA call of the threads that waited for the GPU; replayed: %s)", a, m);
+    sc_text_header(out, "Active window", "%s (the first to the last CUDA call of the threads that waited for the GPU; replayed: %s)", a, m);
     if (p->fixed_ns < p->model_ns) {
         sc_format_ns(p->fixed_ns, f, sizeof f);
         uint64_t bp = p->model_ns ? (p->model_ns - p->fixed_ns) * 10000 / p->model_ns : 0;
-        header(out, "All fixed", "%s predicted (%" PRIu64 ".%02u%% less) with every priced finding fixed", f,
+        sc_text_header(out, "All fixed", "%s predicted (%" PRIu64 ".%02u%% less) with every priced finding fixed", f,
                bp / 100, (unsigned)(bp % 100));
     }
 }
@@ -339,50 +190,50 @@ static void render_header(const sc_report *r, FILE *out)
 {
     char b[1024];
     fprintf(out, "@ streamcheck report\n");
-    header(out, "Version", "%s", sc_or_unknown(r->tool_version));
+    sc_text_header(out, "Version", "%s", sc_or_unknown(r->tool_version));
     if (r->nprocs == 1) {
         const sc_process *p = &r->procs[0];
-        header(out, "Program", "%s", sc_or_unknown(p->exe));
-        header(out, "Command line", "%s", sc_or_unknown(p->cmdline));
-        header(out, "PID", "%ld", p->pid);
+        sc_text_header(out, "Program", "%s", sc_or_unknown(p->exe));
+        sc_text_header(out, "Command line", "%s", sc_or_unknown(p->cmdline));
+        sc_text_header(out, "PID", "%ld", p->pid);
         if (p->rank >= 0)
-            header(out, "Rank", "%ld", p->rank);
-        header(out, "Host", "%s", sc_or_unknown(p->host));
+            sc_text_header(out, "Rank", "%ld", p->rank);
+        sc_text_header(out, "Host", "%s", sc_or_unknown(p->host));
         format_devices(p, "not queried", 0, b, sizeof b);
-        header(out, p->ndevices > 1 ? "Devices" : "Device", "%s", b);
+        sc_text_header(out, p->ndevices > 1 ? "Devices" : "Device", "%s", b);
         sc_format_driver(p->driver_version, b, sizeof b);
-        header(out, "Driver version", "%s", b);
+        sc_text_header(out, "Driver version", "%s", b);
         if (p->async_engines >= 0)
-            header(out, "Copy engines", "%d", p->async_engines);
+            sc_text_header(out, "Copy engines", "%d", p->async_engines);
         else
-            header(out, "Copy engines", "unknown");
-        header(out, "Max connections", "%d", p->max_connections);
-        header(out, "Mode", "%s", sc_or_unknown(p->mode));
-        header(out, "Simulated", "%s", p->simulated ? "yes (CPU simulator: times are not GPU performance)" : "no");
+            sc_text_header(out, "Copy engines", "unknown");
+        sc_text_header(out, "Max connections", "%d", p->max_connections);
+        sc_text_header(out, "Mode", "%s", sc_or_unknown(p->mode));
+        sc_text_header(out, "Simulated", "%s", p->simulated ? "yes (CPU simulator: times are not GPU performance)" : "no");
         sc_format_time(p->start_time, b, sizeof b);
-        header(out, "Start time", "%s", b);
+        sc_text_header(out, "Start time", "%s", b);
         sc_format_ns(span_ns(p->start_time, p->end_time), b, sizeof b);
-        header(out, "Run time", "%s", b);
+        sc_text_header(out, "Run time", "%s", b);
         render_range(r, out);
         if (p->gpu) {
             sc_gpu_line(p->gpu, b, sizeof b);
-            header(out, "GPU", "%s", b + strlen("GPU: "));
+            sc_text_header(out, "GPU", "%s", b + strlen("GPU: "));
         }
         render_window(p, out);
         render_cost_total(r, out);
         return;
     }
-    header(out, "Processes", "%zu", r->nprocs);
+    sc_text_header(out, "Processes", "%zu", r->nprocs);
     if (!r->nprocs)
         return;
     distinct(r, proc_exe, b, sizeof b);
-    header(out, "Programs", "%s", b);
+    sc_text_header(out, "Programs", "%s", b);
     distinct(r, proc_host, b, sizeof b);
-    header(out, "Hosts", "%s", b);
+    sc_text_header(out, "Hosts", "%s", b);
     distinct(r, proc_device, b, sizeof b);
-    header(out, "Devices", "%s", b);
+    sc_text_header(out, "Devices", "%s", b);
     distinct(r, proc_mode, b, sizeof b);
-    header(out, "Mode", "%s", b);
+    sc_text_header(out, "Mode", "%s", b);
     size_t sim = 0;
     double start = 0, end = 0;
     for (size_t i = 0; i < r->nprocs; i++) {
@@ -392,11 +243,11 @@ static void render_header(const sc_report *r, FILE *out)
         if (r->procs[i].end_time > end)
             end = r->procs[i].end_time;
     }
-    header(out, "Simulated", "%s", sim == 0 ? "no" : sim == r->nprocs ? "yes (CPU simulator: times are not GPU performance)" : "some processes");
+    sc_text_header(out, "Simulated", "%s", sim == 0 ? "no" : sim == r->nprocs ? "yes (CPU simulator: times are not GPU performance)" : "some processes");
     sc_format_time(start, b, sizeof b);
-    header(out, "Start time", "%s (earliest)", b);
+    sc_text_header(out, "Start time", "%s (earliest)", b);
     sc_format_ns(span_ns(start, end), b, sizeof b);
-    header(out, "Run time", "%s (first start to last end)", b);
+    sc_text_header(out, "Run time", "%s (first start to last end)", b);
     render_range(r, out);
     sc_gpu g = {0};
     size_t measured = 0, handed = 0, windowed = 0;
@@ -419,13 +270,13 @@ static void render_header(const sc_report *r, FILE *out)
     }
     if (measured) {
         sc_gpu_line(&g, b, sizeof b);
-        header(out, "GPU", "%s (summed over %zu measured process%s)", b + strlen("GPU: "), measured,
+        sc_text_header(out, "GPU", "%s (summed over %zu measured process%s)", b + strlen("GPU: "), measured,
                measured == 1 ? "" : "es");
         if (handed)
-            header(out, "GPU timeline", "cut short in %zu process%s: the program's own profiler took CUPTI",
+            sc_text_header(out, "GPU timeline", "cut short in %zu process%s: the program's own profiler took CUPTI",
                    handed, handed == 1 ? "" : "es");
         if (windowed)
-            header(out, "GPU timeline", "a window of the run in %zu process%s (--measure-window): each "
+            sc_text_header(out, "GPU timeline", "a window of the run in %zu process%s (--measure-window): each "
                    "finding's GPU cost scaled from its calls there to all of them", windowed,
                    windowed == 1 ? "" : "es");
     }
@@ -434,36 +285,36 @@ static void render_header(const sc_report *r, FILE *out)
 
 static int render_processes(const sc_report *r, FILE *out)
 {
-    table t;
+    sc_text_table t;
     char b[64], d[32], dv[512];
     /* A Rank column when the processes are ranks of a job. */
     int ranks = any_rank(r);
-    section(out, "Processes (%zu)", r->nprocs);
-    table_init(&t, ranks ? 9 : 8, ranks ? 1u << 1 | 1u << 2 : 1u << 1);
-    cellf(&t, "#");
+    sc_text_section(out, "Processes (%zu)", r->nprocs);
+    sc_text_table_init(&t, ranks ? 9 : 8, ranks ? 1u << 1 | 1u << 2 : 1u << 1);
+    sc_text_cellf(&t, "#");
     if (ranks)
-        cellf(&t, "Rank");
-    cellf(&t, "PID"); cellf(&t, "Host"); cellf(&t, "Device");
-    cellf(&t, "Driver"); cellf(&t, "Mode"); cellf(&t, "Run time"); cellf(&t, "Command");
+        sc_text_cellf(&t, "Rank");
+    sc_text_cellf(&t, "PID"); sc_text_cellf(&t, "Host"); sc_text_cellf(&t, "Device");
+    sc_text_cellf(&t, "Driver"); sc_text_cellf(&t, "Mode"); sc_text_cellf(&t, "Run time"); sc_text_cellf(&t, "Command");
     for (size_t i = 0; i < r->nprocs; i++) {
         const sc_process *p = &r->procs[i];
         sc_format_ns(span_ns(p->start_time, p->end_time), b, sizeof b);
         sc_format_driver(p->driver_version, d, sizeof d);
-        cellf(&t, "%zu", i);
+        sc_text_cellf(&t, "%zu", i);
         if (ranks && p->rank >= 0)
-            cellf(&t, "%ld", p->rank);
+            sc_text_cellf(&t, "%ld", p->rank);
         else if (ranks)
-            cellf(&t, "-");
-        cellf(&t, "%ld", p->pid);
-        cellf(&t, "%s", sc_or_unknown(p->host));
+            sc_text_cellf(&t, "-");
+        sc_text_cellf(&t, "%ld", p->pid);
+        sc_text_cellf(&t, "%s", sc_or_unknown(p->host));
         format_devices(p, "-", 1, dv, sizeof dv);
-        cellf(&t, "%s", dv);
-        cellf(&t, "%s", d);
-        cellf(&t, "%s%s", sc_or_unknown(p->mode), p->simulated ? " (sim)" : "");
-        cellf(&t, "%s", b);
-        cellf(&t, "%s", p->cmdline ? p->cmdline : sc_or_unknown(p->exe));
+        sc_text_cellf(&t, "%s", dv);
+        sc_text_cellf(&t, "%s", d);
+        sc_text_cellf(&t, "%s%s", sc_or_unknown(p->mode), p->simulated ? " (sim)" : "");
+        sc_text_cellf(&t, "%s", b);
+        sc_text_cellf(&t, "%s", p->cmdline ? p->cmdline : sc_or_unknown(p->exe));
     }
-    return table_print(&t, out, "  ");
+    return sc_text_table_print(&t, out, "  ");
 }
 
 /* ---------------------------------------------------------- findings --- */
@@ -525,7 +376,7 @@ static void render_saving(const sc_report *r, const sc_finding *f, FILE *out)
     snprintf(line, sizeof line, "fixing this saves %s (%" PRIu64 ".%02u%% of the active window), predicted by "
              "replaying the run with the fix applied (%s)", b, v / 100, (unsigned)(v % 100), busy_how(r, f));
     fprintf(out, FIELD, "Saves");
-    wrap(out, line, FIELD_COL, FIELD_COL);
+    sc_text_wrap(out, line, FIELD_COL, FIELD_COL);
 }
 
 /* What a finding cost, and how we know. */
@@ -552,12 +403,12 @@ static void render_cost(const sc_report *r, const sc_finding *f, FILE *out)
         snprintf(line, sizeof line, "%s (%s)", b, how[f->basis]);
     }
     fprintf(out, FIELD, "Cost");
-    wrap(out, line, FIELD_COL, FIELD_COL);
+    sc_text_wrap(out, line, FIELD_COL, FIELD_COL);
     if (f->measured && f->basis != SC_COST_GPU) {
         sc_format_ns(f->gpu_lost_ns, b, sizeof b);
         snprintf(line, sizeof line, "%s lost on the GPU (measured)", b);
         fprintf(out, FIELD, "GPU cost");
-        wrap(out, line, FIELD_COL, FIELD_COL);
+        sc_text_wrap(out, line, FIELD_COL, FIELD_COL);
     }
 }
 
@@ -572,7 +423,7 @@ static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
     fprintf(out, "[%s] ", sc_severity_name(f->severity));
     fprintf(out, "%s %s\n", ri->id, ri->name);
     fprintf(out, FIELD, "What");
-    wrap(out, ri->summary, FIELD_COL, FIELD_COL);
+    sc_text_wrap(out, ri->summary, FIELD_COL, FIELD_COL);
     fprintf(out, FIELD, "API");
     if (f->driver_api && f->api && strcmp(f->api, f->driver_api))
         fprintf(out, "%s -> %s\n", f->api, f->driver_api);
@@ -601,11 +452,11 @@ static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
             snprintf(also + used, sizeof also - used, " (the same calls, reported once under the most "
                      "specific rule)");
         fprintf(out, FIELD, "Also");
-        wrap(out, also, FIELD_COL, FIELD_COL);
+        sc_text_wrap(out, also, FIELD_COL, FIELD_COL);
     }
     if (f->detail) {
         fprintf(out, FIELD, "Detail");
-        wrap(out, f->detail, FIELD_COL, FIELD_COL);
+        sc_text_wrap(out, f->detail, FIELD_COL, FIELD_COL);
     }
     if (r->nprocs > 1 && f->process < r->nprocs) {
         const sc_process *p = &r->procs[f->process];
@@ -632,7 +483,7 @@ static void render_finding(const sc_report *r, const sc_finding *f, FILE *out,
         frame_lines(&r->callsites[k], max, out, k, root);
     }
     fprintf(out, FIELD, "Fix");
-    wrap(out, ri->advice, FIELD_COL, FIELD_COL);
+    sc_text_wrap(out, ri->advice, FIELD_COL, FIELD_COL);
 }
 
 static unsigned top_of(const sc_render_opts *o)
@@ -646,25 +497,25 @@ static int render_findings(const sc_report *r, FILE *out, const sc_render_opts *
                            const sc_srcroot *root)
 {
     if (!r->nfindings) {
-        section(out, "Findings");
+        sc_text_section(out, "Findings");
         fprintf(out, "No findings.\n");
         return 0;
     }
     size_t shown = r->nfindings < top_of(o) ? r->nfindings : top_of(o);
     if (shown == r->nfindings)
-        section(out, "Findings (%zu, ranked by cost)", r->nfindings);
+        sc_text_section(out, "Findings (%zu, ranked by cost)", r->nfindings);
     else
-        section(out, "Findings (top %zu of %zu, ranked by cost)", shown, r->nfindings);
+        sc_text_section(out, "Findings (top %zu of %zu, ranked by cost)", shown, r->nfindings);
     for (size_t i = 0; i < shown; i++)
         render_finding(r, &r->findings[i], out, o, root);
     if (shown == r->nfindings)
         return 0;
 
-    section(out, "Other findings (%zu)", r->nfindings - shown);
-    table t;
+    sc_text_section(out, "Other findings (%zu)", r->nfindings - shown);
+    sc_text_table t;
     char b[64];
-    table_init(&t, 5, 1u << 2 | 1u << 3);
-    cellf(&t, "Rule"); cellf(&t, "Severity"); cellf(&t, "Calls"); cellf(&t, "Sites"); cellf(&t, "Cost");
+    sc_text_table_init(&t, 5, 1u << 2 | 1u << 3);
+    sc_text_cellf(&t, "Rule"); sc_text_cellf(&t, "Severity"); sc_text_cellf(&t, "Calls"); sc_text_cellf(&t, "Sites"); sc_text_cellf(&t, "Cost");
     for (int sev = SC_SEV_ERROR; sev >= SC_SEV_NOTE; sev--)
         for (unsigned rule = 0; rule < SC_NRULES; rule++) {
             uint64_t calls = 0, cost = 0, sites = 0, unmeasured = 0;
@@ -680,16 +531,16 @@ static int render_findings(const sc_report *r, FILE *out, const sc_render_opts *
             if (!sites)
                 continue;
             sc_format_ns(cost, b, sizeof b);
-            cellf(&t, "%s %s", sc_rules[rule].id, sc_rules[rule].name);
-            cellf(&t, "%s", sc_severity_name((sc_severity)sev));
-            cellf(&t, "%" PRIu64, calls);
-            cellf(&t, "%" PRIu64, sites);
+            sc_text_cellf(&t, "%s %s", sc_rules[rule].id, sc_rules[rule].name);
+            sc_text_cellf(&t, "%s", sc_severity_name((sc_severity)sev));
+            sc_text_cellf(&t, "%" PRIu64, calls);
+            sc_text_cellf(&t, "%" PRIu64, sites);
             if (unmeasured == sites)
-                cellf(&t, "not seen from the host");
+                sc_text_cellf(&t, "not seen from the host");
             else
-                cellf(&t, "%s", b);
+                sc_text_cellf(&t, "%s", b);
         }
-    if (table_print(&t, out, "  ") < 0)
+    if (sc_text_table_print(&t, out, "  ") < 0)
         return -1;
     fprintf(out, "  (--top all shows every finding in full; the JSON report has them all)\n");
     return 0;
@@ -726,9 +577,9 @@ static void render_callsites(const sc_report *r, FILE *out, const sc_render_opts
     if (!n)
         return;
     if (n == r->ncallsites)
-        section(out, "Call sites (%zu)", r->ncallsites);
+        sc_text_section(out, "Call sites (%zu)", r->ncallsites);
     else
-        section(out, "Call sites (%zu of %zu; --verbose shows all)", n, r->ncallsites);
+        sc_text_section(out, "Call sites (%zu of %zu; --verbose shows all)", n, r->ncallsites);
     for (size_t i = 0; i < n; i++) {
         const sc_callsite *cs = &r->callsites[i];
         int py;
@@ -765,27 +616,27 @@ static int render_counts(const sc_report *r, FILE *out, const sc_render_opts *o)
 {
     size_t n;
     uint64_t sum = 0;
-    table t;
+    sc_text_table t;
     sc_api_total *tot = sc_api_totals(r, &n);
     if (!tot)
         return -1;
     for (size_t i = 0; i < n; i++)
         sum += tot[i].calls;
-    section(out, "Driver API calls (%zu entry points, %" PRIu64 " calls)", n, sum);
+    sc_text_section(out, "Driver API calls (%zu entry points, %" PRIu64 " calls)", n, sum);
     if (!n) {
         fprintf(out, "None intercepted.\n");
         free(tot);
         return 0;
     }
-    table_init(&t, 2, 1u << 1);
-    cellf(&t, "API");
-    cellf(&t, "Calls");
+    sc_text_table_init(&t, 2, 1u << 1);
+    sc_text_cellf(&t, "API");
+    sc_text_cellf(&t, "Calls");
     for (size_t i = 0; i < n; i++) {
-        cellf(&t, "%s", tot[i].api);
-        cellf(&t, "%" PRIu64, tot[i].calls);
+        sc_text_cellf(&t, "%s", tot[i].api);
+        sc_text_cellf(&t, "%" PRIu64, tot[i].calls);
     }
     free(tot);
-    if (table_print(&t, out, "  ") < 0)
+    if (sc_text_table_print(&t, out, "  ") < 0)
         return -1;
     if (!o->verbose)
         return 0;
@@ -798,23 +649,23 @@ static int render_counts(const sc_report *r, FILE *out, const sc_render_opts *o)
     for (size_t i = 0; i < r->ncounts; i++)
         rows[i] = &r->counts[i];
     qsort(rows, r->ncounts, sizeof *rows, cmp_lib_row);
-    section(out, "Driver API calls by calling library");
-    table_init(&t, 3, 1u << 2);
-    cellf(&t, "Library");
-    cellf(&t, "API");
-    cellf(&t, "Calls");
+    sc_text_section(out, "Driver API calls by calling library");
+    sc_text_table_init(&t, 3, 1u << 2);
+    sc_text_cellf(&t, "Library");
+    sc_text_cellf(&t, "API");
+    sc_text_cellf(&t, "Calls");
     for (size_t i = 0; i < r->ncounts; i++) {
         /* Rows of one (library, api) from several processes print once. */
         uint64_t calls = rows[i]->calls;
         while (i + 1 < r->ncounts && !strcmp(rows[i + 1]->library, rows[i]->library) &&
                !strcmp(rows[i + 1]->api, rows[i]->api))
             calls += rows[++i]->calls;
-        cellf(&t, "%s", rows[i]->library);
-        cellf(&t, "%s", rows[i]->api);
-        cellf(&t, "%" PRIu64, calls);
+        sc_text_cellf(&t, "%s", rows[i]->library);
+        sc_text_cellf(&t, "%s", rows[i]->api);
+        sc_text_cellf(&t, "%" PRIu64, calls);
     }
     free(rows);
-    return table_print(&t, out, "  ");
+    return sc_text_table_print(&t, out, "  ");
 }
 
 static void render_overhead(const sc_report *r, FILE *out)
@@ -827,7 +678,7 @@ static void render_overhead(const sc_report *r, FILE *out)
         run += span_ns(r->procs[i].start_time, r->procs[i].end_time);
         supp += r->procs[i].suppressed;
     }
-    section(out, "Overhead%s", r->nprocs > 1 ? " (all processes)" : "");
+    sc_text_section(out, "Overhead%s", r->nprocs > 1 ? " (all processes)" : "");
     fprintf(out, "  %-20s: %" PRIu64 "\n", "Calls intercepted", calls);
     if (calls && !shim) {
         /* Every slow call and one fast call in 4096 are timed (an old
@@ -849,37 +700,37 @@ static void render_overhead(const sc_report *r, FILE *out)
 
 static int render_redirects(const sc_report *r, FILE *out)
 {
-    table t;
+    sc_text_table t;
     uint64_t moved = 0, kept = 0;
     if (!r->nredirects)
         return 0;
-    section(out, "Redirects (%zu)", r->nredirects);
+    sc_text_section(out, "Redirects (%zu)", r->nredirects);
     int procs = r->nprocs > 1;
-    table_init(&t, procs ? 5 : 4, 1u << 3);
-    cellf(&t, "API");
-    cellf(&t, "Call site");
-    cellf(&t, "Outcome");
-    cellf(&t, "Calls");
+    sc_text_table_init(&t, procs ? 5 : 4, 1u << 3);
+    sc_text_cellf(&t, "API");
+    sc_text_cellf(&t, "Call site");
+    sc_text_cellf(&t, "Outcome");
+    sc_text_cellf(&t, "Calls");
     if (procs)
-        cellf(&t, "Process");
+        sc_text_cellf(&t, "Process");
     for (size_t i = 0; i < r->nredirects; i++) {
         const sc_redirect *rd = &r->redirects[i];
         long k = sc_report_callsite_index(r, rd->callsite);
-        cellf(&t, "%s", sc_or_unknown(rd->api));
+        sc_text_cellf(&t, "%s", sc_or_unknown(rd->api));
         if (k >= 0)
-            cellf(&t, "#%ld", k + 1);
+            sc_text_cellf(&t, "#%ld", k + 1);
         else
-            cellf(&t, "-");
-        cellf(&t, "%s", sc_or_unknown(rd->outcome));
-        cellf(&t, "%" PRIu64, rd->count);
+            sc_text_cellf(&t, "-");
+        sc_text_cellf(&t, "%s", sc_or_unknown(rd->outcome));
+        sc_text_cellf(&t, "%" PRIu64, rd->count);
         if (procs)
-            cellf(&t, "#%u", rd->process);
+            sc_text_cellf(&t, "#%u", rd->process);
         if (rd->outcome && !strcmp(rd->outcome, "redirected"))
             moved += rd->count;
         else
             kept += rd->count;
     }
-    if (table_print(&t, out, "  ") < 0)
+    if (sc_text_table_print(&t, out, "  ") < 0)
         return -1;
     fprintf(out, "  Redirected %" PRIu64 " call%s; left %" PRIu64 " on the legacy stream", moved,
             moved == 1 ? "" : "s", kept);
