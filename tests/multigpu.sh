@@ -104,6 +104,6 @@ ok $? "two DDP-style ranks (all-reduce on NCCL's stream beside the default strea
 
 # --- one device: as before ----------------------------------------------------
 STREAMCHECK_SIM_DEVICES=1 "$SC_CLI" --simulate -- "$SC_APPS/multigpu_rank" >/dev/null 2>"$tmp/one.err"
-grep -q '^@ Device  *: streamcheck simulated GPU$' "$tmp/one.err" && ! grep -q 'Devices\|Device  *: [0-9]' "$tmp/one.err" &&
+grep -q '^@ Device  *: streamcheck simulated GPU; driver' "$tmp/one.err" && ! grep -q 'Devices\|Device  *: [0-9]' "$tmp/one.err" &&
     ! grep -q '^@ Rank' "$tmp/one.err"
 ok $? "one device, no rank: the header says 'Device: streamcheck simulated GPU' as before, findings name no device"

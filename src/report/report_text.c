@@ -177,7 +177,8 @@ static void render_window(const sc_process *p, FILE *out)
         return;
     sc_format_ns(p->window_ns, a, sizeof a);
     sc_format_ns(p->model_ns, m, sizeof m);
-    sc_text_header(out, "Active window", "%s (the first to the last CUDA call of the threads that waited for the GPU; replayed: %s)", a, m);
+    sc_text_header(out, "Active window", "%s, the first to the last CUDA call of the threads that wait for the GPU "
+                  "(modelled: %s)", a, m);
     if (p->fixed_ns < p->model_ns) {
         sc_format_ns(p->fixed_ns, f, sizeof f);
         uint64_t bp = p->model_ns ? (p->model_ns - p->fixed_ns) * 10000 / p->model_ns : 0;
@@ -186,41 +187,57 @@ static void render_window(const sc_process *p, FILE *out)
     }
 }
 
+/* The run's machine in one line: "NAME; driver 13.0, 2 copy engines, 8
+   connections" (a device list for several). */
+static void format_machine(const sc_process *p, char *buf, size_t len)
+{
+    char dev[512], drv[64], eng[32];
+    format_devices(p, "not queried", 0, dev, sizeof dev);
+    sc_format_driver(p->driver_version, drv, sizeof drv);
+    if (p->async_engines >= 0)
+        snprintf(eng, sizeof eng, "%d copy engine%s", p->async_engines, p->async_engines == 1 ? "" : "s");
+    else
+        snprintf(eng, sizeof eng, "copy engines unknown");
+    snprintf(buf, len, "%s; driver %s, %s, %d connections", dev, drv, eng, p->max_connections);
+}
+
+#define SIMULATED_NOTE "on the CPU simulator (its times are not GPU performance)"
+
+/* One process: what ran where in a few lines, so the first finding is on
+   the first screen; then the GPU, the window and the cost. */
+static void render_header_one(const sc_report *r, const sc_process *p, FILE *out)
+{
+    char b[1024], t[64], d[64];
+    sc_text_header(out, "Program", "%s", sc_or_unknown(p->exe));
+    sc_text_header(out, "Command line", "%s", sc_or_unknown(p->cmdline));
+    if (p->rank >= 0)
+        sc_text_header(out, "Process", "pid %ld on %s, rank %ld", p->pid, sc_or_unknown(p->host), p->rank);
+    else
+        sc_text_header(out, "Process", "pid %ld on %s", p->pid, sc_or_unknown(p->host));
+    format_machine(p, b, sizeof b);
+    sc_text_header(out, p->ndevices > 1 ? "Devices" : "Device", "%s", b);
+    if (p->simulated)
+        sc_text_header(out, "Mode", "%s, " SIMULATED_NOTE, sc_or_unknown(p->mode));
+    else
+        sc_text_header(out, "Mode", "%s", sc_or_unknown(p->mode));
+    sc_format_time(p->start_time, t, sizeof t);
+    sc_format_ns(span_ns(p->start_time, p->end_time), d, sizeof d);
+    sc_text_header(out, "Run time", "%s from %s", d, t);
+    render_range(r, out);
+    if (p->gpu) {
+        sc_gpu_line(p->gpu, b, sizeof b);
+        sc_text_header(out, "GPU", "%s", b + strlen("GPU: "));
+    }
+    render_window(p, out);
+    render_cost_total(r, out);
+}
+
 static void render_header(const sc_report *r, FILE *out)
 {
     char b[1024];
-    fprintf(out, "@ streamcheck report\n");
-    sc_text_header(out, "Version", "%s", sc_or_unknown(r->tool_version));
+    fprintf(out, "@ streamcheck %s report\n", sc_or_unknown(r->tool_version));
     if (r->nprocs == 1) {
-        const sc_process *p = &r->procs[0];
-        sc_text_header(out, "Program", "%s", sc_or_unknown(p->exe));
-        sc_text_header(out, "Command line", "%s", sc_or_unknown(p->cmdline));
-        sc_text_header(out, "PID", "%ld", p->pid);
-        if (p->rank >= 0)
-            sc_text_header(out, "Rank", "%ld", p->rank);
-        sc_text_header(out, "Host", "%s", sc_or_unknown(p->host));
-        format_devices(p, "not queried", 0, b, sizeof b);
-        sc_text_header(out, p->ndevices > 1 ? "Devices" : "Device", "%s", b);
-        sc_format_driver(p->driver_version, b, sizeof b);
-        sc_text_header(out, "Driver version", "%s", b);
-        if (p->async_engines >= 0)
-            sc_text_header(out, "Copy engines", "%d", p->async_engines);
-        else
-            sc_text_header(out, "Copy engines", "unknown");
-        sc_text_header(out, "Max connections", "%d", p->max_connections);
-        sc_text_header(out, "Mode", "%s", sc_or_unknown(p->mode));
-        sc_text_header(out, "Simulated", "%s", p->simulated ? "yes (CPU simulator: times are not GPU performance)" : "no");
-        sc_format_time(p->start_time, b, sizeof b);
-        sc_text_header(out, "Start time", "%s", b);
-        sc_format_ns(span_ns(p->start_time, p->end_time), b, sizeof b);
-        sc_text_header(out, "Run time", "%s", b);
-        render_range(r, out);
-        if (p->gpu) {
-            sc_gpu_line(p->gpu, b, sizeof b);
-            sc_text_header(out, "GPU", "%s", b + strlen("GPU: "));
-        }
-        render_window(p, out);
-        render_cost_total(r, out);
+        render_header_one(r, &r->procs[0], out);
         return;
     }
     sc_text_header(out, "Processes", "%zu", r->nprocs);
@@ -232,8 +249,6 @@ static void render_header(const sc_report *r, FILE *out)
     sc_text_header(out, "Hosts", "%s", b);
     distinct(r, proc_device, b, sizeof b);
     sc_text_header(out, "Devices", "%s", b);
-    distinct(r, proc_mode, b, sizeof b);
-    sc_text_header(out, "Mode", "%s", b);
     size_t sim = 0;
     double start = 0, end = 0;
     for (size_t i = 0; i < r->nprocs; i++) {
@@ -243,11 +258,16 @@ static void render_header(const sc_report *r, FILE *out)
         if (r->procs[i].end_time > end)
             end = r->procs[i].end_time;
     }
-    sc_text_header(out, "Simulated", "%s", sim == 0 ? "no" : sim == r->nprocs ? "yes (CPU simulator: times are not GPU performance)" : "some processes");
-    sc_format_time(start, b, sizeof b);
-    sc_text_header(out, "Start time", "%s (earliest)", b);
+    char mode[512];
+    distinct(r, proc_mode, mode, sizeof mode);
+    if (sim)
+        sc_text_header(out, "Mode", "%s, %s" SIMULATED_NOTE, mode, sim == r->nprocs ? "" : "some processes ");
+    else
+        sc_text_header(out, "Mode", "%s", mode);
+    char t[64];
+    sc_format_time(start, t, sizeof t);
     sc_format_ns(span_ns(start, end), b, sizeof b);
-    sc_text_header(out, "Run time", "%s (first start to last end)", b);
+    sc_text_header(out, "Run time", "%s from %s (the first start to the last end)", b, t);
     render_range(r, out);
     sc_gpu g = {0};
     size_t measured = 0, handed = 0, windowed = 0;

@@ -97,7 +97,6 @@ int sc_text_table_print(sc_text_table *t, FILE *out, const char *indent)
 
 /* ---------------------------------------------------------- pieces --- */
 
-void sc_text_section(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sc_text_section(FILE *out, const char *fmt, ...)
 {
     char title[128];

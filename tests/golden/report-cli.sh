@@ -36,7 +36,7 @@ same() {
 # --- merging and formats ---
 cli "$tmp/a.json" "$tmp/b.json"
 status_is 1 "merge with an error finding: default --fail-on error"
-sed "s/^@ Version              : 0.1.0-golden\$/@ Version              : $version/" "$gold/merged.txt" >"$tmp/want.txt"
+sed "s/^@ streamcheck 0.1.0-golden report\$/@ streamcheck $version report/" "$gold/merged.txt" >"$tmp/want.txt"
 same "$tmp/want.txt" "$tmp/out" "merged text on stdout matches the golden merge"
 [ -s "$tmp/err" ] && not_ok "nothing on stderr" || ok "nothing on stderr"
 
