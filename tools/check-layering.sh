@@ -27,12 +27,19 @@
 #    as in 1: the model and the helpers never call a renderer; render.c
 #    reaches the renderers through the format table.
 # 8. The same for src/cli: libsccli.a and the launcher's own objects.
+# 9. docs/ARCHITECTURE.md's module order (the block after "module order, as
+#    tools/check-layering.sh computes it") is the shim's graph of 1: each
+#    module on the level one above the highest module it uses, so a
+#    newcomer reads the shim from the bottom as nm sees it.
+# 10. No function of src/shim, src/report, src/cli or src/common runs over
+#    100 lines, and no file over 1,000 (the generated cbid_names.h aside):
+#    a room does one job.
 . "${top_builddir:-.}/tests/env.sh"
 src="$abs_top_srcdir/src"
 lib="$abs_top_builddir/src/shim/$LT_OBJDIR/libscshim.a"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-layering.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-echo "1..8"
+echo "1..10"
 
 # module_graph PREFIX SKIP FILE...: the link-level module graph of the
 # objects in FILE (archives or objects).  A module is one object, named
@@ -204,4 +211,61 @@ if [ -f "$clib" ]; then
     acyclic 8 "src/cli" 3 "$tmp/cli"
 else
     echo "not ok 8 - no $clib"
+fi
+
+# --- 9: the module order docs/ARCHITECTURE.md gives ------------------------
+# levels FILE.edges FILE.syms: "N: module module ..." from level 0 (uses no
+# other module) up; a module's level is one above its highest dependency.
+levels() {
+    awk 'FNR == NR { dep[++n] = $1 " " $2; next }
+         { mods[$3] = 1 }
+         END {
+             for (m in mods) lvl[m] = 0
+             do {
+                 changed = 0
+                 for (i = 1; i <= n; i++) {
+                     split(dep[i], e, " ")
+                     if (lvl[e[1]] < lvl[e[2]] + 1) { lvl[e[1]] = lvl[e[2]] + 1; changed = 1 }
+                 }
+             } while (changed && ++rounds < 1000)
+             for (m in mods) print lvl[m], m
+         }' "$1" "$2" | sort -k1,1n -k2,2 |
+        awk 'NR == 1 || $1 != last { if (NR > 1) print line; line = $1 ":"; last = $1 } { line = line " " $2 } END { print line }'
+}
+doc="$abs_top_srcdir/docs/ARCHITECTURE.md"
+if [ ! -f "$tmp/shim.edges" ]; then
+    echo "not ok 9 - no module graph of the shim"
+else
+    awk '{ print $1, $2 }' "$tmp/shim.edges" | sort -u > "$tmp/shim.pairs"
+    levels "$tmp/shim.pairs" "$tmp/shim.syms" > "$tmp/levels"
+    awk '/module order, as tools\/check-layering.sh computes it/ { want = 1; next }
+         want && /^```/ { if (inside) exit; inside = 1; next }
+         inside' "$doc" > "$tmp/doc-levels"
+    if cmp -s "$tmp/levels" "$tmp/doc-levels"; then
+        echo "ok 9 - docs/ARCHITECTURE.md gives the shim's module order as nm sees it ($(wc -l < "$tmp/levels") levels)"
+    else
+        echo "not ok 9 - docs/ARCHITECTURE.md's module order is not the shim's; put this block there:"
+        sed 's/^/#   /' "$tmp/levels"
+    fi
+fi
+
+# --- 10: functions and files of a readable length ---------------------------
+# A function runs from the line its signature starts on (a line at column 0
+# with a parenthesis, not a statement) to the closing brace at column 0.
+find "$src/shim" "$src/report" "$src/cli" "$src/common" -name '*.[ch]' ! -name cbid_names.h | sort |
+    xargs awk '
+FNR == 1 { sig = 0; start = 0 }
+/^[A-Za-z_].*\(/ && !/;[ \t]*$/ && !/^(typedef|struct|enum|union)[ \t]/ { if (!start) sig = FNR }
+/^\{/ { if (!start) start = sig ? sig : FNR; next }
+/^[A-Za-z_].*\)[ \t]*\{[ \t]*$/ && !/^(typedef|struct|enum|union|static const)[ \t]/ { if (!start) start = FNR; next }
+/^\}/ { if (start && FNR - start + 1 > 100) printf "#   %s:%d: a function of %d lines\n", FILENAME, start, FNR - start + 1
+         start = 0; sig = 0 }
+' > "$tmp/long" 2>&1
+find "$src/shim" "$src/report" "$src/cli" "$src/common" -name '*.[ch]' ! -name cbid_names.h | sort | xargs wc -l |
+    awk '$2 != "total" && $1 > 1000 { printf "#   %s: %d lines\n", $2, $1 }' >> "$tmp/long"
+if [ -s "$tmp/long" ]; then
+    echo "not ok 10 - functions over 100 lines or files over 1,000 (split them):"
+    cat "$tmp/long"
+else
+    echo "ok 10 - no function over 100 lines, no file over 1,000 in src/shim, src/report, src/cli, src/common"
 fi

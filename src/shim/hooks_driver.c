@@ -1,7 +1,7 @@
 /* hooks_driver.c: the exported driver-API wrappers, expanded from the
  * X-macro tables in hooks/.  This is the authoritative layer: every count,
  * every finding and every redirect happens here, once (docs/ARCHITECTURE.md,
- * "Layers").
+ * "Layers of interception").
  *
  * Each wrapper is declared from NVIDIA's PFN typedef of its ABI version
  * before it is defined, so a parameter list that drifts from cudaTypedefs.h

@@ -4,7 +4,7 @@
  * cuda* wrappers first.  They only note which runtime call is in progress,
  * so a finding says cudaMemcpyAsync and not cuMemcpyDtoHAsync_v2; counting,
  * judging and redirecting happen once, in the driver layer (docs/ARCHITECTURE.md,
- * "Layers").  They are exported unversioned: an unversioned interposer
+ * "Layers of interception").  They are exported unversioned: an unversioned interposer
  * binds to references against libcudart.so.13 (seen on H100).
  *
  * Each wrapper is declared from the runtime header's prototype first, so a
