@@ -179,9 +179,9 @@ static void render_window(const sc_process *p, FILE *out)
     sc_format_ns(p->model_ns, m, sizeof m);
     sc_text_header(out, "Active window", "%s, the first to the last CUDA call of the threads that wait for the GPU "
                   "(modelled: %s)", a, m);
-    if (p->fixed_ns < p->model_ns) {
+    uint64_t bp = p->fixed_ns < p->model_ns ? (p->model_ns - p->fixed_ns) * 10000 / p->model_ns : 0;
+    if (bp >= 10) {   /* 0.1% or more: less is no prediction worth a line */
         sc_format_ns(p->fixed_ns, f, sizeof f);
-        uint64_t bp = p->model_ns ? (p->model_ns - p->fixed_ns) * 10000 / p->model_ns : 0;
         sc_text_header(out, "All fixed", "%s predicted (%" PRIu64 ".%02u%% less) with every priced finding fixed", f,
                bp / 100, (unsigned)(bp % 100));
     }
