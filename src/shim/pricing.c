@@ -138,7 +138,8 @@ static int gather(const sc_pr_model *m, dev_in *dv, size_t ng)
 /* The busy spans less the copies' own times, sorted. */
 static sc_pr_span *less_copies(const sc_pr_device *d, dev_in *in, size_t *n)
 {
-    qsort(in->x, in->nx, sizeof *in->x, cmp_span);
+    if (in->nx)   /* qsort's array may not be NULL, even empty */
+        qsort(in->x, in->nx, sizeof *in->x, cmp_span);
     sc_pr_span *v = malloc((d->nbusy * 2 + in->nx + 1) * sizeof *v);
     size_t k = 0, j = 0;
     for (size_t i = 0; v && i < d->nbusy; i++) {
@@ -214,8 +215,10 @@ static int attribute_device(const sc_pr_device *dev, dev_in *in)
     static const sc_pr_device unknown = {0};
     if (!dev)
         dev = &unknown;
-    qsort(in->w, in->nw, sizeof *in->w, cmp_wpt);
-    qsort(in->p, in->np, sizeof *in->p, cmp_spt);
+    if (in->nw)
+        qsort(in->w, in->nw, sizeof *in->w, cmp_wpt);
+    if (in->np)
+        qsort(in->p, in->np, sizeof *in->p, cmp_spt);
     for (size_t i = in->nw; i-- > 1;)   /* starts made monotone */
         if (in->w[i - 1].s > in->w[i].s)
             in->w[i - 1].s = in->w[i].s;
