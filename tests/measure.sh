@@ -58,12 +58,12 @@ f = [f for f in r["findings"] if f["rule"] == "SC101"]
 g = r["processes"][0]["gpu"]
 print("# barrier: SC101 gpu_lost_ns %s; span %.3f ms, overlap %.3f ms" % (
     [x["gpu_lost_ns"] for x in f], g["span_ns"] / 1e6, g["overlap_ns"] / 1e6))
-ok = len(f) == 1 and f[0]["gpu_lost_ns"] is not None and 60e6 <= f[0]["gpu_lost_ns"] <= 140e6 \
+ok = len(f) == 1 and f[0]["gpu_lost_ns"] is not None and 60e6 <= f[0]["gpu_lost_ns"] <= 200e6 \
     and f[0]["cost_ns"] == f[0]["gpu_lost_ns"] and f[0]["cost_basis"] == "gpu-timeline" \
     and f[0]["severity"] == "warning"
 sys.exit(0 if ok else 1)
 PY
-ok $? "a tiny legacy-stream kernel between 100 ms kernels on blocking streams: SC101 costs 60-140 ms of GPU time"
+ok $? "a tiny legacy-stream kernel between 100 ms kernels on blocking streams: SC101 costs 60-200 ms of GPU time (100 ms, and the loaded machine's delays)"
 py "$dir"/overlap/*.streamcheck.json <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -147,11 +147,11 @@ before, after = f.get(("SC101", lines[0])), f.get(("SC101", lines[1]))
 print("# handover: at %s ns; %d ops; SC101 before %s, after %s" % (
     g["handed_over_ns"], g["ops"], before and before["gpu_lost_ns"], after and after["gpu_lost_ns"]))
 ok = g["handed_over_ns"] is not None and 150e6 <= g["handed_over_ns"] and g["ops"] == 3 \
-    and before and before["cost_basis"] == "gpu-timeline" and 60e6 <= before["gpu_lost_ns"] <= 140e6 \
+    and before and before["cost_basis"] == "gpu-timeline" and 60e6 <= before["gpu_lost_ns"] <= 200e6 \
     and after and after["cost_basis"] == "unmeasured" and after["gpu_lost_ns"] is None
 sys.exit(0 if ok else 1)
 PY
-ok $? "hand-over: the SC101 before it is priced from the timeline (60-140 ms), the one after in detect mode"
+ok $? "hand-over: the SC101 before it is priced from the timeline (60-200 ms), the one after in detect mode"
 mkdir -p "$dir/handover-dlsym"
 "$SC_CLI" --simulate --measure --format=json --output="$dir/handover-dlsym" -- "$SC_APPS/measure_handover" --dlsym \
     >"$dir/handover-dlsym.out" 2>"$dir/handover-dlsym.err"
