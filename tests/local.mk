@@ -107,3 +107,10 @@ tests_unit_test_pricing_LDFLAGS = $(SC_SHIM_LINK)
 tests_unit_test_pricing_LDADD = $(SC_SHIM_LIBS) \
 	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 TESTS += tests/unit/test_pricing
+
+# What a program's queries answer after its work completed, natively and
+# under each --redirect-method (tests/redirect.sh).
+check_PROGRAMS += tests/redirect_queries
+tests_redirect_queries_SOURCES = tests/redirect_queries.c
+tests_redirect_queries_CFLAGS = $(AM_CFLAGS) -g
+tests_redirect_queries_LDADD = -L$(CUDA_LIBDIR) -lcudart
