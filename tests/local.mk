@@ -114,3 +114,20 @@ check_PROGRAMS += tests/redirect_queries
 tests_redirect_queries_SOURCES = tests/redirect_queries.c
 tests_redirect_queries_CFLAGS = $(AM_CFLAGS) -g
 tests_redirect_queries_LDADD = -L$(CUDA_LIBDIR) -lcudart
+
+# A program that ends in the ways jobs end (tests/faults.sh).
+check_PROGRAMS += tests/fault_app
+tests_fault_app_SOURCES = tests/fault_app.c
+tests_fault_app_CFLAGS = $(AM_CFLAGS) -g
+tests_fault_app_LDADD = -L$(CUDA_LIBDIR) -lcudart -lpthread
+
+# A program with a weak cuInit and no libcuda (tests/faults.sh).
+check_PROGRAMS += tests/weak_cuinit
+tests_weak_cuinit_SOURCES = tests/weak_cuinit.c
+
+# Never a false clean, never a changed result or file (issue 26): bad
+# settings files, static cudart under --simulate, planted links, weak
+# references, the shim's trace in the status directory (tests/fault_app,
+# tests/weak_cuinit).
+dist_check_SCRIPTS += tests/faults.sh
+TESTS += tests/faults.sh

@@ -24,6 +24,7 @@
 #include "hooks_runtime.h"
 #include "interpose.h"
 #include "real.h"
+#include "simcheck.h"
 
 /* ----------------------------------------------------- name lookups --- */
 /* Open-addressing tables over the API table, built once: exported name ->
@@ -108,6 +109,7 @@ static void *gpa_filter(const char *symbol, void *p, int ver, cuuint64_t flags)
         /* The self-lookup: without our wrapper here every later lookup of
            the runtime would bypass us (seen on H100). */
         return ver >= 12000 ? (void *)cuGetProcAddress_v2 : (void *)cuGetProcAddress;
+    p = sc_simcheck_filter(symbol, p);
     if (!active())
         return p;
     int id = lookup_base(symbol, ver);

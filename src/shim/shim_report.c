@@ -35,6 +35,7 @@
 #include "report.h"
 #include "settle.h"
 #include "shim_report.h"
+#include "status.h"
 #include "symbolize.h"
 #include "thread.h"
 #include "track.h"
@@ -610,24 +611,17 @@ static const char *exe_base(const sc_report *r)
     return s ? s + 1 : e;
 }
 
-static void write_status(const sc_report *r)
+/* The output directory, made if need be; 0 when files must not go there
+   (a planted link on the way, fsutil.h): they go to stderr instead.
+   Otherwise a problem is said and the writes, which then fail, say where
+   the report went. */
+static int output_dir(void)
 {
-    if (!sc_opt.status_dir[0])
-        return;
-    uint64_t e = 0, w = 0, n = 0;
-    sc_report_totals(r, &e, &w, &n);
-    char tmp[4200], path[4200];
-    snprintf(tmp, sizeof tmp, "%s/.%ld.status.tmp", sc_opt.status_dir, (long)getpid());
-    snprintf(path, sizeof path, "%s/%ld.status", sc_opt.status_dir, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return;
-    fprintf(f, "%llu %llu %llu %llu\n", (unsigned long long)(e + w + n), (unsigned long long)e,
-            (unsigned long long)w, (unsigned long long)n);
-    if (fclose(f) == 0)
-        rename(tmp, path);
-    else
-        unlink(tmp);
+    char msg[4200];
+    if (!sc_opt.output[0] || !sc_mkdirs(sc_opt.output, msg, sizeof msg))
+        return 1;
+    sc_warn("STREAMCHECK_OUTPUT: %s", msg);
+    return !sc_path_planted(sc_opt.output, msg, sizeof msg);
 }
 
 static void write_outputs(sc_report *r, const sc_render_opts *o)
@@ -640,15 +634,14 @@ static void write_outputs(sc_report *r, const sc_render_opts *o)
     int want_files = 0;
     for (size_t i = 0; i < SC_ARRAY_LEN(files); i++)
         want_files |= (sc_opt.formats & files[i].bit) != 0;
-    char err[4200];
-    if (want_files && sc_opt.output[0] && sc_mkdirs(sc_opt.output, err, sizeof err))
-        sc_warn("STREAMCHECK_OUTPUT: %s", err);   /* the writes below fail and say where the report went */
+    int dir_ok = !want_files || output_dir();
     for (size_t i = 0; i < SC_ARRAY_LEN(files); i++) {
         if (!(sc_opt.formats & files[i].bit))
             continue;
         char path[4300], name[1100];
         snprintf(name, sizeof name, "%s.%ld", *exe_base(r) ? exe_base(r) : "program", (long)getpid());
-        if (sc_report_write_named(r, (sc_format)files[i].bit, o, dir, name, path, sizeof path) == 0) {
+        errno = EPERM;   /* where the directory was refused (output_dir) */
+        if (dir_ok && sc_report_write_named(r, (sc_format)files[i].bit, o, dir, name, path, sizeof path) == 0) {
             sc_info("%s report written to %s", files[i].name, path);
             continue;
         }
@@ -751,7 +744,7 @@ static void shim_report(void)
     o.srcroot = sc_opt.source_root[0] ? sc_opt.source_root : cwd;
     write_outputs(r, &o);
     free(cwd);
-    write_status(r);
+    sc_status_write(r, NULL);
     sc_prof_proc(SC_PH_WRITE, sc_tsc() - k2, 0);
     sc_report_free(r);
 }
