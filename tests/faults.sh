@@ -11,13 +11,16 @@
 #  - --output through a symbolic link another user planted in a shared
 #    sticky directory: not followed;
 #  - a weak cuInit in a program without libcuda: still NULL under the shim;
+#  - a program that closes fd 2 and opens its results file there: the file
+#    is byte-identical, the report goes to the stderr it started with; a
+#    program started without fd 2 gets the text report as a file;
 #  - the shim leaves "loaded" in the status directory of every process it
 #    loads in (none: it never loaded, e.g. a setuid program; checked as
 #    root).
 # What a program's queries answer after completed work under --redirect is
 # tests/redirect.sh's (26-28).  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..10"
+echo "1..12"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
@@ -35,8 +38,29 @@ shim() {
     LD_PRELOAD="$SC_PRELOAD_SHIM" STREAMCHECK_SIMULATED=1 STREAMCHECK_FORMAT=json,text \
         STREAMCHECK_OUTPUT="$d/out" STREAMCHECK_STATUS_DIR="$d/st" sc_sim "$@"
 }
+native() { sc_sim "$@"; }
+# The report of DIR: one JSON file, valid, naming SC203.
+report_ok() {
+    set -- "$1"/out/*.json
+    [ $# -eq 1 ] && [ -f "$1" ] && "$SC_CLI" report --format=text --fail-on=never "$1" >/dev/null 2>&1 &&
+        grep -q '"rule": "SC203"' "$1"
+}
 # The status file of DIR has LINE.
 status_has() { cat "$1"/st/*.status 2>/dev/null | grep -qx "$2"; }
+
+# --- the program's files --------------------------------------------------------
+case=$((case + 1)); d=$tmp/c$case
+mkdir -p "$d"
+native "$app" stderr "$d/native.txt" >/dev/null 2>&1
+shim "$d" "$app" stderr "$d/results.txt" >/dev/null 2>"$d/stderr"; got=$?
+[ "$got" -eq 0 ] && cmp -s "$d/native.txt" "$d/results.txt" && grep -q '^streamcheck: 2 findings' "$d/stderr" &&
+    report_ok "$d"
+ok $? "a program that closes fd 2 and opens its results file: the file is untouched, the report goes to the original stderr"
+case=$((case + 1)); d=$tmp/c$case
+shim "$d" "$app" quiet >/dev/null 2>&-
+set -- "$d"/out/*.txt
+[ -f "$1" ] && grep -q '^streamcheck: 2 findings' "$1"
+ok $? "a program started without fd 2: the text report is a file beside the others"
 
 # --- static CUDA runtime under --simulate --------------------------------------------
 case=$((case + 1)); d=$tmp/c$case

@@ -2,15 +2,17 @@
  * start-up, fork and exit.  It names no other module of the shim: those
  * register an sc_part (core.h) for their locks and hooks.
  *
- * Nothing happens in a constructor: PyTorch and CuPy load CUDA at import or
- * later, and a library constructor may run before the program can take a
- * lock (docs/ARCHITECTURE.md, "Initialization").  The first intercepted call
+ * Nothing happens in a constructor (but keeping a duplicate of stderr, see
+ * "the shim's stderr"): PyTorch and CuPy load CUDA at import or later, and
+ * a library constructor may run before the program can take a lock
+ * (docs/ARCHITECTURE.md, "Initialization").  The first intercepted call
  * initializes, once, under a small state machine that also stops recursion
  * (options loading may call malloc, which may call dlsym, which is ours).
  */
 #include "config.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
@@ -21,6 +23,8 @@
 #include <string.h>
 #include <time.h>
 #include <linux/membarrier.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -101,6 +105,70 @@ static void tsc_calibrate(void)
     sc_tsc_overhead = best == UINT64_MAX ? 0 : best;
 }
 
+/* ------------------------------------------------- the shim's stderr --- */
+/* What the shim says goes to a duplicate of the stderr the process started
+   with, never to whatever fd 2 is later: a daemon closes fd 2 and opens its
+   results file, which takes fd 2, and the report was appended to it.  The
+   duplicate is taken in a constructor (the one thing the shim does there:
+   later the program may have closed or reused fd 2), or at the first use
+   if that comes earlier, at a high number so that a program's own files do
+   not land on it, close-on-exec.  Before each use it must still be the
+   same file (a program that closes every descriptor may have reused the
+   number): otherwise, and where fd 2 was closed at start, the shim has no
+   stderr (the text report then goes to a file, shim_report.c). */
+static _Atomic int err_taken;
+static int err_fd = -1;
+static dev_t err_dev;
+static ino_t err_ino;
+
+static void take_stderr(void)
+{
+    if (atomic_exchange(&err_taken, 1))
+        return;
+    struct stat st;
+    struct rlimit rl;
+    int lo = 3;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 64)
+        lo = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1024 ? 1000 : (int)(rl.rlim_cur * 3 / 4);
+    int saved = errno;
+    if (fstat(2, &st) == 0) {
+        int fd = fcntl(2, F_DUPFD_CLOEXEC, lo);
+        if (fd < 0)
+            fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
+        err_dev = st.st_dev;
+        err_ino = st.st_ino;
+        err_fd = fd;
+    }
+    errno = saved;
+}
+
+__attribute__((constructor)) static void keep_stderr(void)
+{
+    take_stderr();
+}
+
+int sc_err_fd(void)
+{
+    take_stderr();
+    struct stat st;
+    int saved = errno;
+    int ok = err_fd >= 0 && fstat(err_fd, &st) == 0 && st.st_dev == err_dev && st.st_ino == err_ino;
+    errno = saved;
+    return ok ? err_fd : -1;
+}
+
+FILE *sc_err_open(void)
+{
+    int fd = sc_err_fd();
+    int saved = errno;
+    int d = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, fd) : -1;
+    FILE *f = d >= 0 ? fdopen(d, "w") : NULL;
+    if (!f && d >= 0)
+        close(d);
+    errno = saved;
+    return f;
+}
+
 /* --------------------------------------------------------------- log --- */
 void sc_log(int level, const char *fmt, ...)
 {
@@ -120,8 +188,11 @@ void sc_log(int level, const char *fmt, ...)
     if ((size_t)n >= sizeof buf - 1)
         n = (int)sizeof buf - 2;
     buf[n++] = '\n';
-    ssize_t w = write(2, buf, (size_t)n);   /* one write: lines from threads do not interleave */
-    (void)w;
+    int fd = sc_err_fd();
+    if (fd >= 0) {
+        ssize_t w = write(fd, buf, (size_t)n);   /* one write: lines from threads do not interleave */
+        (void)w;
+    }
     errno = saved;
 }
 
@@ -406,9 +477,11 @@ static void init_once(void)
     sc_options_load(&sc_opt, option_warning);
     sc_prof_on = sc_opt.profile;
     sc_log_level = sc_opt.log_level;
-    if (sc_opt.dump_config) {
-        fprintf(stderr, "streamcheck[%ld]: effective settings:\n", (long)getpid());
-        sc_options_dump(&sc_opt, stderr);
+    FILE *err = sc_opt.dump_config ? sc_err_open() : NULL;
+    if (err) {
+        fprintf(err, "streamcheck[%ld]: effective settings:\n", (long)getpid());
+        sc_options_dump(&sc_opt, err);
+        fclose(err);
     }
     if (sc_opt.disable) {
         atomic_store(&sc_g.mode, SC_MODE_DISABLED);

@@ -14,6 +14,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "options.h"
 #include "shim.h"
@@ -137,6 +138,13 @@ static inline void sc_prof_add(sc_thread *t, unsigned ph, uint64_t t0, uint64_t 
         sc_prof_add_slow(t, ph, t0, items);
 }
 extern uint64_t sc_start_ns;          /* sc_now_ns() then */
+
+/* ------------------------------------------------- the shim's stderr --- */
+/* A duplicate of the stderr the process started with (core.c says why),
+   or -1 when it had none or the program has since closed or reused it. */
+int sc_err_fd(void);
+/* A stream on a duplicate of it, to fclose after use; NULL when none. */
+FILE *sc_err_open(void);
 
 /* ---------------------------------------------------- threads, init --- */
 sc_thread *sc_thread_new(void);

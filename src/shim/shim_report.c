@@ -1,6 +1,7 @@
 /* shim_report.c: at exit, turn what the shim saw into an sc_report (the
- * model every renderer shares) and write it: text on stderr, other formats
- * to files, the summary line CI greps, and a status file for the launcher.
+ * model every renderer shares) and write it: text on the shim's stderr,
+ * other formats to files, the summary line CI greps, and a status file
+ * for the launcher.
  *
  * Nothing here calls CUDA: the driver may already be torn down when the
  * library destructors run.  Everything the report needs about the device was
@@ -624,6 +625,28 @@ static int output_dir(void)
     return !sc_path_planted(sc_opt.output, msg, sizeof msg);
 }
 
+/* The text report (or, without the text format, the summary line CI
+   greps) goes to the shim's stderr, a duplicate of the one the process
+   started with (core.c); where it has none (fd 2 was closed at start, or
+   the program closed and reused the duplicate's number), the text report
+   goes to a file beside the others, DIR/NAME.streamcheck.txt. */
+static void write_text(const sc_report *r, const sc_render_opts *o, FILE *err, const char *dir, const char *name)
+{
+    if (err) {
+        if (sc_opt.formats & SC_FMT_TEXT) {
+            sc_render_text(r, err, o);
+        } else {
+            char line[200];
+            sc_summary_line(r, line, sizeof line);
+            fprintf(err, "%s\n", line);
+        }
+        return;
+    }
+    char path[4300];
+    if (dir && (sc_opt.formats & SC_FMT_TEXT))
+        sc_report_write_named(r, SC_FMT_TEXT, o, dir, name, path, sizeof path);
+}
+
 static void write_outputs(sc_report *r, const sc_render_opts *o)
 {
     static const struct { unsigned bit; const char *name; } files[] = {
@@ -631,15 +654,17 @@ static void write_outputs(sc_report *r, const sc_render_opts *o)
         {SC_FMT_HTML, "HTML"},
     };
     const char *dir = sc_opt.output[0] ? sc_opt.output : ".";
-    int want_files = 0;
+    FILE *err = sc_err_open();
+    int want_files = !err && (sc_opt.formats & SC_FMT_TEXT);
     for (size_t i = 0; i < SC_ARRAY_LEN(files); i++)
         want_files |= (sc_opt.formats & files[i].bit) != 0;
     int dir_ok = !want_files || output_dir();
+    char name[1100];
+    snprintf(name, sizeof name, "%s.%ld", *exe_base(r) ? exe_base(r) : "program", (long)getpid());
     for (size_t i = 0; i < SC_ARRAY_LEN(files); i++) {
         if (!(sc_opt.formats & files[i].bit))
             continue;
-        char path[4300], name[1100];
-        snprintf(name, sizeof name, "%s.%ld", *exe_base(r) ? exe_base(r) : "program", (long)getpid());
+        char path[4300];
         errno = EPERM;   /* where the directory was refused (output_dir) */
         if (dir_ok && sc_report_write_named(r, (sc_format)files[i].bit, o, dir, name, path, sizeof path) == 0) {
             sc_info("%s report written to %s", files[i].name, path);
@@ -650,18 +675,13 @@ static void write_outputs(sc_report *r, const sc_render_opts *o)
            report has the same findings). */
         int viewer = files[i].bit == SC_FMT_TRACE || files[i].bit == SC_FMT_HTML;
         sc_warn("cannot write the %s report in '%s' (%s)%s", files[i].name, dir, strerror(errno),
-                viewer ? "" : "; writing it to stderr instead");
-        if (!viewer)
-            sc_render(r, (sc_format)files[i].bit, stderr, o);
+                viewer || !err ? "" : "; writing it to stderr instead");
+        if (!viewer && err)
+            sc_render(r, (sc_format)files[i].bit, err, o);
     }
-    if (sc_opt.formats & SC_FMT_TEXT) {
-        sc_render_text(r, stderr, o);
-    } else {
-        char line[200];
-        sc_summary_line(r, line, sizeof line);
-        fprintf(stderr, "%s\n", line);
-    }
-    fflush(stderr);
+    write_text(r, o, err, dir_ok ? dir : NULL, name);
+    if (err)
+        fclose(err);
 }
 
 /* The report as it stands: what the shim saw, before filters.  NULL when
