@@ -11,6 +11,8 @@
 #  - --output through a symbolic link another user planted in a shared
 #    sticky directory: not followed;
 #  - a weak cuInit in a program without libcuda: still NULL under the shim;
+#  - 30 threads inside CUDA calls at exit: exit takes the report's time, not
+#    a second per thread (the exit handshake: under 150 ms);
 #  - a program that closes fd 2 and opens its results file there: the file
 #    is byte-identical, the report goes to the stderr it started with; a
 #    program started without fd 2 gets the text report as a file;
@@ -20,7 +22,7 @@
 # What a program's queries answer after completed work under --redirect is
 # tests/redirect.sh's (26-28).  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..12"
+echo "1..13"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
@@ -47,6 +49,17 @@ report_ok() {
 }
 # The status file of DIR has LINE.
 status_has() { cat "$1"/st/*.status 2>/dev/null | grep -qx "$2"; }
+
+# --- exit with threads inside CUDA calls -------------------------------------
+case=$((case + 1)); d=$tmp/c$case
+t0=$(date +%s%N); native "$app" threads 30 >/dev/null 2>&1; t1=$(date +%s%N)
+STREAMCHECK_PROFILE=1 shim "$d" "$app" threads 30 >/dev/null 2>"$d.err"; got=$?; t2=$(date +%s%N)
+nat=$(( (t1 - t0) / 1000000 )) ours=$(( (t2 - t1) / 1000000 ))
+hs=$(sed -n 's/^ *exit handshake  *[0-9]*  *\([0-9.]*\) .*/\1/p' "$d.err")
+echo "# 30 threads inside CUDA calls at exit: $ours ms under streamcheck (handshake ${hs:-?} ms), $nat ms natively"
+[ "$got" -eq 0 ] && report_ok "$d" && [ -n "$hs" ] && awk -v h="$hs" 'BEGIN { exit !(h < 150) }' &&
+    [ "$ours" -lt $((nat + 3000)) ]
+ok $? "exit with 30 threads inside CUDA calls: handshake ${hs:-?} ms, $ours ms in all (natively $nat ms)"
 
 # --- the program's files --------------------------------------------------------
 case=$((case + 1)); d=$tmp/c$case

@@ -359,6 +359,7 @@ static void zero_thread(sc_thread *t, void *arg)
     t->legacy_mark = NULL;   /* the parent's contexts are gone */
     memset(t->own, 0, sizeof t->own);   /* the parent's streams are not the child's */
     t->has_own = 0;
+    t->late = 0;
     if (t != self)
         atomic_store(&t->in_use, 0);   /* that thread does not exist in the child */
 }
@@ -388,27 +389,48 @@ static void atfork_child(void)
 }
 
 /* ------------------------------------------------------------- exit --- */
-/* Waits (a little) for threads still inside a slow path to leave it, so
-   the report reads their tables at rest.  A thread that does not leave in
-   a second is left alone: the report goes without its last call. */
+int sc_busy_back(sc_thread *t)
+{
+    sc_busy_enter(t);
+    return atomic_load(&sc_g.mode) == SC_MODE_ACTIVE;
+}
+
+/* Waits for the threads in their bookkeeping (SC_BUSY_SHIM) to leave it,
+   until the deadline, so the report reads their tables at rest; a thread
+   inside the driver (SC_BUSY_DRIVER) is not waited for.  One still in its
+   bookkeeping then is marked late: the report goes without its tables. */
+typedef struct quiet { uint64_t end; unsigned late; } quiet;
+
 static void wait_thread(sc_thread *t, void *arg)
 {
-    (void)arg;
+    quiet *q = arg;
+    t->late = 0;
     if (t == sc_tls_self)
         return;
-    for (int i = 0; i < 1000 && atomic_load(&t->busy); i++) {
-        struct timespec ts = {0, 1000 * 1000};
-        nanosleep(&ts, NULL);
+    for (unsigned i = 0; atomic_load(&t->busy) == SC_BUSY_SHIM; i++) {
+        if (sc_now_ns() >= q->end) {
+            t->late = 1;
+            q->late++;
+            return;
+        }
+        if (i < 16) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 200 * 1000};
+            nanosleep(&ts, NULL);
+        }
     }
 }
 
-void sc_quiesce(void)
+static unsigned quiesce(uint64_t ns)
 {
     /* Make every thread's busy flag visible before we read it (the threads
        skipped their fence; see sc_busy_enter). */
     if (sc_g.asym_fence && syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
         atomic_thread_fence(memory_order_seq_cst);   /* cannot happen once registered */
-    sc_threads_foreach(wait_thread, NULL);
+    quiet q = {sc_now_ns() + ns, 0};
+    sc_threads_foreach(wait_thread, &q);
+    return q.late;
 }
 
 /* The report is written by an atexit handler registered at initialization:
@@ -427,7 +449,7 @@ static void sc_finish(void)
     int saved = errno;
     atomic_store(&sc_g.mode, SC_MODE_DISABLED);
     uint64_t t0 = sc_tsc();
-    sc_quiesce();
+    quiesce(SC_QUIESCE_NS);
     uint64_t dt = sc_tsc() - t0;
     sc_prof_proc(SC_PH_QUIESCE, dt, 0);
     atomic_fetch_add_explicit(&sc_proc_own_ticks, dt, memory_order_relaxed);

@@ -163,16 +163,43 @@ static inline sc_thread *sc_enter(void)
     return (t && !atomic_load_explicit(&t->busy, memory_order_relaxed)) ? t : NULL;
 }
 void sc_threads_foreach(void (*fn)(sc_thread *, void *), void *arg);
-void sc_quiesce(void);   /* after the mode is off: waits for slow paths to end */
-/* The thread's half of the exit handshake (sc_quiesce is the other). */
+
+/* ----------------------------------------------------- the handshake --- */
+/* A thread in the slow path says where it is in sc_thread.busy: in the
+   shim's own bookkeeping (SHIM: it may be changing its tables and holding
+   the shim's locks), or inside the driver's part of the call (DRIVER: the
+   real call, or a wait the driver does for it; the shim's state is not
+   touched).  The report at exit turns the mode off, then waits only for
+   threads in their bookkeeping, for at most SC_QUIESCE_NS in all: a thread
+   inside a CUDA call that does not return for minutes costs nothing, and
+   on its way back (sc_busy_back) it sees the mode and leaves the tables
+   alone. */
+enum { SC_BUSY_NO = 0, SC_BUSY_SHIM = 1, SC_BUSY_DRIVER = 2 };
+#define SC_QUIESCE_NS (100 * 1000 * 1000ull)
+/* The thread's half of the handshake. */
 static inline void sc_busy_enter(sc_thread *t)
 {
     if (SC_LIKELY(sc_g.asym_fence)) {
-        atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
+        atomic_store_explicit(&t->busy, SC_BUSY_SHIM, memory_order_relaxed);
         atomic_signal_fence(memory_order_seq_cst);   /* the reporter's membarrier does the rest */
     } else {
-        atomic_store(&t->busy, 1);                   /* a full fence, every slow call */
+        atomic_store(&t->busy, SC_BUSY_SHIM);        /* a full fence, every slow call */
     }
 }
+static inline void sc_busy_driver(sc_thread *t)
+{
+    atomic_store_explicit(&t->busy, SC_BUSY_DRIVER, memory_order_release);
+}
+/* Back from the driver's part: 1 to finish the bookkeeping, 0 when the
+   report has turned the shim off meanwhile (the tables are its now). */
+int sc_busy_back(sc_thread *t);
+static inline void sc_busy_done(sc_thread *t)
+{
+    atomic_store_explicit(&t->busy, SC_BUSY_NO, memory_order_release);
+}
+/* The report's half (core.c, quiesce): after the mode is off, it waits for
+   the threads in their bookkeeping, SC_QUIESCE_NS at most in all; a thread
+   still there is marked late (sc_thread.late) and its tables are left out
+   of the report. */
 
 #endif /* SC_CORE_H */

@@ -122,7 +122,7 @@ static sc_thread *begin(void)
         return NULL;
     sc_busy_enter(t);              /* the same handshake as sc_pre */
     if (atomic_load(&sc_g.mode) != SC_MODE_ACTIVE) {
-        atomic_store(&t->busy, 0);
+        sc_busy_done(t);
         return NULL;
     }
     return t;
@@ -130,7 +130,7 @@ static sc_thread *begin(void)
 static void end(sc_thread *t)
 {
     if (t)
-        atomic_store(&t->busy, 0);
+        sc_busy_done(t);
 }
 
 SC_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)

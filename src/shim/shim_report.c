@@ -171,7 +171,8 @@ typedef struct count_acc {
 static void flush_held(sc_thread *t, void *arg)
 {
     (void)arg;
-    sc_held_flush(t);
+    if (!t->late)   /* still in its bookkeeping: its tables are left out (core.h) */
+        sc_held_flush(t);
 }
 
 static void add_thread(sc_thread *t, void *arg)
