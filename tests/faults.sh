@@ -1,8 +1,24 @@
 #!/bin/sh
-# faults.sh: never a false clean, never a changed result or file
-# (issue 26), on the simulator.  Cases run tests/fault_app (a program with
-# one known finding, SC203) under the shim and check what the issue found
-# broken:
+# faults.sh: reports survive how jobs end, and streamcheck never changes the
+# program's result or files (issue 26), on the simulator.  Each case runs
+# tests/fault_app (a program with one known finding, SC203) under the shim,
+# ends it as jobs end, and checks: the report is there and valid (read back
+# by 'streamcheck report'), names SC203, the exit status is the one the
+# program has without streamcheck, the status file the launcher reads says
+# how the process ended, and the program's own files are untouched.
+#  - SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU mid-run: without a handler
+#    (the report, then death by the signal), with a handler of the
+#    program's installed after the shim started, before it, and with
+#    signal() (the handler runs; the program exits as it chooses); a
+#    handler that takes the signal and goes on, then SIGKILL: the interim
+#    report stays;
+#  - abort(), a SIGSEGV, exec, _exit;
+#  - --snapshot=1, then SIGKILL: the last snapshot is there;
+#  - 30 threads inside CUDA calls at exit: exit takes the report's time, not
+#    a second per thread (the exit handshake: under 150 ms);
+#  - a program that closes fd 2 and opens its results file there: the file
+#    is byte-identical, the report goes to the stderr it started with; a
+#    program started without fd 2 gets the text report as a file;
 #  - a program linked with the static CUDA runtime under --simulate: an
 #    error naming 'nvcc -cudart shared', "error static-cudart" in its
 #    status, and (from the launcher) a non-zero exit;
@@ -11,18 +27,13 @@
 #  - --output through a symbolic link another user planted in a shared
 #    sticky directory: not followed;
 #  - a weak cuInit in a program without libcuda: still NULL under the shim;
-#  - 30 threads inside CUDA calls at exit: exit takes the report's time, not
-#    a second per thread (the exit handshake: under 150 ms);
-#  - a program that closes fd 2 and opens its results file there: the file
-#    is byte-identical, the report goes to the stderr it started with; a
-#    program started without fd 2 gets the text report as a file;
 #  - the shim leaves "loaded" in the status directory of every process it
 #    loads in (none: it never loaded, e.g. a setuid program; checked as
 #    root).
 # What a program's queries answer after completed work under --redirect is
 # tests/redirect.sh's (26-28).  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..13"
+echo "1..31"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
@@ -49,6 +60,78 @@ report_ok() {
 }
 # The status file of DIR has LINE.
 status_has() { cat "$1"/st/*.status 2>/dev/null | grep -qx "$2"; }
+# ready DIR: waits (60 s at most: a loaded machine starts slowly) until
+# fault_app has said "ready PID" in DIR/stdout.
+ready() {
+    for i in $(seq 1200); do grep -q '^ready' "$1/stdout" 2>/dev/null && return 0; sleep 0.05; done
+    return 1
+}
+# signalled DIR SIG [HOW] [RUNNER]: fault_app wait HOW under RUNNER (shim
+# or native), SIG sent once it is ready; the exit status.
+signalled() {
+    d=$1 sig=$2 how=$3 runner=${4:-shim}
+    mkdir -p "$d"
+    $runner "$d" "$app" wait $how >"$d/stdout" 2>"$d/stderr" &
+    bg=$!
+    ready "$d" || echo "# $d: the program did not get ready in 60 s"
+    kill -"$sig" "$(sed -n 's/^ready //p' "$d/stdout")" 2>/dev/null
+    wait $bg
+}
+native_in() { shift; native "$@"; }   # native DIR COMMAND...: as shim, without it
+
+# --- signals, default disposition ---------------------------------------
+for sn in TERM:15 INT:2 HUP:1 QUIT:3 XCPU:24; do
+    s=${sn%:*} num=${sn#*:}
+    case=$((case + 1)); d=$tmp/c$case
+    signalled "$d.native" $s "" native_in; want=$?
+    signalled "$d" $s; got=$?
+    [ "$got" -eq "$want" ] && report_ok "$d" && status_has "$d" "ended signal $num"
+    ok $? "SIG$s mid-run: the report names SC203, then the signal ends the program (status $got, natively $want)"
+done
+
+# --- signals, the program's own handler ---------------------------------
+for how in handler early signal; do
+    for s in TERM INT; do
+        case=$((case + 1)); d=$tmp/c$case
+        signalled "$d.native" $s $how native_in; want=$?
+        signalled "$d" $s $how; got=$?
+        [ "$got" -eq "$want" ] && [ "$want" -ge 100 ] && report_ok "$d" && ! status_has "$d" "partial signal 15"
+        ok $? "SIG$s, the program's handler ($how): it runs, the program exits $got (natively $want), the report is whole"
+    done
+done
+# A handler that takes SIGTERM and goes on; SIGKILL later: the interim
+# report written before the handler ran is what is left.
+case=$((case + 1)); d=$tmp/c$case
+signalled "$d" TERM keep >/dev/null 2>&1 &
+for i in $(seq 1200); do status_has "$d" "partial signal 15" && break; sleep 0.05; done
+kill -KILL "$(sed -n 's/^ready //p' "$d/stdout")" 2>/dev/null
+wait
+report_ok "$d" && status_has "$d" "partial signal 15"
+ok $? "SIGTERM taken by the program's handler, then SIGKILL: the interim report is there"
+
+# --- abort, crash, exec, _exit --------------------------------------------
+check_end() {   # check_end MODE LINE WHAT
+    case=$((case + 1)); d=$tmp/c$case
+    native "$app" "$1" >/dev/null 2>&1; want=$?
+    shim "$d" "$app" "$1" >"$d.out" 2>"$d.err"; got=$?
+    [ "$got" -eq "$want" ] && report_ok "$d" && status_has "$d" "$2"
+    ok $? "$3: the report names SC203, exit status $got as natively ($want)"
+}
+check_end abort "ended signal 6" "abort()"
+check_end segv "ended signal 11" "SIGSEGV"
+check_end exec "ended exec" "exec"
+check_end _exit "ended _exit" "_exit"
+
+# --- snapshots --------------------------------------------------------------
+case=$((case + 1)); d=$tmp/c$case
+mkdir -p "$d"
+STREAMCHECK_SNAPSHOT=1 shim "$d" "$app" wait >"$d/stdout" 2>"$d/stderr" &
+bg=$!
+for i in $(seq 1200); do status_has "$d" "partial snapshot" && break; sleep 0.05; done
+kill -KILL "$(sed -n 's/^ready //p' "$d/stdout")" 2>/dev/null
+wait $bg; got=$?
+[ "$got" -eq 137 ] && report_ok "$d" && status_has "$d" "partial snapshot"
+ok $? "--snapshot=1, then SIGKILL: the last snapshot is a valid JSON report naming SC203"
 
 # --- exit with threads inside CUDA calls -------------------------------------
 case=$((case + 1)); d=$tmp/c$case
@@ -145,3 +228,13 @@ else
     skip "a setuid program" "needs root"
 fi
 
+# --- through the launcher -----------------------------------------------------------------
+case=$((case + 1)); d=$tmp/c$case
+mkdir -p "$d"
+"$SC_CLI" --simulate --format=json --output="$d/out" -- "$app" wait >"$d/stdout" 2>"$d/stderr" &
+bg=$!
+ready "$d"
+kill -TERM $bg
+wait $bg; got=$?
+[ "$got" -eq 143 ] && report_ok "$d"
+ok $? "SIGTERM to the launcher: passed on, the report written, exit status 143 ($got)"

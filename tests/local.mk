@@ -125,9 +125,10 @@ tests_fault_app_LDADD = -L$(CUDA_LIBDIR) -lcudart -lpthread
 check_PROGRAMS += tests/weak_cuinit
 tests_weak_cuinit_SOURCES = tests/weak_cuinit.c
 
-# Never a false clean, never a changed result or file (issue 26): bad
-# settings files, static cudart under --simulate, planted links, weak
-# references, the shim's trace in the status directory (tests/fault_app,
-# tests/weak_cuinit).
+# Reports survive how jobs end, never a false clean, never a changed result
+# or file (issue 26): signals, abort, crashes, exec, _exit, snapshots and
+# SIGKILL, threads inside CUDA at exit, the program's own files, static
+# cudart, bad settings files, planted links, weak references
+# (tests/fault_app, tests/weak_cuinit).
 dist_check_SCRIPTS += tests/faults.sh
 TESTS += tests/faults.sh

@@ -170,8 +170,7 @@ void sc_pre(sc_thread *t, sc_op *op)
     op->rl = 0;
     op->gs_hold = 0;
     sc_busy_enter(t);
-    if (atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE) {
-        sc_busy_driver(t);   /* the call passes through: the report need not wait for it */
+    if (atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE && !sc_busy_begin(t)) {
         op->bypass = 1;
         return;
     }
@@ -410,9 +409,9 @@ static void calibrate_after(sc_op *op)
         }
 }
 
-/* A call the shim does not judge after all: it passed through, or the
-   report began while it was in the driver and the tables are the report's;
-   only what the call itself needs is done (the GPU sampler's hold, the
+/* A call the shim does not judge after all: it passed through, or a report
+   began while it was in the driver and the tables are the report's; only
+   what the call itself needs is done (the GPU sampler's hold, the
    redirect's order after it). */
 static void post_unjudged(sc_thread *t, sc_op *op)
 {

@@ -4,8 +4,8 @@
  * Each thread aggregates into its own table, so the slow path takes no
  * lock: in a one-stream program every launch is an SC101 note, and a
  * shared table would make threads queue for it.  Tables are merged when
- * the report is built, after the shim has stopped judging calls and every
- * thread has left its bookkeeping (core.c, quiesce).
+ * the report is built, after the shim has stopped (or paused) judging
+ * calls and every thread has left its bookkeeping (core.c, quiesce).
  */
 #include "config.h"
 

@@ -94,12 +94,7 @@ static int lookup_base(const char *base, int ver)
 /* -------------------------------------------------- cuGetProcAddress --- */
 static int active(void)
 {
-    int m = atomic_load_explicit(&sc_g.mode, memory_order_acquire);
-    if (m == SC_MODE_UNINIT) {
-        sc_init_slow();
-        m = atomic_load_explicit(&sc_g.mode, memory_order_acquire);
-    }
-    return m == SC_MODE_ACTIVE;
+    return atomic_load_explicit(&sc_g.mode, memory_order_acquire) == SC_MODE_ACTIVE || sc_enter_slow();
 }
 
 /* What to hand out for (symbol, ver, flags) given the real pointer p. */

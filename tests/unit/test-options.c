@@ -74,6 +74,7 @@ START_TEST(defaults)
     ck_assert_int_eq(o.alloc_loop_min, 10);
     ck_assert_int_eq(o.sync_frequent, 100);
     ck_assert_int_eq(o.symbolize_ms, 2000);
+    ck_assert_int_eq(o.snapshot, 0);
     ck_assert_int_eq(o.top, 10);
     ck_assert_int_eq(o.warn_cost_us, 1000);
     ck_assert_int_eq(o.warn_share_bp, 50);
@@ -96,7 +97,7 @@ START_TEST(environment)
         "STREAMCHECK_SYNC_FREQUENT=1000000000", "STREAMCHECK_SYMBOLIZE_MS=0", "STREAMCHECK_TOP=0",
         "STREAMCHECK_WARN_COST_US=3600000000", "STREAMCHECK_WARN_SHARE_BP=10000",
         "STREAMCHECK_GPU_SAMPLE_US=250", "STREAMCHECK_STATUS_DIR=/status", "STREAMCHECK_MEASURE_WINDOW=2.5:0.25",
-        NULL,
+        "STREAMCHECK_SNAPSHOT=60", NULL,
     };
     sc_options o;
     load(&o, env);
@@ -126,6 +127,7 @@ START_TEST(environment)
     ck_assert_int_eq(o.warn_share_bp, 10000);
     ck_assert_int_eq(o.gpu_sample_us, 250);
     ck_assert_str_eq(o.status_dir, "/status");
+    ck_assert_int_eq(o.snapshot, 60);
     for (int i = 0; i < SC_NOPTS; i++)
         ck_assert_str_eq(o.source[i], "environment");
 }
@@ -416,6 +418,7 @@ START_TEST(dump)
         "STREAMCHECK_DISABLE          = 0                        (default)",
         "STREAMCHECK_OUTPUT           = /o                       (environment)",
         "STREAMCHECK_FORMAT           = text,trace,html          (environment)",
+        "STREAMCHECK_SNAPSHOT         = 0                        (default)",
         "STREAMCHECK_MEASURE          = 0                        (default)",
         "STREAMCHECK_MEASURE_WINDOW   = 1.5:                     (environment)",
         "STREAMCHECK_STACK_DEPTH      = 8                        (default)",
