@@ -107,3 +107,28 @@ tests_unit_test_pricing_LDFLAGS = $(SC_SHIM_LINK)
 tests_unit_test_pricing_LDADD = $(SC_SHIM_LIBS) \
 	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 TESTS += tests/unit/test_pricing
+
+# What a program's queries answer after its work completed, natively and
+# under each --redirect-method (tests/redirect.sh).
+check_PROGRAMS += tests/redirect_queries
+tests_redirect_queries_SOURCES = tests/redirect_queries.c
+tests_redirect_queries_CFLAGS = $(AM_CFLAGS) -g
+tests_redirect_queries_LDADD = -L$(CUDA_LIBDIR) -lcudart
+
+# A program that ends in the ways jobs end (tests/faults.sh).
+check_PROGRAMS += tests/fault_app
+tests_fault_app_SOURCES = tests/fault_app.c
+tests_fault_app_CFLAGS = $(AM_CFLAGS) -g
+tests_fault_app_LDADD = -L$(CUDA_LIBDIR) -lcudart -lpthread
+
+# A program with a weak cuInit and no libcuda (tests/faults.sh).
+check_PROGRAMS += tests/weak_cuinit
+tests_weak_cuinit_SOURCES = tests/weak_cuinit.c
+
+# Reports survive how jobs end, never a false clean, never a changed result
+# or file (issue 26): signals, abort, crashes, exec, _exit, snapshots and
+# SIGKILL, threads inside CUDA at exit, the program's own files, static
+# cudart, bad settings files, planted links, weak references
+# (tests/fault_app, tests/weak_cuinit).
+dist_check_SCRIPTS += tests/faults.sh
+TESTS += tests/faults.sh

@@ -23,10 +23,13 @@
 #    the launches (sc_fast_redirect);
 #  - that fast path is taken: a thread's legacy-stream launches reach the
 #    slow path as often under redirect as in detect mode, and its memsets,
-#    event records and waits only when sampled.
+#    event records and waits only when sampled;
+#  - queries after completed work answer as they do without streamcheck
+#    (tests/redirect_queries: cudaStreamQuery of the legacy and the
+#    per-thread stream, cudaEventQuery, error codes), under every method.
 # TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..25"
+echo "1..28"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d)
@@ -203,3 +206,24 @@ listed=$(sed -n '/busiest releasing callers/,/estimate leaves out/p' "$tmp/pc.er
 echo "# events row: ${evrow:-none}; events by listed callers, and callers outside handoff: $listed"
 [ -n "$evrow" ] && [ "$evrow" -ge 300 ] && [ "$listed" = "$evrow:" ]
 ok $? "profile: the busiest releasing callers account for every event recorded, all of them in the app"
+
+# Redirect never changes a result: what the program's queries answer after
+# its work completed (tests/redirect_queries: cudaStreamQuery of the legacy
+# and the per-thread stream, cudaEventQuery, the error of a refused copy)
+# is what they answer without streamcheck, under every method.  The
+# method stream's waits between the thread's streams once left an event
+# record and a wait queued after a synchronous cudaMemcpy, and
+# cudaStreamQuery(0) answered cudaErrorNotReady.
+rq=$abs_top_builddir/tests/redirect_queries
+sim "$rq" 40 >"$tmp/rq.plain" 2>"$tmp/rq.plain.err"
+notzero=$(grep -v '^refused_copy:' "$tmp/rq.plain" | grep -vc ': 0 of 40 ')
+for m in entry handle stream; do
+    "$SC_CLI" --simulate --redirect=per-thread --redirect-method=$m --log-level=quiet --output="$tmp/$m" -- \
+        "$rq" 40 >"$tmp/rq.$m" 2>/dev/null
+    if [ -s "$tmp/rq.plain" ] && [ "$notzero" -eq 0 ] && cmp -s "$tmp/rq.plain" "$tmp/rq.$m"; then
+        ok 0 "queries after completed work answer as without streamcheck ($m)"
+    else
+        ok 1 "queries after completed work answer as without streamcheck ($m)"
+        diff "$tmp/rq.plain" "$tmp/rq.$m" | sed 's/^/# /'
+    fi
+done

@@ -5,8 +5,39 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fsutil.h"
+
+int sc_path_planted(const char *path, char *err, size_t errlen)
+{
+    char p[4096];
+    if (!path || strlen(path) >= sizeof p)
+        return 0;
+    snprintf(p, sizeof p, "%s", path);
+    /* Each prefix ending before a '/', then the whole path: a link there is
+       followed when the prefixes after it are used. */
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s != '\0')
+            continue;
+        char c = *s;
+        *s = '\0';
+        struct stat l, d;
+        char *slash = strrchr(p, '/');
+        if (lstat(p, &l) == 0 && S_ISLNK(l.st_mode) && l.st_uid != geteuid()) {
+            char parent[4096];
+            snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - p) + (slash == p) : 1, slash ? p : ".");
+            if (stat(parent, &d) == 0 && (d.st_mode & S_ISVTX) && (d.st_mode & S_IWOTH) && l.st_uid != d.st_uid) {
+                snprintf(err, errlen, "'%s' is a symbolic link of another user (uid %ld) in the shared directory "
+                         "'%s': not followed", p, (long)l.st_uid, parent);
+                return -1;
+            }
+        }
+        *s = c;
+        if (!c)
+            return 0;
+    }
+}
 
 int sc_mkdirs(const char *path, char *err, size_t errlen)
 {
@@ -16,6 +47,8 @@ int sc_mkdirs(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "'%s': bad directory name", path ? path : "");
         return -1;
     }
+    if (sc_path_planted(path, err, errlen))
+        return -1;
     snprintf(p, sizeof p, "%s", path);
     /* Each prefix ending before a '/', then the whole path. */
     for (char *s = p + 1;; s++) {

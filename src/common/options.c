@@ -5,11 +5,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "options.h"
 #include "rules.h"
@@ -297,51 +300,111 @@ int sc_option_check(sc_opt_id id, const char *value, char *err, size_t errlen)
     return apply(NULL, id, value, err, errlen);
 }
 
+/* A settings file is a few lines of text.  What is read is bounded, and a
+   file that is not one is refused whole instead of read a line at a time:
+   /dev/zero never ends (the program hung before main), a FIFO blocks, and
+   a binary file made a warning per line (3,905 for 1 MB). */
+#define SC_CONFIG_MAX (64 * 1024)
+#define SC_CONFIG_WARNINGS 5   /* problems said one by one; the rest in one line */
+
+/* The file's text, NUL-ended, or NULL after a warning. */
+static char *read_config(const char *path, void (*warn)(const char *))
+{
+    char msg[600];
+    struct stat st;
+    char *text = NULL;
+    size_t n = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(msg, sizeof msg, "STREAMCHECK_CONFIG: cannot read '%s': %s; using defaults", path, strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        snprintf(msg, sizeof msg, "STREAMCHECK_CONFIG: '%s' is not a regular file; using defaults", path);
+    } else if (!(text = malloc(SC_CONFIG_MAX + 1))) {
+        snprintf(msg, sizeof msg, "STREAMCHECK_CONFIG: cannot read '%s': %s; using defaults", path, strerror(ENOMEM));
+    } else {
+        ssize_t k;
+        while (n <= SC_CONFIG_MAX && (k = read(fd, text + n, SC_CONFIG_MAX + 1 - n)) != 0) {
+            if (k < 0 && errno != EINTR)
+                break;
+            n += k > 0 ? (size_t)k : 0;
+        }
+        const char *nul = memchr(text, 0, n);
+        if (n > SC_CONFIG_MAX)
+            snprintf(msg, sizeof msg, "STREAMCHECK_CONFIG: '%s' is larger than %d KiB, not a settings file; "
+                     "using defaults", path, SC_CONFIG_MAX / 1024);
+        else if (nul)
+            snprintf(msg, sizeof msg, "STREAMCHECK_CONFIG: '%s' is not a text file (a NUL byte at offset %zu); "
+                     "using defaults", path, (size_t)(nul - text));
+        else
+            msg[0] = 0;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (text && !msg[0]) {
+        text[n] = 0;
+        return text;
+    }
+    free(text);
+    warn(msg);
+    return NULL;
+}
+
+/* One line of a settings file, trimmed and not a comment: applied, or 0
+   with the problem in msg. */
+static int config_line(sc_options *o, const char *path, unsigned lineno, char *s, const char *src, char *msg,
+                       size_t len)
+{
+    char *eq = strchr(s, '=');
+    if (!eq) {
+        snprintf(msg, len, "%s:%u: expected NAME = VALUE", path, lineno);
+        return 0;
+    }
+    char *k = s, *ke = eq, *v = eq + 1;
+    while (ke > k && isspace((unsigned char)ke[-1])) ke--;
+    *ke = 0;
+    while (isspace((unsigned char)*v)) v++;
+    int id = sc_option_lookup(k);
+    if (id < 0 || sc_option_table[id].internal) {
+        snprintf(msg, len, "%s:%u: unknown setting '%.200s'", path, lineno, k);
+        return 0;
+    }
+    char err[400];
+    if (apply(o, (sc_opt_id)id, v, err, sizeof err)) {
+        snprintf(msg, len, "%s:%u: %s; line ignored", path, lineno, err);
+        return 0;
+    }
+    o->source[id] = src;
+    return 1;
+}
+
 static void load_file(sc_options *o, const char *path, void (*warn)(const char *))
 {
     static char srcbuf[4096 + 8];
-    char msg[600];
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(msg, sizeof msg, "STREAMCHECK_CONFIG: cannot read '%s': %s; using defaults",
-                 path, strerror(errno));
-        warn(msg);
+    char msg[700];
+    char *text = read_config(path, warn);
+    if (!text)
         return;
-    }
     snprintf(srcbuf, sizeof srcbuf, "%s", path);
-    char line[8192];
-    for (unsigned lineno = 1; fgets(line, sizeof line, f); lineno++) {
+    unsigned problems = 0, lineno = 1;
+    for (char *line = text, *next; line; line = next, lineno++) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
         char *s = line, *e;
         while (isspace((unsigned char)*s)) s++;
         if (!*s || *s == '#')
             continue;
         for (e = s + strlen(s); e > s && isspace((unsigned char)e[-1]); e--) ;
         *e = 0;
-        char *eq = strchr(s, '=');
-        if (!eq) {
-            snprintf(msg, sizeof msg, "%s:%u: expected NAME = VALUE", path, lineno);
+        if (!config_line(o, path, lineno, s, srcbuf, msg, sizeof msg) && ++problems <= SC_CONFIG_WARNINGS)
             warn(msg);
-            continue;
-        }
-        char *k = s, *ke = eq, *v = eq + 1;
-        while (ke > k && isspace((unsigned char)ke[-1])) ke--;
-        *ke = 0;
-        while (isspace((unsigned char)*v)) v++;
-        int id = sc_option_lookup(k);
-        if (id < 0 || sc_option_table[id].internal) {
-            snprintf(msg, sizeof msg, "%s:%u: unknown setting '%s'", path, lineno, k);
-            warn(msg);
-            continue;
-        }
-        char err[400];
-        if (apply(o, (sc_opt_id)id, v, err, sizeof err)) {
-            snprintf(msg, sizeof msg, "%s:%u: %s; line ignored", path, lineno, err);
-            warn(msg);
-            continue;
-        }
-        o->source[id] = srcbuf;
     }
-    fclose(f);
+    if (problems > SC_CONFIG_WARNINGS) {
+        snprintf(msg, sizeof msg, "%s: %u more lines were not understood (not shown); they were ignored", path,
+                 problems - SC_CONFIG_WARNINGS);
+        warn(msg);
+    }
+    free(text);
 }
 
 void sc_options_load(sc_options *o, void (*warn)(const char *))

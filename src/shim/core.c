@@ -2,25 +2,32 @@
  * start-up, fork and exit.  It names no other module of the shim: those
  * register an sc_part (core.h) for their locks and hooks.
  *
- * Nothing happens in a constructor: PyTorch and CuPy load CUDA at import or
- * later, and a library constructor may run before the program can take a
- * lock (docs/ARCHITECTURE.md, "Initialization").  The first intercepted call
+ * Nothing happens in a constructor (but keeping a duplicate of stderr, see
+ * "the shim's stderr"): PyTorch and CuPy load CUDA at import or later, and
+ * a library constructor may run before the program can take a lock
+ * (docs/ARCHITECTURE.md, "Initialization").  The first intercepted call
  * initializes, once, under a small state machine that also stops recursion
  * (options loading may call malloc, which may call dlsym, which is ours).
  */
 #include "config.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <linux/membarrier.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -101,6 +108,70 @@ static void tsc_calibrate(void)
     sc_tsc_overhead = best == UINT64_MAX ? 0 : best;
 }
 
+/* ------------------------------------------------- the shim's stderr --- */
+/* What the shim says goes to a duplicate of the stderr the process started
+   with, never to whatever fd 2 is later: a daemon closes fd 2 and opens its
+   results file, which takes fd 2, and the report was appended to it.  The
+   duplicate is taken in a constructor (the one thing the shim does there:
+   later the program may have closed or reused fd 2), or at the first use
+   if that comes earlier, at a high number so that a program's own files do
+   not land on it, close-on-exec.  Before each use it must still be the
+   same file (a program that closes every descriptor may have reused the
+   number): otherwise, and where fd 2 was closed at start, the shim has no
+   stderr (the text report then goes to a file, shim_report.c). */
+static _Atomic int err_taken;
+static int err_fd = -1;
+static dev_t err_dev;
+static ino_t err_ino;
+
+static void take_stderr(void)
+{
+    if (atomic_exchange(&err_taken, 1))
+        return;
+    struct stat st;
+    struct rlimit rl;
+    int lo = 3;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 64)
+        lo = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1024 ? 1000 : (int)(rl.rlim_cur * 3 / 4);
+    int saved = errno;
+    if (fstat(2, &st) == 0) {
+        int fd = fcntl(2, F_DUPFD_CLOEXEC, lo);
+        if (fd < 0)
+            fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
+        err_dev = st.st_dev;
+        err_ino = st.st_ino;
+        err_fd = fd;
+    }
+    errno = saved;
+}
+
+__attribute__((constructor)) static void keep_stderr(void)
+{
+    take_stderr();
+}
+
+int sc_err_fd(void)
+{
+    take_stderr();
+    struct stat st;
+    int saved = errno;
+    int ok = err_fd >= 0 && fstat(err_fd, &st) == 0 && st.st_dev == err_dev && st.st_ino == err_ino;
+    errno = saved;
+    return ok ? err_fd : -1;
+}
+
+FILE *sc_err_open(void)
+{
+    int fd = sc_err_fd();
+    int saved = errno;
+    int d = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, fd) : -1;
+    FILE *f = d >= 0 ? fdopen(d, "w") : NULL;
+    if (!f && d >= 0)
+        close(d);
+    errno = saved;
+    return f;
+}
+
 /* --------------------------------------------------------------- log --- */
 void sc_log(int level, const char *fmt, ...)
 {
@@ -120,8 +191,11 @@ void sc_log(int level, const char *fmt, ...)
     if ((size_t)n >= sizeof buf - 1)
         n = (int)sizeof buf - 2;
     buf[n++] = '\n';
-    ssize_t w = write(2, buf, (size_t)n);   /* one write: lines from threads do not interleave */
-    (void)w;
+    int fd = sc_err_fd();
+    if (fd >= 0) {
+        ssize_t w = write(fd, buf, (size_t)n);   /* one write: lines from threads do not interleave */
+        (void)w;
+    }
     errno = saved;
 }
 
@@ -232,6 +306,16 @@ static void parts_call(size_t offset)
     }
 }
 
+/* The report's state (see "pauses" and "exit" below), which a forked
+   child starts again from.  reading: who reads the tables, 0 no one, 1 a
+   pause (reporter.c), 2 the final report; a pause never starts once the
+   final report has, the final report waits for a pause to end.
+   final_state: 0 no final report yet, 1 being written (by final_tid), 2
+   written. */
+static _Atomic int reading;
+static _Atomic int final_state;
+static _Atomic pid_t final_tid;
+
 /* ------------------------------------------------------------- fork --- */
 static void reset_times(void)
 {
@@ -288,6 +372,8 @@ static void zero_thread(sc_thread *t, void *arg)
     t->legacy_mark = NULL;   /* the parent's contexts are gone */
     memset(t->own, 0, sizeof t->own);   /* the parent's streams are not the child's */
     t->has_own = 0;
+    t->late = 0;
+    t->pending_sig = 0;
     if (t != self)
         atomic_store(&t->in_use, 0);   /* that thread does not exist in the child */
 }
@@ -303,6 +389,12 @@ static void atfork_child(void)
         if (parts[i]->child_reset)
             parts[i]->child_reset();
     sc_threads_foreach(zero_thread, sc_tls_self);
+    /* A pause or a final report of the parent's is not the child's. */
+    int paused = SC_MODE_PAUSED;
+    atomic_compare_exchange_strong(&sc_g.mode, &paused, SC_MODE_ACTIVE);
+    atomic_store(&reading, 0);
+    atomic_store(&final_state, 0);
+    atomic_store(&final_tid, 0);
     atomic_store(&sc_g.legacy_threads, 0);
     atomic_store(&sc_g.ptds_used, 0);
     sc_g.pid = getpid();
@@ -316,52 +408,250 @@ static void atfork_child(void)
     sc_prof_proc(SC_PH_FORK, dt, 0);
 }
 
-/* ------------------------------------------------------------- exit --- */
-/* Waits (a little) for threads still inside a slow path to leave it, so
-   the report reads their tables at rest.  A thread that does not leave in
-   a second is left alone: the report goes without its last call. */
-static void wait_thread(sc_thread *t, void *arg)
+/* ------------------------------------------------------ handshake --- */
+void sc_futex_wait(_Atomic int *word, int val, uint64_t ns)
 {
-    (void)arg;
-    if (t == sc_tls_self)
-        return;
-    for (int i = 0; i < 1000 && atomic_load(&t->busy); i++) {
-        struct timespec ts = {0, 1000 * 1000};
-        nanosleep(&ts, NULL);
+    int saved = errno;
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    syscall(SYS_futex, (int *)word, FUTEX_WAIT_PRIVATE, val, ns ? &ts : NULL, NULL, 0);
+    errno = saved;
+}
+
+void sc_futex_wake(_Atomic int *word)
+{
+    int saved = errno;
+    syscall(SYS_futex, (int *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    errno = saved;
+}
+
+/* Waits while *word == val, until the monotonic clock reaches end; 1 if
+   it changed in time.  Async-signal-safe. */
+static int wait_change(_Atomic int *word, int val, uint64_t end)
+{
+    for (;;) {
+        if (atomic_load(word) != val)
+            return 1;
+        uint64_t now = sc_now_ns();
+        if (now >= end)
+            return 0;
+        sc_futex_wait(word, val, end - now);
     }
 }
 
-void sc_quiesce(void)
+/* A program thread waits for a pause at most this long, then passes its
+   call through unjudged: a reporter that cannot finish never holds the
+   program up for longer. */
+#define SC_PAUSE_WAIT_NS (2000 * 1000 * 1000ull)
+
+int sc_enter_slow(void)
+{
+    int m = atomic_load_explicit(&sc_g.mode, memory_order_acquire);
+    if (m == SC_MODE_UNINIT) {
+        sc_init_slow();
+        m = atomic_load_explicit(&sc_g.mode, memory_order_acquire);
+    }
+    if (m == SC_MODE_PAUSED) {
+        wait_change(&sc_g.mode, SC_MODE_PAUSED, sc_now_ns() + SC_PAUSE_WAIT_NS);
+        m = atomic_load_explicit(&sc_g.mode, memory_order_acquire);
+    }
+    return m == SC_MODE_ACTIVE;
+}
+
+int sc_busy_begin(sc_thread *t)
+{
+    while (atomic_load(&sc_g.mode) == SC_MODE_PAUSED) {
+        atomic_store(&t->busy, SC_BUSY_NO);
+        if (!wait_change(&sc_g.mode, SC_MODE_PAUSED, sc_now_ns() + SC_PAUSE_WAIT_NS))
+            return 0;
+        sc_busy_enter(t);
+    }
+    if (atomic_load(&sc_g.mode) == SC_MODE_ACTIVE)
+        return 1;
+    sc_busy_done(t);   /* a signal kept meanwhile is raised there */
+    return 0;
+}
+
+int sc_busy_back(sc_thread *t)
+{
+    for (;;) {
+        sc_busy_enter(t);
+        int m = atomic_load(&sc_g.mode);
+        if (m != SC_MODE_PAUSED)
+            return m == SC_MODE_ACTIVE;
+        atomic_store(&t->busy, SC_BUSY_DRIVER);
+        if (!wait_change(&sc_g.mode, SC_MODE_PAUSED, sc_now_ns() + SC_PAUSE_WAIT_NS)) {
+            sc_busy_enter(t);
+            return 0;   /* the reader still has the tables: leave them alone */
+        }
+    }
+}
+
+void sc_raise_deferred(sc_thread *t)
+{
+    int sig = t->pending_sig;
+    t->pending_sig = 0;
+    if (sig > 0)
+        raise(sig);   /* the handler acts now, outside the bookkeeping */
+}
+
+/* Waits for the threads in their bookkeeping (SC_BUSY_SHIM) to leave it,
+   until the deadline, so the report reads their tables at rest; a thread
+   inside the driver (SC_BUSY_DRIVER) is not waited for.  One still in its
+   bookkeeping then is marked late: the report goes without its tables. */
+typedef struct quiet { uint64_t end; unsigned late; } quiet;
+
+static void wait_thread(sc_thread *t, void *arg)
+{
+    quiet *q = arg;
+    t->late = 0;
+    if (t == sc_tls_self)
+        return;
+    for (unsigned i = 0; atomic_load(&t->busy) == SC_BUSY_SHIM; i++) {
+        if (sc_now_ns() >= q->end) {
+            t->late = 1;
+            q->late++;
+            return;
+        }
+        if (i < 16) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 200 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+static unsigned quiesce(uint64_t ns)
 {
     /* Make every thread's busy flag visible before we read it (the threads
        skipped their fence; see sc_busy_enter). */
     if (sc_g.asym_fence && syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
         atomic_thread_fence(memory_order_seq_cst);   /* cannot happen once registered */
-    sc_threads_foreach(wait_thread, NULL);
+    quiet q = {sc_now_ns() + ns, 0};
+    sc_threads_foreach(wait_thread, &q);
+    return q.late;
 }
 
-/* The report is written by an atexit handler registered at initialization:
-   it runs after main returns but before the handlers registered earlier,
-   among them the CUDA runtime's own teardown (registered when the program's
-   kernels were registered, before main).  From then on the shim passes
-   every call through, so teardown is never judged as the program's work.
-   The destructor covers programs whose exit skips atexit handlers of
-   libraries (it does nothing if the report was written).  The report is a
-   part's at_exit hook (shim_report.c). */
-static void sc_finish(void)
+/* ------------------------------------------------------------ pauses --- */
+
+static void clear_late(sc_thread *t, void *arg)
 {
-    static _Atomic int done;
-    if (atomic_load(&sc_g.mode) != SC_MODE_ACTIVE || sc_g.pid != getpid() || atomic_exchange(&done, 1))
-        return;
-    int saved = errno;
+    (void)arg;
+    t->late = 0;
+}
+
+void sc_resume(void)
+{
+    int expect = SC_MODE_PAUSED;
+    atomic_compare_exchange_strong(&sc_g.mode, &expect, SC_MODE_ACTIVE);
+    sc_futex_wake(&sc_g.mode);
+    sc_threads_foreach(clear_late, NULL);
+}
+
+void sc_pause_done(void)
+{
+    atomic_store(&reading, 0);
+    sc_futex_wake(&reading);
+}
+
+int sc_pause(uint64_t ns)
+{
+    int expect = 0;
+    if (atomic_load(&final_state) || !atomic_compare_exchange_strong(&reading, &expect, 1))
+        return 0;
+    expect = SC_MODE_ACTIVE;
+    if (!atomic_compare_exchange_strong(&sc_g.mode, &expect, SC_MODE_PAUSED)) {
+        atomic_store(&reading, 0);
+        sc_futex_wake(&reading);
+        return 0;
+    }
+    if (quiesce(ns) || atomic_load(&final_state)) {
+        sc_resume();
+        sc_pause_done();
+        return 0;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------- exit --- */
+/* The final report.  At exit it is written by an atexit handler
+   registered at initialization: it runs after main returns but before the
+   handlers registered earlier, among them the CUDA runtime's own teardown
+   (registered when the program's kernels were registered, before main).
+   From then on the shim passes every call through, so teardown is never
+   judged as the program's work.  The destructor covers programs whose exit
+   skips atexit handlers of libraries (it does nothing if the report was
+   written).  exec*, _exit and the signals that end a process come here too
+   (exec.c, signals.c).  The report is a part's at_exit hook
+   (shim_report.c). */
+char sc_end_reason[32];
+
+int sc_final_state(void) { return atomic_load(&final_state); }
+pid_t sc_final_writer(void) { return atomic_load(&final_tid); }
+
+int sc_final_wait(uint64_t ns)
+{
+    wait_change(&final_state, 1, sc_now_ns() + ns);
+    return atomic_load(&final_state) == 2;
+}
+
+/* The writing thread takes no asynchronous signal while it writes: one
+   that ends the process then acts once the report is written (another
+   thread's handler waits for it).  Writing to a closed stderr raises
+   SIGPIPE, which must not end a program whose own output never did: it is
+   taken back before the mask is. */
+static void write_final(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+    for (size_t i = 0; i < SC_ARRAY_LEN(faults); i++)
+        sigdelset(&all, faults[i]);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
     atomic_store(&sc_g.mode, SC_MODE_DISABLED);
+    sc_futex_wake(&sc_g.mode);
     uint64_t t0 = sc_tsc();
-    sc_quiesce();
+    quiesce(SC_QUIESCE_NS);
     uint64_t dt = sc_tsc() - t0;
     sc_prof_proc(SC_PH_QUIESCE, dt, 0);
     atomic_fetch_add_explicit(&sc_proc_own_ticks, dt, memory_order_relaxed);
     parts_call(offsetof(sc_part, at_exit));
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    struct timespec now = {0, 0};
+    if (!sigismember(&old, SIGPIPE))
+        while (sigtimedwait(&pipe, NULL, &now) == SIGPIPE)
+            ;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void sc_final_report(const char *why)
+{
+    if (!sc_judging() || sc_g.pid != getpid())
+        return;
+    int saved = errno, expect = 0;
+    if (!atomic_compare_exchange_strong(&final_state, &expect, 1)) {
+        if (atomic_load(&final_tid) != (pid_t)gettid())
+            sc_final_wait(SC_END_WAIT_NS);
+        errno = saved;
+        return;
+    }
+    atomic_store(&final_tid, (pid_t)gettid());
+    snprintf(sc_end_reason, sizeof sc_end_reason, "%s", why ? why : "");
+    /* A pause reads the tables for a moment: the report waits for it. */
+    wait_change(&reading, 1, sc_now_ns() + SC_END_WAIT_NS);
+    atomic_store(&reading, 2);
+    write_final();
+    atomic_store(&final_tid, 0);
+    atomic_store(&final_state, 2);
+    sc_futex_wake(&final_state);
     errno = saved;
+}
+
+static void sc_finish(void)
+{
+    sc_final_report(NULL);
 }
 
 __attribute__((destructor)) static void sc_fini(void)
@@ -406,9 +696,11 @@ static void init_once(void)
     sc_options_load(&sc_opt, option_warning);
     sc_prof_on = sc_opt.profile;
     sc_log_level = sc_opt.log_level;
-    if (sc_opt.dump_config) {
-        fprintf(stderr, "streamcheck[%ld]: effective settings:\n", (long)getpid());
-        sc_options_dump(&sc_opt, stderr);
+    FILE *err = sc_opt.dump_config ? sc_err_open() : NULL;
+    if (err) {
+        fprintf(err, "streamcheck[%ld]: effective settings:\n", (long)getpid());
+        sc_options_dump(&sc_opt, err);
+        fclose(err);
     }
     if (sc_opt.disable) {
         atomic_store(&sc_g.mode, SC_MODE_DISABLED);

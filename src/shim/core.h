@@ -14,6 +14,8 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "options.h"
 #include "shim.h"
@@ -74,7 +76,11 @@ static inline uint64_t sc_tsc(void)
 }
 
 /* ------------------------------------------------------------ globals --- */
-enum { SC_MODE_UNINIT = 0, SC_MODE_ACTIVE = 1, SC_MODE_DISABLED = 2 };
+/* The shim's mode.  PAUSED: the reporter thread (reporter.c) is reading
+   the tables for a report while the program goes on (a snapshot, a signal
+   the program handles itself); calls that would judge wait for it to end
+   (core.c, "pauses"). */
+enum { SC_MODE_UNINIT = 0, SC_MODE_ACTIVE = 1, SC_MODE_DISABLED = 2, SC_MODE_PAUSED = 3 };
 
 typedef struct sc_globals {
     _Atomic int mode;
@@ -138,33 +144,115 @@ static inline void sc_prof_add(sc_thread *t, unsigned ph, uint64_t t0, uint64_t 
 }
 extern uint64_t sc_start_ns;          /* sc_now_ns() then */
 
+/* ------------------------------------------------- the shim's stderr --- */
+/* A duplicate of the stderr the process started with (core.c says why),
+   or -1 when it had none or the program has since closed or reused it. */
+int sc_err_fd(void);
+/* A stream on a duplicate of it, to fclose after use; NULL when none. */
+FILE *sc_err_open(void);
+
 /* ---------------------------------------------------- threads, init --- */
 sc_thread *sc_thread_new(void);
 void sc_init_slow(void);
+/* Not active: initializes the shim if that is still to do, waits out a
+   pause; 1 when the shim then judges calls. */
+int sc_enter_slow(void);
 static inline sc_thread *sc_enter(void)
 {
-    if (SC_UNLIKELY(atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE)) {
-        if (atomic_load_explicit(&sc_g.mode, memory_order_acquire) == SC_MODE_UNINIT)
-            sc_init_slow();
-        if (atomic_load_explicit(&sc_g.mode, memory_order_acquire) != SC_MODE_ACTIVE)
-            return NULL;
-    }
+    if (SC_UNLIKELY(atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE) && !sc_enter_slow())
+        return NULL;
     sc_thread *t = sc_tls_self;
     if (SC_UNLIKELY(!t))
         t = sc_thread_new();
     return (t && !atomic_load_explicit(&t->busy, memory_order_relaxed)) ? t : NULL;
 }
+/* The shim keeps its tables (active, or paused while a report reads them). */
+static inline int sc_judging(void)
+{
+    int m = atomic_load_explicit(&sc_g.mode, memory_order_acquire);
+    return m == SC_MODE_ACTIVE || m == SC_MODE_PAUSED;
+}
 void sc_threads_foreach(void (*fn)(sc_thread *, void *), void *arg);
-void sc_quiesce(void);   /* after the mode is off: waits for slow paths to end */
-/* The thread's half of the exit handshake (sc_quiesce is the other). */
+
+/* ----------------------------------------------------- the handshake --- */
+/* A thread in the slow path says where it is in sc_thread.busy: in the
+   shim's own bookkeeping (SHIM: it may be changing its tables and holding
+   the shim's locks), or inside the driver's part of the call (DRIVER: the
+   real call, or a wait the driver does for it; the shim's state is not
+   touched).  A report (at exit, or a pause while the program goes on)
+   turns the mode off, then waits only for threads in their bookkeeping,
+   for at most SC_QUIESCE_NS in all: a thread inside a CUDA call that does
+   not return for minutes costs nothing, and on its way back
+   (sc_busy_back) it sees the mode and leaves the tables alone. */
+enum { SC_BUSY_NO = 0, SC_BUSY_SHIM = 1, SC_BUSY_DRIVER = 2 };
+#define SC_QUIESCE_NS (100 * 1000 * 1000ull)
+/* The thread's half of the handshake. */
 static inline void sc_busy_enter(sc_thread *t)
 {
     if (SC_LIKELY(sc_g.asym_fence)) {
-        atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
+        atomic_store_explicit(&t->busy, SC_BUSY_SHIM, memory_order_relaxed);
         atomic_signal_fence(memory_order_seq_cst);   /* the reporter's membarrier does the rest */
     } else {
-        atomic_store(&t->busy, 1);                   /* a full fence, every slow call */
+        atomic_store(&t->busy, SC_BUSY_SHIM);        /* a full fence, every slow call */
     }
 }
+/* After sc_busy_enter, when the mode is not active: waits out a pause; 1 to
+   judge the call, 0 to pass it through (busy is then cleared). */
+int sc_busy_begin(sc_thread *t);
+/* A signal that came while the thread was in its bookkeeping (which may
+   hold locks a report needs) was kept in sc_thread.pending_sig by the
+   handler (signals.c): it is raised again as the thread leaves it. */
+void sc_raise_deferred(sc_thread *t);
+static inline void sc_busy_driver(sc_thread *t)
+{
+    atomic_store_explicit(&t->busy, SC_BUSY_DRIVER, memory_order_release);
+    if (SC_UNLIKELY(t->pending_sig))
+        sc_raise_deferred(t);
+}
+/* Back from the driver's part: 1 to finish the bookkeeping, 0 when a
+   report has turned the shim off meanwhile (the tables are its now). */
+int sc_busy_back(sc_thread *t);
+static inline void sc_busy_done(sc_thread *t)
+{
+    atomic_store_explicit(&t->busy, SC_BUSY_NO, memory_order_release);
+    if (SC_UNLIKELY(t->pending_sig))
+        sc_raise_deferred(t);
+}
+/* The report's half (core.c, quiesce): after the mode is off or paused,
+   it waits for the threads in their bookkeeping, SC_QUIESCE_NS at most in
+   all; a thread still there is marked late (sc_thread.late) and its tables
+   are left out of the report. */
+
+/* ------------------------------------------------------------ ending --- */
+/* The final report is written once: at exit, before exec* or _exit, or at a
+   signal that ends the process (then by the reporter thread, reporter.c).
+   sc_final_report writes it in the calling thread (nothing if it was, or
+   is being, written), saying why in the status file: NULL at an ordinary
+   exit, else "signal 15", "exec", "_exit" (shim_report.c reads
+   sc_end_reason). */
+void sc_final_report(const char *why);
+extern char sc_end_reason[32];
+/* How long a thread waits for a report another thread writes for it (a
+   signal handler for the reporter, a second exit for the first). */
+#define SC_END_WAIT_NS (10 * 1000 * 1000 * 1000ull)
+/* Async-signal-safe: 0 no final report yet, 1 being written, 2 written;
+   sc_final_writer is the thread writing it (0 when none). */
+int sc_final_state(void);
+pid_t sc_final_writer(void);
+/* Async-signal-safe: waits until the final report is written, ns at most;
+   1 if it was. */
+int sc_final_wait(uint64_t ns);
+/* A report while the program goes on (reporter.c): stops the slow paths
+   and waits for every thread to leave its bookkeeping (ns at most); 1 then
+   (the tables are the caller's until sc_resume), 0 if not (resumed, or the
+   final report has begun).  A pause and the final report exclude each
+   other until sc_pause_done: the final report's files replace the
+   pause's, never the reverse. */
+int sc_pause(uint64_t ns);
+void sc_resume(void);      /* the slow paths go on */
+void sc_pause_done(void);  /* after sc_pause's 1: what was read is written */
+/* Futexes: wait while *word == val (ns at most, 0: forever); wake all. */
+void sc_futex_wait(_Atomic int *word, int val, uint64_t ns);
+void sc_futex_wake(_Atomic int *word);
 
 #endif /* SC_CORE_H */

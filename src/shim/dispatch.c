@@ -170,7 +170,7 @@ void sc_pre(sc_thread *t, sc_op *op)
     op->rl = 0;
     op->gs_hold = 0;
     sc_busy_enter(t);
-    if (atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE) {
+    if (atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE && !sc_busy_begin(t)) {
         op->bypass = 1;
         return;
     }
@@ -193,6 +193,10 @@ void sc_pre(sc_thread *t, sc_op *op)
         sc_prof_add(t, SC_PH_HELD, p0, 0);
     }
     pre_of[op->kind](t, op, &f);
+    if (op->bypass) {
+        errno = op->saved_errno;   /* a report began while the driver waited (drain.c) */
+        return;
+    }
 
     if (sync_read) {
         /* The copy of the read has completed: the synchronization finds
@@ -217,6 +221,7 @@ void sc_pre(sc_thread *t, sc_op *op)
     /* Ticks spent in here, less the wait drain.c did for the driver. */
     uint64_t dt = sc_tsc() - tin;
     op->tin = dt > op->drain_tk ? dt - op->drain_tk : 0;
+    sc_busy_driver(t);
     errno = op->saved_errno;
 }
 
@@ -404,10 +409,25 @@ static void calibrate_after(sc_op *op)
         }
 }
 
+/* A call the shim does not judge after all: it passed through, or a report
+   began while it was in the driver and the tables are the report's; only
+   what the call itself needs is done (the GPU sampler's hold, the
+   redirect's order after it). */
+static void post_unjudged(sc_thread *t, sc_op *op)
+{
+    int err = errno;
+    if (op->gs_hold)
+        sc_gs_release();
+    if (!op->bypass)
+        sc_redirect_post(op);
+    sc_busy_done(t);
+    errno = err;
+}
+
 void sc_post(sc_thread *t, sc_op *op, CUresult r)
 {
-    if (op->bypass) {
-        atomic_store(&t->busy, 0);
+    if (op->bypass || !sc_busy_back(t)) {
+        post_unjudged(t, op);
         return;
     }
     uint64_t p0 = sc_tsc();
@@ -450,6 +470,6 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         commit(t, op, blocked, weight, rd_record);
     own_time(t, op, p0);
     sc_measure_done();
-    atomic_store_explicit(&t->busy, 0, memory_order_release);
+    sc_busy_done(t);
     errno = err;
 }

@@ -4,8 +4,8 @@
  * Each thread aggregates into its own table, so the slow path takes no
  * lock: in a one-stream program every launch is an SC101 note, and a
  * shared table would make threads queue for it.  Tables are merged when
- * the report is built, after the shim has stopped judging calls and every
- * thread has left its slow path (core.c, sc_quiesce).
+ * the report is built, after the shim has stopped (or paused) judging
+ * calls and every thread has left its bookkeeping (core.c, quiesce).
  */
 #include "config.h"
 
@@ -182,7 +182,7 @@ static pthread_mutex_t merge_lock = PTHREAD_MUTEX_INITIALIZER;
 static void merge_thread(sc_thread *t, void *arg)
 {
     sc_aggtab *all = arg;
-    if (!t->agg)
+    if (!t->agg || t->late)   /* late: still changing it when the report stopped waiting (core.h) */
         return;
     for (size_t i = 0; i < t->agg->cap; i++)
         if (t->agg->v[i].used)
@@ -190,7 +190,7 @@ static void merge_thread(sc_thread *t, void *arg)
 }
 
 /* Calls fn for every aggregate of `table`, summed over threads.  The
-   threads' tables must be quiet: at report time (after sc_quiesce), or in
+   threads' tables must be quiet: at report time (after core.c's quiesce), or in
    a test with no thread in the shim. */
 void sc_aggs_foreach(int table, void (*fn)(const sc_agg_key *, const sc_agg_val *, void *), void *arg)
 {

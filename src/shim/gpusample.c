@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -150,8 +151,14 @@ void sc_gs_start(uint64_t period)
         return;
     if (period)
         period_ns = period;
+    /* The thread takes no signal: a signal for the program handled there
+       would wait for a report that waits for this thread (signals.c). */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     if (pthread_create(&thr, NULL, loop, NULL) != 0)
         atomic_store(&state, 0);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void sc_gs_stop(void)

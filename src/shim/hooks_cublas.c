@@ -121,16 +121,14 @@ static sc_thread *begin(void)
     if (!t)
         return NULL;
     sc_busy_enter(t);              /* the same handshake as sc_pre */
-    if (atomic_load(&sc_g.mode) != SC_MODE_ACTIVE) {
-        atomic_store(&t->busy, 0);
+    if (atomic_load(&sc_g.mode) != SC_MODE_ACTIVE && !sc_busy_begin(t))
         return NULL;
-    }
     return t;
 }
 static void end(sc_thread *t)
 {
     if (t)
-        atomic_store(&t->busy, 0);
+        sc_busy_done(t);
 }
 
 SC_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
@@ -158,7 +156,7 @@ SC_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
         return b_unresolved(B_DESTROY);
     cublasStatus_t r = real(handle);
     int saved = errno;
-    if (r == CUBLAS_STATUS_SUCCESS && atomic_load(&sc_g.mode) == SC_MODE_ACTIVE)
+    if (r == CUBLAS_STATUS_SUCCESS && sc_judging())
         unbind(handle);
     errno = saved;
     return r;
@@ -186,7 +184,7 @@ SC_EXPORT cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t 
         return b_unresolved(B_GET);
     cublasStatus_t r = real(handle, s);
     int saved = errno;
-    if (r == CUBLAS_STATUS_SUCCESS && s && atomic_load(&sc_g.mode) == SC_MODE_ACTIVE)
+    if (r == CUBLAS_STATUS_SUCCESS && s && sc_judging())
         bind(handle, *s, 0, 0);   /* trust the library over our record */
     errno = saved;
     return r;

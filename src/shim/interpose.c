@@ -24,6 +24,7 @@
 #include "hooks_runtime.h"
 #include "interpose.h"
 #include "real.h"
+#include "simcheck.h"
 
 /* ----------------------------------------------------- name lookups --- */
 /* Open-addressing tables over the API table, built once: exported name ->
@@ -93,12 +94,7 @@ static int lookup_base(const char *base, int ver)
 /* -------------------------------------------------- cuGetProcAddress --- */
 static int active(void)
 {
-    int m = atomic_load_explicit(&sc_g.mode, memory_order_acquire);
-    if (m == SC_MODE_UNINIT) {
-        sc_init_slow();
-        m = atomic_load_explicit(&sc_g.mode, memory_order_acquire);
-    }
-    return m == SC_MODE_ACTIVE;
+    return atomic_load_explicit(&sc_g.mode, memory_order_acquire) == SC_MODE_ACTIVE || sc_enter_slow();
 }
 
 /* What to hand out for (symbol, ver, flags) given the real pointer p. */
@@ -108,6 +104,7 @@ static void *gpa_filter(const char *symbol, void *p, int ver, cuuint64_t flags)
         /* The self-lookup: without our wrapper here every later lookup of
            the runtime would bypass us (seen on H100). */
         return ver >= 12000 ? (void *)cuGetProcAddress_v2 : (void *)cuGetProcAddress;
+    p = sc_simcheck_filter(symbol, p);
     if (!active())
         return p;
     int id = lookup_base(symbol, ver);

@@ -186,7 +186,8 @@ static void print_profile(void)
         "   interposers' call-through, the runtime-API attribution wrappers, dlsym and cuGetProcAddress\n"
         "   answers, and what the shim does to the program's caches; profile mode adds a clock read per\n"
         "   call)\n");
-    ssize_t w = write(2, buf, n);
+    int fd = sc_err_fd();
+    ssize_t w = fd >= 0 ? write(fd, buf, n) : 0;
     (void)w;
 }
 

@@ -55,6 +55,22 @@ static sc_own *own_stream(sc_thread *t, CUcontext ctx)
     return free_slot;
 }
 
+/* Orders waiter's next work after the work `after` holds now, through ev
+   (a record on `after`, a wait on waiter).  Nothing is queued when `after`
+   has nothing unfinished: the record and the wait would keep both streams
+   busy a moment after the program's own work is done, and a query of
+   either right after completed work (cudaStreamQuery after a synchronous
+   cudaMemcpy) would answer cudaErrorNotReady where the program, without
+   redirect, gets cudaSuccess.  0 when ordered or nothing was to order. */
+static int order_after(CUstream after, CUevent ev, CUstream waiter)
+{
+    if (sc_d.StreamQuery && sc_d.StreamQuery(after) == CUDA_SUCCESS)
+        return 0;
+    if (sc_d.EventRecord(ev, after) != CUDA_SUCCESS || sc_d.StreamWaitEvent(waiter, ev, 0) != CUDA_SUCCESS)
+        return -1;
+    return 0;
+}
+
 /* A thread with a redirect stream also sends work to its per-thread stream
    itself (code built with --default-stream per-thread, or naming
    cudaStreamPerThread).  The per-thread stream would have kept that work
@@ -71,8 +87,13 @@ void sc_order_with_own(sc_thread *t, sc_op *op)
     for (unsigned i = 0; i < SC_OWN_MAX; i++) {
         sc_own *o = &t->own[i];
         if (o->stream && o->gen == gen && o->ctx == ctx) {
-            if (sc_d.EventRecord(o->event, o->stream) == CUDA_SUCCESS &&
-                sc_d.StreamWaitEvent(CU_STREAM_PER_THREAD, o->event, 0) == CUDA_SUCCESS)
+            /* The own stream's next work then follows this call's, unless
+               it left nothing to follow: an event record is a point on
+               the per-thread stream, not work, and a query or a
+               synchronization submits nothing. */
+            if (order_after(o->stream, o->event, CU_STREAM_PER_THREAD) == 0 &&
+                (sc_kind_is(op->kind, SC_KF_SUBMIT) || sc_kind_is(op->kind, SC_KF_WORK)) &&
+                !sc_kind_is(op->kind, SC_KF_JOIN))
                 op->rd_chain = o;
             return;
         }
@@ -177,8 +198,7 @@ void sc_redirect(sc_thread *t, sc_op *op, const sc_count_q *cq)
                before its next (sc_post).  If that cannot be arranged it
                stays on the legacy stream, which orders it with the own
                stream (blocking) anyway. */
-            if (sc_d.EventRecord(own->event, own->stream) != CUDA_SUCCESS ||
-                sc_d.StreamWaitEvent(CU_STREAM_PER_THREAD, own->event, 0) != CUDA_SUCCESS) {
+            if (order_after(own->stream, own->event, CU_STREAM_PER_THREAD) != 0) {
                 op->redirected = SC_RD_NO_ORDER;
                 return;
             }
@@ -257,7 +277,6 @@ void sc_redirect_post(sc_op *op)
         /* --redirect-method=stream sent a synchronous copy or memset to the
            per-thread stream: the thread's own stream continues after it. */
         sc_own *o = op->rd_chain;
-        if (sc_d.EventRecord(o->event, CU_STREAM_PER_THREAD) == CUDA_SUCCESS)
-            sc_d.StreamWaitEvent(o->stream, o->event, 0);
+        order_after(CU_STREAM_PER_THREAD, o->event, o->stream);
     }
 }

@@ -1,6 +1,7 @@
 /* shim_report.c: at exit, turn what the shim saw into an sc_report (the
- * model every renderer shares) and write it: text on stderr, other formats
- * to files, the summary line CI greps, and a status file for the launcher.
+ * model every renderer shares) and write it: text on the shim's stderr,
+ * other formats to files, the summary line CI greps, and a status file
+ * for the launcher.
  *
  * Nothing here calls CUDA: the driver may already be torn down when the
  * library destructors run.  Everything the report needs about the device was
@@ -35,6 +36,7 @@
 #include "report.h"
 #include "settle.h"
 #include "shim_report.h"
+#include "status.h"
 #include "symbolize.h"
 #include "thread.h"
 #include "track.h"
@@ -169,7 +171,8 @@ typedef struct count_acc {
 static void flush_held(sc_thread *t, void *arg)
 {
     (void)arg;
-    sc_held_flush(t);
+    if (!t->late)   /* still in its bookkeeping: its tables are left out (core.h) */
+        sc_held_flush(t);
 }
 
 static void add_thread(sc_thread *t, void *arg)
@@ -205,6 +208,7 @@ typedef struct build {
     sc_report *r;
     uint64_t *sites;      /* call sites referenced, to emit */
     size_t nsites;
+    int raw;              /* frames as module + offset only (a report while the program runs) */
 } build;
 
 static void want_site(build *b, uint64_t h)
@@ -516,7 +520,8 @@ static void fill_callsites(build *b)
 {
     uint64_t k0 = sc_tsc();
     fill_callsites_symbolized(b);
-    sc_prof_proc(SC_PH_SYMBOLIZE, sc_tsc() - k0, b->nsites);
+    if (!b->raw)
+        sc_prof_proc(SC_PH_SYMBOLIZE, sc_tsc() - k0, b->nsites);
 }
 
 /* Call sites are symbolized most costly first, so a time limit
@@ -533,13 +538,17 @@ static int cmp_site_rank(const void *pa, const void *pb)
 static void fill_callsites_symbolized(build *b)
 {
     sc_report *r = b->r;
-    int have_dw = sc_symbolize_begin();
+    /* A report while the program runs is built while its slow paths wait:
+       no symbolization then (libdw, the loader's lock), frames keep module
+       and offset ('streamcheck report' can name them later). */
+    int have_dw = b->raw ? 0 : sc_symbolize_begin();
     (void)have_dw;
     r->callsites = calloc(b->nsites ? b->nsites : 1, sizeof *r->callsites);
     site_rank *order = calloc(b->nsites ? b->nsites : 1, sizeof *order);
     if (!r->callsites || !order) {
         free(order);
-        sc_symbolize_end();
+        if (!b->raw)
+            sc_symbolize_end();
         return;
     }
     for (size_t i = 0; i < b->nsites; i++) {
@@ -576,7 +585,7 @@ static void fill_callsites_symbolized(build *b)
         for (unsigned k = 0; k < s->nframes; k++) {
             sc_symframe sf[MAX_INLINE];
             memset(sf, 0, sizeof sf);
-            unsigned n = sc_symbolize_inline(s->frames[k].pc, sf, MAX_INLINE);
+            unsigned n = b->raw ? 1 : sc_symbolize_inline(s->frames[k].pc, sf, MAX_INLINE);
             for (unsigned j = 0; j < n; j++) {
                 sc_frame *f = &c->frames[c->nframes++];
                 f->module = xstrdup(sc_module_path(s->frames[k].mod));
@@ -594,6 +603,8 @@ static void fill_callsites_symbolized(build *b)
         }
     }
     free(order);
+    if (b->raw)
+        return;
     if (sc_symbolize_late())
         sc_warn("symbolization stopped after %ld ms (STREAMCHECK_SYMBOLIZE_MS): %u native frames of the "
                 "least costly call sites are named from the dynamic symbol table only, without file:line",
@@ -610,46 +621,56 @@ static const char *exe_base(const sc_report *r)
     return s ? s + 1 : e;
 }
 
-static void write_status(const sc_report *r)
+/* The text report (or, without the text format, the summary line CI
+   greps) goes to the shim's stderr, a duplicate of the one the process
+   started with (core.c); where it has none (fd 2 was closed at start, or
+   the program closed and reused the duplicate's number), the text report
+   goes to a file beside the others, DIR/NAME.streamcheck.txt. */
+static void write_text(const sc_report *r, const sc_render_opts *o, FILE *err, const char *dir, const char *name)
 {
-    if (!sc_opt.status_dir[0])
+    if (err) {
+        if (sc_opt.formats & SC_FMT_TEXT) {
+            sc_render_text(r, err, o);
+        } else {
+            char line[200];
+            sc_summary_line(r, line, sizeof line);
+            fprintf(err, "%s\n", line);
+        }
         return;
-    uint64_t e = 0, w = 0, n = 0;
-    sc_report_totals(r, &e, &w, &n);
-    char tmp[4200], path[4200];
-    snprintf(tmp, sizeof tmp, "%s/.%ld.status.tmp", sc_opt.status_dir, (long)getpid());
-    snprintf(path, sizeof path, "%s/%ld.status", sc_opt.status_dir, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return;
-    fprintf(f, "%llu %llu %llu %llu\n", (unsigned long long)(e + w + n), (unsigned long long)e,
-            (unsigned long long)w, (unsigned long long)n);
-    if (fclose(f) == 0)
-        rename(tmp, path);
-    else
-        unlink(tmp);
+    }
+    char path[4300];
+    if (dir && (sc_opt.formats & SC_FMT_TEXT))
+        sc_report_write_named(r, SC_FMT_TEXT, o, dir, name, path, sizeof path);
 }
 
-static void write_outputs(sc_report *r, const sc_render_opts *o)
+/* The JSON a report written while the program ran left (--snapshot): the
+   final report replaces it, or removes it when JSON is not one of its
+   formats. */
+static char partial_json[4300];
+
+/* Writes the file formats of `formats` into the output directory as
+   NAME.streamcheck.EXT.  One that cannot be written goes to err instead,
+   where there is one and the format suits a terminal; partial: a report
+   written while the program runs (said only at debug level). */
+static void write_files(const sc_report *r, const sc_render_opts *o, unsigned formats, FILE *err, int partial,
+                        int dir_ok)
 {
     static const struct { unsigned bit; const char *name; } files[] = {
         {SC_FMT_JSON, "JSON"}, {SC_FMT_SARIF, "SARIF"}, {SC_FMT_JUNIT, "JUnit"}, {SC_FMT_TRACE, "trace"},
         {SC_FMT_HTML, "HTML"},
     };
     const char *dir = sc_opt.output[0] ? sc_opt.output : ".";
-    int want_files = 0;
-    for (size_t i = 0; i < SC_ARRAY_LEN(files); i++)
-        want_files |= (sc_opt.formats & files[i].bit) != 0;
-    char err[4200];
-    if (want_files && sc_opt.output[0] && sc_mkdirs(sc_opt.output, err, sizeof err))
-        sc_warn("STREAMCHECK_OUTPUT: %s", err);   /* the writes below fail and say where the report went */
+    char name[1100];
+    snprintf(name, sizeof name, "%s.%ld", *exe_base(r) ? exe_base(r) : "program", (long)getpid());
     for (size_t i = 0; i < SC_ARRAY_LEN(files); i++) {
-        if (!(sc_opt.formats & files[i].bit))
+        if (!(formats & files[i].bit))
             continue;
-        char path[4300], name[1100];
-        snprintf(name, sizeof name, "%s.%ld", *exe_base(r) ? exe_base(r) : "program", (long)getpid());
-        if (sc_report_write_named(r, (sc_format)files[i].bit, o, dir, name, path, sizeof path) == 0) {
-            sc_info("%s report written to %s", files[i].name, path);
+        char path[4300];
+        errno = EPERM;   /* where the directory was refused (output_dir) */
+        if (dir_ok && sc_report_write_named(r, (sc_format)files[i].bit, o, dir, name, path, sizeof path) == 0) {
+            sc_log(partial ? SC_LOG_DEBUG : SC_LOG_INFO, "%s report written to %s", files[i].name, path);
+            if (files[i].bit == SC_FMT_JSON)
+                snprintf(partial_json, sizeof partial_json, "%s", partial ? path : "");
             continue;
         }
         /* Nothing is lost: the report goes to stderr instead (not a trace nor
@@ -657,29 +678,52 @@ static void write_outputs(sc_report *r, const sc_render_opts *o)
            report has the same findings). */
         int viewer = files[i].bit == SC_FMT_TRACE || files[i].bit == SC_FMT_HTML;
         sc_warn("cannot write the %s report in '%s' (%s)%s", files[i].name, dir, strerror(errno),
-                viewer ? "" : "; writing it to stderr instead");
-        if (!viewer)
-            sc_render(r, (sc_format)files[i].bit, stderr, o);
+                viewer || !err ? "" : "; writing it to stderr instead");
+        if (!viewer && err)
+            sc_render(r, (sc_format)files[i].bit, err, o);
     }
-    if (sc_opt.formats & SC_FMT_TEXT) {
-        sc_render_text(r, stderr, o);
-    } else {
-        char line[200];
-        sc_summary_line(r, line, sizeof line);
-        fprintf(stderr, "%s\n", line);
+    if (!partial) {
+        if (partial_json[0] && !(formats & SC_FMT_JSON))
+            unlink(partial_json);
+        write_text(r, o, err, dir_ok ? dir : NULL, name);
     }
-    fflush(stderr);
+}
+
+/* The output directory, made if need be; 0 when files must not go there
+   (a planted link on the way, fsutil.h): they go to stderr instead.
+   Otherwise a problem is said and the writes, which then fail, say where
+   the report went. */
+static int output_dir(int quiet)
+{
+    char msg[4200];
+    if (!sc_opt.output[0] || !sc_mkdirs(sc_opt.output, msg, sizeof msg))
+        return 1;
+    sc_log(quiet ? SC_LOG_DEBUG : SC_LOG_WARNING, "STREAMCHECK_OUTPUT: %s", msg);
+    return !sc_path_planted(sc_opt.output, msg, sizeof msg);
+}
+
+static void write_outputs(sc_report *r, const sc_render_opts *o)
+{
+    FILE *err = sc_err_open();
+    unsigned files = sc_opt.formats & ~(unsigned)SC_FMT_TEXT;
+    int dir_ok = !(files || (!err && (sc_opt.formats & SC_FMT_TEXT))) || output_dir(0);
+    write_files(r, o, sc_opt.formats, err, 0, dir_ok);
+    if (err)
+        fclose(err);
 }
 
 /* The report as it stands: what the shim saw, before filters.  NULL when
    no CUDA call went through the shim (a helper process of the program, or
    a program that never used CUDA): then there is nothing to say. */
-sc_report *sc_shim_build_report(void)
+static sc_report *build_report(int partial)
 {
     count_acc *acc = calloc(1, sizeof *acc);
     if (!acc)
         return NULL;
-    sc_threads_foreach(flush_held, NULL);
+    /* A held finding waits for its thread's next call (settle.c): only
+       the final report, when no thread makes one, settles them all. */
+    if (!partial)
+        sc_threads_foreach(flush_held, NULL);
     sc_threads_foreach(add_thread, acc);
     if (acc->total == 0) {
         free(acc);
@@ -703,10 +747,14 @@ sc_report *sc_shim_build_report(void)
     fill_counts(r, acc);
     free(acc);
 
-    build b = {.r = r};
-    sc_price_run();
-    if (r->nprocs)
-        fill_window(&r->procs[0]);
+    build b = {.r = r, .raw = partial};
+    /* The prices (price.c): once, for the final report (the run's record
+       then ends); a report while the program runs goes with detect mode's. */
+    if (!partial) {
+        sc_price_run();
+        if (r->nprocs)
+            fill_window(&r->procs[0]);
+    }
     sc_aggs_foreach(SC_AGG_FINDING, add_finding, &b);
     sc_aggs_foreach(SC_AGG_ALLOC, count_churn, b.churn);
     sc_aggs_foreach(SC_AGG_ALLOC, add_alloc_site, &b);
@@ -715,8 +763,37 @@ sc_report *sc_shim_build_report(void)
     sc_aggs_foreach(SC_AGG_REDIRECT, add_redirect, &b);
     fill_callsites(&b);
     free(b.sites);
-    sc_measure_fill(r);
+    if (!partial)
+        sc_measure_fill(r);   /* the GPU timeline, once recording has stopped */
     return r;
+}
+
+sc_report *sc_shim_build_report(void)
+{
+    return build_report(0);
+}
+
+/* Filters, judges and sorts the model as the settings say. */
+static void judge(sc_report *r, int quiet)
+{
+    char err[512];
+    if (sc_filter_apply(r, sc_opt.rules, sc_opt.ignore, sc_opt.suppressions[0] ? sc_opt.suppressions : NULL,
+                        err, sizeof err) && !quiet)
+        sc_warn("%s; reporting without suppressions", err);
+    sc_judge_opts j = {(uint64_t)sc_opt.warn_cost_us * 1000, (unsigned)sc_opt.warn_share_bp};
+    sc_report_judge(r, &j);
+    sc_report_sort(r);
+}
+
+/* The source root: STREAMCHECK_SOURCE_ROOT (the launcher's --source-root),
+   else the directory the program is in now (cwd, to free). */
+static sc_render_opts render_opts(char **cwd)
+{
+    sc_render_opts o = {.color = 0, .max_frames = 0, .verbose = 0,
+                        .top = sc_opt.top ? (unsigned)sc_opt.top : SC_TOP_ALL};
+    *cwd = getcwd(NULL, 0);
+    o.srcroot = sc_opt.source_root[0] ? sc_opt.source_root : *cwd;
+    return o;
 }
 
 /* At exit (core.c calls it once the slow paths have drained, while CUDA
@@ -730,30 +807,45 @@ static void shim_report(void)
     sc_prof_proc(SC_PH_BUILD, k1 - k0, 0);
     if (!r)
         return;
-    char err[512];
-    if (sc_filter_apply(r, sc_opt.rules, sc_opt.ignore, sc_opt.suppressions[0] ? sc_opt.suppressions : NULL,
-                        err, sizeof err))
-        sc_warn("%s; reporting without suppressions", err);
-    sc_judge_opts j = {(uint64_t)sc_opt.warn_cost_us * 1000, (unsigned)sc_opt.warn_share_bp};
-    sc_report_judge(r, &j);
-    sc_report_sort(r);
+    judge(r, 0);
     /* The report's own building (symbolization included) is ours too;
        rendering and writing it, which follow, cannot be in it. */
     uint64_t k2 = sc_tsc();
     sc_prof_proc(SC_PH_JUDGE, k2 - k1, 0);
     if (r->nprocs)
         r->procs[0].shim_ns += (uint64_t)((double)(k2 - k0) * sc_tsc_ns());
-    /* The source root: STREAMCHECK_SOURCE_ROOT (the launcher's --source-root),
-       else the directory the program is in now; relative to that one. */
-    sc_render_opts o = {.color = 0, .max_frames = 0, .verbose = 0,
-                        .top = sc_opt.top ? (unsigned)sc_opt.top : SC_TOP_ALL};
-    char *cwd = getcwd(NULL, 0);
-    o.srcroot = sc_opt.source_root[0] ? sc_opt.source_root : cwd;
+    char *cwd;
+    sc_render_opts o = render_opts(&cwd);
     write_outputs(r, &o);
     free(cwd);
-    write_status(r);
+    char why[48] = "";
+    if (sc_end_reason[0])
+        snprintf(why, sizeof why, "ended %s", sc_end_reason);
+    sc_status_write(r, why);
     sc_prof_proc(SC_PH_WRITE, sc_tsc() - k2, 0);
     sc_report_free(r);
+}
+
+void sc_shim_write_partial(int sig)
+{
+    if (!sc_pause(SC_QUIESCE_NS))
+        return;
+    sc_report *r = build_report(1);
+    sc_resume();
+    if (r) {
+        judge(r, 1);
+        char *cwd, why[48] = "partial snapshot";
+        sc_render_opts o = render_opts(&cwd);
+        unsigned formats = sig ? sc_opt.formats & ~(unsigned)SC_FMT_TEXT : SC_FMT_JSON;
+        if (formats && output_dir(1))
+            write_files(r, &o, formats, NULL, 1, 1);
+        free(cwd);
+        if (sig)
+            snprintf(why, sizeof why, "partial signal %d", sig);
+        sc_status_write(r, why);
+        sc_report_free(r);
+    }
+    sc_pause_done();
 }
 
 /* At initialization: a broken suppressions file is said at once, not at

@@ -10,6 +10,7 @@
 #ifndef SC_THREAD_H
 #define SC_THREAD_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -30,7 +31,7 @@ struct sc_rl_log;
 typedef struct sc_racache_ent { uintptr_t ra; unsigned mod; } sc_racache_ent;
 
 struct sc_thread {
-    _Atomic uint8_t busy;      /* inside our own slow path: pass calls through */
+    _Atomic uint8_t busy;      /* inside our own slow path (SC_BUSY_*, core.h): pass calls through */
     uint8_t used_legacy;       /* has submitted to the legacy stream (SC103) */
     uint8_t capturing_ptds;    /* its per-thread stream is being captured */
     _Atomic uint64_t ptds_active; /* token: its per-thread stream has work */
@@ -64,6 +65,13 @@ struct sc_thread {
     sc_held held;              /* settle.c's held finding (thread_parts.h) */
     struct sc_thread *next;    /* global list; never unlinked, recycled */
     _Atomic int in_use;
+    /* A signal that came while the thread was in the shim's bookkeeping,
+       raised again once it is out (core.h, sc_raise_deferred); set by the
+       handler (signals.c) on this thread, read by the thread. */
+    volatile sig_atomic_t pending_sig;
+    uint8_t late;              /* still in its bookkeeping when the report
+                                  stopped waiting (core.c, quiesce): its tables
+                                  are left out */
 };
 
 #endif /* SC_THREAD_H */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "options.h"
@@ -73,6 +74,7 @@ START_TEST(defaults)
     ck_assert_int_eq(o.alloc_loop_min, 10);
     ck_assert_int_eq(o.sync_frequent, 100);
     ck_assert_int_eq(o.symbolize_ms, 2000);
+    ck_assert_int_eq(o.snapshot, 0);
     ck_assert_int_eq(o.top, 10);
     ck_assert_int_eq(o.warn_cost_us, 1000);
     ck_assert_int_eq(o.warn_share_bp, 50);
@@ -95,7 +97,7 @@ START_TEST(environment)
         "STREAMCHECK_SYNC_FREQUENT=1000000000", "STREAMCHECK_SYMBOLIZE_MS=0", "STREAMCHECK_TOP=0",
         "STREAMCHECK_WARN_COST_US=3600000000", "STREAMCHECK_WARN_SHARE_BP=10000",
         "STREAMCHECK_GPU_SAMPLE_US=250", "STREAMCHECK_STATUS_DIR=/status", "STREAMCHECK_MEASURE_WINDOW=2.5:0.25",
-        NULL,
+        "STREAMCHECK_SNAPSHOT=60", NULL,
     };
     sc_options o;
     load(&o, env);
@@ -125,6 +127,7 @@ START_TEST(environment)
     ck_assert_int_eq(o.warn_share_bp, 10000);
     ck_assert_int_eq(o.gpu_sample_us, 250);
     ck_assert_str_eq(o.status_dir, "/status");
+    ck_assert_int_eq(o.snapshot, 60);
     for (int i = 0; i < SC_NOPTS; i++)
         ck_assert_str_eq(o.source[i], "environment");
 }
@@ -301,6 +304,75 @@ START_TEST(missing_config_file)
 }
 END_TEST
 
+/* What cannot be a settings file is refused whole, at once: a device that
+   never ends (/dev/zero hung the program before main), a FIFO (blocks), a
+   binary, a file too large; a text file with many bad lines says five and
+   counts the rest. */
+START_TEST(config_file_bounded)
+{
+    char cfg[600], want[1200];
+    sc_options o;
+    const char *const zero[] = {"STREAMCHECK_CONFIG=/dev/zero", NULL};
+    load(&o, zero);
+    ck_assert_str_eq(warned, "STREAMCHECK_CONFIG: '/dev/zero' is not a regular file; using defaults\n");
+    ck_assert_int_eq(o.top, 10);
+
+    char fifo[] = "/tmp/sc-test-fifo.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(fifo));
+    char fpath[500];
+    snprintf(fpath, sizeof fpath, "%s/f", fifo);
+    ck_assert_int_eq(mkfifo(fpath, 0600), 0);
+    snprintf(cfg, sizeof cfg, "STREAMCHECK_CONFIG=%s", fpath);
+    const char *const env_fifo[] = {cfg, NULL};
+    load(&o, env_fifo);
+    snprintf(want, sizeof want, "STREAMCHECK_CONFIG: '%s' is not a regular file; using defaults\n", fpath);
+    ck_assert_str_eq(warned, want);
+    unlink(fpath);
+    rmdir(fifo);
+
+    static char bin[1000];
+    memset(bin, 'A', sizeof bin - 1);
+    memcpy(bin, "TOP = 3\n", 8);
+    bin[300] = '\1';
+    const char *path = config(bin);
+    FILE *f = fopen(path, "a");
+    fputc(0, f);
+    fputs("\nTOP = 4\n", f);
+    fclose(f);
+    snprintf(cfg, sizeof cfg, "STREAMCHECK_CONFIG=%s", path);
+    const char *const env_bin[] = {cfg, NULL};
+    load(&o, env_bin);
+    snprintf(want, sizeof want, "STREAMCHECK_CONFIG: '%s' is not a text file (a NUL byte at offset 999); "
+             "using defaults\n", path);
+    ck_assert_str_eq(warned, want);
+    ck_assert_int_eq(o.top, 10);   /* not even the good first line */
+
+    f = fopen(path, "w");
+    for (int i = 0; i < 7000; i++)
+        fputs("# a comment\n", f);
+    fclose(f);
+    load(&o, env_bin);
+    snprintf(want, sizeof want, "STREAMCHECK_CONFIG: '%s' is larger than 64 KiB, not a settings file; "
+             "using defaults\n", path);
+    ck_assert_str_eq(warned, want);
+
+    f = fopen(path, "w");
+    for (int i = 0; i < 20; i++)
+        fputs("junk\n", f);
+    fputs("TOP = 5\n", f);
+    fclose(f);
+    load(&o, env_bin);
+    snprintf(want, sizeof want,
+             "%s:1: expected NAME = VALUE\n%s:2: expected NAME = VALUE\n%s:3: expected NAME = VALUE\n"
+             "%s:4: expected NAME = VALUE\n%s:5: expected NAME = VALUE\n"
+             "%s: 15 more lines were not understood (not shown); they were ignored\n",
+             path, path, path, path, path, path);
+    ck_assert_str_eq(warned, want);
+    ck_assert_int_eq(o.top, 5);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(check_and_lookup)
 {
     char err[400];
@@ -346,6 +418,7 @@ START_TEST(dump)
         "STREAMCHECK_DISABLE          = 0                        (default)",
         "STREAMCHECK_OUTPUT           = /o                       (environment)",
         "STREAMCHECK_FORMAT           = text,trace,html          (environment)",
+        "STREAMCHECK_SNAPSHOT         = 0                        (default)",
         "STREAMCHECK_MEASURE          = 0                        (default)",
         "STREAMCHECK_MEASURE_WINDOW   = 1.5:                     (environment)",
         "STREAMCHECK_STACK_DEPTH      = 8                        (default)",
@@ -387,6 +460,7 @@ int main(void)
     tcase_add_test(tc, enum_constants);
     tcase_add_test(tc, config_file);
     tcase_add_test(tc, missing_config_file);
+    tcase_add_test(tc, config_file_bounded);
     tcase_add_test(tc, check_and_lookup);
     tcase_add_test(tc, dump);
     suite_add_tcase(s, tc);

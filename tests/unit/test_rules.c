@@ -919,9 +919,21 @@ START_TEST(redirect_to_own_stream)
     cuStreamSynchronize(NULL);
     ck_assert_ptr_eq(fake.last_sync_stream, own);
 
+    /* A synchronous copy goes to the per-thread stream.  Both streams idle:
+       nothing else is queued (a query after it must find them idle, as
+       without redirect). */
     fake.nlog = 0;
     cuMemcpyHtoD(0x1000, "x", 1);
     ck_assert_int_eq(fake.sync_pt, 1);
+    ck_assert_int_eq(fake.nlog, 1);
+    ck_assert(fake.log[0].op == 'c');
+    /* With unfinished work on them: after the own stream's work, and
+       before its next, a record and a wait each way through its event. */
+    ck_assert_ptr_eq(fake_stream(0), own);
+    fake.busy[0] = fake.ptds_busy = 1;
+    fake.nlog = 0;
+    cuMemcpyHtoD(0x1000, "x", 1);
+    ck_assert_int_eq(fake.sync_pt, 2);
     ck_assert_int_eq(fake.nlog, 5);
     CUevent e = fake.log[0].event;
     ck_assert(fake.log[0].op == 'r' && fake.log[0].stream == own);
@@ -929,6 +941,7 @@ START_TEST(redirect_to_own_stream)
     ck_assert(fake.log[2].op == 'c');
     ck_assert(fake.log[3].op == 'r' && fake.log[3].stream == CU_STREAM_PER_THREAD && fake.log[3].event == e);
     ck_assert(fake.log[4].op == 'w' && fake.log[4].stream == own && fake.log[4].event == e);
+    fake.busy[0] = fake.ptds_busy = 0;
 
     /* Another thread gets a stream of its own; a thread that takes its
        place after it exits reuses that one. */
@@ -946,6 +959,7 @@ START_TEST(redirect_to_own_stream)
 
     /* Work the thread sends to its per-thread stream itself stays in order
        with the redirected work, both ways. */
+    fake.busy[0] = fake.ptds_busy = 1;
     fake.nlog = 0;
     launch_pt(NULL);
     ck_assert_int_eq(fake.launches_pt, 1);
@@ -954,6 +968,23 @@ START_TEST(redirect_to_own_stream)
     ck_assert(fake.log[1].op == 'w' && fake.log[1].stream == CU_STREAM_PER_THREAD);
     ck_assert(fake.log[2].op == 'r' && fake.log[2].stream == CU_STREAM_PER_THREAD);
     ck_assert(fake.log[3].op == 'w' && fake.log[3].stream == own);
+    /* Idle streams need no order; an event record on the per-thread stream
+       follows the own stream's work but orders nothing after it. */
+    fake.busy[0] = fake.ptds_busy = 0;
+    fake.nlog = 0;
+    launch_pt(NULL);
+    ck_assert_int_eq(fake.launches_pt, 2);
+    ck_assert_int_eq(fake.nlog, 0);
+    fake.busy[0] = fake.ptds_busy = 1;
+    CUevent mine = (CUevent)(uintptr_t)0xe7e7;
+    fake.nlog = 0;
+    ck_assert_int_eq(cuEventRecord(mine, CU_STREAM_PER_THREAD), CUDA_SUCCESS);
+    ck_assert_int_ge(fake.nlog, 2);
+    ck_assert(fake.log[0].op == 'r' && fake.log[0].stream == own);
+    ck_assert(fake.log[1].op == 'w' && fake.log[1].stream == CU_STREAM_PER_THREAD);
+    for (int i = 2; i < fake.nlog; i++)
+        ck_assert(fake.log[i].stream != own);
+    fake.busy[0] = fake.ptds_busy = 0;
 
     /* A reset destroys the context's streams: a new one is made. */
     ck_assert_int_eq(cuDevicePrimaryCtxReset_v2(0), CUDA_SUCCESS);
