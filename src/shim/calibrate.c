@@ -42,6 +42,11 @@ static uint64_t timed_copies(void *h, CUdeviceptr d, uint64_t bytes, int d2h)
     return best;
 }
 
+int sc_cal_wanted(unsigned device, int d2h)
+{
+    return device < CAL_DEV && atomic_load(&state[device][!!d2h]) == 0;
+}
+
 void sc_cal_note(unsigned device, int d2h, uint64_t bytes)
 {
     if (device >= CAL_DEV || !bytes)

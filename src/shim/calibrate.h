@@ -11,6 +11,8 @@
    host), on the calling thread, whose context is the copy's: the first such
    call of a device and direction times a copy of that size (at most 64 MiB)
    from pinned memory of the shim's own (calibrate.c says what it costs). */
+/* 1 while the rate of this device and direction is still to be timed. */
+int sc_cal_wanted(unsigned device, int d2h);
 void sc_cal_note(unsigned device, int d2h, uint64_t bytes);
 /* The pinned rate measured for a device and direction, in bytes per ns; 0
    when none was. */

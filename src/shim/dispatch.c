@@ -395,18 +395,24 @@ static uint64_t waited(const sc_op *op, uint64_t blocked)
 
 /* The pinned rate a copy's fix would have (calibrate.h): timed after the
    first copy of a device and direction that a pinning fix would change,
-   large enough to say a rate (a scalar's copy is all latency). */
-static void calibrate_after(sc_op *op)
+   large enough to say a rate (a scalar's copy is all latency).  The timing
+   is the driver's part of the call (core.h, the handshake: its pinned
+   allocation waits for the device): 0 when a report began meanwhile and
+   the tables are the report's. */
+static int calibrate_after(sc_thread *t, sc_op *op)
 {
     if (op->bytes < 65536 || (op->dir != SC_DIR_H2D && op->dir != SC_DIR_D2H))
-        return;
+        return 1;
     for (unsigned i = 0; i < op->nev; i++)
         if (sc_rule_props[op->ev[i].rule].fix == SC_FIX_PIN) {
             unsigned dev = sc_op_device(op);
-            if (dev != SC_DEV_UNKNOWN)
-                sc_cal_note(dev, op->dir == SC_DIR_D2H, op->bytes);
-            return;
+            if (dev == SC_DEV_UNKNOWN || !sc_cal_wanted(dev, op->dir == SC_DIR_D2H))
+                return 1;
+            sc_busy_driver(t);
+            sc_cal_note(dev, op->dir == SC_DIR_D2H, op->bytes);
+            return sc_busy_back(t);
         }
+    return 1;
 }
 
 /* A call the shim does not judge after all: it passed through, or a report
@@ -454,7 +460,11 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
             op->rl = sc_rl_record(t, op, sc_drain_began(op), t1, w);
             if (op->rl && (op->kind == SC_K_STREAM_SYNC || op->kind == SC_K_CTX_SYNC || op->kind == SC_K_EVENT_SYNC))
                 sc_detect_waited(op, w);
-            calibrate_after(op);
+            if (!calibrate_after(t, op)) {
+                errno = err;
+                sc_busy_done(t);
+                return;
+            }
         }
     }
     unsigned weight = 1;
