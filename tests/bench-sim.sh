@@ -24,7 +24,7 @@ rules=$(grep -o '"rule": "SC[0-9]*"' "$tmp"/*.streamcheck.json | sort -u | sed '
 echo "$([ $? = 0 ] && echo ok || echo not ok) 2 - under streamcheck: the same figures, no finding but SC402, every graph launch and capture counted"
 echo "# rules found: ${rules:-none}"
 
-LD_LIBRARY_PATH="$SC_SIMDIR" STREAMCHECK="$SC_CLI" sh "$abs_top_srcdir/bench/side-by-side.sh" graphs \
+sc_sim env STREAMCHECK="$SC_CLI" sh "$abs_top_srcdir/bench/side-by-side.sh" graphs \
     capture_us,launch_us 2 -- "$graphs" 20 5 >"$tmp/sbs.out" 2>"$tmp/sbs.err"
 st=$?
 [ $st = 0 ] && [ "$(grep -c '^graphs  *\(capture\|launch\)_us  *native  *[0-9.]*  streamcheck  *[0-9.]*  ratio [0-9.]*  (median of 2)$' "$tmp/sbs.out")" = 2 ] &&
@@ -33,7 +33,7 @@ st=$?
 echo "$([ $? = 0 ] && echo ok || echo not ok) 3 - side-by-side.sh: each figure's medians, its pairs' spread and its runs"
 sed 's/^/# /' "$tmp/sbs.out"
 
-LD_LIBRARY_PATH="$SC_SIMDIR" STREAMCHECK="$SC_CLI" sh "$abs_top_srcdir/bench/side-by-side.sh" graphs \
+sc_sim env STREAMCHECK="$SC_CLI" sh "$abs_top_srcdir/bench/side-by-side.sh" graphs \
     launch_us,nothing_us 1 -- "$graphs" 20 2 >"$tmp/bad.out" 2>"$tmp/bad.err"
 [ $? = 1 ] && grep -q "graphs: the command printed no nothing_us=" "$tmp/bad.err" && grep -q '^graphs  *launch_us' "$tmp/bad.out"
 echo "$([ $? = 0 ] && echo ok || echo not ok) 4 - side-by-side.sh fails on a figure the command does not print, after the others"

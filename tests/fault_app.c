@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -147,8 +148,12 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "abort"))
         abort();
     if (!strcmp(mode, "segv")) {
-        volatile int *p = NULL;
-        *p = 1;
+        /* A store to a page with no access: a real fault, which UBSan's
+         * null-pointer check (a sanitized build) cannot turn into its own
+         * exit first. */
+        volatile int *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED)
+            *p = 1;
         return 0;
     }
     if (!strcmp(mode, "exec")) {

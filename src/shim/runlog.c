@@ -22,7 +22,7 @@
 #include "streams.h"
 #include "thread.h"
 
-int sc_rl_on;
+_Atomic int sc_rl_on;
 
 typedef struct sc_rl_log {
     sc_pr_call *v;
@@ -233,8 +233,9 @@ void sc_rl_finding(sc_thread *t, uint32_t rec, const sc_agg_key *k)
         i++;
     if (i == nfinds && i < 0xfffe && !grow(&finds, &capfinds, nfinds + 1, sizeof *finds))
         finds[nfinds++] = *k;
+    size_t n = nfinds;
     pthread_mutex_unlock(&lock);
-    if (i >= nfinds)
+    if (i >= n)
         return;
     sc_pr_call *c = &l->v[rec - 1];
     for (int s = 0; s < 2; s++)

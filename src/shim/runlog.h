@@ -29,8 +29,10 @@ struct sc_op;
 struct sc_agg_key;
 
 /* Whether runs are recorded (detect and measured mode; not under
-   redirect, which changes the run the model would replay). */
-extern int sc_rl_on;
+   redirect, which changes the run the model would replay).  Atomic: a
+   thread's pthread_join may read it while another thread's first call
+   initializes the shim (a plain load on x86). */
+extern _Atomic int sc_rl_on;
 
 /* Records a slow-path call once it returned: t0/t1 its start and end,
    wait_ns the part spent waiting for earlier GPU work.  Returns the
