@@ -121,6 +121,7 @@ check_end abort "ended signal 6" "abort()"
 # A sanitized build's runtime takes SIGSEGV for its own report first (and
 # keeps the program from taking it): here the fault is the program's.
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0" UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}handle_segv=0" \
+    TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}handle_segv=0" \
     check_end segv "ended signal 11" "SIGSEGV"
 check_end exec "ended exec" "exec"
 check_end _exit "ended _exit" "_exit"
