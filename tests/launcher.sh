@@ -6,7 +6,7 @@
 # program does not run.  TAP.
 . "${top_builddir:-.}/tests/env.sh"
 unset STREAMCHECK_SYMBOLIZE_MS   # env.sh sets it for the apps; this test lists what the launcher sets
-echo "1..6"
+echo "1..7"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-launcher.XXXXXX") || exit 1
@@ -100,3 +100,14 @@ printf 'zzz\n' > "$tmp/badsupp"
 [ $? -eq 2 ] && [ ! -s "$tmp/run.out" ] &&
     [ "$(cat "$tmp/run.err")" = "streamcheck: badsupp:1: expected 'RULE PATTERN', found only 'zzz'" ]
 ok $? "a malformed suppressions file: its line in the message, exit 2"
+
+# The README's `./src/streamcheck --selftest` from a build tree, without
+# tests/env.sh's variables: the launcher finds the apps built beside it.
+(cd "$tmp" && env -u STREAMCHECK_TESTAPPS -u STREAMCHECK_TESTAPPS_LIST -u STREAMCHECK_LIB -u STREAMCHECK_SIMDIR \
+    STREAMCHECK_SELFTEST_ONLY=pageable_copy "$SC_CLI" --selftest --simulate) > "$tmp/self.out" 2>&1
+st=$?
+[ $st -eq 0 ] && grep -Eq '^pageable_copy +sim +SC203x5 +SC203x5 +pass$' "$tmp/self.out" &&
+    grep -qF "(apps in $(cd "$abs_top_builddir" && pwd -P)/testapps)" "$tmp/self.out"
+st=$?
+ok $st "--selftest from the build tree, without tests/env.sh"
+[ $st -eq 0 ] || sed 's/^/# /' "$tmp/self.out"
