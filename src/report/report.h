@@ -574,6 +574,17 @@ int sc_report_write_named(const sc_report *r, sc_format fmt, const sc_render_opt
 /* The same as DIR/<exe>.<pid>.streamcheck.<ext>, with defaults. */
 int sc_report_write_file(const sc_report *r, sc_format fmt, const char *dir,
                          const char *exe_base, long pid, char *path_out, size_t path_len);
+/* The same, but never over a file that is there: the first free name of
+   NAME-2, NAME-3, ... instead (EEXIST after NAME-999).  A process's own
+   reports are written so: ranks in PID namespaces of their own share
+   PIDs, and a rerun must not replace the last run's report. */
+int sc_report_write_new(const sc_report *r, sc_format fmt, const sc_render_opts *o,
+                        const char *dir, const char *name, char *path_out, size_t path_len);
+/* The base name of a process's report files, EXE.HOST.PID[.rRANK].STAMP:
+   its program's file name ("program" when unknown), host, PID, rank in a
+   parallel job when it has one, and start (UTC, YYYYMMDD-HHMMSS); a part
+   the process does not have is left out. */
+void sc_report_file_base(const sc_process *p, char *buf, size_t len);
 
 /* ---- reader (report_read.c): parses a JSON report and merges it into r.
    Returns 0, or -1 with a one-line reason in err (file name included).
