@@ -16,6 +16,7 @@
 #include "expect.h"
 #include "report.h"
 #include "suppress.h"
+#include "symbols.h"
 
 #define PROG "streamcheck report"
 #define EXIT_USAGE 2
@@ -387,6 +388,12 @@ static sc_report *load_reports(char **files, int n, const sc_filter *flt, int *s
     ids = NULL, have = NULL;
     if (!nread)
         goto fail;
+    /* Frames the process left without file:line (its launcher did not
+       finish them, or ran out of time) are named here where their module
+       is the same build; the filter below may match on what they say. */
+    sc_symbols *syms = sc_symbols_open(NULL);
+    sc_report_symbolize(r, syms, 1);
+    sc_symbols_close(syms);
     sc_report_filter(r, flt);
     sc_report_sort(r);
     /* The merged report is this tool's output. */

@@ -167,6 +167,7 @@
 /* callsites[].frames[] (sc_frame) */
 #define SC_FRAME_FIELDS(F, H)                                        \
     F(frame, module, STR_NULL, module, 1)                            \
+    F(frame, build_id, STR_OPT, build_id, 1)                         \
     H(frame, offset, 1)                                              \
     F(frame, function, STR_NULL, function, 1)                        \
     F(frame, file, STR_NULL, file, 1)                                \

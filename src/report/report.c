@@ -103,6 +103,11 @@ void sc_finding_clear(sc_finding *f)
     free_finding_strings(f);
 }
 
+void sc_frame_clear(sc_frame *f)
+{
+    free_frame_strings(f);
+}
+
 /* Not an object of the JSON report (counts are maps there): by hand. */
 void sc_api_count_clear(sc_api_count *c)
 {

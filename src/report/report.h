@@ -33,6 +33,7 @@
 /* One native frame: pc - 1 as module + offset, symbolized when possible. */
 typedef struct sc_frame {
     char *module;      /* path of the ELF object; NULL if unknown */
+    char *build_id;    /* its GNU build ID in lowercase hex; NULL if it has none */
     uint64_t offset;   /* (pc - 1) - load base of module */
     char *function;    /* demangled or raw symbol; NULL if unknown */
     char *file;        /* source file; NULL if no debug info */
