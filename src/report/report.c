@@ -287,8 +287,10 @@ static sc_process *append_process(sc_report *r)
 sc_process *sc_report_add_process(sc_report *r)
 {
     sc_process *p = append_process(r);
-    if (p)
+    if (p) {
         p->rank = -1;
+        p->submitted = -1;
+    }
     return p;
 }
 

@@ -176,3 +176,33 @@ void sc_report_file_base(const sc_process *p, char *buf, size_t len)
     if (t > 0 && gmtime_r(&t, &tm) && strftime(part, sizeof part, ".%Y%m%d-%H%M%S", &tm))
         name_part(buf, len, part);
 }
+
+int sc_report_write_outputs(const sc_report *r, unsigned formats, const sc_render_opts *o, const char *dir,
+                            const char *name, FILE *text, sc_wrote_fn done, void *arg)
+{
+    int rc = 0;
+    for (int i = 0; i < SC_NFORMATS; i++) {
+        sc_format f = sc_formats[i].format;
+        if (!(formats & f) || f == SC_FMT_TEXT)
+            continue;
+        char path[4300];
+        if (sc_report_write_new(r, f, o, dir, name, path, sizeof path) == 0) {
+            done(arg, f, path, 0, 0);
+            continue;
+        }
+        /* Nothing is lost: the report goes to the text stream instead. */
+        rc = -1;
+        done(arg, f, NULL, errno, sc_formats[i].term);
+        if (sc_formats[i].term)
+            sc_render(r, f, text, o);
+    }
+    if (formats & SC_FMT_TEXT) {
+        sc_render(r, SC_FMT_TEXT, text, o);
+    } else {
+        char line[200];
+        sc_summary_line(r, line, sizeof line);
+        fprintf(text, "%s\n", line);
+    }
+    fflush(text);
+    return rc;
+}
