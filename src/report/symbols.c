@@ -61,7 +61,7 @@ typedef struct sym_module {
 struct sc_symbols {
     dwapi dw;
     int inline_ok;                    /* the optional inline functions are there */
-    char *(*demangle)(const char *, char *, size_t *, int *);
+    sc_dlsym_fn lookup;
     Dwfl_Callbacks cb;
     char *debuginfo_path;
     sym_module *mods;
@@ -79,17 +79,39 @@ static uint64_t now_ns(void)
 /* ------------------------------------------------------------ opening --- */
 /* C++ names are demangled with the C++ runtime's own demangler: the
    program's when it has one, else libstdc++ loaded here (Python loads
-   PyTorch, and with it libstdc++, RTLD_LOCAL: the global scope has none). */
-static void find_demangler(sc_symbols *s, sc_dlsym_fn lookup)
+   PyTorch, and with it libstdc++, RTLD_LOCAL: the global scope has none).
+   Looked up once. */
+static char *(*find_demangler(sc_dlsym_fn lookup))(const char *, char *, size_t *, int *)
 {
-    *(void **)&s->demangle = lookup(RTLD_DEFAULT, "__cxa_demangle");
-    if (s->demangle)
-        return;
+    static int tried;
+    static char *(*demangle)(const char *, char *, size_t *, int *);
+    if (tried)
+        return demangle;
+    tried = 1;
+    *(void **)&demangle = lookup(RTLD_DEFAULT, "__cxa_demangle");
+    if (demangle)
+        return demangle;
     void *cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
     if (!cxx)
         cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
     if (cxx)
-        *(void **)&s->demangle = lookup(cxx, "__cxa_demangle");
+        *(void **)&demangle = lookup(cxx, "__cxa_demangle");
+    return demangle;
+}
+
+char *sc_demangle(const char *sym, sc_dlsym_fn lookup)
+{
+    if (!sym)
+        return NULL;
+    char *(*demangle)(const char *, char *, size_t *, int *) = find_demangler(lookup ? lookup : dlsym);
+    if (demangle && sym[0] == '_' && sym[1] == 'Z') {
+        int st = -1;
+        char *d = demangle(sym, NULL, NULL, &st);
+        if (d && st == 0)
+            return d;
+        free(d);
+    }
+    return strdup(sym);
 }
 
 sc_symbols *sc_symbols_open(sc_dlsym_fn lookup)
@@ -132,7 +154,7 @@ sc_symbols *sc_symbols_open(sc_dlsym_fn lookup)
     s->inline_ok = d->addrdie && d->getscopes && d->tag && d->attr_integrate && d->attr && d->formstring &&
                    d->formudata && d->getsrcfiles && d->filesrc;
     s->cb.debuginfo_path = &s->debuginfo_path;
-    find_demangler(s, lookup);
+    s->lookup = lookup;
     return s;
 }
 
@@ -195,16 +217,7 @@ static sym_module *module_get(sc_symbols *s, const char *path)
 /* ---------------------------------------------------------- frames --- */
 static char *pretty(const sc_symbols *s, const char *sym)
 {
-    if (!sym)
-        return NULL;
-    if (s->demangle && sym[0] == '_' && sym[1] == 'Z') {
-        int st = -1;
-        char *d = s->demangle(sym, NULL, NULL, &st);
-        if (d && st == 0)
-            return d;
-        free(d);
-    }
-    return strdup(sym);
+    return sc_demangle(sym, s->lookup);
 }
 
 /* A source path as a person finds it: relative paths (nvcc records

@@ -25,6 +25,11 @@ typedef void *(*sc_dlsym_fn)(void *handle, const char *name);
 sc_symbols *sc_symbols_open(sc_dlsym_fn lookup);
 void sc_symbols_close(sc_symbols *s);
 
+/* sym demangled when it is a C++ name (with the C++ runtime's demangler,
+   looked up through lookup, NULL: dlsym), else copied; malloc'd, NULL for
+   NULL. */
+char *sc_demangle(const char *sym, sc_dlsym_fn lookup);
+
 /* Reading debug information can take seconds for a framework's libraries
    (6.3 s for 70 PyTorch call sites, on an H100 host): after ms from now
    (0: no limit) no frame is looked up any more. */

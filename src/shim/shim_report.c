@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -33,11 +34,12 @@
 #include "options.h"
 #include "price.h"
 #include "ranges.h"
+#include "real.h"
 #include "report.h"
 #include "settle.h"
 #include "shim_report.h"
 #include "status.h"
-#include "symbolize.h"
+#include "symbols.h"
 #include "thread.h"
 #include "track.h"
 
@@ -514,86 +516,44 @@ static void add_redirect(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     d->count = v->count;
 }
 
-static void fill_callsites_symbolized(build *b);
+/* A frame's function from the dynamic symbol table (dladdr: no file is
+   read), the name it keeps where its module's debug information cannot
+   be read, or is read too late. */
+static char *dynamic_name(uintptr_t pc)
+{
+    Dl_info info;
+    return dladdr((void *)pc, &info) && info.dli_sname ? sc_demangle(info.dli_sname, sc_dlsym_real) : NULL;
+}
 
+/* Each call site's frames as module (path and build ID), offset and, but
+   in a report while the program runs (built while its slow paths wait: not
+   even dladdr, which takes the loader's lock), the dynamic-symbol name;
+   file:line comes later (symbolize_here, or the launcher, or `streamcheck
+   report`), from module + offset. */
 static void fill_callsites(build *b)
 {
-    uint64_t k0 = sc_tsc();
-    fill_callsites_symbolized(b);
-    if (!b->raw)
-        sc_prof_proc(SC_PH_SYMBOLIZE, sc_tsc() - k0, b->nsites);
-}
-
-/* Call sites are symbolized most costly first, so a time limit
-   (STREAMCHECK_SYMBOLIZE_MS) leaves the least important ones with module,
-   offset and dynamic-symbol names only. */
-typedef struct site_rank { uint64_t key; size_t i; } site_rank;
-
-static int cmp_site_rank(const void *pa, const void *pb)
-{
-    const site_rank *a = pa, *b = pb;
-    return a->key != b->key ? (a->key < b->key ? 1 : -1) : (a->i > b->i) - (a->i < b->i);
-}
-
-static void fill_callsites_symbolized(build *b)
-{
     sc_report *r = b->r;
-    /* A report while the program runs is built while its slow paths wait:
-       no symbolization then (libdw, the loader's lock), frames keep module
-       and offset ('streamcheck report' can name them later). */
-    int have_dw = b->raw ? 0 : sc_symbolize_begin();
-    (void)have_dw;
     r->callsites = calloc(b->nsites ? b->nsites : 1, sizeof *r->callsites);
-    site_rank *order = calloc(b->nsites ? b->nsites : 1, sizeof *order);
-    if (!r->callsites || !order) {
-        free(order);
-        if (!b->raw)
-            sc_symbolize_end();
+    if (!r->callsites)
         return;
-    }
-    for (size_t i = 0; i < b->nsites; i++) {
-        char id[17];
-        site_id(b->sites[i], id);
-        order[i] = (site_rank){0, i};
-        for (size_t j = 0; j < r->nfindings; j++) {
-            const sc_finding *f = &r->findings[j];
-            uint64_t key = (uint64_t)f->severity << 62 | (f->cost_ns >> 2);
-            if (key > order[i].key && !strcmp(f->callsite, id))
-                order[i].key = key;
-        }
-    }
-    qsort(order, b->nsites, sizeof *order, cmp_site_rank);
-    sc_symbolize_deadline(sc_opt.symbolize_ms ? sc_now_ns() + (uint64_t)sc_opt.symbolize_ms * 1000000 : 0);
     r->ncallsites = b->nsites;
-    for (size_t oi = 0; oi < b->nsites; oi++) {
-        size_t i = order[oi].i;
+    for (size_t i = 0; i < b->nsites; i++) {
         const sc_site *s = sc_site_get(b->sites[i]);
         sc_callsite *c = &r->callsites[i];
         site_id(b->sites[i], c->id);
         if (!s)
             continue;
-        const char *tn = atomic_load_explicit(&s->thread, memory_order_relaxed);
-        c->thread_name = xstrdup(tn);
-        /* Inlined calls unfold into frames of their own (same module and
-           offset): the <<<>>> stub nvcc inlines into the caller would
-           otherwise hide the caller's line. */
-        enum { MAX_INLINE = 8 };
-        c->frames = calloc(s->nframes ? s->nframes * MAX_INLINE : 1, sizeof *c->frames);
+        c->thread_name = xstrdup(atomic_load_explicit(&s->thread, memory_order_relaxed));
+        c->frames = calloc(s->nframes ? s->nframes : 1, sizeof *c->frames);
         c->py = calloc(s->npy ? s->npy : 1, sizeof *c->py);
         if (!c->frames || !c->py)
             continue;
         for (unsigned k = 0; k < s->nframes; k++) {
-            sc_symframe sf[MAX_INLINE];
-            memset(sf, 0, sizeof sf);
-            unsigned n = b->raw ? 1 : sc_symbolize_inline(s->frames[k].pc, sf, MAX_INLINE);
-            for (unsigned j = 0; j < n; j++) {
-                sc_frame *f = &c->frames[c->nframes++];
-                f->module = xstrdup(sc_module_path(s->frames[k].mod));
-                f->offset = s->frames[k].off;
-                f->function = sf[j].function;
-                f->file = sf[j].file;
-                f->line = sf[j].line;
-            }
+            sc_frame *f = &c->frames[c->nframes++];
+            f->module = xstrdup(sc_module_path(s->frames[k].mod));
+            f->build_id = xstrdup(sc_module_build_id(s->frames[k].mod));
+            f->offset = s->frames[k].off;
+            f->function = b->raw ? NULL : dynamic_name(s->frames[k].pc);
         }
         for (unsigned k = 0; k < s->npy; k++) {
             sc_pyframe *p = &c->py[c->npy++];
@@ -602,15 +562,24 @@ static void fill_callsites_symbolized(build *b)
             p->line = s->py[k].line;
         }
     }
-    free(order);
-    if (b->raw)
-        return;
-    if (sc_symbolize_late())
-        sc_warn("symbolization stopped after %ld ms (STREAMCHECK_SYMBOLIZE_MS): %u native frames of the "
+}
+
+/* Names the frames with file:line here, at exit, the costliest call sites
+   first, for at most STREAMCHECK_SYMBOLIZE_MS (reading a framework's
+   libraries can take seconds): without a launcher to do it after the
+   program, or for a report the launcher cannot take. */
+static void symbolize_here(sc_report *r)
+{
+    uint64_t k0 = sc_tsc();
+    sc_symbols *syms = sc_symbols_open(sc_dlsym_real);
+    sc_symbols_limit(syms, (unsigned long)sc_opt.symbolize_ms);
+    long late = sc_report_symbolize(r, syms, 0);
+    sc_symbols_close(syms);
+    if (late > 0)
+        sc_warn("symbolization stopped after %ld ms (STREAMCHECK_SYMBOLIZE_MS): %ld native frames of the "
                 "least costly call sites are named from the dynamic symbol table only, without file:line",
-                sc_opt.symbolize_ms, sc_symbolize_late());
-    sc_symbolize_deadline(0);
-    sc_symbolize_end();
+                sc_opt.symbolize_ms, late);
+    sc_prof_proc(SC_PH_SYMBOLIZE, sc_tsc() - k0, r->ncallsites);
 }
 
 /* ---------------------------------------------------------- output --- */
@@ -807,6 +776,7 @@ static void shim_report(void)
     sc_prof_proc(SC_PH_BUILD, k1 - k0, 0);
     if (!r)
         return;
+    symbolize_here(r);
     judge(r, 0);
     /* The report's own building (symbolization included) is ours too;
        rendering and writing it, which follow, cannot be in it. */
