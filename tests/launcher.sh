@@ -24,9 +24,9 @@ ok $? "-h, --version, --list-rules"
 mkdir "$tmp/src" && printf 'SC203 *\n' > "$tmp/supp" && printf 'TOP = 3\n' > "$tmp/cfg"
 (cd "$tmp" && "$SC_CLI" --format=json,html --output=out/a --measure --redirect=per-thread \
     --redirect-method=entry --rules=SC101 --ignore=blocking-stream --suppressions=supp --range=step --source-root=src \
-    --top=all --warn-cost=2.5ms --warn-share=1% --stack-depth=3 --python-depth=2 --log-level=quiet \
+    --top=all --verbose --warn-cost=2.5ms --warn-share=1% --stack-depth=3 --python-depth=2 --log-level=quiet \
     --config=cfg -- env) 2>"$tmp/run.err" | grep '^STREAMCHECK_' |
-    grep -Ev '^STREAMCHECK_(STATUS_DIR|LIB|SIMDIR|TESTAPPS|TESTAPPS_LIST|PRELOAD_FIRST|PRELOAD_AFTER)=' |
+    grep -Ev '^STREAMCHECK_(STATUS_DIR|DEFER_SYMBOLS|LIB|SIMDIR|TESTAPPS|TESTAPPS_LIST|PRELOAD_FIRST|PRELOAD_AFTER)=' |
     sed "s|$tmp|TMP|" | sort > "$tmp/env"
 cat > "$tmp/want" <<END
 STREAMCHECK_CONFIG=cfg
@@ -44,6 +44,7 @@ STREAMCHECK_SOURCE_ROOT=TMP/src
 STREAMCHECK_STACK_DEPTH=3
 STREAMCHECK_SUPPRESSIONS=supp
 STREAMCHECK_TOP=0
+STREAMCHECK_VERBOSE=1
 STREAMCHECK_WARN_COST_US=2500
 STREAMCHECK_WARN_SHARE_BP=100
 END

@@ -51,6 +51,7 @@ int sc_report_apply_settings(sc_report *r, const sc_options *opt, char *err, siz
 sc_render_opts sc_render_opts_for(const sc_options *opt, const char *srcroot)
 {
     sc_render_opts o = {.top = opt->top ? (unsigned)opt->top : SC_TOP_ALL,
+                        .verbose = opt->verbose,
                         .srcroot = opt->source_root[0] ? opt->source_root : srcroot};
     return o;
 }

@@ -21,7 +21,7 @@ int sc_filter_check_suppressions(const char *path, char *err, size_t errlen);
    0, or -1 with why the suppressions could not be used (the rest is done
    without them). */
 int sc_report_apply_settings(sc_report *r, const sc_options *opt, char *err, size_t errlen);
-/* The options it is rendered with (--top, --source-root);
+/* The options it is rendered with (--top, --verbose, --source-root);
    srcroot is the source root when the settings give none. */
 sc_render_opts sc_render_opts_for(const sc_options *opt, const char *srcroot);
 
