@@ -1,10 +1,12 @@
-/* gpu.c: whether this machine can run CUDA: a device that answers.  The
- * launcher may load the driver itself for this: it is not the program
- * under test. */
+/* gpu.c: whether this machine can run CUDA: an NVIDIA device node, a
+ * driver the loader finds, a device that answers.  The launcher may load
+ * the driver itself for this: it is not the program under test. */
 #include "config.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gpu.h"
 
@@ -23,4 +25,33 @@ int sc_cli_gpu_name(char *name, size_t len)
         getname(name, (int)len, dev);
     dlclose(h);
     return ok;
+}
+
+/* /dev/nvidia0, /dev/nvidiactl, ...: the driver's device nodes. */
+static int have_device_node(void)
+{
+    DIR *d = opendir("/dev");
+    struct dirent *e;
+    int found = 0;
+    while (d && !found && (e = readdir(d)))
+        found = !strncmp(e->d_name, "nvidia", 6);
+    if (d)
+        closedir(d);
+    return found;
+}
+
+int sc_cli_gpu_missing(char *why, size_t len)
+{
+    if (!have_device_node()) {
+        snprintf(why, len, "this machine has no NVIDIA GPU (no /dev/nvidia* device)");
+        return 1;
+    }
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(why, len, "the CUDA driver cannot be loaded here (%s)", e ? e : "libcuda.so.1 not found");
+        return 1;
+    }
+    dlclose(h);
+    return 0;
 }

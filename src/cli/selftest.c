@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "expect.h"
+#include "fsutil.h"
 #include "gpu.h"
 #include "locate.h"
 #include "report.h"
@@ -237,22 +238,6 @@ static void show_file(const char *path, const char *prefix, int max_lines)
         fclose(f);
 }
 
-static void rmtree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char p[PATH_MAX];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        unlink(p);
-    }
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
-
 /* The app run plainly (plain) and under the launcher (shim), its report
    going to dir; outopt holds the launcher's --output. */
 static void command_lines(const app *a, char *exe, const char *self, const char *simdir, char *outopt,
@@ -376,7 +361,7 @@ static int one(const app *a, const char *appdir, const char *self, const char *s
     int st1 = run(plain, a, simdir, pout, perr, timeout, 1);
     int st2 = run(shim, a, NULL, sout, serr, timeout, 0);
     if (skipped_itself(a, simdir, expected, st1, st2, pout)) {
-        rmtree(dir);
+        sc_remove_dir(dir);
         return 2;
     }
     char why[512], err[512] = "", found[256];
@@ -396,7 +381,7 @@ static int one(const app *a, const char *appdir, const char *self, const char *s
     if (keep && *keep == '1')
         printf("    kept %s\n", dir);
     else
-        rmtree(dir);
+        sc_remove_dir(dir);
     return why[0] ? 1 : 0;
 }
 

@@ -814,7 +814,8 @@ static int needs_timeline(const sc_report *r)
 /* Under the launcher (STREAMCHECK_DEFER_SYMBOLS): the report goes to the
    status directory as it stands, its frames unnamed and no setting
    applied, and the launcher finishes it after the program has exited
-   (src/cli/finish.c), so the program's exit pays for none of it.  1 when
+   (src/cli/finish.c), so the program's exit pays for none of it; the
+   launcher removes a --snapshot JSON the final report replaces.  1 when
    it went. */
 static int leave_to_launcher(sc_report *r, const char *cwd, const char *why)
 {
@@ -827,8 +828,9 @@ static int leave_to_launcher(sc_report *r, const char *cwd, const char *why)
     ok &= f && fclose(f) == 0;
     if (!f && fd >= 0)
         close(fd);
-    ok = ok && asprintf(&lines, "deferred %s\nname %s\ncwd %s\nwork %ld\n%s%s", file, file_name(r),
-                        cwd ? cwd : "", r->procs[0].submitted, why, *why ? "\n" : "") >= 0;
+    ok = ok && asprintf(&lines, "deferred %s\nname %s\ncwd %s\nwork %ld\n%s%s%s%s%s", file, file_name(r),
+                        cwd ? cwd : "", r->procs[0].submitted, why, *why ? "\n" : "",
+                        partial_json[0] ? "snapshot " : "", partial_json, partial_json[0] ? "\n" : "") >= 0;
     if (ok)
         sc_status_lines(lines);
     else if (fd >= 0)
