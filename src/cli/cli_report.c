@@ -357,6 +357,40 @@ static int read_before(char **files, int i, const struct stat *ids, const int *h
     return 0;
 }
 
+/* The processes left out of the merge, said in a line afterwards. */
+typedef struct left_out {
+    unsigned long n;
+    char names[400];
+} left_out;
+
+/* Reads one file and merges it into r, unless its one process made CUDA
+   calls, submitted no work to a stream and found nothing: a torchrun or
+   mpirun parent that asked for the device count is not one of the job's
+   GPU processes, and is left out (counted in *out).  0, or -1 with err. */
+static int merge_file(sc_report *r, const char *path, left_out *out, char *err, size_t errlen)
+{
+    sc_report *one = sc_report_new();
+    if (!one || sc_report_read_json(one, path, err, errlen) < 0) {
+        if (!one)
+            snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+        sc_report_free(one);
+        return -1;
+    }
+    int rc = 0;
+    const sc_process *p = one->nprocs == 1 ? &one->procs[0] : NULL;
+    if (p && p->submitted == 0 && !one->nfindings) {
+        size_t k = strlen(out->names);
+        if (out->n++ < 3)
+            snprintf(out->names + k, sizeof out->names - k, "%s%s (pid %ld%s%s)", k ? ", " : "",
+                     p->exe ? sc_basename(p->exe) : "?", p->pid, p->host ? " on " : "", p->host ? p->host : "");
+    } else if (sc_report_merge(r, one) < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    sc_report_free(one);
+    return rc;
+}
+
 /* Reads and merges the files, keeps the findings the filter lets through,
    sorted.  A file that cannot be read is said in a line and skipped
    (*skipped counts them): one bad rank does not lose a job's report.  NULL
@@ -368,6 +402,7 @@ static sc_report *load_reports(char **files, int n, const sc_filter *flt, int *s
     struct stat *ids = calloc((size_t)n, sizeof *ids);
     int *have = calloc((size_t)n, sizeof *have);
     int nread = 0;
+    left_out idle = {0, ""};
     if (!r || !ids || !have) {
         fprintf(stderr, PROG ": out of memory\n");
         goto fail;
@@ -375,7 +410,7 @@ static sc_report *load_reports(char **files, int n, const sc_filter *flt, int *s
     for (int i = 0; i < n; i++) {
         if (read_before(files, i, ids, have))
             continue;
-        if (sc_report_read_json(r, files[i], err, sizeof err) < 0) {
+        if (merge_file(r, files[i], &idle, err, sizeof err) < 0) {
             fprintf(stderr, PROG ": %s; skipped\n", err);
             (*skipped)++;
             continue;
@@ -386,6 +421,9 @@ static sc_report *load_reports(char **files, int n, const sc_filter *flt, int *s
     free(ids);
     free(have);
     ids = NULL, have = NULL;
+    if (idle.n)
+        fprintf(stderr, PROG ": left out %lu process%s that submitted no work to the GPU: %s%s\n", idle.n,
+                idle.n > 1 ? "es" : "", idle.names, idle.n > 3 ? ", ..." : "");
     if (!nread)
         goto fail;
     /* Frames the process left without file:line (its launcher did not
