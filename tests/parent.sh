@@ -9,7 +9,7 @@
 # true, with the simulator's command where there is no GPU; a relative
 # --output is the launch directory's, whatever the program's is.  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..23"
+echo "1..25"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
@@ -135,6 +135,23 @@ if ${CC:-cc} -static -o "$tmp/static" "$tmp/static.c" 2> /dev/null; then
 else
     skip "a static program: the shim was not loaded, said" "cannot link a static program"
 fi
+
+# The lines of the shim's exit paths (signals, exec, _exit: status.h),
+# written here by the program itself.
+"$SC_CLI" -- sh -c 'printf "noreport\nended signal 15\n" > "$STREAMCHECK_STATUS_DIR/99999.status"' \
+    > /dev/null 2> "$tmp/noreport.err"
+grep -qxF "streamcheck: process 99999 (sh) used CUDA but ended before streamcheck could write its report: signal 15 (Terminated); its findings are unknown" "$tmp/noreport.err"
+r=$?
+ok $r "a process that could not write its report says which signal ended it"
+show $r "$tmp/noreport.err"
+"$SC_CLI" -- sh -c 'printf "0 0 0 0\nerror static-cudart\n" > "$STREAMCHECK_STATUS_DIR/99998.status"' \
+    > /dev/null 2> "$tmp/static-cudart.err"
+st=$?
+[ $st -eq 1 ] && grep -qF "streamcheck: process 99998 (sh) was not checked: it carries NVIDIA's CUDA runtime linked statically" "$tmp/static-cudart.err" &&
+    grep -qF "rebuild it with nvcc -cudart shared" "$tmp/static-cudart.err"
+r=$?
+ok $r "a process that could not be checked: said, and no false clean (exit $st)"
+show $r "$tmp/static-cudart.err"
 
 # --- a relative --output is the launch directory's ---
 mkdir -p "$tmp/l/sub"

@@ -238,6 +238,7 @@ typedef struct outcome {
     int shim_seen;                 /* some process had the shim */
     int cuda;                      /* some process made CUDA calls */
     int unknown;                   /* some findings cannot be known */
+    int unchecked;                 /* a process could not be checked at all */
 } outcome;
 
 typedef struct context {
@@ -275,17 +276,42 @@ static void lost_report(const context *c, const sc_pstatus *p)
               : p->pid == (long)c->child && WIFSIGNALED(c->ws) ? WTERMSIG(c->ws) : 0;
     if (sig)
         signal_words(sig, why, sizeof why);
+    else if (p->ended)
+        snprintf(why, sizeof why, "it called %.60s", p->ended);
     else
         snprintf(why, sizeof why, "it left without the usual exit (_exit) or crashed");
     say(c, "process %ld (%s) used CUDA but ended before streamcheck could write its report: %s; "
         "its findings are unknown", p->pid, p->exe ? p->exe : c->prog, why);
 }
 
+/* What a process's "error WORD" (status.h) means. */
+static const struct status_error {
+    const char *word, *says;
+} status_errors[] = {
+    {"static-cudart", "it carries NVIDIA's CUDA runtime linked statically (nvcc's default), which cannot run on "
+                      "the simulator: every CUDA call failed; rebuild it with nvcc -cudart shared"},
+};
+
+/* A process that could not be checked: why, in a line. */
+static void unchecked(const context *c, const sc_pstatus *p)
+{
+    const char *says = p->error;
+    for (size_t i = 0; i < sizeof status_errors / sizeof *status_errors; i++)
+        if (!strcmp(p->error, status_errors[i].word))
+            says = status_errors[i].says;
+    say(c, "process %ld (%s) was not checked: %s", p->pid, p->exe ? p->exe : c->prog, says);
+}
+
 static void tally(const context *c, const sc_status *st, outcome *out)
 {
+    out->shim_seen = st->loaded;
     for (size_t i = 0; i < st->nprocs; i++) {
         const sc_pstatus *p = &st->procs[i];
         out->shim_seen = 1;
+        if (p->error) {
+            out->unchecked = 1;
+            unchecked(c, p);
+        }
         if (p->state == SC_PS_DONE) {
             out->cuda = 1;
             out->reported++;
@@ -345,8 +371,10 @@ static int verdict(const context *c, const sc_status *st, int code)
         say(c, "%llu process%s: %llu findings (%llu errors, %llu warnings, %llu notes)%s", busy,
             busy == 1 ? "" : "es", out.findings, out.errors, out.warnings, out.notes, apart);
     const sc_launch *o = c->o;
+    /* A run that could not be checked never passes: no false clean. */
+    out.unknown |= out.unchecked;
     if (o->fail_on < 0)
-        return code;
+        return out.unchecked && !code ? 1 : code;
     if (out.unknown) {
         fprintf(stderr, "%s: --fail-on %s: the findings are unknown (see above); exit status %d\n", SC_PROG,
                 sc_severity_name((sc_severity)o->fail_on), o->error_exitcode);

@@ -128,6 +128,24 @@ static int set_deferred(sc_pstatus *p, const char *v, const char *dir, size_t of
     return asprintf(&p->deferred, "%s/%s", dir, v) < 0 ? (p->deferred = NULL, -1) : 0;
 }
 
+/* "ended signal S", "ended exec", "ended _exit": what ended the process. */
+static int set_ended(sc_pstatus *p, const char *v, const char *dir, size_t off)
+{
+    (void)off;
+    if (!strncmp(v, "signal ", 7))
+        return set_number(p, v + 7, dir, offsetof(sc_pstatus, signal));
+    return set_string(p, v, dir, offsetof(sc_pstatus, ended));
+}
+
+/* "partial snapshot", "partial signal S": the counts are of a report
+   written while the process ran. */
+static int set_partial(sc_pstatus *p, const char *v, const char *dir, size_t off)
+{
+    (void)off;
+    p->partial = 1;
+    return strncmp(v, "signal ", 7) ? 0 : set_number(p, v + 7, dir, offsetof(sc_pstatus, signal));
+}
+
 static int add_wrote(sc_pstatus *p, const char *v, const char *dir, size_t off)
 {
     (void)dir, (void)off;
@@ -153,6 +171,9 @@ static const struct status_key {
     {"name", set_string, offsetof(sc_pstatus, name)},
     {"cwd", set_string, offsetof(sc_pstatus, cwd)},
     {"snapshot", set_string, offsetof(sc_pstatus, snapshot)},
+    {"ended", set_ended, 0},
+    {"partial", set_partial, 0},
+    {"error", set_string, offsetof(sc_pstatus, error)},
 };
 
 static void parse_line(sc_pstatus *p, char *line, const char *dir)
@@ -163,6 +184,10 @@ static void parse_line(sc_pstatus *p, char *line, const char *dir)
     if (sscanf(line, "%llu %llu %llu %llu %c", &c[0], &c[1], &c[2], &c[3], &extra) == 4) {
         p->state = SC_PS_DONE;
         p->findings = c[0], p->errors = c[1], p->warnings = c[2], p->notes = c[3];
+        return;
+    }
+    if (!strcmp(line, "noreport")) {
+        p->state = SC_PS_ACTIVE;   /* CUDA calls, and no report */
         return;
     }
     char *sp = strchr(line, ' ');
@@ -209,6 +234,7 @@ void sc_status_read(sc_status *s)
         size_t n = strlen(e->d_name);
         if (e->d_name[0] != '.' && n > 7 && !strcmp(e->d_name + n - 7, ".status"))
             read_one(s, e->d_name);
+        s->loaded |= !strcmp(e->d_name, "loaded");
     }
     if (d)
         closedir(d);
@@ -222,6 +248,8 @@ void sc_status_close(sc_status *s)
             free(p->wrote[j]);
         free(p->wrote);
         free(p->exe);
+        free(p->ended);
+        free(p->error);
         free(p->deferred);
         free(p->name);
         free(p->cwd);

@@ -27,6 +27,21 @@
  *   cwd PATH            its current directory when it wrote the report
  *   snapshot PATH       a --snapshot JSON the finished report replaces
  *
+ * and the lines of the shim's exit paths (signals, exec, _exit,
+ * snapshots; src/shim's reporter), which name a file PID.status or
+ * PID-K.status and leave an empty file "loaded" in the directory instead of
+ * the state lines:
+ *
+ *   noreport            the first line when no report could be written
+ *   ended signal S      what ended it: signal S, or exec or _exit (after
+ *   ended exec          the report when the counts line is there; before
+ *   ended _exit         it, after "noreport")
+ *   partial snapshot    the counts are of a report written while it ran
+ *   partial signal S    (--snapshot; a signal its own handler took)
+ *   error WORD          it could not be checked: static-cudart, NVIDIA's
+ *                       runtime linked statically, which every CUDA call
+ *                       of the simulator refuses
+ *
  * A process image that leaves no file at all never had the shim: a
  * set-user-ID or statically linked program, where the loader ignores
  * LD_PRELOAD.  One still "active" after the program ended used CUDA and
@@ -57,6 +72,9 @@ typedef struct sc_pstatus {
     unsigned long long findings, errors, warnings, notes;
     long long work;     /* stream-ordered submissions; -1 when not said */
     int signal;         /* the signal that ended it, when it said; else 0 */
+    char *ended;        /* "exec" or "_exit" when that ended it; NULL */
+    char *error;        /* why it could not be checked ("static-cudart"); NULL */
+    int partial;        /* its counts are of a report written while it ran */
     char *exe;          /* NULL when not said */
     char *deferred;     /* path of its unfinished report, or NULL */
     char *name, *cwd;   /* NULL when not said */
@@ -67,6 +85,7 @@ typedef struct sc_pstatus {
 
 typedef struct sc_status {
     char dir[PATH_MAX]; /* "" when none could be made */
+    int loaded;         /* the directory has "loaded": the shim was in a process */
     char why[1024];     /* then why not */
     int lock_fd;
     sc_pstatus *procs;
