@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""exit_time.py: what streamcheck adds to a program's exit (issue 27, item 2),
+"""exit_time.py: what streamcheck adds to a program's exit,
 in alternating rounds.
 
 Arms, each a run of the program (a round runs them in order, the next round

@@ -24,7 +24,7 @@
 #                            (make bench-price: the C pairs on the simulator;
 #                            tools/gpu-verify.sh price: every pair on a GPU).
 #                            Unlike the others it judges: it exits 1 when a
-#                            price misses issue 29's bounds.
+#                            price misses its bounds (est/gain).
 #   bench/exit_time.py       what the shim adds to a program's exit: natively,
 #                            symbolizing in the process, leaving it to the
 #                            launcher, and the launcher; alternating rounds

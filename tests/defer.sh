@@ -1,6 +1,6 @@
 #!/bin/sh
 # defer.sh: under the launcher a process leaves its report unsymbolized and
-# the launcher finishes it after the program has exited (issue 27, item 2):
+# the launcher finishes it after the program has exited:
 # the program's exit names no frame (its profile has no symbolization row),
 # and the report is as complete as without the launcher, whose LD_PRELOAD
 # path still names frames in the process: the same call sites, with the

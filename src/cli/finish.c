@@ -4,7 +4,7 @@
  * (filter.c: the suppressions may match on what the frames now say), and
  * writes them where and as the user asked.  The program has exited by
  * then: its exit paid none of it (PyTorch processes paid 2 s each,
- * symbolizing inside the program; issue 27).  The processes share one
+ * symbolizing inside the program).  The processes share one
  * symbolizer, so each library is read once for all ranks. */
 #include "config.h"
 
