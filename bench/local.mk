@@ -24,7 +24,10 @@
 #                            (make bench-price: the C pairs on the simulator;
 #                            tools/gpu-verify.sh price: every pair on a GPU).
 #                            Unlike the others it judges: it exits 1 when a
-#                            price misses issue 29's bounds.
+#                            price misses its bounds (est/gain).
+#   bench/exit_time.py       what the shim adds to a program's exit: natively,
+#                            symbolizing in the process, leaving it to the
+#                            launcher, and the launcher; alternating rounds
 # The GPU ones run side by side in one run (bench/side-by-side.sh: each
 # figure's medians, and the ratio of every native/streamcheck pair with its
 # median, min and max) and only where `nvidia-smi -L` finds a GPU;
@@ -44,6 +47,7 @@ CLEANFILES += $(SC_BENCH_CU)
 EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/framework_loop.cu bench/graphs.cu bench/torch_step.py \
 	bench/side-by-side.sh bench/redirect.sh bench/train_bench.py bench/torch_train.py bench/redirect-torch.sh \
 	bench/price_check.py bench/step_timer.py tests/corpus/python/item_loop.py
+EXTRA_DIST += bench/exit_time.py
 $(SC_BENCH_CU): bench/%: $(srcdir)/bench/%.cu $(srcdir)/kernels/sc_kernels.cuh
 	@$(MKDIR_P) bench
 	$(NVCCAPP_V)$(NVCC) $(NVCCFLAGS) -cudart shared -o $@ $<

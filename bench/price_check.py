@@ -12,7 +12,7 @@ pair's rule at the pair's marked lines (C apps: the lines their
 APP.expect names for the rule, from the "// expect:" comments; Python: the
 lines carrying "# corpus: RULE" or "# corpus: RULE-..."), summed, are the
 estimate (ms a run for the C apps, ms a step for the Python loops: the cost
-of every step divided by the steps run).  Judged by issue 29's bounds:
+of every step divided by the steps run).  Judged by these bounds:
 where the fix gains at least 5% of the hazard's time, estimate / gain
 within 0.75-1.25 in measured mode (--measured-bound) and 0.5-2 in detect
 mode (--detect-bound); where it gains less, the estimate under 5% of the

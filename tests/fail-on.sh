@@ -1,10 +1,11 @@
 #!/bin/sh
 # fail-on.sh: the launcher's exit status.  --fail-on warning --error-exitcode 3
-# on a hazard app exits 3; on its twin, the app's own status; a failing
-# program's status passes through; bad options exit 2 before the program
-# runs.  TAP.
+# on a hazard app exits 3, and so does --error-exitcode 3 alone (a warning
+# fails the run, as compute-sanitizer's option does); on its twin, the
+# app's own status; a failing program's status passes through; bad options
+# exit 2 before the program runs.  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..7"
+echo "1..9"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2 (got $3)"; fi; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-fail-on.XXXXXX") || exit 1
@@ -16,6 +17,10 @@ q="--simulate --format=json --output=$tmp --log-level=quiet --warn-cost=0 --warn
 st=$?; [ $st -eq 3 ]; ok $? "hazard app, --fail-on warning --error-exitcode 3: exit 3" $st
 "$SC_CLI" $q --fail-on warning --error-exitcode 3 -- "$SC_APPS/pageable_copy_fixed" >/dev/null 2>&1
 st=$?; [ $st -eq 0 ]; ok $? "its twin: the app's own status, 0" $st
+"$SC_CLI" $q --error-exitcode 3 -- "$SC_APPS/pageable_copy" >/dev/null 2>&1
+st=$?; [ $st -eq 3 ]; ok $? "--error-exitcode 3 alone, as compute-sanitizer's: a warning exits 3" $st
+"$SC_CLI" $q --error-exitcode 3 -- "$SC_APPS/pageable_copy_fixed" >/dev/null 2>&1
+st=$?; [ $st -eq 0 ]; ok $? "--error-exitcode 3 alone on the twin: 0" $st
 "$SC_CLI" $q --fail-on error --error-exitcode 3 -- "$SC_APPS/pageable_copy" >/dev/null 2>&1
 st=$?; [ $st -eq 0 ]; ok $? "warnings do not reach --fail-on error" $st
 "$SC_CLI" $q -- sh -c 'exit 7' >/dev/null 2>&1

@@ -6,7 +6,7 @@
 # program does not run.  TAP.
 . "${top_builddir:-.}/tests/env.sh"
 unset STREAMCHECK_SYMBOLIZE_MS   # env.sh sets it for the apps; this test lists what the launcher sets
-echo "1..6"
+echo "1..7"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-launcher.XXXXXX") || exit 1
@@ -24,9 +24,9 @@ ok $? "-h, --version, --list-rules"
 mkdir "$tmp/src" && printf 'SC203 *\n' > "$tmp/supp" && printf 'TOP = 3\n' > "$tmp/cfg"
 (cd "$tmp" && "$SC_CLI" --format=json,html --output=out/a --measure --redirect=per-thread \
     --redirect-method=entry --rules=SC101 --ignore=blocking-stream --suppressions=supp --range=step --source-root=src \
-    --top=all --warn-cost=2.5ms --warn-share=1% --stack-depth=3 --python-depth=2 --log-level=quiet \
+    --top=all --verbose --warn-cost=2.5ms --warn-share=1% --stack-depth=3 --python-depth=2 --log-level=quiet \
     --config=cfg -- env) 2>"$tmp/run.err" | grep '^STREAMCHECK_' |
-    grep -Ev '^STREAMCHECK_(STATUS_DIR|LIB|SIMDIR|TESTAPPS|TESTAPPS_LIST|PRELOAD_FIRST|PRELOAD_AFTER)=' |
+    grep -Ev '^STREAMCHECK_(STATUS_DIR|DEFER_SYMBOLS|LIB|SIMDIR|TESTAPPS|TESTAPPS_LIST|PRELOAD_FIRST|PRELOAD_AFTER)=' |
     sed "s|$tmp|TMP|" | sort > "$tmp/env"
 cat > "$tmp/want" <<END
 STREAMCHECK_CONFIG=cfg
@@ -34,7 +34,7 @@ STREAMCHECK_FORMAT=json,html
 STREAMCHECK_IGNORE=blocking-stream
 STREAMCHECK_LOG_LEVEL=quiet
 STREAMCHECK_MEASURE=1
-STREAMCHECK_OUTPUT=out/a
+STREAMCHECK_OUTPUT=TMP/out/a
 STREAMCHECK_PYTHON_DEPTH=2
 STREAMCHECK_RANGE=step
 STREAMCHECK_REDIRECT=per-thread
@@ -44,6 +44,7 @@ STREAMCHECK_SOURCE_ROOT=TMP/src
 STREAMCHECK_STACK_DEPTH=3
 STREAMCHECK_SUPPRESSIONS=supp
 STREAMCHECK_TOP=0
+STREAMCHECK_VERBOSE=1
 STREAMCHECK_WARN_COST_US=2500
 STREAMCHECK_WARN_SHARE_BP=100
 END
@@ -100,3 +101,14 @@ printf 'zzz\n' > "$tmp/badsupp"
 [ $? -eq 2 ] && [ ! -s "$tmp/run.out" ] &&
     [ "$(cat "$tmp/run.err")" = "streamcheck: badsupp:1: expected 'RULE PATTERN', found only 'zzz'" ]
 ok $? "a malformed suppressions file: its line in the message, exit 2"
+
+# The README's `./src/streamcheck --selftest` from a build tree, without
+# tests/env.sh's variables: the launcher finds the apps built beside it.
+(cd "$tmp" && env -u STREAMCHECK_TESTAPPS -u STREAMCHECK_TESTAPPS_LIST -u STREAMCHECK_LIB -u STREAMCHECK_SIMDIR \
+    STREAMCHECK_SELFTEST_ONLY=pageable_copy "$SC_CLI" --selftest --simulate) > "$tmp/self.out" 2>&1
+st=$?
+[ $st -eq 0 ] && grep -Eq '^pageable_copy +sim +SC203x5 +SC203x5 +pass$' "$tmp/self.out" &&
+    grep -qF "(apps in $(cd "$abs_top_builddir" && pwd -P)/testapps)" "$tmp/self.out"
+st=$?
+ok $st "--selftest from the build tree, without tests/env.sh"
+[ $st -eq 0 ] || sed 's/^/# /' "$tmp/self.out"

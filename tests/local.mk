@@ -132,3 +132,12 @@ tests_weak_cuinit_SOURCES = tests/weak_cuinit.c
 # (tests/fault_app, tests/weak_cuinit).
 dist_check_SCRIPTS += tests/faults.sh
 TESTS += tests/faults.sh
+
+# The launcher as a good parent: signals passed on, taken down with it,
+# TMPDIR, why no report was written (tests/parent.sh; parent_app makes one
+# CUDA call, then ends as told).
+check_PROGRAMS += tests/parent_app
+tests_parent_app_SOURCES = tests/parent_app.c
+tests_parent_app_LDADD = -ldl
+dist_check_SCRIPTS += tests/parent.sh tests/defer.sh tests/idle.sh
+TESTS += tests/parent.sh tests/defer.sh tests/idle.sh

@@ -1,8 +1,10 @@
 #!/bin/sh
 # output-dir.sh: --output DIR and STREAMCHECK_OUTPUT=DIR create DIR and its
-# missing parents; a DIR that is a file is refused.  TAP.
+# missing parents; a DIR that is a file is refused; a process's files are
+# named EXE.HOST.PID[.rRANK].START, so that ranks and reruns never collide.
+# TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..3"
+echo "1..5"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-output.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 sim() { sc_sim "$@"; }
@@ -30,3 +32,22 @@ if [ $st -ne 0 ] && grep -q "not a directory" "$tmp/3.out"; then
 else
     echo "not ok 3 - --output naming a file: status $st"; sed 's/^/# /' "$tmp/3.out"
 fi
+
+host=$(hostname)
+set -- "$tmp"/x/y/*.json
+name=$(basename "$1")
+case "$name" in
+    "default_stream.$host."[0-9]*.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]-[0-9][0-9][0-9][0-9][0-9][0-9].streamcheck.json)
+        echo "ok 4 - a process's report is EXE.HOST.PID.START ($name)" ;;
+    *) echo "not ok 4 - a process's report is EXE.HOST.PID.START, not $name" ;;
+esac
+
+STREAMCHECK_FORMAT=json STREAMCHECK_OUTPUT="$tmp/r" RANK=3 LD_PRELOAD="$SC_PRELOAD_SHIM" \
+    sim "$SC_APPS/default_stream" >"$tmp/5.out" 2>&1
+set -- "$tmp"/r/*.json
+name=$(basename "$1")
+case "$name" in
+    "default_stream.$host."[0-9]*.r3.[0-9]*-[0-9]*.streamcheck.json)
+        echo "ok 5 - with a rank, EXE.HOST.PID.rRANK.START ($name)" ;;
+    *) echo "not ok 5 - with a rank, EXE.HOST.PID.rRANK.START, not $name"; sed 's/^/# /' "$tmp/5.out" ;;
+esac

@@ -22,6 +22,14 @@ tests_unit_test_json_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
 tests_unit_test_json_LDADD = $(SC_UNIT_LDADD)
 TESTS += tests/unit/test-json
 
+# The symbolizer (src/report/symbols.c), on this test's own frames.
+check_PROGRAMS += tests/unit/test-symbols
+tests_unit_test_symbols_SOURCES = tests/unit/test-symbols.c
+tests_unit_test_symbols_CFLAGS = $(SC_UNIT_CFLAGS) -g
+tests_unit_test_symbols_CPPFLAGS = $(SC_UNIT_CPPFLAGS)
+tests_unit_test_symbols_LDADD = $(SC_UNIT_LDADD)
+TESTS += tests/unit/test-symbols
+
 check_PROGRAMS += tests/unit/test-formats
 tests_unit_test_formats_SOURCES = tests/unit/test-formats.c \
 	tests/golden/fixture.c tests/golden/fixture.h

@@ -163,6 +163,7 @@ static int act_fail_on(sc_launch *l, const char *v)
         die_usage("--fail-on '%s' is not valid (expected error, warning, note or never)", v);
     else
         l->fail_on = (int)s;
+    l->fail_on_given = 1;
     return -1;
 }
 
@@ -173,6 +174,7 @@ static int act_error_exitcode(sc_launch *l, const char *v)
     if (!*v || *end || n < 0 || n > 255)
         die_usage("--error-exitcode '%s' is not valid (expected an integer from 0 to 255)", v);
     l->error_exitcode = (int)n;
+    l->error_exitcode_given = 1;
     return -1;
 }
 
@@ -274,8 +276,9 @@ static void usage(FILE *out)
     }
     print_launcher_args(out, SC_NOPTS);
     fputs("\n"
-          "Exit status: the program's own, unless findings reach --fail-on; 2 for a\n"
-          "usage error; 127 if the program cannot be run.  See streamcheck(1).\n",
+          "Exit status: the program's own (128+N when signal N ended it), unless\n"
+          "--fail-on is reached; 2 for a usage error; 127 if the program cannot be\n"
+          "run.  See streamcheck(1).\n",
           out);
 }
 
@@ -322,6 +325,10 @@ int sc_launch_parse(int argc, char **argv, sc_launch *l, int *prog)
         if (rc >= 0)
             return rc;
     }
+    /* compute-sanitizer's habit: --error-exitcode alone fails the run on
+       what it finds (a warning here). */
+    if (l->error_exitcode_given && !l->fail_on_given)
+        l->fail_on = SC_SEV_WARNING;
     *prog = optind;
     return -1;
 }

@@ -12,7 +12,9 @@ typedef struct sc_launch {
     int simulate;                /* --simulate */
     int selftest;                /* --selftest */
     int fail_on;                 /* -1 never, else an sc_severity */
+    int fail_on_given;           /* --fail-on was given */
     int error_exitcode;
+    int error_exitcode_given;    /* --error-exitcode was given */
     const char *set[SC_NOPTS];   /* STREAMCHECK_* values to export */
 } sc_launch;
 

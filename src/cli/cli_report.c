@@ -16,6 +16,7 @@
 #include "expect.h"
 #include "report.h"
 #include "suppress.h"
+#include "symbols.h"
 
 #define PROG "streamcheck report"
 #define EXIT_USAGE 2
@@ -35,10 +36,11 @@ void sc_cli_report_usage(FILE *out)
         "      --rules LIST         keep only these rules (ids or names, comma-separated)\n"
         "      --ignore LIST        drop these rules\n"
         "      --suppressions FILE  drop the findings a line of FILE matches\n"
-        "      --fail-on LEVEL      error, warning, note or never (default: error); also\n"
-        "                           the level at which JUnit test cases fail (default\n"
-        "                           there: warning)\n"
-        "      --error-exitcode N   exit status when findings reach LEVEL (default: 1)\n"
+        "      --fail-on LEVEL      error, warning, note or never (default: error, or\n"
+        "                           warning with --error-exitcode); also the level at\n"
+        "                           which JUnit test cases fail (default there: warning)\n"
+        "      --error-exitcode N   exit status when findings reach LEVEL (default: 1);\n"
+        "                           given alone, a warning reaches it\n"
         "      --expect FILE        check the merged report against FILE instead of\n"
         "                           rendering it; exit 0 if it matches, 1 if not\n"
         "      --source-root DIR    source files below DIR shown relative to it, in\n"
@@ -55,8 +57,10 @@ void sc_cli_report_usage(FILE *out)
         "  -h, --help               show this help and exit\n"
         "\n"
         "Exit status: 0; N (--error-exitcode) when findings at or above --fail-on\n"
-        "remain; 2 for a usage error, an unreadable or malformed report, a report\n"
-        "of another schema version, or a bad suppressions or expectations file.\n"
+        "remain; 2 for a usage error, an unreadable or malformed report or one of\n"
+        "another schema version (the others are merged and rendered all the same),\n"
+        "or a bad suppressions or expectations file.  A file named twice is read\n"
+        "once.\n"
         "\n"
         "Example, all ranks of a Slurm job (one JSON report per process):\n"
         "  streamcheck report --format text,sarif,junit --output merged \\\n"
@@ -117,6 +121,7 @@ typedef struct cli {
     sc_fail_level fail_on;
     int fail_on_given;
     long exitcode;
+    int exitcode_given;
     long max_frames;
     long top;           /* 0: the default; -1: all */
     int verbose;
@@ -167,6 +172,7 @@ static int opt_fail_on(cli *c, const char *v)
 
 static int opt_error_exitcode(cli *c, const char *v)
 {
+    c->exitcode_given = 1;
     return parse_number("--error-exitcode", v, 0, 255, &c->exitcode);
 }
 
@@ -336,32 +342,110 @@ static int text_color(const cli *c)
     return color;
 }
 
+/* Whether files[i] is a file read already (the same path twice, or another
+   path to it: a link, ./x beside x): says so, and it is read once. */
+static int read_before(char **files, int i, const struct stat *ids, const int *have)
+{
+    struct stat st;
+    if (stat(files[i], &st))
+        return 0;
+    for (int j = 0; j < i; j++)
+        if (have[j] && ids[j].st_dev == st.st_dev && ids[j].st_ino == st.st_ino) {
+            fprintf(stderr, PROG ": %s is %s again; read once\n", files[i], files[j]);
+            return 1;
+        }
+    return 0;
+}
+
+/* The processes left out of the merge, said in a line afterwards. */
+typedef struct left_out {
+    unsigned long n;
+    char names[400];
+} left_out;
+
+/* Reads one file and merges it into r, unless its one process made CUDA
+   calls, submitted no work to a stream and found nothing: a torchrun or
+   mpirun parent that asked for the device count is not one of the job's
+   GPU processes, and is left out (counted in *out).  0, or -1 with err. */
+static int merge_file(sc_report *r, const char *path, left_out *out, char *err, size_t errlen)
+{
+    sc_report *one = sc_report_new();
+    if (!one || sc_report_read_json(one, path, err, errlen) < 0) {
+        if (!one)
+            snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+        sc_report_free(one);
+        return -1;
+    }
+    int rc = 0;
+    const sc_process *p = one->nprocs == 1 ? &one->procs[0] : NULL;
+    if (p && p->submitted == 0 && !one->nfindings) {
+        size_t k = strlen(out->names);
+        if (out->n++ < 3)
+            snprintf(out->names + k, sizeof out->names - k, "%s%s (pid %ld%s%s)", k ? ", " : "",
+                     p->exe ? sc_basename(p->exe) : "?", p->pid, p->host ? " on " : "", p->host ? p->host : "");
+    } else if (sc_report_merge(r, one) < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    sc_report_free(one);
+    return rc;
+}
+
 /* Reads and merges the files, keeps the findings the filter lets through,
-   sorted; NULL after saying why not. */
-static sc_report *load_reports(char **files, int n, const sc_filter *flt)
+   sorted.  A file that cannot be read is said in a line and skipped
+   (*skipped counts them): one bad rank does not lose a job's report.  NULL
+   when no file could be read (said above), or out of memory. */
+static sc_report *load_reports(char **files, int n, const sc_filter *flt, int *skipped)
 {
     char err[1024];
     sc_report *r = sc_report_new();
-    if (!r) {
+    struct stat *ids = calloc((size_t)n, sizeof *ids);
+    int *have = calloc((size_t)n, sizeof *have);
+    int nread = 0;
+    left_out idle = {0, ""};
+    if (!r || !ids || !have) {
         fprintf(stderr, PROG ": out of memory\n");
-        return NULL;
+        goto fail;
     }
-    for (int i = 0; i < n; i++)
-        if (sc_report_read_json(r, files[i], err, sizeof err) < 0) {
-            fprintf(stderr, PROG ": %s\n", err);
-            sc_report_free(r);
-            return NULL;
+    for (int i = 0; i < n; i++) {
+        if (read_before(files, i, ids, have))
+            continue;
+        if (merge_file(r, files[i], &idle, err, sizeof err) < 0) {
+            fprintf(stderr, PROG ": %s; skipped\n", err);
+            (*skipped)++;
+            continue;
         }
+        have[i] = stat(files[i], &ids[i]) == 0;
+        nread++;
+    }
+    free(ids);
+    free(have);
+    ids = NULL, have = NULL;
+    if (idle.n)
+        fprintf(stderr, PROG ": left out %lu process%s that submitted no work to the GPU: %s%s\n", idle.n,
+                idle.n > 1 ? "es" : "", idle.names, idle.n > 3 ? ", ..." : "");
+    if (!nread)
+        goto fail;
+    /* Frames the process left without file:line (its launcher did not
+       finish them, or ran out of time) are named here where their module
+       is the same build; the filter below may match on what they say. */
+    sc_symbols *syms = sc_symbols_open(NULL);
+    sc_report_symbolize(r, syms, 1);
+    sc_symbols_close(syms);
     sc_report_filter(r, flt);
     sc_report_sort(r);
     /* The merged report is this tool's output. */
     free(r->tool_version);
     if (!(r->tool_version = strdup(PACKAGE_VERSION))) {
         fprintf(stderr, PROG ": out of memory\n");
-        sc_report_free(r);
-        return NULL;
+        goto fail;
     }
     return r;
+fail:
+    free(ids);
+    free(have);
+    sc_report_free(r);
+    return NULL;
 }
 
 /* Renders r in each format asked for: text to standard output unless
@@ -418,6 +502,10 @@ int sc_cli_report(int argc, char **argv)
         return rc;
     if (!c.formats)
         c.formats = SC_FMT_TEXT;
+    /* compute-sanitizer's habit: --error-exitcode alone fails on what it
+       finds (a warning here). */
+    if (c.exitcode_given && !c.fail_on_given)
+        c.fail_on = SC_FAIL_WARNING;
     if (optind >= argc)
         return usage_error("no report files given");
     if (c.rules && sc_rule_list_parse(c.rules, "--rules", only, err, sizeof err) < 0)
@@ -435,12 +523,13 @@ int sc_cli_report(int argc, char **argv)
         goto out;
     }
     sc_filter flt = {c.rules ? only : NULL, c.ignore ? ignore : NULL, supp};
-    if (!(r = load_reports(argv + optind, argc - optind, &flt)))
+    int skipped = 0;
+    if (!(r = load_reports(argv + optind, argc - optind, &flt, &skipped)))
         goto out;
 
     if (exp) {
         int x = sc_expect_check(exp, r, stdout);
-        rc = x == 0 ? 0 : 1;
+        rc = skipped ? EXIT_USAGE : x == 0 ? 0 : 1;
         if (x < 0)
             fprintf(stderr, PROG ": out of memory\n");
         goto out;
@@ -458,7 +547,7 @@ int sc_cli_report(int argc, char **argv)
         o.srcroot = cwd;
     }
     if ((rc = render_all(r, &c, &o)) == 0)
-        rc = fail_status(r, &c);
+        rc = skipped ? EXIT_USAGE : fail_status(r, &c);
 out:
     free(cwd);
     sc_report_free(r);

@@ -11,10 +11,13 @@ src_cli_libsccli_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_CLI_CPPFLAGS)
 # The launcher is built as src/streamcheck, beside the shim (src/.libs), so
 # that run from the build tree it finds what was built with it.  It finds
 # the shim, the simulator and the test apps relative to itself, so it needs
-# the configured directories.
+# the configured directories (and, run from the build tree, the source tree's
+# list of the apps).
 bin_PROGRAMS += src/streamcheck
 src_streamcheck_SOURCES = src/cli/cli.c src/cli/args.c src/cli/args.h src/cli/args.def \
-	src/cli/run.c src/cli/run.h src/cli/inject.c src/cli/inject.h src/cli/locate.c src/cli/locate.h src/cli/selftest.c src/cli/selftest.h
+	src/cli/run.c src/cli/run.h src/cli/inject.c src/cli/inject.h src/cli/status.c src/cli/status.h \
+	src/cli/finish.c src/cli/finish.h src/cli/gpu.c src/cli/gpu.h \
+	src/cli/locate.c src/cli/locate.h src/cli/selftest.c src/cli/selftest.h
 src_streamcheck_CPPFLAGS = $(AM_CPPFLAGS) $(SC_CLI_CPPFLAGS) -DSC_BINDIR='"$(bindir)"' \
-	-DSC_LIBDIR='"$(libdir)"' -DSC_PKGLIBEXECDIR='"$(pkglibexecdir)"'
+	-DSC_LIBDIR='"$(libdir)"' -DSC_PKGLIBEXECDIR='"$(pkglibexecdir)"' -DSC_TOP_SRCDIR='"$(abs_top_srcdir)"'
 src_streamcheck_LDADD = src/cli/libsccli.la $(SC_REPORT_LIBS)

@@ -69,9 +69,8 @@ static int find_installed(const char *dir, const char *name, char *out, size_t l
 static int find_built(const char *rel, char *out, size_t len)
 {
     char self[PATH_MAX];
-    if (self_dir(self, sizeof self) < 0)
+    if (self_dir(self, sizeof self) < 0 || (size_t)snprintf(out, len, "%s/%s", self, rel) >= len)
         return -1;
-    snprintf(out, len, "%s/%s", self, rel);
     return access(out, R_OK);
 }
 
@@ -106,9 +105,29 @@ int sc_cli_find_simdir(char *out, size_t len)
     return find_installed(SC_PKGLIBEXECDIR, "sim", out, len);
 }
 
-int sc_cli_find_libexec(char *out, size_t len)
+/* STREAMCHECK_TESTAPPS (and STREAMCHECK_TESTAPPS_LIST); run from the
+   build tree, the apps built beside the launcher, listed in the source
+   tree (the two differ in a VPATH build); else the installed ones, below
+   STREAMCHECK_LIBEXECDIR when it is set. */
+int sc_cli_find_testapps(char *dir, size_t dlen, char *list, size_t llen)
 {
-    if (from_env("STREAMCHECK_LIBEXECDIR", out, len))
-        return access(out, R_OK);
-    return find_installed(SC_PKGLIBEXECDIR, ".", out, len);
+    char lib[PATH_MAX];
+    int env = from_env("STREAMCHECK_TESTAPPS", dir, dlen);
+    if (!env && find_built(".libs/libstreamcheck.so", lib, sizeof lib) == 0 &&
+        find_built("../testapps", dir, dlen) == 0) {
+        snprintf(list, llen, "%s/testapps/selftest.list", SC_TOP_SRCDIR);
+        if (access(list, R_OK))
+            snprintf(list, llen, "%s/selftest.list", dir);
+        return 0;
+    }
+    char libexec[PATH_MAX];
+    if (!env && from_env("STREAMCHECK_LIBEXECDIR", libexec, sizeof libexec)) {
+        if ((size_t)snprintf(dir, dlen, "%s/testapps", libexec) >= dlen || access(dir, R_OK))
+            return -1;
+    } else if (!env && find_installed(SC_PKGLIBEXECDIR, "testapps", dir, dlen)) {
+        return -1;
+    }
+    if (!from_env("STREAMCHECK_TESTAPPS_LIST", list, llen))
+        snprintf(list, llen, "%s/selftest.list", dir);
+    return 0;
 }

@@ -12,7 +12,6 @@
 #include "config.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,6 +25,8 @@
 #include <unistd.h>
 
 #include "expect.h"
+#include "fsutil.h"
+#include "gpu.h"
 #include "locate.h"
 #include "report.h"
 #include "selftest.h"
@@ -36,32 +37,12 @@
 typedef struct app {
     char name[128];
     char where[8];         /* any, gpu, sim */
-    char expect[PATH_MAX]; /* "" = none required (expect=-) */
+    char expect[PATH_MAX + 256]; /* "" = none required (expect=-) */
     char *env[MAX_ENV];
     int nenv;
     char *args[MAX_ARGS];
     int nargs;
 } app;
-
-/* ---------------------------------------------------------- the GPU --- */
-/* Whether a CUDA device answers here.  The launcher may load the driver
-   itself: it is not the program under test. */
-static int gpu_name(char *name, size_t len)
-{
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        return 0;
-    int (*init)(unsigned) = (int (*)(unsigned))dlsym(h, "cuInit");
-    int (*count)(int *) = (int (*)(int *))dlsym(h, "cuDeviceGetCount");
-    int (*get)(int *, int) = (int (*)(int *, int))dlsym(h, "cuDeviceGet");
-    int (*getname)(char *, int, int) = (int (*)(char *, int, int))dlsym(h, "cuDeviceGetName");
-    int n = 0, dev = 0;
-    int ok = init && count && init(0) == 0 && count(&n) == 0 && n > 0;
-    if (ok && get && getname && get(&dev, 0) == 0)
-        getname(name, (int)len, dev);
-    dlclose(h);
-    return ok;
-}
 
 /* -------------------------------------------------------- manifest --- */
 static int parse_line(char *line, app *a, const char *dir)
@@ -86,8 +67,8 @@ static int parse_line(char *line, app *a, const char *dir)
         } else if (!strncmp(tok, "expect=", 7)) {
             if (!strcmp(tok + 7, "-"))
                 a->expect[0] = 0;
-            else
-                snprintf(a->expect, sizeof a->expect, "%s/%s", dir, tok + 7);
+            else if ((size_t)snprintf(a->expect, sizeof a->expect, "%s/%s", dir, tok + 7) >= sizeof a->expect)
+                return -1;
         } else if (strchr(tok, '=') && a->nenv < MAX_ENV) {
             a->env[a->nenv++] = strdup(tok);
         } else {
@@ -257,22 +238,6 @@ static void show_file(const char *path, const char *prefix, int max_lines)
         fclose(f);
 }
 
-static void rmtree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char p[PATH_MAX];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        unlink(p);
-    }
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
-
 /* The app run plainly (plain) and under the launcher (shim), its report
    going to dir; outopt holds the launcher's --output. */
 static void command_lines(const app *a, char *exe, const char *self, const char *simdir, char *outopt,
@@ -368,8 +333,12 @@ static void print_failure(const char *why, FILE *diff, const char *serr)
 /* One app; prints its row.  Returns 0 pass, 1 fail, 2 skipped. */
 static int one(const app *a, const char *appdir, const char *self, const char *simdir, int timeout)
 {
-    char exe[PATH_MAX], dir[] = "/tmp/streamcheck-selftest.XXXXXX";
+    char exe[PATH_MAX + 128], dir[512];
     snprintf(exe, sizeof exe, "%s/%s", appdir, a->name);
+    const char *tmp = getenv("TMPDIR");
+    if ((size_t)snprintf(dir, sizeof dir, "%s/streamcheck-selftest.XXXXXX", tmp && *tmp ? tmp : "/tmp") >=
+        sizeof dir)
+        dir[0] = 0;   /* mkdtemp fails below, and says so */
     char expected[256];
     expected_summary(a->expect, expected, sizeof expected);
     if ((!strcmp(a->where, "gpu") && simdir) || (!strcmp(a->where, "sim") && !simdir)) {
@@ -392,7 +361,7 @@ static int one(const app *a, const char *appdir, const char *self, const char *s
     int st1 = run(plain, a, simdir, pout, perr, timeout, 1);
     int st2 = run(shim, a, NULL, sout, serr, timeout, 0);
     if (skipped_itself(a, simdir, expected, st1, st2, pout)) {
-        rmtree(dir);
+        sc_remove_dir(dir);
         return 2;
     }
     char why[512], err[512] = "", found[256];
@@ -412,22 +381,19 @@ static int one(const app *a, const char *appdir, const char *self, const char *s
     if (keep && *keep == '1')
         printf("    kept %s\n", dir);
     else
-        rmtree(dir);
+        sc_remove_dir(dir);
     return why[0] ? 1 : 0;
 }
 
 int sc_cli_selftest(int simulate)
 {
     char appdir[PATH_MAX], list[PATH_MAX], self[PATH_MAX], simbuf[PATH_MAX], gpu[256] = "";
-    const char *e = getenv("STREAMCHECK_TESTAPPS");
-    if (e && *e)
-        snprintf(appdir, sizeof appdir, "%s", e);
-    else if (sc_cli_find_libexec(appdir, sizeof appdir) == 0)
-        snprintf(appdir + strlen(appdir), sizeof appdir - strlen(appdir), "/testapps");
-    e = getenv("STREAMCHECK_TESTAPPS_LIST");
-    snprintf(list, sizeof list, "%s", e && *e ? e : "");
-    if (!list[0])
-        snprintf(list, sizeof list, "%s/selftest.list", appdir);
+    if (sc_cli_find_testapps(appdir, sizeof appdir, list, sizeof list)) {
+        fprintf(stderr, "streamcheck: cannot find the test apps (looked in %s); set STREAMCHECK_TESTAPPS\n",
+                appdir);
+        return 2;
+    }
+    sc_path_normalize(appdir);
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) {
         fprintf(stderr, "streamcheck: cannot find the launcher itself\n");
@@ -436,7 +402,7 @@ int sc_cli_selftest(int simulate)
     self[n] = 0;
 
     const char *simdir = NULL;
-    if (!simulate && !gpu_name(gpu, sizeof gpu)) {
+    if (!simulate && !sc_cli_gpu_name(gpu, sizeof gpu)) {
         printf("streamcheck selftest: no CUDA device found here; using the simulator\n");
         simulate = 1;
     }

@@ -9,14 +9,14 @@
 #include "formats.h"
 
 const sc_format_info sc_formats[SC_NFORMATS] = {
-#define SC_FORMAT(NAME, BIT, ID, EXT, ALIAS, ALL, DESCRIPTION) \
-    [SC_FMT_INDEX_##NAME] = {SC_FMT_##NAME, #ID, EXT, ALIAS, ALL, DESCRIPTION},
+#define SC_FORMAT(NAME, BIT, ID, LABEL, EXT, ALIAS, ALL, TERM, TIMELINE, DESCRIPTION) \
+    [SC_FMT_INDEX_##NAME] = {SC_FMT_##NAME, #ID, LABEL, EXT, ALIAS, ALL, TERM, TIMELINE, DESCRIPTION},
 #include "formats.def"
 #undef SC_FORMAT
 };
 
 /* The bits are the indices, so that a set of formats is walked in order. */
-#define SC_FORMAT(NAME, BIT, ID, EXT, ALIAS, ALL, DESCRIPTION) \
+#define SC_FORMAT(NAME, BIT, ID, LABEL, EXT, ALIAS, ALL, TERM, TIMELINE, DESCRIPTION) \
     _Static_assert(SC_FMT_INDEX_##NAME == BIT, #NAME ": its bit is its row");
 #include "formats.def"
 #undef SC_FORMAT

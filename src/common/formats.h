@@ -8,13 +8,13 @@
 
 /* A format as a bit, so that a set of them is an unsigned. */
 typedef enum sc_format {
-#define SC_FORMAT(NAME, BIT, ID, EXT, ALIAS, ALL, DESCRIPTION) SC_FMT_##NAME = 1 << BIT,
+#define SC_FORMAT(NAME, BIT, ID, LABEL, EXT, ALIAS, ALL, TERM, TIMELINE, DESCRIPTION) SC_FMT_##NAME = 1 << BIT,
 #include "formats.def"
 #undef SC_FORMAT
 } sc_format;
 
 enum {
-#define SC_FORMAT(NAME, BIT, ID, EXT, ALIAS, ALL, DESCRIPTION) SC_FMT_INDEX_##NAME,
+#define SC_FORMAT(NAME, BIT, ID, LABEL, EXT, ALIAS, ALL, TERM, TIMELINE, DESCRIPTION) SC_FMT_INDEX_##NAME,
 #include "formats.def"
 #undef SC_FORMAT
     SC_NFORMATS
@@ -23,9 +23,12 @@ enum {
 typedef struct sc_format_info {
     sc_format format;
     const char *name;         /* "junit" */
+    const char *label;        /* "JUnit", in messages */
     const char *ext;          /* "xml" */
     const char *alias;        /* "xml"; "" for none */
     int in_all;               /* `all` includes it */
+    int term;                 /* goes to stderr when its file cannot be written */
+    int timeline;             /* draws measured mode's timeline (not in the JSON) */
     const char *description;
 } sc_format_info;
 

@@ -1,6 +1,7 @@
 /* fsutil.c: file-system helpers shared by the launcher and the shim. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -69,4 +70,19 @@ int sc_mkdirs(const char *path, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+void sc_remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char p[4096];
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            (size_t)snprintf(p, sizeof p, "%s/%s", dir, e->d_name) < sizeof p)
+            unlink(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
 }

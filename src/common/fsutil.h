@@ -16,4 +16,8 @@ int sc_mkdirs(const char *path, char *err, size_t errlen);
    and a one-line reason. */
 int sc_path_planted(const char *path, char *err, size_t errlen);
 
+/* Removes directory dir and the files in it (not what is in its
+   subdirectories: the launcher's folders have none). */
+void sc_remove_dir(const char *dir);
+
 #endif /* SC_FSUTIL_H */

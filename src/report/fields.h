@@ -15,7 +15,7 @@
  * Adding a plain member: a row here (and the member in report.h).  Adding
  * to a version-1 object is free; a member readers must find bumps
  * SC_SCHEMA_VERSION and gets that version as SINCE, or is optional
- * (U64_OPT, INT_NULL, LONG_NULL, STR_OPT). */
+ * (U64_OPT, INT_NULL, LONG_NULL, LONG_OPT, STR_OPT). */
 #ifndef SC_FIELDS_H
 #define SC_FIELDS_H
 
@@ -36,6 +36,7 @@
      LONG       long
      INT_NULL   int, 0 or more, or null (also when absent) for -1
      LONG_NULL  long, 0 or more, or null (also when absent) for -1
+     LONG_OPT   long, 0 or more, or absent for -1
      BOOL       int, true or false
      TIME       double seconds since the epoch, as a decimal with 6 places
      PROCESS    unsigned, the index of one of the report's processes */
@@ -54,6 +55,7 @@
 #define SC_FK_CLASS_LONG VALUE
 #define SC_FK_CLASS_INT_NULL VALUE
 #define SC_FK_CLASS_LONG_NULL VALUE
+#define SC_FK_CLASS_LONG_OPT VALUE
 #define SC_FK_CLASS_BOOL VALUE
 #define SC_FK_CLASS_TIME VALUE
 #define SC_FK_CLASS_PROCESS VALUE
@@ -91,7 +93,8 @@
     F(process, window_ns, U64_OPT, window_ns, 4)                     \
     F(process, model_ns, U64_OPT, model_ns, 4)                       \
     F(process, fixed_ns, U64_OPT, fixed_ns, 4)                       \
-    F(process, busy_source, STR_OPT, busy_source, 4)
+    F(process, busy_source, STR_OPT, busy_source, 4)                 \
+    F(process, submitted, LONG_OPT, submitted, 1)
 
 /* processes[].devices[] (sc_device_info) */
 #define SC_DEVICE_FIELDS(F, H)                                       \
@@ -167,6 +170,7 @@
 /* callsites[].frames[] (sc_frame) */
 #define SC_FRAME_FIELDS(F, H)                                        \
     F(frame, module, STR_NULL, module, 1)                            \
+    F(frame, build_id, STR_OPT, build_id, 1)                         \
     H(frame, offset, 1)                                              \
     F(frame, function, STR_NULL, function, 1)                        \
     F(frame, file, STR_NULL, file, 1)                                \

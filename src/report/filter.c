@@ -1,5 +1,8 @@
-/* filter.c: --rules, --ignore and --suppressions for the shim's report,
- * through the report library's filter (suppress.c). */
+/* filter.c: what the settings (STREAMCHECK_*) make of one process's report:
+ * --rules, --ignore and --suppressions through the report library's filter
+ * (suppress.c), the judgement of what is worth fixing, the order, and the
+ * options it is rendered with.  The shim at exit and the launcher after it
+ * (for a report left to it) do the same through here. */
 #include "config.h"
 
 #include "filter.h"
@@ -33,4 +36,22 @@ int sc_filter_check_suppressions(const char *path, char *err, size_t errlen)
         return -1;
     sc_suppress_free(s);
     return 0;
+}
+
+int sc_report_apply_settings(sc_report *r, const sc_options *opt, char *err, size_t errlen)
+{
+    int rc = sc_filter_apply(r, opt->rules, opt->ignore, opt->suppressions[0] ? opt->suppressions : NULL, err,
+                             errlen);
+    sc_judge_opts j = {(uint64_t)opt->warn_cost_us * 1000, (unsigned)opt->warn_share_bp};
+    sc_report_judge(r, &j);
+    sc_report_sort(r);
+    return rc;
+}
+
+sc_render_opts sc_render_opts_for(const sc_options *opt, const char *srcroot)
+{
+    sc_render_opts o = {.top = opt->top ? (unsigned)opt->top : SC_TOP_ALL,
+                        .verbose = opt->verbose,
+                        .srcroot = opt->source_root[0] ? opt->source_root : srcroot};
+    return o;
 }

@@ -9,7 +9,7 @@ src_report_libscreport_la_SOURCES = \
 	src/report/report.c src/report/report.h src/report/model.h src/report/fields.h src/report/idmap.c \
 	src/report/report_sort.c src/report/report_merge.c src/report/judge.c \
 	src/report/format.c src/report/frames.c src/report/readfile.c \
-	src/report/render.c src/report/report_write.c \
+	src/report/render.c src/report/report_write.c src/report/symbols.c src/report/symbols.h \
 	src/report/report_text.c src/report/text_layout.c src/report/text_layout.h src/report/report_json.c src/report/report_read.c \
 	src/report/report_sarif.c src/report/report_junit.c src/report/report_trace.c \
 	src/report/report_html.c src/report/html_finding.c src/report/html_gpu.c \

@@ -21,6 +21,7 @@ int sc_redirect_copy(sc_redirect *d, const sc_redirect *s);
 /* Free what an entry owns (sc_finding_clear and sc_callsite_clear are
    public: report.h). */
 void sc_process_clear(sc_process *p);
+void sc_frame_clear(sc_frame *f);
 void sc_api_count_clear(sc_api_count *c);
 void sc_redirect_clear(sc_redirect *rd);
 

@@ -7,7 +7,7 @@
 #include "report.h"
 
 static sc_renderer *const renderers[SC_NFORMATS] = {
-#define SC_FORMAT(NAME, BIT, ID, EXT, ALIAS, ALL, DESCRIPTION) [SC_FMT_INDEX_##NAME] = sc_render_##ID,
+#define SC_FORMAT(NAME, BIT, ID, LABEL, EXT, ALIAS, ALL, TERM, TIMELINE, DESCRIPTION) [SC_FMT_INDEX_##NAME] = sc_render_##ID,
 #include "formats.def"
 #undef SC_FORMAT
 };

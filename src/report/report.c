@@ -103,6 +103,11 @@ void sc_finding_clear(sc_finding *f)
     free_finding_strings(f);
 }
 
+void sc_frame_clear(sc_frame *f)
+{
+    free_frame_strings(f);
+}
+
 /* Not an object of the JSON report (counts are maps there): by hand. */
 void sc_api_count_clear(sc_api_count *c)
 {
@@ -282,8 +287,10 @@ static sc_process *append_process(sc_report *r)
 sc_process *sc_report_add_process(sc_report *r)
 {
     sc_process *p = append_process(r);
-    if (p)
+    if (p) {
         p->rank = -1;
+        p->submitted = -1;
+    }
     return p;
 }
 

@@ -33,6 +33,7 @@
 /* One native frame: pc - 1 as module + offset, symbolized when possible. */
 typedef struct sc_frame {
     char *module;      /* path of the ELF object; NULL if unknown */
+    char *build_id;    /* its GNU build ID in lowercase hex; NULL if it has none */
     uint64_t offset;   /* (pc - 1) - load base of module */
     char *function;    /* demangled or raw symbol; NULL if unknown */
     char *file;        /* source file; NULL if no debug info */
@@ -203,6 +204,9 @@ typedef struct sc_process {
     uint64_t fixed_ns;      /* ... and replayed with every priced finding fixed */
     char *busy_source;      /* where the model's GPU busy time came from: "sampled",
                                "measured" or "waits"; NULL: no model */
+    long submitted;     /* calls that submitted work to a stream (kernels, host
+                           functions, graphs, copies, memsets); 0: none (a
+                           torchrun parent); -1 unknown (older reports) */
 } sc_process;
 
 /* ---- the GPU timeline of measured mode (the trace and HTML renderers).
@@ -574,6 +578,29 @@ int sc_report_write_named(const sc_report *r, sc_format fmt, const sc_render_opt
 /* The same as DIR/<exe>.<pid>.streamcheck.<ext>, with defaults. */
 int sc_report_write_file(const sc_report *r, sc_format fmt, const char *dir,
                          const char *exe_base, long pid, char *path_out, size_t path_len);
+/* The same, but never over a file that is there: the first free name of
+   NAME-2, NAME-3, ... instead (EEXIST after NAME-999).  A process's own
+   reports are written so: ranks in PID namespaces of their own share
+   PIDs, and a rerun must not replace the last run's report. */
+int sc_report_write_new(const sc_report *r, sc_format fmt, const sc_render_opts *o,
+                        const char *dir, const char *name, char *path_out, size_t path_len);
+/* The base name of a process's report files, EXE.HOST.PID[.rRANK].STAMP:
+   its program's file name ("program" when unknown), host, PID, rank in a
+   parallel job when it has one, and start (UTC, YYYYMMDD-HHMMSS); a part
+   the process does not have is left out. */
+void sc_report_file_base(const sc_process *p, char *buf, size_t len);
+/* What became of one file of sc_report_write_outputs: written to path, or
+   not (path NULL, err an errno), and then, with fallback, rendered to the
+   text stream instead. */
+typedef void (*sc_wrote_fn)(void *arg, sc_format fmt, const char *path, int err, int fallback);
+/* A process's report as the user asked for it: each file format of formats
+   (text aside) written into dir as NAME.streamcheck.EXT, never over another
+   file (sc_report_write_new), done told of each, one that cannot be
+   written rendered to text instead where its format allows (formats.def,
+   TERM); then the text report on text when formats has it, else the
+   summary line CI greps.  0, or -1 when a file could not be written. */
+int sc_report_write_outputs(const sc_report *r, unsigned formats, const sc_render_opts *o, const char *dir,
+                            const char *name, FILE *text, sc_wrote_fn done, void *arg);
 
 /* ---- reader (report_read.c): parses a JSON report and merges it into r.
    Returns 0, or -1 with a one-line reason in err (file name included).

@@ -79,6 +79,12 @@ PUT(BOOL, int, sc_jw_bool)
 PUT_NULLABLE(INT_NULL, int)
 PUT_NULLABLE(LONG_NULL, long)
 
+static void put_LONG_OPT(wr *c, const char *key, const long *v)
+{
+    if (*v >= 0)
+        put_LONG(c, key, v);
+}
+
 static void put_TIME(wr *c, const char *key, const double *v)
 {
     sc_jw_key(c->w, key);

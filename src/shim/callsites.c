@@ -5,7 +5,9 @@
  * name the call site by a hash of those frames.  The hash uses the module's
  * basename and the offset, never an absolute address, so the same code gives
  * the same id in every run and every process: reports of many ranks merge.
- * Symbolization waits for the report (symbolize.c).
+ * Names, files and lines wait for the report: src/report/symbols.c looks
+ * them up from module + offset, with the module's build ID to check the
+ * file against.
  *
  * Frames inside the shim are skipped, and so are the leading frames inside
  * NVIDIA's libraries (libcuda, libcudart, cuDNN, cuBLAS and the others of

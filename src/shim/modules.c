@@ -13,6 +13,7 @@
 
 #include <link.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,6 +28,8 @@
 typedef struct name_ent {
     char *path;
     const char *base;
+    char *build_id;         /* its GNU build ID in hex, or NULL: the launcher
+                               checks the file it symbolizes from against it */
     uint64_t hash;          /* of the basename: stable across runs */
     uint8_t nvidia;         /* one of NVIDIA's libraries (sc_nvidia_library) */
     uint8_t cublas;
@@ -53,7 +56,36 @@ static unsigned slot_idx[SC_MAX_MODS];   /* reverse: slot -> registry index */
 
 static int has_prefix(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
-static unsigned name_index(const char *path)
+/* The object's GNU build ID, from its NT_GNU_BUILD_ID note in the loaded
+   image (no file read), as lowercase hex; NULL when it has none. */
+static char *build_id_of(const struct dl_phdr_info *info)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        size_t align = ph->p_align == 8 ? 8 : 4;
+        const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+        while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+            const ElfW(Nhdr) *n = (const void *)p;
+            const char *name = p + sizeof *n;
+            const unsigned char *desc = (const unsigned char *)name + ((n->n_namesz + align - 1) & ~(align - 1));
+            if ((const char *)desc > end || n->n_descsz > (size_t)(end - (const char *)desc))
+                break;
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(name, "GNU", 4) && n->n_descsz &&
+                n->n_descsz <= 64) {
+                char *hex = malloc(2 * n->n_descsz + 1);
+                for (unsigned k = 0; hex && k < n->n_descsz; k++)
+                    snprintf(hex + 2 * k, 3, "%02x", desc[k]);
+                return hex;
+            }
+            p = (const char *)desc + ((n->n_descsz + align - 1) & ~(align - 1));
+        }
+    }
+    return NULL;
+}
+
+static unsigned name_index(const char *path, const struct dl_phdr_info *info)
 {
     unsigned n = atomic_load(&nnames);
     for (unsigned i = 0; i < n; i++)
@@ -70,6 +102,7 @@ static unsigned name_index(const char *path)
     e->hash = sc_hash_bytes(SC_HASH_INIT, e->base, strlen(e->base));
     e->cublas = has_prefix(e->base, "libcublas");
     e->nvidia = sc_nvidia_library(e->path);
+    e->build_id = build_id_of(info);
     atomic_store(&nnames, n + 1);
     return n;
 }
@@ -115,7 +148,7 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
         b->m = nm;
         b->cap = cap;
     }
-    unsigned idx = name_index(path);
+    unsigned idx = name_index(path, info);
     if (idx == SC_MOD_UNKNOWN)
         return 0;
     b->m->m[b->m->n++] = (sc_module){lo, hi, info->dlpi_addr, idx};
@@ -240,6 +273,7 @@ int sc_module_slot_is_cublas(unsigned s)
 
 const char *sc_module_path(unsigned idx) { return idx < atomic_load(&nnames) ? names[idx].path : NULL; }
 const char *sc_module_base(unsigned idx) { return idx < atomic_load(&nnames) ? names[idx].base : NULL; }
+const char *sc_module_build_id(unsigned idx) { return idx < atomic_load(&nnames) ? names[idx].build_id : NULL; }
 uint64_t sc_module_hash(unsigned idx) { return idx < atomic_load(&nnames) ? names[idx].hash : 0; }
 unsigned sc_module_count(void) { return atomic_load(&nnames); }
 int sc_module_is_nvidia(unsigned idx) { return idx < atomic_load(&nnames) && names[idx].nvidia; }

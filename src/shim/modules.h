@@ -28,6 +28,7 @@ unsigned sc_module_find(uintptr_t pc, uintptr_t *base_out);   /* registry index 
 #define SC_MOD_UNKNOWN 0xffffu
 const char *sc_module_path(unsigned idx);
 const char *sc_module_base(unsigned idx);  /* basename */
+const char *sc_module_build_id(unsigned idx);  /* GNU build ID in hex; NULL if none */
 uint64_t sc_module_hash(unsigned idx);
 unsigned sc_module_count(void);
 int sc_module_is_nvidia(unsigned idx);     /* NVIDIA's libraries: sc_nvidia_library (report.h) */

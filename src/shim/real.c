@@ -249,8 +249,8 @@ void sc_drv_resolve(void)
         atomic_store(&done, 1);
 }
 
-/* For pyframes.c and symbolize.c: a symbol from the global scope, through
-   the real dlsym. */
+/* For pyframes.c: a symbol from the global scope, through the real
+   dlsym. */
 void *sc_dlsym_default(const char *name)
 {
     return sc_dlsym_real(RTLD_DEFAULT, name);

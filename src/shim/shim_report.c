@@ -9,8 +9,10 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +35,12 @@
 #include "options.h"
 #include "price.h"
 #include "ranges.h"
+#include "real.h"
 #include "report.h"
 #include "settle.h"
 #include "shim_report.h"
 #include "status.h"
-#include "symbolize.h"
+#include "symbols.h"
 #include "thread.h"
 #include "track.h"
 
@@ -166,6 +169,7 @@ SC_EXPORT uint64_t streamcheck_self_ns(void)
 typedef struct count_acc {
     uint64_t c[SC_MAX_MODS][SC_NAPI];
     uint64_t total, own_ticks;
+    uint64_t work;   /* calls that submitted work to a stream (sc_api_work) */
 } count_acc;
 
 static void flush_held(sc_thread *t, void *arg)
@@ -183,6 +187,7 @@ static void add_thread(sc_thread *t, void *arg)
             uint64_t v = atomic_load_explicit(&t->counts[s][i], memory_order_relaxed);
             a->c[s][i] += v;
             a->total += v;
+            a->work += sc_api_work[i] ? v : 0;
         }
     a->own_ticks += atomic_load(&t->own_ticks);
 }
@@ -514,86 +519,44 @@ static void add_redirect(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     d->count = v->count;
 }
 
-static void fill_callsites_symbolized(build *b);
+/* A frame's function from the dynamic symbol table (dladdr: no file is
+   read), the name it keeps where its module's debug information cannot
+   be read, or is read too late. */
+static char *dynamic_name(uintptr_t pc)
+{
+    Dl_info info;
+    return dladdr((void *)pc, &info) && info.dli_sname ? sc_demangle(info.dli_sname, sc_dlsym_real) : NULL;
+}
 
+/* Each call site's frames as module (path and build ID), offset and, but
+   in a report while the program runs (built while its slow paths wait: not
+   even dladdr, which takes the loader's lock), the dynamic-symbol name;
+   file:line comes later (symbolize_here, or the launcher, or `streamcheck
+   report`), from module + offset. */
 static void fill_callsites(build *b)
 {
-    uint64_t k0 = sc_tsc();
-    fill_callsites_symbolized(b);
-    if (!b->raw)
-        sc_prof_proc(SC_PH_SYMBOLIZE, sc_tsc() - k0, b->nsites);
-}
-
-/* Call sites are symbolized most costly first, so a time limit
-   (STREAMCHECK_SYMBOLIZE_MS) leaves the least important ones with module,
-   offset and dynamic-symbol names only. */
-typedef struct site_rank { uint64_t key; size_t i; } site_rank;
-
-static int cmp_site_rank(const void *pa, const void *pb)
-{
-    const site_rank *a = pa, *b = pb;
-    return a->key != b->key ? (a->key < b->key ? 1 : -1) : (a->i > b->i) - (a->i < b->i);
-}
-
-static void fill_callsites_symbolized(build *b)
-{
     sc_report *r = b->r;
-    /* A report while the program runs is built while its slow paths wait:
-       no symbolization then (libdw, the loader's lock), frames keep module
-       and offset ('streamcheck report' can name them later). */
-    int have_dw = b->raw ? 0 : sc_symbolize_begin();
-    (void)have_dw;
     r->callsites = calloc(b->nsites ? b->nsites : 1, sizeof *r->callsites);
-    site_rank *order = calloc(b->nsites ? b->nsites : 1, sizeof *order);
-    if (!r->callsites || !order) {
-        free(order);
-        if (!b->raw)
-            sc_symbolize_end();
+    if (!r->callsites)
         return;
-    }
-    for (size_t i = 0; i < b->nsites; i++) {
-        char id[17];
-        site_id(b->sites[i], id);
-        order[i] = (site_rank){0, i};
-        for (size_t j = 0; j < r->nfindings; j++) {
-            const sc_finding *f = &r->findings[j];
-            uint64_t key = (uint64_t)f->severity << 62 | (f->cost_ns >> 2);
-            if (key > order[i].key && !strcmp(f->callsite, id))
-                order[i].key = key;
-        }
-    }
-    qsort(order, b->nsites, sizeof *order, cmp_site_rank);
-    sc_symbolize_deadline(sc_opt.symbolize_ms ? sc_now_ns() + (uint64_t)sc_opt.symbolize_ms * 1000000 : 0);
     r->ncallsites = b->nsites;
-    for (size_t oi = 0; oi < b->nsites; oi++) {
-        size_t i = order[oi].i;
+    for (size_t i = 0; i < b->nsites; i++) {
         const sc_site *s = sc_site_get(b->sites[i]);
         sc_callsite *c = &r->callsites[i];
         site_id(b->sites[i], c->id);
         if (!s)
             continue;
-        const char *tn = atomic_load_explicit(&s->thread, memory_order_relaxed);
-        c->thread_name = xstrdup(tn);
-        /* Inlined calls unfold into frames of their own (same module and
-           offset): the <<<>>> stub nvcc inlines into the caller would
-           otherwise hide the caller's line. */
-        enum { MAX_INLINE = 8 };
-        c->frames = calloc(s->nframes ? s->nframes * MAX_INLINE : 1, sizeof *c->frames);
+        c->thread_name = xstrdup(atomic_load_explicit(&s->thread, memory_order_relaxed));
+        c->frames = calloc(s->nframes ? s->nframes : 1, sizeof *c->frames);
         c->py = calloc(s->npy ? s->npy : 1, sizeof *c->py);
         if (!c->frames || !c->py)
             continue;
         for (unsigned k = 0; k < s->nframes; k++) {
-            sc_symframe sf[MAX_INLINE];
-            memset(sf, 0, sizeof sf);
-            unsigned n = b->raw ? 1 : sc_symbolize_inline(s->frames[k].pc, sf, MAX_INLINE);
-            for (unsigned j = 0; j < n; j++) {
-                sc_frame *f = &c->frames[c->nframes++];
-                f->module = xstrdup(sc_module_path(s->frames[k].mod));
-                f->offset = s->frames[k].off;
-                f->function = sf[j].function;
-                f->file = sf[j].file;
-                f->line = sf[j].line;
-            }
+            sc_frame *f = &c->frames[c->nframes++];
+            f->module = xstrdup(sc_module_path(s->frames[k].mod));
+            f->build_id = xstrdup(sc_module_build_id(s->frames[k].mod));
+            f->offset = s->frames[k].off;
+            f->function = b->raw ? NULL : dynamic_name(s->frames[k].pc);
         }
         for (unsigned k = 0; k < s->npy; k++) {
             sc_pyframe *p = &c->py[c->npy++];
@@ -602,23 +565,68 @@ static void fill_callsites_symbolized(build *b)
             p->line = s->py[k].line;
         }
     }
-    free(order);
-    if (b->raw)
-        return;
-    if (sc_symbolize_late())
-        sc_warn("symbolization stopped after %ld ms (STREAMCHECK_SYMBOLIZE_MS): %u native frames of the "
+}
+
+/* Names the frames with file:line here, at exit, the costliest call sites
+   first, for at most STREAMCHECK_SYMBOLIZE_MS (reading a framework's
+   libraries can take seconds): without a launcher to do it after the
+   program, or for a report the launcher cannot take. */
+static void symbolize_here(sc_report *r)
+{
+    uint64_t k0 = sc_tsc();
+    sc_symbols *syms = sc_symbols_open(sc_dlsym_real);
+    sc_symbols_limit(syms, (unsigned long)sc_opt.symbolize_ms);
+    long late = sc_report_symbolize(r, syms, 0);
+    sc_symbols_close(syms);
+    if (late > 0)
+        sc_warn("symbolization stopped after %ld ms (STREAMCHECK_SYMBOLIZE_MS): %ld native frames of the "
                 "least costly call sites are named from the dynamic symbol table only, without file:line",
-                sc_opt.symbolize_ms, sc_symbolize_late());
-    sc_symbolize_deadline(0);
-    sc_symbolize_end();
+                sc_opt.symbolize_ms, late);
+    sc_prof_proc(SC_PH_SYMBOLIZE, sc_tsc() - k0, r->ncallsites);
 }
 
 /* ---------------------------------------------------------- output --- */
-static const char *exe_base(const sc_report *r)
+/* The name of the process's files, EXE.HOST.PID[.rRANK].START (report_write.c:
+   no two processes' collide), taken at its first report; a file of a
+   format keeps the name it got at its first write (NAME-2 where NAME was
+   taken, never over another's file), and the next reports of the process
+   (--snapshot, then the final one) replace it. */
+static char base_name[1024];
+static char format_name[SC_NFORMATS][1040];
+
+static const char *file_name(const sc_report *r)
 {
-    const char *e = r->nprocs && r->procs[0].exe ? r->procs[0].exe : "program";
-    const char *s = strrchr(e, '/');
-    return s ? s + 1 : e;
+    if (!base_name[0] && r->nprocs)
+        sc_report_file_base(&r->procs[0], base_name, sizeof base_name);
+    return base_name[0] ? base_name : "program";
+}
+
+/* Writes one file of the process's report: the first time never over
+   another file, then over its own. */
+static int write_one(const sc_report *r, sc_format fmt, const sc_render_opts *o, const char *dir, char *path,
+                     size_t len)
+{
+    char *name = format_name[sc_format_index(fmt)];
+    if (name[0])
+        return sc_report_write_named(r, fmt, o, dir, name, path, len);
+    if (sc_report_write_new(r, fmt, o, dir, file_name(r), path, len))
+        return -1;
+    const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    snprintf(name, sizeof format_name[0], "%.*s", (int)(strstr(b, ".streamcheck.") - b), b);
+    return 0;
+}
+
+/* The files written by the final report, for the launcher ("wrote PATH"
+   lines of the status file). */
+static char *wrote_lines;
+
+static void note_wrote(const char *path)
+{
+    char *l = NULL;
+    if (asprintf(&l, "%swrote %s\n", wrote_lines ? wrote_lines : "", path) >= 0) {
+        free(wrote_lines);
+        wrote_lines = l;
+    }
 }
 
 /* The text report (or, without the text format, the summary line CI
@@ -639,8 +647,9 @@ static void write_text(const sc_report *r, const sc_render_opts *o, FILE *err, c
         return;
     }
     char path[4300];
-    if (dir && (sc_opt.formats & SC_FMT_TEXT))
-        sc_report_write_named(r, SC_FMT_TEXT, o, dir, name, path, sizeof path);
+    (void)name;
+    if (dir && (sc_opt.formats & SC_FMT_TEXT) && write_one(r, SC_FMT_TEXT, o, dir, path, sizeof path) == 0)
+        note_wrote(path);
 }
 
 /* The JSON a report written while the program ran left (--snapshot): the
@@ -660,15 +669,16 @@ static void write_files(const sc_report *r, const sc_render_opts *o, unsigned fo
         {SC_FMT_HTML, "HTML"},
     };
     const char *dir = sc_opt.output[0] ? sc_opt.output : ".";
-    char name[1100];
-    snprintf(name, sizeof name, "%s.%ld", *exe_base(r) ? exe_base(r) : "program", (long)getpid());
+    const char *name = file_name(r);
     for (size_t i = 0; i < SC_ARRAY_LEN(files); i++) {
         if (!(formats & files[i].bit))
             continue;
         char path[4300];
         errno = EPERM;   /* where the directory was refused (output_dir) */
-        if (dir_ok && sc_report_write_named(r, (sc_format)files[i].bit, o, dir, name, path, sizeof path) == 0) {
+        if (dir_ok && write_one(r, (sc_format)files[i].bit, o, dir, path, sizeof path) == 0) {
             sc_log(partial ? SC_LOG_DEBUG : SC_LOG_INFO, "%s report written to %s", files[i].name, path);
+            if (!partial)
+                note_wrote(path);
             if (files[i].bit == SC_FMT_JSON)
                 snprintf(partial_json, sizeof partial_json, "%s", partial ? path : "");
             continue;
@@ -743,6 +753,7 @@ static sc_report *build_report(int partial)
            shim_report adds the report's own building. */
         uint64_t ticks = acc->own_ticks + atomic_load(&sc_proc_own_ticks);
         fill_process(&r->procs[0], acc->total, (uint64_t)((double)ticks * sc_tsc_ns()));
+        r->procs[0].submitted = acc->work > LONG_MAX ? LONG_MAX : (long)acc->work;
     }
     fill_counts(r, acc);
     free(acc);
@@ -777,52 +788,102 @@ sc_report *sc_shim_build_report(void)
 static void judge(sc_report *r, int quiet)
 {
     char err[512];
-    if (sc_filter_apply(r, sc_opt.rules, sc_opt.ignore, sc_opt.suppressions[0] ? sc_opt.suppressions : NULL,
-                        err, sizeof err) && !quiet)
+    if (sc_report_apply_settings(r, &sc_opt, err, sizeof err) && !quiet)
         sc_warn("%s; reporting without suppressions", err);
-    sc_judge_opts j = {(uint64_t)sc_opt.warn_cost_us * 1000, (unsigned)sc_opt.warn_share_bp};
-    sc_report_judge(r, &j);
-    sc_report_sort(r);
 }
 
 /* The source root: STREAMCHECK_SOURCE_ROOT (the launcher's --source-root),
    else the directory the program is in now (cwd, to free). */
 static sc_render_opts render_opts(char **cwd)
 {
-    sc_render_opts o = {.color = 0, .max_frames = 0, .verbose = 0,
-                        .top = sc_opt.top ? (unsigned)sc_opt.top : SC_TOP_ALL};
     *cwd = getcwd(NULL, 0);
-    o.srcroot = sc_opt.source_root[0] ? sc_opt.source_root : *cwd;
-    return o;
+    return sc_render_opts_for(&sc_opt, *cwd);
 }
 
-/* At exit (core.c calls it once the slow paths have drained, while CUDA
-   is still up: atexit handlers run in reverse). */
-static void shim_report(void)
+/* Whether measured mode's GPU timeline is in r and a format asked for draws
+   it: the JSON report does not carry it, so the process renders such a
+   report itself. */
+static int needs_timeline(const sc_report *r)
 {
-    uint64_t k0 = sc_tsc();
-    sc_measure_stop();   /* the GPU timeline's last records first */
-    sc_report *r = sc_shim_build_report();
+    unsigned drawn = 0;
+    for (int i = 0; i < SC_NFORMATS; i++)
+        drawn |= sc_formats[i].timeline ? (unsigned)sc_formats[i].format : 0;
+    return (sc_opt.formats & drawn) && (r->ngpu_ops || r->nhost_spans || r->nmarks);
+}
+
+/* Under the launcher (STREAMCHECK_DEFER_SYMBOLS): the report goes to the
+   status directory as it stands, its frames unnamed and no setting
+   applied, and the launcher finishes it after the program has exited
+   (src/cli/finish.c), so the program's exit pays for none of it; the
+   launcher removes a --snapshot JSON the final report replaces.  1 when
+   it went. */
+static int leave_to_launcher(sc_report *r, const char *cwd, const char *why)
+{
+    char path[4200], *file = NULL, *lines = NULL;
+    if (!sc_opt.defer_symbols || needs_timeline(r) || sc_status_file("json", path, sizeof path, &file))
+        return 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    int ok = f && sc_render(r, SC_FMT_JSON, f, NULL) == 0;
+    ok &= f && fclose(f) == 0;
+    if (!f && fd >= 0)
+        close(fd);
+    ok = ok && asprintf(&lines, "deferred %s\nname %s\ncwd %s\nwork %ld\n%s%s%s%s%s", file, file_name(r),
+                        cwd ? cwd : "", r->procs[0].submitted, why, *why ? "\n" : "",
+                        partial_json[0] ? "snapshot " : "", partial_json, partial_json[0] ? "\n" : "") >= 0;
+    if (ok)
+        sc_status_lines(lines);
+    else if (fd >= 0)
+        unlink(path);
+    free(lines);
+    return ok;
+}
+
+/* Without the launcher to finish it: the frames named, the settings
+   applied, the report written where they say, the status file with what
+   it found, the work it submitted and the files it wrote. */
+static void finish_here(sc_report *r, uint64_t k0, const char *why)
+{
     uint64_t k1 = sc_tsc();
-    sc_prof_proc(SC_PH_BUILD, k1 - k0, 0);
-    if (!r)
-        return;
+    symbolize_here(r);
     judge(r, 0);
     /* The report's own building (symbolization included) is ours too;
        rendering and writing it, which follow, cannot be in it. */
     uint64_t k2 = sc_tsc();
     sc_prof_proc(SC_PH_JUDGE, k2 - k1, 0);
-    if (r->nprocs)
-        r->procs[0].shim_ns += (uint64_t)((double)(k2 - k0) * sc_tsc_ns());
-    char *cwd;
+    r->procs[0].shim_ns += (uint64_t)((double)(k2 - k0) * sc_tsc_ns());
+    char *cwd, *lines = NULL;
     sc_render_opts o = render_opts(&cwd);
     write_outputs(r, &o);
     free(cwd);
-    char why[48] = "";
+    size_t n = wrote_lines ? strlen(wrote_lines) : 0;
+    if (asprintf(&lines, "%s%swork %ld%s%.*s", why, *why ? "\n" : "", r->procs[0].submitted, n ? "\n" : "",
+                 n ? (int)n - 1 : 0, wrote_lines ? wrote_lines : "") >= 0)
+        sc_status_write(r, lines);
+    free(lines);
+    sc_prof_proc(SC_PH_WRITE, sc_tsc() - k2, 0);
+}
+
+/* At exit (core.c calls it once the slow paths have drained, while CUDA
+   is still up: atexit handlers run in reverse), or the reporter's final
+   report (a signal ending the process, exec, _exit: sc_end_reason). */
+static void shim_report(void)
+{
+    uint64_t k0 = sc_tsc();
+    sc_measure_stop();   /* the GPU timeline's last records first */
+    sc_report *r = sc_shim_build_report();
+    sc_prof_proc(SC_PH_BUILD, sc_tsc() - k0, 0);
+    if (!r || !r->nprocs) {
+        sc_status_ended();   /* no CUDA call to report */
+        sc_report_free(r);
+        return;
+    }
+    char why[48] = "", *cwd = getcwd(NULL, 0);
     if (sc_end_reason[0])
         snprintf(why, sizeof why, "ended %s", sc_end_reason);
-    sc_status_write(r, why);
-    sc_prof_proc(SC_PH_WRITE, sc_tsc() - k2, 0);
+    if (!leave_to_launcher(r, cwd, why))
+        finish_here(r, k0, why);
+    free(cwd);
     sc_report_free(r);
 }
 

@@ -21,6 +21,17 @@
  *                    statically, which cannot run on the simulator: every
  *                    CUDA call failed (rebuild with nvcc -cudart shared)
  *
+ * and, for the launcher's messages and its finishing of the reports
+ * (src/cli/status.h has the whole protocol):
+ *   state active     the process made its first CUDA call (no report yet:
+ *   exe NAME         an end without one is a report lost); its program
+ *   state ended      it ended with no CUDA call to report, after "active"
+ *   work N           calls that submitted work to a stream (0: none)
+ *   wrote PATH       a report file it wrote, a line each
+ *   deferred FILE    its report, unsymbolized, in the status directory
+ *   name BASE        for the launcher to finish under this base name, and
+ *   cwd PATH         with this current directory as the source root
+ *
  * A process in which the shim was loaded also leaves an empty file named
  * "loaded" there, from its constructor (the one thing it does there: it
  * must be done before the program can end in any way): a status directory
@@ -139,11 +150,30 @@ void sc_status_write(const sc_report *r, const char *why)
 {
     uint64_t e = 0, w = 0, n = 0;
     sc_report_totals(r, &e, &w, &n);
-    char text[512];
-    snprintf(text, sizeof text, "%llu %llu %llu %llu\n%s%s%s", (unsigned long long)(e + w + n),
-             (unsigned long long)e, (unsigned long long)w, (unsigned long long)n, why && *why ? why : "",
-             why && *why ? "\n" : "", errors);
-    put_status(text, ".status.tmp");
+    char *text = NULL;
+    if (asprintf(&text, "%llu %llu %llu %llu\n%s%s%s", (unsigned long long)(e + w + n), (unsigned long long)e,
+                 (unsigned long long)w, (unsigned long long)n, why && *why ? why : "", why && *why ? "\n" : "",
+                 errors) >= 0)
+        put_status(text, ".status.tmp");
+    free(text);
+}
+
+void sc_status_lines(const char *lines)
+{
+    char *text = NULL;
+    if (asprintf(&text, "%s%s", lines, errors) >= 0)
+        put_status(text, ".status.tmp");
+    free(text);
+}
+
+int sc_status_file(const char *suffix, char *path, size_t len, char **name)
+{
+    const char *dot = sc_opt.status_dir[0] && claim() ? strrchr(claimed, '.') : NULL;
+    int n = dot ? snprintf(path, len, "%.*s.%s", (int)(dot - claimed), claimed, suffix) : -1;
+    if (n < 0 || (size_t)n >= len)
+        return -1;
+    *name = strrchr(path, '/') + 1;
+    return 0;
 }
 
 void sc_status_noreport(const char *why)
@@ -178,3 +208,40 @@ __attribute__((constructor)) static void status_loaded(void)
         close(fd);
     errno = saved;
 }
+
+/* At the process's first CUDA call (the shim's initialization): from now
+   on an end without a report is a report lost, and the launcher says so
+   (with the program's name). */
+static int active;
+
+static void status_active(void)
+{
+    char exe[4096], *lines = NULL;
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[k > 0 ? k : 0] = 0;
+    for (char *c = exe; *c; c++)
+        *c = (unsigned char)*c < ' ' ? '?' : *c;   /* one line */
+    const char *slash = strrchr(exe, '/');
+    if (asprintf(&lines, "state active\nexe %s\n", slash ? slash + 1 : exe) >= 0)
+        sc_status_lines(lines);
+    free(lines);
+    active = sc_opt.status_dir[0] != 0;
+}
+
+void sc_status_ended(void)
+{
+    if (active)
+        sc_status_lines("state ended\n");
+}
+
+/* A forked child is a process of its own: its own status file, claimed
+   when it first writes one. */
+static void status_child(void)
+{
+    atomic_store(&claim_state, 0);
+    claimed[0] = 0;
+    active = 0;
+}
+
+static const sc_part part = {"status", 0, NULL, NULL, status_child, status_active, NULL};
+SC_PART_REGISTER(part)

@@ -168,6 +168,28 @@ cli --output "$tmp/notadir" "$tmp/b.json"
 status_is 2 "--output is not a directory"
 error_is "notadir: Not a directory" "--output message"
 
+# --- one bad file is skipped, a file named twice is read once ---
+cli --fail-on never "$tmp/a.json" >/dev/null
+cp "$tmp/out" "$tmp/a-only.txt"
+cli --fail-on never "$tmp/a.json" "$tmp/bad.json"
+status_is 2 "a bad file among good ones: exit 2"
+error_is "bad.json: not valid JSON: 2:10: invalid literal (expected 'true'); skipped" "the bad file is named and skipped"
+same "$tmp/a-only.txt" "$tmp/out" "the good file is merged and rendered all the same"
+cli --format json --output "$tmp/once" --name once --fail-on never "$tmp/b.json"
+ln -s "$tmp/b.json" "$tmp/link.json"
+cli --format json --output "$tmp/once" --name twice --fail-on never "$tmp/b.json" "$tmp/link.json" "$tmp/b.json"
+status_is 0 "the same file three times (once through a link)"
+same "$tmp/once/once.streamcheck.json" "$tmp/once/twice.streamcheck.json" "a file named twice is merged once"
+[ "$(grep -c 'read once$' "$tmp/err")" -eq 2 ] && ok "each repeat is said" || { not_ok "each repeat is said"; diag <"$tmp/err"; }
+
+# --- --error-exitcode alone fails on a warning, as compute-sanitizer's does ---
+cli --error-exitcode 3 "$tmp/b.json"
+status_is 3 "--error-exitcode 3 alone, with warnings"
+cli --error-exitcode 3 "$tmp/empty.json"
+status_is 0 "--error-exitcode 3 alone, without findings"
+cli --error-exitcode 3 --fail-on never "$tmp/b.json"
+status_is 0 "--error-exitcode 3 --fail-on never"
+
 # --- help and rules ---
 cli --help
 status_is 0 "--help"

@@ -97,7 +97,7 @@ START_TEST(environment)
         "STREAMCHECK_SYNC_FREQUENT=1000000000", "STREAMCHECK_SYMBOLIZE_MS=0", "STREAMCHECK_TOP=0",
         "STREAMCHECK_WARN_COST_US=3600000000", "STREAMCHECK_WARN_SHARE_BP=10000",
         "STREAMCHECK_GPU_SAMPLE_US=250", "STREAMCHECK_STATUS_DIR=/status", "STREAMCHECK_MEASURE_WINDOW=2.5:0.25",
-        "STREAMCHECK_SNAPSHOT=60", NULL,
+        "STREAMCHECK_SNAPSHOT=60", "STREAMCHECK_VERBOSE=on", "STREAMCHECK_DEFER_SYMBOLS=1", NULL,
     };
     sc_options o;
     load(&o, env);
@@ -128,6 +128,8 @@ START_TEST(environment)
     ck_assert_int_eq(o.gpu_sample_us, 250);
     ck_assert_str_eq(o.status_dir, "/status");
     ck_assert_int_eq(o.snapshot, 60);
+    ck_assert_int_eq(o.verbose, 1);
+    ck_assert_int_eq(o.defer_symbols, 1);
     for (int i = 0; i < SC_NOPTS; i++)
         ck_assert_str_eq(o.source[i], "environment");
 }
@@ -437,10 +439,12 @@ START_TEST(dump)
         "STREAMCHECK_SYNC_FREQUENT    = 100                      (default)",
         "STREAMCHECK_SYMBOLIZE_MS     = 2000                     (default)",
         "STREAMCHECK_TOP              = 10                       (default)",
+        "STREAMCHECK_VERBOSE          = 0                        (default)",
         "STREAMCHECK_WARN_COST_US     = 1000                     (default)",
         "STREAMCHECK_WARN_SHARE_BP    = 50                       (default)",
         "STREAMCHECK_GPU_SAMPLE_US    = 1000                     (default)",
         "STREAMCHECK_STATUS_DIR       =                          (default)",
+        "STREAMCHECK_DEFER_SYMBOLS    = 0                        (default)",
     };
     ck_assert_uint_eq(SC_ARRAY_LEN(want), SC_NOPTS);
     has_lines(text, want, SC_ARRAY_LEN(want));

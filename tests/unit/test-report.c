@@ -886,6 +886,60 @@ START_TEST(reader_file)
 }
 END_TEST
 
+START_TEST(file_names)
+{
+    sc_process p = {.exe = "/usr/bin/my app", .host = "gpu01.cluster", .pid = 4242, .rank = 3,
+                    .start_time = 1717243200.75};
+    char b[256];
+    sc_report_file_base(&p, b, sizeof b);
+    ck_assert_str_eq(b, "my app.gpu01.cluster.4242.r3.20240601-120000");
+    p = (sc_process){.exe = NULL, .host = NULL, .pid = 7, .rank = -1, .start_time = 0};
+    sc_report_file_base(&p, b, sizeof b);
+    ck_assert_str_eq(b, "program.7");
+    p = (sc_process){.exe = "/x/.hidden", .host = "a/b", .pid = 1, .rank = -1, .start_time = 0};
+    sc_report_file_base(&p, b, sizeof b);
+    ck_assert_str_eq(b, "program.a_b.1");
+}
+END_TEST
+
+/* A process's report never replaces a file that is there (ranks in PID
+   namespaces of their own, a rerun): NAME-2, NAME-3, ... */
+START_TEST(write_never_replaces)
+{
+    char dir[] = "/tmp/sc-test-XXXXXX", path[600], want[600];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    sc_report *a = fixture_process_a();
+    for (int k = 1; k <= 3; k++) {
+        ck_assert_int_eq(sc_report_write_new(a, SC_FMT_JSON, NULL, dir, "app.h.7", path, sizeof path), 0);
+        if (k == 1)
+            snprintf(want, sizeof want, "%s/app.h.7.streamcheck.json", dir);
+        else
+            snprintf(want, sizeof want, "%s/app.h.7-%d.streamcheck.json", dir, k);
+        ck_assert_str_eq(path, want);
+    }
+    /* sc_report_write_named replaces, as the report tool's merges do */
+    ck_assert_int_eq(sc_report_write_named(a, SC_FMT_JSON, NULL, dir, "app.h.7", path, sizeof path), 0);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        files++;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        char err[256];
+        sc_report *r = sc_report_new();
+        ck_assert_msg(sc_report_read_json(r, path, err, sizeof err) == 0, "%s", err);
+        sc_report_free(r);
+        unlink(path);
+    }
+    closedir(d);
+    ck_assert_int_eq(files, 3);
+    ck_assert_int_eq(rmdir(dir), 0);
+    sc_report_free(a);
+}
+END_TEST
+
 START_TEST(write_error_leaves_nothing)
 {
     /* /dev/full makes every write fail: the renderer must report it. */
@@ -925,6 +979,8 @@ int main(void)
     tcase_add_test(tc, reader_duplicate_callsite);
     tcase_add_test(tc, reader_file);
     tcase_add_test(tc, write_error_leaves_nothing);
+    tcase_add_test(tc, file_names);
+    tcase_add_test(tc, write_never_replaces);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);

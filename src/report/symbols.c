@@ -1,0 +1,460 @@
+/* symbols.c: function, file and line for the native frames of a report,
+ * from module + offset, after the fact (as mpiP and HPCToolkit symbolize
+ * after the run, from module offsets).
+ *
+ * libdw is opened with dlopen, so nothing needs it to run: without it a
+ * frame keeps its module, offset and what the shim named from the dynamic
+ * symbol table.  Each module is read from its file, offline: a frame's
+ * offset is pc - 1 less the module's load bias, which is the ELF virtual
+ * address in a shared object and a position-independent executable alike
+ * (and the address itself in a fixed-address one, whose bias is 0), so a
+ * module reported at bias 0 answers for it.  A module whose file has
+ * another build ID than the process saw (rebuilt since, another machine)
+ * is not read.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "model.h"
+#include "report.h"
+#include "symbols.h"
+
+/* libdw's functions, looked up at open. */
+typedef struct dwapi {
+    Dwfl *(*begin)(const Dwfl_Callbacks *);
+    Dwfl_Module *(*report_elf)(Dwfl *, const char *, const char *, int, GElf_Addr, bool);
+    int (*report_end)(Dwfl *, int (*)(Dwfl_Module *, void *, const char *, Dwarf_Addr, void *), void *);
+    int (*build_id)(Dwfl_Module *, const unsigned char **, GElf_Addr *);
+    const char *(*addrname)(Dwfl_Module *, GElf_Addr);
+    Dwfl_Line *(*getsrc)(Dwfl_Module *, Dwarf_Addr);
+    const char *(*lineinfo)(Dwfl_Line *, Dwarf_Addr *, int *, int *, Dwarf_Word *, Dwarf_Word *);
+    const char *(*line_comp_dir)(Dwfl_Line *);   /* optional: paths stay as recorded */
+    void (*end)(Dwfl *);
+    /* Inline expansion (optional: without them, one frame per pc). */
+    Dwarf_Die *(*addrdie)(Dwfl_Module *, Dwarf_Addr, Dwarf_Addr *);
+    int (*getscopes)(Dwarf_Die *, Dwarf_Addr, Dwarf_Die **);
+    int (*tag)(Dwarf_Die *);
+    Dwarf_Attribute *(*attr_integrate)(Dwarf_Die *, unsigned, Dwarf_Attribute *);
+    Dwarf_Attribute *(*attr)(Dwarf_Die *, unsigned, Dwarf_Attribute *);
+    const char *(*formstring)(Dwarf_Attribute *);
+    int (*formudata)(Dwarf_Attribute *, Dwarf_Word *);
+    int (*getsrcfiles)(Dwarf_Die *, Dwarf_Files **, size_t *);
+    const char *(*filesrc)(Dwarf_Files *, size_t, Dwarf_Word *, Dwarf_Word *);
+} dwapi;
+
+/* A module read once: its file's debug information, or NULL when it
+   cannot be read or is another build. */
+typedef struct sym_module {
+    char *path;
+    Dwfl *dwfl;
+    Dwfl_Module *mod;
+    char build_id[SC_BUILD_ID_MAX];   /* its file's, "" when it has none */
+} sym_module;
+
+struct sc_symbols {
+    dwapi dw;
+    int inline_ok;                    /* the optional inline functions are there */
+    sc_dlsym_fn lookup;
+    Dwfl_Callbacks cb;
+    char *debuginfo_path;
+    sym_module *mods;
+    size_t nmods;
+    uint64_t deadline;                /* CLOCK_MONOTONIC ns; 0: none */
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------ opening --- */
+/* C++ names are demangled with the C++ runtime's own demangler: the
+   program's when it has one, else libstdc++ loaded here (Python loads
+   PyTorch, and with it libstdc++, RTLD_LOCAL: the global scope has none).
+   Looked up once. */
+static char *(*find_demangler(sc_dlsym_fn lookup))(const char *, char *, size_t *, int *)
+{
+    static int tried;
+    static char *(*demangle)(const char *, char *, size_t *, int *);
+    if (tried)
+        return demangle;
+    tried = 1;
+    *(void **)&demangle = lookup(RTLD_DEFAULT, "__cxa_demangle");
+    if (demangle)
+        return demangle;
+    void *cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+    if (!cxx)
+        cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+    if (cxx)
+        *(void **)&demangle = lookup(cxx, "__cxa_demangle");
+    return demangle;
+}
+
+char *sc_demangle(const char *sym, sc_dlsym_fn lookup)
+{
+    if (!sym)
+        return NULL;
+    char *(*demangle)(const char *, char *, size_t *, int *) = find_demangler(lookup ? lookup : dlsym);
+    if (demangle && sym[0] == '_' && sym[1] == 'Z') {
+        int st = -1;
+        char *d = demangle(sym, NULL, NULL, &st);
+        if (d && st == 0)
+            return d;
+        free(d);
+    }
+    return strdup(sym);
+}
+
+sc_symbols *sc_symbols_open(sc_dlsym_fn lookup)
+{
+    if (!lookup)
+        lookup = dlsym;
+    void *h = dlopen("libdw.so.1", RTLD_LAZY | RTLD_LOCAL);
+    sc_symbols *s = h ? calloc(1, sizeof *s) : NULL;
+    if (!s)
+        return NULL;
+    dwapi *d = &s->dw;
+#define GET(f, name) (*(void **)&(f) = lookup(h, name))
+    GET(d->begin, "dwfl_begin");
+    GET(d->report_elf, "dwfl_report_elf");
+    GET(d->report_end, "dwfl_report_end");
+    GET(d->build_id, "dwfl_module_build_id");
+    GET(d->addrname, "dwfl_module_addrname");
+    GET(d->getsrc, "dwfl_module_getsrc");
+    GET(d->lineinfo, "dwfl_lineinfo");
+    GET(d->line_comp_dir, "dwfl_line_comp_dir");
+    GET(d->end, "dwfl_end");
+    GET(d->addrdie, "dwfl_module_addrdie");
+    GET(d->getscopes, "dwarf_getscopes");
+    GET(d->tag, "dwarf_tag");
+    GET(d->attr_integrate, "dwarf_attr_integrate");
+    GET(d->attr, "dwarf_attr");
+    GET(d->formstring, "dwarf_formstring");
+    GET(d->formudata, "dwarf_formudata");
+    GET(d->getsrcfiles, "dwarf_getsrcfiles");
+    GET(d->filesrc, "dwarf_filesrc");
+    GET(s->cb.find_elf, "dwfl_build_id_find_elf");
+    GET(s->cb.find_debuginfo, "dwfl_standard_find_debuginfo");
+    GET(s->cb.section_address, "dwfl_offline_section_address");
+#undef GET
+    if (!d->begin || !d->report_elf || !d->report_end || !d->addrname || !d->getsrc || !d->lineinfo ||
+        !d->end || !s->cb.find_elf || !s->cb.find_debuginfo || !s->cb.section_address) {
+        free(s);
+        return NULL;   /* libdw stays loaded: it is harmless, and another user may come */
+    }
+    s->inline_ok = d->addrdie && d->getscopes && d->tag && d->attr_integrate && d->attr && d->formstring &&
+                   d->formudata && d->getsrcfiles && d->filesrc;
+    s->cb.debuginfo_path = &s->debuginfo_path;
+    s->lookup = lookup;
+    return s;
+}
+
+void sc_symbols_close(sc_symbols *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nmods; i++) {
+        if (s->mods[i].dwfl)
+            s->dw.end(s->mods[i].dwfl);
+        free(s->mods[i].path);
+    }
+    free(s->mods);
+    free(s);
+}
+
+void sc_symbols_limit(sc_symbols *s, unsigned long ms)
+{
+    if (s)
+        s->deadline = ms ? now_ns() + (uint64_t)ms * 1000000u : 0;
+}
+
+/* ------------------------------------------------------------ modules --- */
+static void read_build_id(sc_symbols *s, sym_module *m)
+{
+    const unsigned char *bits = NULL;
+    GElf_Addr vaddr;
+    int n = s->dw.build_id ? s->dw.build_id(m->mod, &bits, &vaddr) : 0;
+    m->build_id[0] = 0;
+    for (int i = 0; i < n && 2 * (size_t)i + 2 < sizeof m->build_id; i++)
+        snprintf(m->build_id + 2 * i, 3, "%02x", bits[i]);
+}
+
+static sym_module *module_get(sc_symbols *s, const char *path)
+{
+    for (size_t i = 0; i < s->nmods; i++)
+        if (!strcmp(s->mods[i].path, path))
+            return &s->mods[i];
+    sym_module *ms = realloc(s->mods, (s->nmods + 1) * sizeof *ms);
+    if (!ms)
+        return NULL;
+    s->mods = ms;
+    sym_module *m = &ms[s->nmods];
+    memset(m, 0, sizeof *m);
+    if (!(m->path = strdup(path)))
+        return NULL;
+    s->nmods++;
+    if (path[0] != '/' || !(m->dwfl = s->dw.begin(&s->cb)))
+        return m;
+    /* Reported at 0 with p_vaddr added: its addresses are its virtual
+       addresses, which are the frames' offsets. */
+    m->mod = s->dw.report_elf(m->dwfl, sc_basename(path), path, -1, 0, true);
+    if (s->dw.report_end(m->dwfl, NULL, NULL) != 0)
+        m->mod = NULL;
+    if (m->mod)
+        read_build_id(s, m);
+    return m;
+}
+
+/* ---------------------------------------------------------- frames --- */
+static char *pretty(const sc_symbols *s, const char *sym)
+{
+    return sc_demangle(sym, s->lookup);
+}
+
+/* A source path as a person finds it: relative paths (nvcc records
+   testapps/app.cu as given on its command line) joined to the compile
+   unit's directory, and ./ and dir/../ taken out, so that report time can
+   place it below the source root.  A path relative to a directory that is
+   not absolute either (a distribution's -fdebug-prefix-map) stays as
+   recorded. */
+static char *source_path(const char *file, const char *comp_dir)
+{
+    char *p = NULL;
+    if (file[0] != '/' && comp_dir && comp_dir[0] == '/') {
+        if (asprintf(&p, "%s/%s", comp_dir, file) < 0)
+            p = NULL;
+    } else {
+        p = strdup(file);
+    }
+    if (p && p[0] == '/')
+        sc_path_normalize(p);
+    return p;
+}
+
+/* The innermost frame: the function, and the instruction's file:line. */
+static void lookup_one(const sc_symbols *s, Dwfl_Module *mod, Dwarf_Addr a, sc_symframe *out)
+{
+    out->function = pretty(s, s->dw.addrname(mod, a));
+    Dwfl_Line *l = s->dw.getsrc(mod, a);
+    Dwarf_Addr la;
+    int ln = 0, col = 0;
+    const char *f = l ? s->dw.lineinfo(l, &la, &ln, &col, NULL, NULL) : NULL;
+    if (f && ln > 0) {
+        out->file = source_path(f, s->dw.line_comp_dir ? s->dw.line_comp_dir(l) : NULL);
+        out->line = (unsigned)ln;
+    }
+}
+
+/* The name a scope (subprogram or inlined subroutine) was declared with:
+   the linkage name when there is one (C++), through its abstract origin. */
+static const char *scope_name(const sc_symbols *s, Dwarf_Die *d)
+{
+    Dwarf_Attribute a;
+    const char *n = NULL;
+    if (s->dw.attr_integrate(d, DW_AT_linkage_name, &a))
+        n = s->dw.formstring(&a);
+    if (!n && s->dw.attr_integrate(d, DW_AT_MIPS_linkage_name, &a))
+        n = s->dw.formstring(&a);
+    if (!n && s->dw.attr_integrate(d, DW_AT_name, &a))
+        n = s->dw.formstring(&a);
+    return n;
+}
+
+/* Walks the scopes around a (innermost first): each inlined subroutine
+   names the function the instruction belongs to, and its call_file and
+   call_line say where the next outer function called it.  out[0] is
+   filled already; returns how many are filled. */
+static unsigned unfold(const sc_symbols *s, Dwfl_Module *mod, Dwarf_Addr a, sc_symframe *out, unsigned max)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = s->dw.addrdie(mod, a, &bias), *scopes = NULL;
+    int ns = cu ? s->dw.getscopes(cu, a - bias, &scopes) : 0;
+    Dwarf_Files *files = NULL;
+    size_t nfiles = 0;
+    if (ns <= 0 || s->dw.getsrcfiles(cu, &files, &nfiles) != 0) {
+        free(scopes);
+        return 1;
+    }
+    Dwarf_Attribute cda;
+    const char *comp_dir = s->dw.attr(cu, DW_AT_comp_dir, &cda) ? s->dw.formstring(&cda) : NULL;
+    unsigned n = 0;
+    for (int i = 0; i < ns && n < max; i++) {
+        int t = s->dw.tag(&scopes[i]);
+        if (t != DW_TAG_inlined_subroutine && t != DW_TAG_subprogram)
+            continue;
+        const char *name = scope_name(s, &scopes[i]);
+        if (n > 0)
+            out[n].function = name ? pretty(s, name) : NULL;
+        else if (name) {             /* the innermost function, at the instruction's line */
+            free(out[0].function);
+            out[0].function = pretty(s, name);
+        }
+        if (t == DW_TAG_subprogram)
+            break;
+        Dwarf_Attribute at;
+        Dwarf_Word fidx = 0, line = 0;
+        if (n + 1 >= max || !s->dw.attr(&scopes[i], DW_AT_call_file, &at) || s->dw.formudata(&at, &fidx) ||
+            !s->dw.attr(&scopes[i], DW_AT_call_line, &at) || s->dw.formudata(&at, &line))
+            break;
+        const char *f = fidx < nfiles ? s->dw.filesrc(files, fidx, NULL, NULL) : NULL;
+        n++;
+        out[n].function = NULL;
+        out[n].file = f ? source_path(f, comp_dir) : NULL;
+        out[n].line = (unsigned)line;
+    }
+    free(scopes);
+    /* The outermost frame is the function the instruction lies in, which
+       the symbol table names even where the scope chain stops at the
+       compile unit (seen with nvcc's host code). */
+    if (n > 0 && !out[n].function)
+        out[n].function = pretty(s, s->dw.addrname(mod, a));
+    return n + 1;
+}
+
+unsigned sc_symbols_frame(sc_symbols *s, const char *module, const char *build_id, uint64_t offset,
+                          sc_symframe *out, unsigned max, int *late)
+{
+    *late = 0;
+    if (!s || !module || !max)
+        return 0;
+    if (s->deadline && now_ns() >= s->deadline) {
+        *late = 1;
+        return 0;
+    }
+    sym_module *m = module_get(s, module);
+    if (!m || !m->mod || (build_id && *build_id && strcmp(build_id, m->build_id)))
+        return 0;
+    memset(out, 0, max * sizeof *out);
+    lookup_one(s, m->mod, (Dwarf_Addr)offset, out);
+    return s->inline_ok ? unfold(s, m->mod, (Dwarf_Addr)offset, out, max) : 1;
+}
+
+/* ------------------------------------------------------------ report --- */
+/* Call sites ranked by the most severe, then costliest, finding at each. */
+typedef struct site_rank {
+    uint64_t key;
+    size_t i;
+} site_rank;
+
+static int cmp_site_rank(const void *pa, const void *pb)
+{
+    const site_rank *a = pa, *b = pb;
+    return a->key != b->key ? (a->key < b->key ? 1 : -1) : (a->i > b->i) - (a->i < b->i);
+}
+
+static site_rank *rank_sites(const sc_report *r)
+{
+    site_rank *o = calloc(r->ncallsites ? r->ncallsites : 1, sizeof *o);
+    if (!o)
+        return NULL;
+    for (size_t i = 0; i < r->ncallsites; i++)
+        o[i] = (site_rank){0, i};
+    for (size_t j = 0; j < r->nfindings; j++) {
+        const sc_finding *f = &r->findings[j];
+        long k = sc_report_callsite_index(r, f->callsite);
+        uint64_t key = (uint64_t)f->severity << 62 | (f->cost_ns >> 2);
+        if (k >= 0 && key > o[k].key)
+            o[k].key = key;
+    }
+    qsort(o, r->ncallsites, sizeof *o, cmp_site_rank);
+    return o;
+}
+
+/* Whether frame k is to be looked up: it has a module (and a build ID
+   when need_id) and no line, and is not the outer part of an inline chain
+   unfolded before (the frame before it, at the same module and offset,
+   has its line). */
+static int wants_lookup(const sc_callsite *cs, size_t k, int need_id)
+{
+    const sc_frame *f = &cs->frames[k], *p = k ? &cs->frames[k - 1] : NULL;
+    if (f->file || !f->module || (need_id && !f->build_id))
+        return 0;
+    return !(p && p->file && p->module && p->offset == f->offset && !strcmp(p->module, f->module));
+}
+
+/* One frame as its inline chain sf[0..n) into out[]; 0, or -1 out of
+   memory (out then holds what it got, to free). */
+static int unfolded(const sc_frame *f, sc_symframe *sf, unsigned n, sc_frame *out)
+{
+    int ok = 1;
+    for (unsigned j = 0; j < n; j++) {
+        sc_frame *o = &out[j];
+        memset(o, 0, sizeof *o);
+        o->offset = f->offset;
+        o->module = strdup(f->module);
+        o->build_id = f->build_id ? strdup(f->build_id) : NULL;
+        /* libdw may not name what the dynamic symbol table did */
+        o->function = sf[j].function ? sf[j].function : j == 0 && f->function ? strdup(f->function) : NULL;
+        o->file = sf[j].file;
+        o->line = sf[j].line;
+        ok &= o->module && (!f->build_id || o->build_id) &&
+              (o->function || (!sf[j].function && (j || !f->function)));
+    }
+    return ok ? 0 : -1;
+}
+
+enum { MAX_INLINE = 8 };
+
+/* Replaces a call site's frames by their symbolized ones; *late counts the
+   frames past the limit. */
+static int symbolize_site(sc_symbols *s, sc_callsite *cs, int need_id, long *late)
+{
+    sc_frame *nf = cs->nframes ? calloc(cs->nframes * MAX_INLINE, sizeof *nf) : NULL;
+    size_t n = 0;
+    if (!nf)
+        return cs->nframes ? -1 : 0;
+    for (size_t k = 0; k < cs->nframes; k++) {
+        sc_frame *f = &cs->frames[k];
+        sc_symframe sf[MAX_INLINE];
+        unsigned m = 0;
+        int lt = 0;
+        if (wants_lookup(cs, k, need_id))
+            m = sc_symbols_frame(s, f->module, f->build_id, f->offset, sf, MAX_INLINE, &lt);
+        *late += lt;
+        if (m == 0) {
+            nf[n++] = *f;          /* moved, strings and all */
+            memset(f, 0, sizeof *f);
+            continue;
+        }
+        int rc = unfolded(f, sf, m, &nf[n]);
+        n += m;
+        if (rc) {
+            for (size_t j = 0; j < n; j++)
+                sc_frame_clear(&nf[j]);
+            free(nf);
+            return -1;
+        }
+    }
+    for (size_t k = 0; k < cs->nframes; k++)
+        sc_frame_clear(&cs->frames[k]);
+    free(cs->frames);
+    cs->frames = nf;
+    cs->nframes = n;
+    return 0;
+}
+
+long sc_report_symbolize(sc_report *r, sc_symbols *s, int need_id)
+{
+    if (!s || !r->ncallsites)
+        return 0;
+    site_rank *order = rank_sites(r);
+    long late = 0;
+    if (!order)
+        return -1;
+    for (size_t i = 0; i < r->ncallsites; i++)
+        if (symbolize_site(s, &r->callsites[order[i].i], need_id, &late)) {
+            free(order);
+            return -1;
+        }
+    free(order);
+    return late;
+}
