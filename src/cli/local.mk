@@ -21,3 +21,7 @@ src_streamcheck_SOURCES = src/cli/cli.c src/cli/args.c src/cli/args.h src/cli/ar
 src_streamcheck_CPPFLAGS = $(AM_CPPFLAGS) $(SC_CLI_CPPFLAGS) -DSC_BINDIR='"$(bindir)"' \
 	-DSC_LIBDIR='"$(libdir)"' -DSC_PKGLIBEXECDIR='"$(pkglibexecdir)"' -DSC_TOP_SRCDIR='"$(abs_top_srcdir)"'
 src_streamcheck_LDADD = src/cli/libsccli.la $(SC_REPORT_LIBS)
+# The launcher names the reports' frames after the program (src/report/
+# symbols.c opens libdw.so.1 by dlopen): a libdw.so.1 copied beside the
+# installed shim, for hosts that lack it, is found from the launcher too.
+src_streamcheck_LDFLAGS = -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,'$(libdir)'
