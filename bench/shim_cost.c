@@ -15,6 +15,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,16 +204,36 @@ static void hb_cost(long n)
     row("the same, a submission each 32", steps, "(each mutex gets the new clock)");
 }
 
+/* Removes the folder a child wrote its report in (files only). */
+static void remove_reports(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[4096];
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.' && (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path)
+            unlink(path);
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
 /* Legacy-stream launches under --redirect=per-thread --redirect-method=m,
-   in a child; prints one line. */
+   in a child; prints one line.  The child's _exit writes its report (the
+   shim interposes it): into a folder of its own, removed after. */
 static void redirected(const char *m, long n)
 {
+    char dir[4096];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/sc-shim-cost.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        return;
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
         setenv("STREAMCHECK_REDIRECT", "per-thread", 1);
         setenv("STREAMCHECK_REDIRECT_METHOD", m, 1);
-        setenv("STREAMCHECK_OUTPUT", "/dev/null", 1);
+        setenv("STREAMCHECK_OUTPUT", dir, 1);
         fake_install();
         cuInit(0);
         launches(NULL, 1000);
@@ -224,6 +245,7 @@ static void redirected(const char *m, long n)
     }
     if (pid > 0)
         waitpid(pid, NULL, 0);
+    remove_reports(dir);
 }
 
 int main(int argc, char **argv)
