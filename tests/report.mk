@@ -75,7 +75,8 @@ SC_GOLDEN = \
 	tests/golden/single.txt tests/golden/merged.txt tests/golden/merged-verbose.txt \
 	tests/golden/empty.txt tests/golden/single.json tests/golden/merged.json \
 	tests/golden/empty.json tests/golden/merged.sarif tests/golden/empty.sarif \
-	tests/golden/merged.xml tests/golden/merged-never.xml
+	tests/golden/merged.xml tests/golden/merged-never.xml \
+	tests/golden/single.md tests/golden/merged.md tests/golden/empty.md tests/golden/priced.md
 EXTRA_DIST += tests/golden/cases tests/golden/tap.sh $(SC_GOLDEN)
 dist_check_SCRIPTS += tests/golden/golden.sh
 TESTS += tests/golden/golden.sh

@@ -455,7 +455,8 @@ static int render_all(const sc_report *r, const cli *c, const sc_render_opts *o)
 {
     if (c->output && ensure_dir(c->output) < 0)
         return EXIT_USAGE;
-    for (unsigned f = SC_FMT_TEXT; f <= SC_FMT_HTML; f <<= 1) {
+    for (int i = 0; i < SC_NFORMATS; i++) {
+        unsigned f = (unsigned)sc_formats[i].format;
         if (!(c->formats & f))
             continue;
         if (f == SC_FMT_TEXT && !c->output) {

@@ -4,6 +4,7 @@
  * involved: the host program may have set LC_NUMERIC. */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -232,6 +233,15 @@ void sc_format_bytes(uint64_t b, char *buf, size_t len)
 
 /* ------------------------------------------------------- output --- */
 
+int sc_render_done(FILE *out)
+{
+    if (!ferror(out))
+        return 0;
+    if (!errno)
+        errno = EIO;
+    return -1;
+}
+
 static void pct(uint64_t part, uint64_t whole, char *buf, size_t len)
 {
     /* tenths of a percent, integer arithmetic: no locale */
@@ -285,4 +295,80 @@ int64_t sc_seconds_to_micro(double t)
     if (us <= -9.2e18)
         return INT64_MIN;
     return (int64_t)(us < 0 ? us - 0.5 : us + 0.5);
+}
+
+/* ----------------------------------------------- the run's summary --- */
+/* The header's facts in words, shared by the text report and the
+   Markdown summary (report_text.c, report_md.c). */
+
+void sc_format_share(uint64_t part, uint64_t whole, char *buf, size_t len)
+{
+    /* hundredths of a percent, in integers */
+    unsigned __int128 bp = whole ? (unsigned __int128)part * 10000 / whole : 0;
+    uint64_t v = bp > 100000000 ? 100000000 : (uint64_t)bp;
+    snprintf(buf, len, "%" PRIu64 ".%02u%%", v / 100, (unsigned)(v % 100));
+}
+
+int sc_report_cost_format(const sc_report *r, char *buf, size_t len)
+{
+    uint64_t e = 0, w = 0, run = 0;
+    int windows = 0;
+    char b[64], s[32];
+    sc_report_totals(r, &e, &w, NULL);
+    if (!e && !w) {
+        snprintf(buf, len, "none: no finding is worth fixing in this run");
+        return -1;
+    }
+    for (size_t i = 0; i < r->nprocs; i++) {
+        run += sc_process_window_ns(&r->procs[i]);
+        windows += r->procs[i].window_ns != 0;
+    }
+    uint64_t cost = sc_report_cost(r);
+    sc_format_ns(cost, b, sizeof b);
+    if (!run) {
+        snprintf(buf, len, "%s in %" PRIu64 " warning%s", b, w + e, w + e == 1 ? "" : "s");
+        return 0;
+    }
+    sc_format_share(cost, run, s, sizeof s);
+    snprintf(buf, len, "%s (%s of %s) in %" PRIu64 " warning%s%s", b, s, windows ? "the active window" : "run time",
+             w + e, w + e == 1 ? "" : "s", r->nprocs > 1 ? " (all processes)" : "");
+    return 0;
+}
+
+int sc_process_fixed_format(const sc_process *p, char *buf, size_t len)
+{
+    char f[64];
+    buf[0] = '\0';
+    if (!p->window_ns)
+        return -1;
+    uint64_t bp = p->fixed_ns < p->model_ns ? (p->model_ns - p->fixed_ns) * 10000 / p->model_ns : 0;
+    if (bp < 10)   /* 0.1% or more: less is no prediction worth a line */
+        return -1;
+    sc_format_ns(p->fixed_ns, f, sizeof f);
+    snprintf(buf, len, "%s predicted (%" PRIu64 ".%02u%% less) with every priced finding fixed", f, bp / 100,
+             (unsigned)(bp % 100));
+    return 0;
+}
+
+void sc_report_distinct(const sc_report *r, const char *(*get)(const sc_process *), char *buf, size_t len)
+{
+    size_t used = 0, shown = 0, total = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < r->nprocs; i++) {
+        const char *v = sc_or_unknown(get(&r->procs[i]));
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(sc_or_unknown(get(&r->procs[j])), v);
+        if (seen)
+            continue;
+        total++;
+        if (shown < 4 && used < len) {
+            int n = snprintf(buf + used, len - used, "%s%s", shown ? ", " : "", v);
+            if (n > 0)
+                used += (size_t)n;
+            shown++;
+        }
+    }
+    if (total > shown && used < len)
+        snprintf(buf + used, len - used, ", ... (%zu in all)", total);
 }

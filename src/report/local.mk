@@ -1,7 +1,7 @@
 # src/report/local.mk: the report model, its reader and merger, suppressions
-# and filters, and the renderers (text, JSON, SARIF, JUnit, HTML).  Linked into the
-# shim (which writes the report at exit) and into the launcher (`streamcheck
-# report`).  No CUDA here, and no header of src/shim or src/cli.
+# and filters, and the renderers (text, JSON, SARIF, JUnit, HTML, Markdown).
+# Linked into the shim (which writes the report at exit) and into the
+# launcher (`streamcheck report`).  No CUDA here, and no header of src/shim or src/cli.
 SC_REPORT_CPPFLAGS = -I$(top_srcdir)/src/report $(SC_COMMON_CPPFLAGS)
 
 noinst_LTLIBRARIES += src/report/libscreport.la
@@ -11,7 +11,7 @@ src_report_libscreport_la_SOURCES = \
 	src/report/format.c src/report/frames.c src/report/readfile.c \
 	src/report/render.c src/report/report_write.c src/report/symbols.c src/report/symbols.h \
 	src/report/report_text.c src/report/text_layout.c src/report/text_layout.h src/report/report_json.c src/report/report_read.c \
-	src/report/report_sarif.c src/report/report_junit.c src/report/report_trace.c \
+	src/report/report_sarif.c src/report/report_junit.c src/report/report_trace.c src/report/report_md.c \
 	src/report/report_html.c src/report/html_finding.c src/report/html_gpu.c \
 	src/report/html_timeline.c src/report/html.c src/report/html.h \
 	src/report/suppress.c src/report/suppress.h \

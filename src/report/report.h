@@ -520,6 +520,23 @@ void sc_format_bytes(uint64_t bytes, char *buf, size_t len);
 /* "GPU: busy 1.200 s (80.0%), overlap 300.000 ms (20.0%), idle ..." without
    a newline. */
 void sc_gpu_line(const sc_gpu *g, char *buf, size_t len);
+/* A renderer's last step: 0, or -1 with errno (EIO unless set) when
+   writing to out failed. */
+int sc_render_done(FILE *out);
+/* A share in hundredths of a percent, "0.29%" (0 of nothing is "0.00%"). */
+void sc_format_share(uint64_t part, uint64_t whole, char *buf, size_t len);
+/* What the warnings and errors cost in all, as the text report's header
+   says it: "36.800 ms (0.29% of run time) in 3 warnings" (" (all
+   processes)" for several).  0, or -1 when there is none ("none: no
+   finding is worth fixing in this run"). */
+int sc_report_cost_format(const sc_report *r, char *buf, size_t len);
+/* The pricing model's prediction with every priced finding fixed: "1.100 s
+   predicted (8.00% less) with every priced finding fixed".  0, or -1 (buf
+   "") when the process had no model or it predicts less than 0.1%. */
+int sc_process_fixed_format(const sc_process *p, char *buf, size_t len);
+/* The distinct values of a per-process string, comma-separated, the first
+   four of them ("..., ... (7 in all)" when there are more). */
+void sc_report_distinct(const sc_report *r, const char *(*get)(const sc_process *), char *buf, size_t len);
 /* Seconds (sc_process times) as integer microseconds, rounded. */
 int64_t sc_seconds_to_micro(double t);
 /* Replaces control characters with '?', so that an error message quoting
@@ -565,6 +582,11 @@ sc_renderer sc_render_trace;
    per device.  Uses o->srcroot (paths, and the source lines around each
    call site when the file is readable where the page is written). */
 sc_renderer sc_render_html;
+
+/* GitHub-flavoured Markdown (report_md.c) for a CI job summary or a merge
+   request: the counts, one line about the run, a table of the findings
+   with what fixing each saves and what to do; uses o->srcroot. */
+sc_renderer sc_render_md;
 
 /* ---- rendering and writing (render.c, report_write.c) ---- */
 /* Renders one format (a single sc_format bit) through its renderer;

@@ -8,7 +8,6 @@
  * host time its findings blocked. */
 #include "config.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,10 +249,5 @@ int sc_render_junit(const sc_report *r, FILE *out, const sc_render_opts *o)
         testcase(out, r, k, level, &root);
     fputs("</testsuite>\n", out);
     sc_srcroot_free(&root);
-    if (ferror(out)) {
-        if (!errno)
-            errno = EIO;
-        return -1;
-    }
-    return 0;
+    return sc_render_done(out);
 }

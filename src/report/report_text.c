@@ -46,31 +46,6 @@ static const char *proc_device(const sc_process *p) { return p->device; }
 static const char *proc_mode(const sc_process *p) { return p->mode; }
 static const char *proc_range(const sc_process *p) { return p->range; }
 
-/* The distinct values of a per-process string, comma-separated, the first
-   four of them. */
-static void distinct(const sc_report *r, const char *(*get)(const sc_process *), char *buf, size_t len)
-{
-    size_t used = 0, shown = 0, total = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < r->nprocs; i++) {
-        const char *v = sc_or_unknown(get(&r->procs[i]));
-        int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = !strcmp(sc_or_unknown(get(&r->procs[j])), v);
-        if (seen)
-            continue;
-        total++;
-        if (shown < 4 && used < len) {
-            int n = snprintf(buf + used, len - used, "%s%s", shown ? ", " : "", v);
-            if (n > 0)
-                used += (size_t)n;
-            shown++;
-        }
-    }
-    if (total > shown && used < len)
-        snprintf(buf + used, len - used, ", ... (%zu in all)", total);
-}
-
 /* The devices a process used: "0 NVIDIA H100, 1 NVIDIA H100" (compact, for
    a table: "NVIDIA H100 (devices 0, 1)" when they have one name); a
    process with one device says its name as it always did (with its
@@ -135,7 +110,7 @@ static void render_range(const sc_report *r, FILE *out)
     if (!n)
         return;
     char b[64], names[512];
-    distinct(r, proc_range, names, sizeof names);
+    sc_report_distinct(r, proc_range, names, sizeof names);
     sc_format_ns(inside, b, sizeof b);
     sc_text_header(out, "NVTX range", "%s: findings inside it only; %s inside it%s (what shares are of)",
            r->nprocs == 1 ? name : names, b, n > 1 ? ", summed" : "");
@@ -144,47 +119,23 @@ static void render_range(const sc_report *r, FILE *out)
 /* The first thing a person reads: what the warnings cost, in all. */
 static void render_cost_total(const sc_report *r, FILE *out)
 {
-    uint64_t e = 0, w = 0, run = 0;
-    int windows = 0;
-    char b[64];
-    sc_report_totals(r, &e, &w, NULL);
-    for (size_t i = 0; i < r->nprocs; i++) {
-        run += sc_process_window_ns(&r->procs[i]);
-        windows += r->procs[i].window_ns != 0;
-    }
-    uint64_t cost = sc_report_cost(r);
-    if (!e && !w) {
-        sc_text_header(out, "Estimated cost", "none: no finding is worth fixing in this run");
-        return;
-    }
-    sc_format_ns(cost, b, sizeof b);
-    if (run) {
-        unsigned __int128 bp = (unsigned __int128)cost * 10000 / run;
-        uint64_t v = bp > 100000000 ? 100000000 : (uint64_t)bp;
-        sc_text_header(out, "Estimated cost", "%s (%" PRIu64 ".%02u%% of %s) in %" PRIu64 " warning%s%s", b,
-               v / 100, (unsigned)(v % 100), windows ? "the active window" : "run time", w + e,
-               w + e == 1 ? "" : "s", r->nprocs > 1 ? " (all processes)" : "");
-    } else {
-        sc_text_header(out, "Estimated cost", "%s in %" PRIu64 " warning%s", b, w + e, w + e == 1 ? "" : "s");
-    }
+    char b[256];
+    sc_report_cost_format(r, b, sizeof b);
+    sc_text_header(out, "Estimated cost", "%s", b);
 }
 
 /* The pricing model's window and its prediction with everything fixed. */
 static void render_window(const sc_process *p, FILE *out)
 {
-    char a[64], m[64], f[64];
+    char a[64], m[64], f[256];
     if (!p->window_ns)
         return;
     sc_format_ns(p->window_ns, a, sizeof a);
     sc_format_ns(p->model_ns, m, sizeof m);
     sc_text_header(out, "Active window", "%s, the first to the last CUDA call of the threads that wait for the GPU "
                   "(modelled: %s)", a, m);
-    uint64_t bp = p->fixed_ns < p->model_ns ? (p->model_ns - p->fixed_ns) * 10000 / p->model_ns : 0;
-    if (bp >= 10) {   /* 0.1% or more: less is no prediction worth a line */
-        sc_format_ns(p->fixed_ns, f, sizeof f);
-        sc_text_header(out, "All fixed", "%s predicted (%" PRIu64 ".%02u%% less) with every priced finding fixed", f,
-               bp / 100, (unsigned)(bp % 100));
-    }
+    if (sc_process_fixed_format(p, f, sizeof f) == 0)
+        sc_text_header(out, "All fixed", "%s", f);
 }
 
 /* The run's machine in one line: "NAME; driver 13.0, 2 copy engines, 8
@@ -243,11 +194,11 @@ static void render_header(const sc_report *r, FILE *out)
     sc_text_header(out, "Processes", "%zu", r->nprocs);
     if (!r->nprocs)
         return;
-    distinct(r, proc_exe, b, sizeof b);
+    sc_report_distinct(r, proc_exe, b, sizeof b);
     sc_text_header(out, "Programs", "%s", b);
-    distinct(r, proc_host, b, sizeof b);
+    sc_report_distinct(r, proc_host, b, sizeof b);
     sc_text_header(out, "Hosts", "%s", b);
-    distinct(r, proc_device, b, sizeof b);
+    sc_report_distinct(r, proc_device, b, sizeof b);
     sc_text_header(out, "Devices", "%s", b);
     size_t sim = 0;
     double start = 0, end = 0;
@@ -259,7 +210,7 @@ static void render_header(const sc_report *r, FILE *out)
             end = r->procs[i].end_time;
     }
     char mode[512];
-    distinct(r, proc_mode, mode, sizeof mode);
+    sc_report_distinct(r, proc_mode, mode, sizeof mode);
     if (sim)
         sc_text_header(out, "Mode", "%s, %s" SIMULATED_NOTE, mode, sim == r->nprocs ? "" : "some processes ");
     else
@@ -708,10 +659,8 @@ static void render_overhead(const sc_report *r, FILE *out)
         sc_format_ns(shim, b, sizeof b);
         fprintf(out, "  %-20s: %s (estimate", "Time in streamcheck", b);
         if (run) {
-            /* hundredths of a percent, in integers */
-            unsigned __int128 bp = (unsigned __int128)shim * 10000 / run;
-            uint64_t v = bp > 100000000 ? 100000000 : (uint64_t)bp;
-            fprintf(out, "; %" PRIu64 ".%02u%% of run time", v / 100, (unsigned)(v % 100));
+            sc_format_share(shim, run, b, sizeof b);
+            fprintf(out, "; %s of run time", b);
         }
         fprintf(out, ")\n");
     }

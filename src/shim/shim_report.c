@@ -668,33 +668,28 @@ static char partial_json[4300];
 static void write_files(const sc_report *r, const sc_render_opts *o, unsigned formats, FILE *err, int partial,
                         int dir_ok)
 {
-    static const struct { unsigned bit; const char *name; } files[] = {
-        {SC_FMT_JSON, "JSON"}, {SC_FMT_SARIF, "SARIF"}, {SC_FMT_JUNIT, "JUnit"}, {SC_FMT_TRACE, "trace"},
-        {SC_FMT_HTML, "HTML"},
-    };
     const char *dir = sc_opt.output[0] ? sc_opt.output : ".";
     const char *name = file_name(r);
-    for (size_t i = 0; i < SC_ARRAY_LEN(files); i++) {
-        if (!(formats & files[i].bit))
+    for (int i = 0; i < SC_NFORMATS; i++) {
+        const sc_format_info *fi = &sc_formats[i];
+        if (!(formats & fi->format) || fi->format == SC_FMT_TEXT)
             continue;
         char path[4300];
         errno = EPERM;   /* where the directory was refused (output_dir) */
-        if (dir_ok && write_one(r, (sc_format)files[i].bit, o, dir, path, sizeof path) == 0) {
-            sc_log(partial ? SC_LOG_DEBUG : SC_LOG_INFO, "%s report written to %s", files[i].name, path);
+        if (dir_ok && write_one(r, fi->format, o, dir, path, sizeof path) == 0) {
+            sc_log(partial ? SC_LOG_DEBUG : SC_LOG_INFO, "%s report written to %s", fi->label, path);
             if (!partial)
                 note_wrote(path);
-            if (files[i].bit == SC_FMT_JSON)
+            if (fi->format == SC_FMT_JSON)
                 snprintf(partial_json, sizeof partial_json, "%s", partial ? path : "");
             continue;
         }
-        /* Nothing is lost: the report goes to stderr instead (not a trace nor
-           a page: they are for a viewer, not for a terminal, and the text
-           report has the same findings). */
-        int viewer = files[i].bit == SC_FMT_TRACE || files[i].bit == SC_FMT_HTML;
-        sc_warn("cannot write the %s report in '%s' (%s)%s", files[i].name, dir, strerror(errno),
-                viewer || !err ? "" : "; writing it to stderr instead");
-        if (!viewer && err)
-            sc_render(r, (sc_format)files[i].bit, err, o);
+        /* Nothing is lost: the report goes to stderr instead where its
+           format suits a terminal (formats.def, TERM). */
+        sc_warn("cannot write the %s report in '%s' (%s)%s", fi->label, dir, strerror(errno),
+                !fi->term || !err ? "" : "; writing it to stderr instead");
+        if (fi->term && err)
+            sc_render(r, fi->format, err, o);
     }
     if (!partial) {
         if (partial_json[0] && !(formats & SC_FMT_JSON))

@@ -4,14 +4,18 @@
  *     golden-report CASE FORMAT
  *     CASE    single (process A) | b (process B) | merged | empty |
  *             timeline (B with a synthetic GPU timeline the size of a training
- *             run's: 200000 operations, 200000 host calls, 50000 finding marks)
- *     FORMAT  text | text-verbose | json | sarif | junit | junit-never | html
+ *             run's: 200000 operations, 200000 host calls, 50000 finding marks) |
+ *             priced (A as the pricing model saw it, with many notes)
+ *     FORMAT  text-verbose | junit-never, or a format of formats.def (text,
+ *             json, sarif, junit, html, md, ...) with default options (SARIF
+ *             and Markdown: the source root /home/ci/proj/)
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fixture.h"
 #include "report.h"
@@ -100,10 +104,57 @@ static void timeline(sc_report *r)
     r->procs[0].gpu->ops_kept = r->ngpu_ops;
 }
 
+/* Process A as the pricing model saw it: an active window, the copy's fix
+   priced by replaying the run, and more notes than the Markdown table
+   lists, at a call site in a file whose name needs escaping, called
+   through a library. */
+static void priced(sc_report *r)
+{
+    sc_process *p = &r->procs[0];
+    p->window_ns = 800000000;
+    p->model_ns = 820000000;
+    p->fixed_ns = 760000000;
+    p->busy_source = fixture_check(strdup("sampled"));
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (r->findings[i].rule == SC_RULE_SC203) {
+            r->findings[i].basis = SC_COST_REPLAY;
+            r->findings[i].cost_ns = 30000000;
+        }
+    sc_callsite *cs = fixture_check(sc_report_add_callsite(r, "7777bbbb7777bbbb"));
+    if (sc_callsite_add_pyframe(cs, "/usr/lib/python3/site-packages/lightning/fabric/utilities/apply_func.py",
+                                103, "batch_to") ||
+        sc_callsite_add_pyframe(cs, "/home/ci/proj/odd|name`x`.py", 5, "load_*_data"))
+        fixture_check(NULL);
+    for (unsigned i = 0; i < 24; i++) {
+        sc_finding *f = fixture_check(sc_report_add_finding(r));
+        f->rule = SC_RULE_SC402;
+        f->severity = SC_SEV_NOTE;
+        f->api = fixture_check(strdup("cudaStreamSynchronize"));
+        f->driver_api = fixture_check(strdup("cuStreamSynchronize"));
+        snprintf(f->callsite, sizeof f->callsite, "%s", "7777bbbb7777bbbb");
+        f->count = i + 1;
+        f->blocked_ns = f->cost_ns = 1000 * (i + 1);
+        f->basis = SC_COST_HOST_BLOCKED;
+    }
+    sc_report_sort(r);
+}
+
+/* FORMAT as a row of formats.def, rendered with default options. */
+static int render_row(const sc_report *r, const char *name, const sc_render_opts *o)
+{
+    unsigned bits;
+    char err[256];
+    if (sc_formats_parse(name, &bits, err, sizeof err) < 0 || sc_format_index((sc_format)bits) < 0) {
+        fprintf(stderr, "golden-report: unknown format '%s'\n", name);
+        return 2;
+    }
+    return sc_render(r, (sc_format)bits, stdout, o);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: golden-report single|b|merged|empty|timeline FORMAT\n");
+        fprintf(stderr, "usage: golden-report single|b|merged|empty|timeline|priced FORMAT\n");
         return 2;
     }
     sc_report *r;
@@ -113,7 +164,10 @@ int main(int argc, char **argv)
         r = fixture_process_b();
     else if (!strcmp(argv[1], "merged"))
         r = fixture_merged();
-    else if (!strcmp(argv[1], "timeline")) {
+    else if (!strcmp(argv[1], "priced")) {
+        r = fixture_process_a();
+        priced(r);
+    } else if (!strcmp(argv[1], "timeline")) {
         r = fixture_process_b();
         timeline(r);
     }
@@ -132,27 +186,18 @@ int main(int argc, char **argv)
     sc_render_opts o = {0};
     const char *f = argv[2];
     int rc;
-    if (!strcmp(f, "text"))
-        rc = sc_render_text(r, stdout, &o);
-    else if (!strcmp(f, "text-verbose")) {
+    if (!strcmp(f, "text-verbose")) {
         o.verbose = 1;
         o.max_frames = 8;
         rc = sc_render_text(r, stdout, &o);
-    } else if (!strcmp(f, "json"))
-        rc = sc_render_json(r, stdout, &o);
-    else if (!strcmp(f, "sarif")) {
-        o.srcroot = "/home/ci/proj/";
-        rc = sc_render(r, SC_FMT_SARIF, stdout, &o);
-    } else if (!strcmp(f, "junit"))
-        rc = sc_render_junit(r, stdout, &o);
-    else if (!strcmp(f, "html"))
-        rc = sc_render_html(r, stdout, &o);
-    else if (!strcmp(f, "junit-never")) {
+    } else if (!strcmp(f, "junit-never")) {
         o.fail_on = SC_FAIL_NEVER;
         rc = sc_render(r, SC_FMT_JUNIT, stdout, &o);
     } else {
-        fprintf(stderr, "golden-report: unknown format '%s'\n", f);
-        rc = 2;
+        /* Paths below the source root are shown relative to it. */
+        if (!strcasecmp(f, "sarif") || !strcasecmp(f, "md"))
+            o.srcroot = "/home/ci/proj/";
+        rc = render_row(r, f, &o);
     }
     sc_report_free(r);
     if (rc == -1)

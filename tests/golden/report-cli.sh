@@ -46,12 +46,21 @@ status_is 0 "--fail-on never"
 mkdir "$tmp/o"
 cli --format all --output "$tmp/o" --name job --fail-on never "$tmp/a.json" "$tmp/b.json"
 status_is 0 "--format all --output DIR --name job"
-for ext in txt json sarif xml html; do
+for ext in txt json sarif xml html md; do
     [ -s "$tmp/o/job.streamcheck.$ext" ] && ok "wrote job.streamcheck.$ext" || not_ok "wrote job.streamcheck.$ext"
 done
 [ -s "$tmp/out" ] && not_ok "--output: nothing on stdout" || ok "--output: nothing on stdout"
 ls -A "$tmp/o" | grep -v '^job\.streamcheck\.' | diag
-[ "$(ls -A "$tmp/o" | wc -l)" -eq 5 ] && ok "no temporary files left" || not_ok "no temporary files left"
+[ "$(ls -A "$tmp/o" | wc -l)" -eq 6 ] && ok "no temporary files left" || not_ok "no temporary files left"
+
+# Markdown read back from JSON: the golden merge, byte for byte.
+cli --format=md --srcroot /home/ci/proj/ --output "$tmp/md" --fail-on never "$tmp/a.json" "$tmp/b.json"
+status_is 0 "--format=md FILE.json FILE.json"
+same "$gold/merged.md" "$tmp/md/merged.streamcheck.md" "the Markdown of the merge matches the golden merge"
+cli --format markdown --output "$tmp/md2" --fail-on never "$tmp/a.json"
+status_is 0 "--format markdown (the alias)"
+[ -s "$tmp/md2/merged.streamcheck.md" ] && [ "$(ls -A "$tmp/md2" | wc -l)" -eq 1 ] &&
+    ok "wrote merged.streamcheck.md alone" || not_ok "wrote merged.streamcheck.md alone"
 
 # Format names as STREAMCHECK_FORMAT takes them (src/common/formats.c): any
 # case, blanks, xml for junit, trace (the processes' tracks only: JSON

@@ -31,12 +31,12 @@ static void rejects(const char *s, const char *want)
     ck_assert_uint_eq(bits, 0xdead);
 }
 
-#define ALL (SC_FMT_TEXT | SC_FMT_JSON | SC_FMT_SARIF | SC_FMT_JUNIT | SC_FMT_HTML)
+#define ALL (SC_FMT_TEXT | SC_FMT_JSON | SC_FMT_SARIF | SC_FMT_JUNIT | SC_FMT_HTML | SC_FMT_MD)
 
 START_TEST(names)
 {
     ck_assert_uint_eq(parse("text"), SC_FMT_TEXT);
-    ck_assert_uint_eq(parse("text,json,sarif,junit,trace,html"), ALL | SC_FMT_TRACE);
+    ck_assert_uint_eq(parse("text,json,sarif,junit,trace,html,md"), ALL | SC_FMT_TRACE);
     /* what only the report tool took: all, xml */
     ck_assert_uint_eq(parse("all"), ALL);
     ck_assert_uint_eq(parse("xml"), SC_FMT_JUNIT);
@@ -49,19 +49,23 @@ START_TEST(names)
     ck_assert_uint_eq(parse("json,,text,"), SC_FMT_JSON | SC_FMT_TEXT);
     ck_assert_uint_eq(parse("trace"), SC_FMT_TRACE);
     ck_assert_uint_eq(parse("junit,xml"), SC_FMT_JUNIT);
+    ck_assert_uint_eq(parse("Markdown"), SC_FMT_MD);
+    ck_assert_uint_eq(parse("md,markdown"), SC_FMT_MD);
 }
 END_TEST
 
+/* What every message of a bad list ends with: the formats of formats.def. */
+#define EXPECTED "(expected text, json, sarif, junit (or xml), trace, html, md (or markdown) or all)"
+
 START_TEST(errors)
 {
-    rejects("pdf", "unknown format 'pdf' (expected text, json, sarif, junit (or xml), trace, html or all)");
-    rejects("text,htm", "unknown format 'htm' (expected text, json, sarif, junit (or xml), trace, html or all)");
-    rejects("text ,  bad thing ", "unknown format 'bad thing' (expected text, json, sarif, junit (or xml), "
-                                  "trace, html or all)");
-    rejects("", "no format given (expected text, json, sarif, junit (or xml), trace, html or all)");
-    rejects(" , ,", "no format given (expected text, json, sarif, junit (or xml), trace, html or all)");
-    rejects("texts", "unknown format 'texts' (expected text, json, sarif, junit (or xml), trace, html or all)");
-    rejects("alll", "unknown format 'alll' (expected text, json, sarif, junit (or xml), trace, html or all)");
+    rejects("pdf", "unknown format 'pdf' " EXPECTED);
+    rejects("text,htm", "unknown format 'htm' " EXPECTED);
+    rejects("text ,  bad thing ", "unknown format 'bad thing' " EXPECTED);
+    rejects("", "no format given " EXPECTED);
+    rejects(" , ,", "no format given " EXPECTED);
+    rejects("texts", "unknown format 'texts' " EXPECTED);
+    rejects("alll", "unknown format 'alll' " EXPECTED);
     /* a long item is quoted cut, so the message stays one short line */
     char longer[300];
     memset(longer, 'x', sizeof longer - 1);
@@ -87,8 +91,9 @@ START_TEST(table)
     static const struct { sc_format f; const char *ext; } want[] = {
         {SC_FMT_TEXT, "txt"}, {SC_FMT_JSON, "json"}, {SC_FMT_SARIF, "sarif"},
         {SC_FMT_JUNIT, "xml"}, {SC_FMT_TRACE, "trace.json"}, {SC_FMT_HTML, "html"},
+        {SC_FMT_MD, "md"},
     };
-    ck_assert_int_eq(SC_NFORMATS, 6);
+    ck_assert_int_eq(SC_NFORMATS, 7);
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         ck_assert_int_eq(sc_format_index(want[i].f), (int)i);
         ck_assert_str_eq(sc_format_ext(want[i].f), want[i].ext);
