@@ -19,9 +19,13 @@ echo "$([ $? = 0 ] && echo ok || echo not ok) 1 - bench/graphs prints its four f
 
 "$SC_CLI" --simulate --format=json,text --output="$tmp" -- "$graphs" 20 5 >"$tmp/sc.out" 2>"$tmp/sc.err"
 rules=$(grep -o '"rule": "SC[0-9]*"' "$tmp"/*.streamcheck.json | sort -u | sed 's/.*"\(SC[0-9]*\)"/\1/' | tr '\n' ' ')
-[ "$(figures "$tmp/sc.out")" = 4 ] && { [ -z "$rules" ] || [ "$rules" = "SC402 " ]; } &&
+# The bench times each repetition on the host between its waits: where the
+# host runs slow (ThreadSanitizer) that is an SC403 note, never a warning.
+# The graph API itself draws nothing.
+[ "$(figures "$tmp/sc.out")" = 4 ] && { [ -z "$rules" ] || [ "$rules" = "SC402 " ] || [ "$rules" = "SC402 SC403 " ]; } &&
+    grep -q '^streamcheck: [0-9]* findings (0 errors, 0 warnings, ' "$tmp/sc.err" &&
     grep -q '^  cuGraphLaunch  *30$' "$tmp/sc.err" && grep -q '^  cuStreamEndCapture  *15$' "$tmp/sc.err"
-echo "$([ $? = 0 ] && echo ok || echo not ok) 2 - under streamcheck: the same figures, no finding but SC402, every graph launch and capture counted"
+echo "$([ $? = 0 ] && echo ok || echo not ok) 2 - under streamcheck: the same figures, no warning, no finding but SC402 (and SC403 notes), every graph launch and capture counted"
 echo "# rules found: ${rules:-none}"
 
 # ThreadSanitizer's runtime, preloaded into the shell that runs

@@ -424,6 +424,7 @@ static void post_unjudged(sc_thread *t, sc_op *op)
     int err = errno;
     if (op->gs_hold)
         sc_gs_release();
+    sc_track_capture_undo(op);
     if (!op->bypass)
         sc_redirect_post(op);
     sc_busy_done(t);

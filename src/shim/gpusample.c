@@ -195,6 +195,14 @@ uint64_t sc_gs_period(void)
 void sc_gs_hold(void) { pthread_rwlock_wrlock(&hold); }
 void sc_gs_release(void) { pthread_rwlock_unlock(&hold); }
 
+void sc_gs_fence(void)
+{
+    if (atomic_load(&state) != 1)
+        return;
+    pthread_rwlock_wrlock(&hold);
+    pthread_rwlock_unlock(&hold);
+}
+
 /* ------------------------------------------------------------ fork --- */
 static void gs_lock(void) { pthread_rwlock_wrlock(&hold); }
 static void gs_unlock(void) { pthread_rwlock_unlock(&hold); }

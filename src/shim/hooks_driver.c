@@ -16,6 +16,7 @@
 #include "kinds.h"
 #include "real.h"
 #include "runlog.h"
+#include "track.h"
 
 /* cuda.h renames these to their newest ABI (cuMemcpyBatchAsync ->
    cuMemcpyBatchAsync_v2).  We define the older ABI too, under its own
@@ -76,6 +77,8 @@
 #define SC_C_STREAM_CREATE(ph, f, pr) \
     (op_.kind = SC_K_STREAM_CREATE, op_.p1 = (ph), op_.flags = (f), op_.prio = (pr))
 #define SC_C_STREAM(K, s) (op_.kind = (K), op_.stream = (s), op_.streamp = &(s))
+/* A capture's beginning: announced before the real call (track.c). */
+#define SC_C_CAPTURE_BEGIN(s) (SC_C_STREAM(SC_K_CAPTURE_BEGIN, s), sc_track_capture_announce())
 #define SC_C_EVENT(K, ev, s) (op_.kind = (K), op_.p1 = (ev), op_.stream = (s), op_.streamp = &(s))
 #define SC_C_EVENT_SYNC(ev) (op_.kind = SC_K_EVENT_SYNC, op_.p1 = (ev))
 #define SC_C_SIMPLE(K) (op_.kind = (K))

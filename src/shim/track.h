@@ -9,6 +9,10 @@
 #include "shim.h"
 
 void sc_track_post(sc_thread *t, sc_op *op, CUresult r);
+/* Before the real call that begins a capture, and (for a call not judged:
+   dispatch.c's post_unjudged) after it; track.c says why. */
+void sc_track_capture_announce(void);
+void sc_track_capture_undo(const sc_op *op);
 extern char sc_device_name[256];   /* device facts learned after cuInit, for the report */
 extern int sc_driver_version;
 
