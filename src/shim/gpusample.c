@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,7 @@ typedef struct dev {
 
 static dev devs[MAX_DEV];
 static pthread_t thr;
+static _Atomic int in_round;           /* a round of queries is under way (sc_gs_fence) */
 static _Atomic int state;              /* 0 off, 1 running, 2 stopping */
 static pthread_rwlock_t hold = PTHREAD_RWLOCK_INITIALIZER;
 static uint64_t period_ns = 1000000;
@@ -104,10 +106,15 @@ static void sample(uint64_t now)
 {
     round r = {.cur = NULL};
     pthread_rwlock_rdlock(&hold);
+    /* Against a capture's announcement (sc_gs_fence): both sides store,
+       then load the other's flag, sequentially consistent, so either the
+       round sees the capture or the capture waits for the round. */
+    atomic_store(&in_round, 1);
     if (!atomic_load(&sc_g.n_capturing)) {
         sc_streams_foreach(q_stream, &r);
         sc_ctxs_foreach(q_legacy, &r);
     }
+    atomic_store(&in_round, 0);
     pthread_rwlock_unlock(&hold);
     uint64_t mid = last_sample ? last_sample + (now - last_sample) / 2 : now;
     for (unsigned i = 0; i < MAX_DEV; i++) {
@@ -197,10 +204,8 @@ void sc_gs_release(void) { pthread_rwlock_unlock(&hold); }
 
 void sc_gs_fence(void)
 {
-    if (atomic_load(&state) != 1)
-        return;
-    pthread_rwlock_wrlock(&hold);
-    pthread_rwlock_unlock(&hold);
+    while (atomic_load(&in_round))
+        sched_yield();
 }
 
 /* ------------------------------------------------------------ fork --- */
@@ -210,6 +215,7 @@ static void gs_unlock(void) { pthread_rwlock_unlock(&hold); }
 static void gs_child(void)
 {
     pthread_rwlock_init(&hold, NULL);
+    atomic_store(&in_round, 0);
     atomic_store(&state, 0);
     for (unsigned i = 0; i < MAX_DEV; i++)
         devs[i].n = 0, devs[i].busy = 0;

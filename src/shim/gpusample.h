@@ -20,8 +20,8 @@ uint64_t sc_gs_period(void);
    queries runs meanwhile. */
 void sc_gs_hold(void);
 void sc_gs_release(void);
-/* Waits for a round of queries in progress, if the sampler runs: after
-   sc_g.n_capturing was raised, no query starts until it falls again. */
+/* After sc_g.n_capturing was raised: waits for a round of queries in
+   progress; no round queries until the count falls again. */
 void sc_gs_fence(void);
 
 #endif

@@ -205,9 +205,9 @@ static void track_scopy(sc_thread *t, sc_op *op, CUresult r)
    API, cudaStreamBeginCapture; PG, Prohibited and Unhandled Operations).
    Asked after the call, the count left a window in which the sampler
    invalidated a capture that had just begun (bench/graphs under
-   ThreadSanitizer: 2 captures in 12 runs failed).  The raise is undone
-   after the call: track_capture_begin, or sc_track_capture_undo when the
-   call is not judged. */
+   ThreadSanitizer: 2 captures in 12 runs failed).  After the call the
+   raise is the capture's count (track_capture_begin), or undone: the call
+   failed, or is not judged (sc_track_capture_undo). */
 void sc_track_capture_announce(void)
 {
     atomic_fetch_add(&sc_g.n_capturing, 1);
@@ -220,18 +220,20 @@ void sc_track_capture_undo(const sc_op *op)
         atomic_fetch_sub(&sc_g.n_capturing, 1);
 }
 
+/* A capture that began keeps its announcement as its count. */
 static void track_capture_begin(sc_thread *t, sc_op *op, CUresult r)
 {
+    int began = 0;
     if (r == CUDA_SUCCESS) {
         if (op->lane == SC_LANE_CREATED && op->srec) {
-            if (!atomic_exchange(&op->srec->capturing, 1))
-                atomic_fetch_add(&sc_g.n_capturing, 1);
+            began = !atomic_exchange(&op->srec->capturing, 1);
         } else if (op->lane == SC_LANE_PTDS && !t->capturing_ptds) {
             t->capturing_ptds = 1;
-            atomic_fetch_add(&sc_g.n_capturing, 1);
+            began = 1;
         }
     }
-    sc_track_capture_undo(op);
+    if (!began)
+        sc_track_capture_undo(op);
 }
 
 static void track_capture_end(sc_thread *t, sc_op *op, CUresult r)
