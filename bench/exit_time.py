@@ -120,6 +120,9 @@ def main():
         opts.program = opts.program[1:]
     if not opts.program:
         ap.error("no program given")
+    # The runs start in a scratch folder: paths given relative to here (the
+    # program, a script after python3) are made absolute first.
+    opts.program = [os.path.abspath(a) if "/" in a and os.path.exists(a) else a for a in opts.program]
     times = {a: [] for a in ARMS}
     exits = {a: [] for a in ARMS}
     with tempfile.TemporaryDirectory(prefix="sc-exit-") as scratch:
@@ -128,6 +131,9 @@ def main():
                 wall, ex = run_once(arm, opts, scratch)
                 times[arm].append(wall)
                 exits[arm].append(ex)
+                # Each run as it ends, on stderr: a run cut short keeps them.
+                print("exit_time.py: round %d %-9s wall %.1f ms, exit %s" %
+                      (r + 1, arm, wall, "%.1f ms" % ex if ex is not None else "-"), file=sys.stderr, flush=True)
     print("exit_time.py: %s, %d rounds%s" % (" ".join(opts.program), opts.rounds,
                                              ", simulator" if opts.simulate else ""))
     print("%-9s %-24s %-24s %s" % ("arm", "wall ms (median [range])", "exit ms (median [range])", "+exit ms"))

@@ -50,7 +50,9 @@
 # Environment: ROUNDS (resnet, default 5), MROUNDS (its --measure rounds,
 # default 2), PRICE_ONLY (price's pairs, default c,python), PRICE_BUDGET
 # (seconds after which price starts no pair, default 420).  Everything goes
-# to $OUT/results.tgz; summaries to stdout.
+# to $OUT/results.tgz; summaries to stdout.  The benchmarks' logs (each pair
+# as it ends) go straight to $OUT: a command cut short by its time limit
+# still brings back what it measured.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 stage=${STAGE:-$root/.stage}
@@ -159,19 +161,19 @@ pageable)
     step "detect mode on the DataLoader loop, pageable then pinned batches (${PAIRS:-7} pairs)"
     for pm in 0 1; do
         python3 "$root/bench/train_bench.py" --pairs "${PAIRS:-7}" --pin-memory "$pm" --no-measure \
-            $([ "$pm" = 0 ] && echo --ablate drain) >"$res/pageable-$pm.txt" 2>"$res/pageable-$pm.log"
+            $([ "$pm" = 0 ] && echo --ablate drain) >"$res/pageable-$pm.txt" 2>"$out/pageable-$pm.log"
         cat "$res/pageable-$pm.txt"; cp "$res/pageable-$pm.txt" "$out"/
     done ;;
 window)
     step "measured mode on the DataLoader loop: the whole run and a window (${PAIRS:-7} pairs)"
     python3 "$root/bench/train_bench.py" --pairs "${PAIRS:-7}" --no-detect --measure-window "${WINDOW:-auto}" \
-        >"$res/window.txt" 2>"$res/window.log"
-    grep "measure-window=" "$res/window.log" | head -n 1
+        >"$res/window.txt" 2>"$out/window.log"
+    grep "measure-window=" "$out/window.log" | head -n 1
     cat "$res/window.txt"; cp "$res/window.txt" "$out"/ ;;
 kinds)
     step "what measured mode's record kinds cost (${KPAIRS:-5} pairs)"
     python3 "$root/bench/train_bench.py" --pairs "${KPAIRS:-5}" --no-detect --ablate rt,api,ext,copy \
-        >"$res/kinds.txt" 2>"$res/kinds.log"
+        >"$res/kinds.txt" 2>"$out/kinds.log"
     cat "$res/kinds.txt"; cp "$res/kinds.txt" "$out"/ ;;
 html)
     step "HTML reports of measured runs"
