@@ -7,22 +7,55 @@
  * the shim's slow path: contexts, streams, call sites) and exits, which
  * writes its report (findings, call sites, the cuBLAS summary).  A lock the
  * fork handler did not take can be inherited held: the child then hangs.
- * The parent waits for each child at most 20 s; exits 0 only if every
+ * The parent waits for each child at most 20 s (FORK_STRESS_TIMEOUT_S), says
+ * where a child that did not exit in time is (each thread's kernel wait
+ * channel and state, from /proc), then kills it; exits 0 only if every
  * child exited 0 in time.  Run under the shim on the simulator
  * (tests/fork.sh). */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define WORKERS 4
 #define CHILD_TIMEOUT_S 20
+
+/* Where each thread of a hung child waits (/proc/PID/task/TID/wchan and
+   the state in stat): a lock inherited held shows as futex_wait. */
+static void show_threads(pid_t pid)
+{
+    char path[512], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        const char *what[] = {"wchan", "stat"};
+        fprintf(stderr, "fork_stress:   thread %s:", e->d_name);
+        for (int k = 0; k < 2; k++) {
+            snprintf(path, sizeof path, "/proc/%d/task/%s/%s", (int)pid, e->d_name, what[k]);
+            FILE *f = fopen(path, "r");
+            size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+            if (f)
+                fclose(f);
+            buf[n] = 0;
+            buf[strcspn(buf, "\n")] = 0;
+            fprintf(stderr, " %s=%.60s", what[k], buf);
+        }
+        fputc('\n', stderr);
+    }
+    if (d)
+        closedir(d);
+}
 
 static atomic_int stop;
 static cudaStream_t parent_stream;
@@ -70,7 +103,9 @@ static void *worker(void *arg)
 static int wait_child(pid_t pid, int i)
 {
     struct timespec tick = {0, 2 * 1000 * 1000};
-    for (long waited = 0; waited < CHILD_TIMEOUT_S * 500L; waited++) {
+    const char *env = getenv("FORK_STRESS_TIMEOUT_S");
+    int limit = env && atoi(env) > 0 ? atoi(env) : CHILD_TIMEOUT_S;
+    for (long waited = 0; waited < limit * 500L; waited++) {
         int st;
         pid_t r = waitpid(pid, &st, WNOHANG);
         if (r == pid) {
@@ -85,7 +120,8 @@ static int wait_child(pid_t pid, int i)
         }
         nanosleep(&tick, NULL);
     }
-    fprintf(stderr, "fork_stress: child %d hung (no exit in %d s): killed\n", i, CHILD_TIMEOUT_S);
+    fprintf(stderr, "fork_stress: child %d hung (no exit in %d s): killed\n", i, limit);
+    show_threads(pid);
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     return 0;
