@@ -350,10 +350,10 @@ int sc_process_fixed_format(const sc_process *p, char *buf, size_t len)
     return 0;
 }
 
-void sc_report_distinct(const sc_report *r, const char *(*get)(const sc_process *), char *buf, size_t len)
+size_t sc_report_distinct_each(const sc_report *r, const char *(*get)(const sc_process *), size_t max,
+                               void (*each)(const char *v, size_t k, void *arg), void *arg)
 {
-    size_t used = 0, shown = 0, total = 0;
-    buf[0] = '\0';
+    size_t total = 0;
     for (size_t i = 0; i < r->nprocs; i++) {
         const char *v = sc_or_unknown(get(&r->procs[i]));
         int seen = 0;
@@ -361,14 +361,33 @@ void sc_report_distinct(const sc_report *r, const char *(*get)(const sc_process 
             seen = !strcmp(sc_or_unknown(get(&r->procs[j])), v);
         if (seen)
             continue;
+        if (total < max)
+            each(v, total, arg);
         total++;
-        if (shown < 4 && used < len) {
-            int n = snprintf(buf + used, len - used, "%s%s", shown ? ", " : "", v);
-            if (n > 0)
-                used += (size_t)n;
-            shown++;
-        }
     }
-    if (total > shown && used < len)
-        snprintf(buf + used, len - used, ", ... (%zu in all)", total);
+    return total;
+}
+
+typedef struct strbuf {
+    char *buf;
+    size_t len, used;
+} strbuf;
+
+static void append_value(const char *v, size_t k, void *arg)
+{
+    strbuf *b = arg;
+    if (b->used >= b->len)
+        return;
+    int n = snprintf(b->buf + b->used, b->len - b->used, "%s%s", k ? ", " : "", v);
+    if (n > 0)
+        b->used += (size_t)n;
+}
+
+void sc_report_distinct(const sc_report *r, const char *(*get)(const sc_process *), char *buf, size_t len)
+{
+    strbuf b = {buf, len, 0};
+    buf[0] = '\0';
+    size_t total = sc_report_distinct_each(r, get, 4, append_value, &b);
+    if (total > 4 && b.used < len)
+        snprintf(buf + b.used, len - b.used, ", ... (%zu in all)", total);
 }

@@ -534,8 +534,13 @@ int sc_report_cost_format(const sc_report *r, char *buf, size_t len);
    predicted (8.00% less) with every priced finding fixed".  0, or -1 (buf
    "") when the process had no model or it predicts less than 0.1%. */
 int sc_process_fixed_format(const sc_process *p, char *buf, size_t len);
-/* The distinct values of a per-process string, comma-separated, the first
-   four of them ("..., ... (7 in all)" when there are more). */
+/* The distinct values of a per-process string, in process order: each of
+   the first `max` is handed to each(value, its rank, arg); returns how
+   many there are in all. */
+size_t sc_report_distinct_each(const sc_report *r, const char *(*get)(const sc_process *), size_t max,
+                               void (*each)(const char *v, size_t k, void *arg), void *arg);
+/* The same, comma-separated, the first four of them ("..., ... (7 in all)"
+   when there are more). */
 void sc_report_distinct(const sc_report *r, const char *(*get)(const sc_process *), char *buf, size_t len);
 /* Seconds (sc_process times) as integer microseconds, rounded. */
 int64_t sc_seconds_to_micro(double t);

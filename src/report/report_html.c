@@ -160,36 +160,37 @@ static void process_facts(html *h, const sc_process *p)
     fputs("</dl>\n", out);
 }
 
+/* One distinct value, escaped; a path as its base name with the whole
+   path as its title. */
+typedef struct distinct_out {
+    FILE *out;
+    int base;
+} distinct_out;
+
+static void put_value(const char *v, size_t k, void *arg)
+{
+    const distinct_out *d = arg;
+    if (k)
+        fputs(", ", d->out);
+    if (d->base) {
+        fputs("<span title=\"", d->out);
+        sc_html_esc(d->out, v);
+        fputs("\">", d->out);
+        sc_html_esc(d->out, sc_basename(v));
+        fputs("</span>", d->out);
+    } else {
+        sc_html_esc(d->out, v);
+    }
+}
+
 /* The distinct values of a per-process string, the first four of them. */
 static void distinct(html *h, const char *(*get)(const sc_process *), const char *key, int base, int wide)
 {
     FILE *out = h->out;
-    const sc_report *r = h->r;
-    size_t shown = 0, total = 0;
+    distinct_out d = {out, base};
     fprintf(out, "<div class=\"f%s\"><dt>%s</dt><dd>", wide ? " wide" : "", key);
-    for (size_t i = 0; i < r->nprocs; i++) {
-        const char *v = sc_or_unknown(get(&r->procs[i]));
-        int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = !strcmp(sc_or_unknown(get(&r->procs[j])), v);
-        if (seen)
-            continue;
-        total++;
-        if (shown < 4) {
-            if (shown++)
-                fputs(", ", out);
-            if (base) {
-                fputs("<span title=\"", out);
-                sc_html_esc(out, v);
-                fputs("\">", out);
-                sc_html_esc(out, sc_basename(v));
-                fputs("</span>", out);
-            } else {
-                sc_html_esc(out, v);
-            }
-        }
-    }
-    if (total > shown)
+    size_t total = sc_report_distinct_each(h->r, get, 4, put_value, &d);
+    if (total > 4)
         fprintf(out, ", &#8230; (%zu in all)", total);
     fputs("</dd></div>\n", out);
 }
