@@ -2,7 +2,9 @@
 #ifndef SC_SC_H
 #define SC_SC_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 
 #define SC_EXPORT __attribute__((visibility("default")))
@@ -18,6 +20,24 @@
    ThreadSanitizer's thread state, exists): no instrumentation, or the
    first checked access faults. */
 #define SC_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
+
+/* An array *pp of *cap elements of elt bytes holds at least need: its
+   capacity doubles, from first.  0, or -1 when out of memory (the array
+   is then as it was). */
+static inline int sc_grow_cap(void *pp, size_t *cap, size_t need, size_t elt, size_t first)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : first;
+    while (nc < need)
+        nc *= 2;
+    void *p = nc <= SIZE_MAX / elt ? realloc(*(void **)pp, nc * elt) : NULL;
+    if (!p)
+        return -1;
+    *(void **)pp = p;
+    *cap = nc;
+    return 0;
+}
 
 static inline uint64_t sc_now_ns(void)
 {

@@ -59,14 +59,8 @@ static void add_span(dev *d, uint64_t a, uint64_t b)
 {
     if (b <= a || d->n >= MAX_SPANS)
         return;
-    if (d->n == d->cap) {
-        size_t nc = d->cap ? d->cap * 2 : 256;
-        sc_pr_span *p = realloc(d->v, nc * sizeof *p);
-        if (!p)
-            return;
-        d->v = p;
-        d->cap = nc;
-    }
+    if (sc_grow_cap(&d->v, &d->cap, d->n + 1, sizeof *d->v, 256))
+        return;
     d->v[d->n++] = (sc_pr_span){a, b};
 }
 

@@ -14,6 +14,7 @@
 
 #include "pricing.h"
 #include "replay.h"
+#include "sc.h"
 
 /* Fast-path submissions between two recorded calls are spread over the
    host time between them in at most this many pieces. */
@@ -85,15 +86,9 @@ static int cmp_span(const void *pa, const void *pb)
 
 #define PUSH(v, n, cap, item)                                                  \
     do {                                                                       \
-        if ((n) == (cap)) {                                                    \
-            size_t nc_ = (cap) ? (cap) * 2 : 64;                               \
-            void *np_ = realloc((v), nc_ * sizeof *(v));                       \
-            if (!np_) {                                                        \
-                free(cw);                                                      \
-                return -1;                                                     \
-            }                                                                  \
-            (v) = np_;                                                         \
-            (cap) = nc_;                                                       \
+        if (sc_grow_cap(&(v), &(cap), (n) + 1, sizeof *(v), 64)) {             \
+            free(cw);                                                          \
+            return -1;                                                         \
         }                                                                      \
         (v)[(n)++] = (item);                                                   \
     } while (0)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "replay.h"
+#include "sc.h"
 
 enum { ST_CPU, ST_SUBMIT, ST_WAIT_STREAM, ST_WAIT_DEVICE, ST_WAIT_OP, ST_STREAM_WAIT, ST_AFTER };
 enum { OP_NEW, OP_QUEUED, OP_RUNNING, OP_DONE };
@@ -73,17 +74,7 @@ static uint64_t ns_of(double t)
 
 static int grow(void *pp, size_t *cap, size_t need, size_t elt)
 {
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap : 16;
-    while (nc < need)
-        nc *= 2;
-    void *p = realloc(*(void **)pp, nc * elt);
-    if (!p)
-        return -1;
-    *(void **)pp = p;
-    *cap = nc;
-    return 0;
+    return sc_grow_cap(pp, cap, need, elt, 16);
 }
 
 sc_rp *sc_rp_new(void)

@@ -45,17 +45,7 @@ static sc_agg_key *finds; static size_t nfinds, capfinds;
 /* --------------------------------------------------------- tables --- */
 static int grow(void *pp, size_t *cap, size_t need, size_t elt)
 {
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 64;
-    while (nc < need)
-        nc *= 2;
-    void *p = realloc(*(void **)pp, nc * elt);
-    if (!p)
-        return -1;
-    *(void **)pp = p;
-    *cap = nc;
-    return 0;
+    return sc_grow_cap(pp, cap, need, elt, 64);
 }
 
 /* The model's index of a stream (few: a linear search under the lock). */
