@@ -193,7 +193,9 @@ void sc_rl_own(sc_thread *t, uint32_t rec, uint64_t ticks)
 void sc_rl_join(pthread_t other, uint64_t t0, uint64_t t1)
 {
     sc_thread *t = sc_tls_self;
-    if (!sc_rl_on || !t || atomic_load_explicit(&t->busy, memory_order_relaxed))
+    /* Once the final report has begun the run is over: its own joins (the
+       GPU sampler's thread, at exit) are not the program's. */
+    if (!sc_rl_on || !t || atomic_load_explicit(&t->busy, memory_order_relaxed) || sc_final_state())
         return;
     sc_rl_log *l = t->rlog;
     if (!l || l->tid != t->tid || l->cut)

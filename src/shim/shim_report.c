@@ -498,11 +498,7 @@ static void fill_window(sc_process *p)
     int source;
     if (!sc_price_window(&window, &model, &fixed, &source))
         return;
-    /* The first call's start is taken before the shim's clock starts
-       (initialization runs inside it): the window is never longer than the
-       run the header shows. */
-    uint64_t span = sc_process_span_ns(p);
-    p->window_ns = span && window > span ? span : window;
+    p->window_ns = window;
     p->model_ns = model;
     p->fixed_ns = fixed;
     p->busy_source = strdup(sources[source >= 0 && source <= SC_PRICE_MEASURED ? source : 0]);
