@@ -165,7 +165,6 @@ static const struct status_key {
     {"state", set_state, 0},
     {"exe", set_string, offsetof(sc_pstatus, exe)},
     {"work", set_number, offsetof(sc_pstatus, work)},
-    {"signal", set_number, offsetof(sc_pstatus, signal)},
     {"wrote", add_wrote, 0},
     {"deferred", set_deferred, 0},
     {"name", set_string, offsetof(sc_pstatus, name)},

@@ -3,36 +3,24 @@
  * has ended: whether the shim was there, whether the process used CUDA,
  * what its report found and where it went.
  *
- * The protocol (the shim writes, src/shim/shim_report.c; the launcher
- * reads).  The launcher makes the directory and exports its path as
- * STREAMCHECK_STATUS_DIR.  Each process image the shim is loaded into
- * (a new one at exec, so an image is a PID and a tag) keeps one file,
- * PID.TAG.status, which it replaces atomically (writing .PID.TAG.tmp,
- * then rename(2)) as it goes.  One item a line; a line the launcher does
- * not know is ignored, so either side may add lines:
+ * The protocol (the shim writes, src/shim/status.c; the launcher reads).
+ * The launcher makes the directory and exports its path as
+ * STREAMCHECK_STATUS_DIR.  Every process the shim is loaded into leaves
+ * an empty file "loaded" there, from its constructor.  A process that
+ * makes a CUDA call keeps one file PID.status (PID-2.status, ... for the
+ * program an exec put in its place, with the same PID), which it replaces
+ * atomically (a temporary file renamed into place) as it goes.  One item
+ * a line; a line the launcher does not know is ignored, so either side
+ * may add lines:
  *
- *   state loaded        the shim is in the process (written at load)
  *   state active        the process made a CUDA call; no report yet
+ *   state ended         it ended with no CUDA call to report
  *   F E W N             its report was written: findings, errors, warnings
  *                       and notes after the filters (four numbers)
+ *   noreport            instead of them: no report could be written
  *   exe NAME            the program's file name
  *   work N              stream-ordered work it submitted (launches, copies,
  *                       memsets); 0: none (a torchrun parent)
- *   signal N            signal N ended it (after its report, when the
- *                       counts line is there; before, when not)
- *   wrote PATH          a report file it wrote (one line each)
- *   deferred FILE       its report, unsymbolized, for the launcher to
- *                       finish (FILE in the directory)
- *   name BASE           the base name of its report files
- *   cwd PATH            its current directory when it wrote the report
- *   snapshot PATH       a --snapshot JSON the finished report replaces
- *
- * and the lines of the shim's exit paths (signals, exec, _exit,
- * snapshots; src/shim's reporter), which name a file PID.status or
- * PID-K.status and leave an empty file "loaded" in the directory instead of
- * the state lines:
- *
- *   noreport            the first line when no report could be written
  *   ended signal S      what ended it: signal S, or exec or _exit (after
  *   ended exec          the report when the counts line is there; before
  *   ended _exit         it, after "noreport")
@@ -41,6 +29,12 @@
  *   error WORD          it could not be checked: static-cudart, NVIDIA's
  *                       runtime linked statically, which every CUDA call
  *                       of the simulator refuses
+ *   wrote PATH          a report file it wrote (one line each)
+ *   deferred FILE       its report, unsymbolized, for the launcher to
+ *                       finish (FILE in the directory)
+ *   name BASE           the base name of its report files
+ *   cwd PATH            its current directory when it wrote the report
+ *   snapshot PATH       a --snapshot JSON the finished report replaces
  *
  * A process image that leaves no file at all never had the shim: a
  * set-user-ID or statically linked program, where the loader ignores
