@@ -15,7 +15,6 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 
 #include "../tests/unit/fake_driver.h"
 #include "core.h"
+#include "fsutil.h"
 #include "hb.h"
 #include "real.h"
 
@@ -204,20 +204,6 @@ static void hb_cost(long n)
     row("the same, a submission each 32", steps, "(each mutex gets the new clock)");
 }
 
-/* Removes the folder a child wrote its report in (files only). */
-static void remove_reports(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char path[4096];
-    while (d && (e = readdir(d)))
-        if (e->d_name[0] != '.' && (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path)
-            unlink(path);
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
-
 /* Legacy-stream launches under --redirect=per-thread --redirect-method=m,
    in a child; prints one line.  The child's _exit writes its report (the
    shim interposes it): into a folder of its own, removed after. */
@@ -245,7 +231,7 @@ static void redirected(const char *m, long n)
     }
     if (pid > 0)
         waitpid(pid, NULL, 0);
-    remove_reports(dir);
+    sc_remove_dir(dir);
 }
 
 int main(int argc, char **argv)
