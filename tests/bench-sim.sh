@@ -22,11 +22,14 @@ rules=$(grep -o '"rule": "SC[0-9]*"' "$tmp"/*.streamcheck.json | sort -u | sed '
 # The bench times each repetition on the host between its waits: where the
 # host runs slow (ThreadSanitizer) that is an SC403 note, never a warning.
 # The graph API itself draws nothing.
-[ "$(figures "$tmp/sc.out")" = 4 ] && { [ -z "$rules" ] || [ "$rules" = "SC402 " ] || [ "$rules" = "SC402 SC403 " ]; } &&
+# Either note may come or not, as the run's timing falls: no other rule.
+[ "$(figures "$tmp/sc.out")" = 4 ] && [ -z "$(echo "$rules" | tr ' ' '\n' | grep -v '^\(SC402\|SC403\|\)$')" ] &&
     grep -q '^streamcheck: [0-9]* findings (0 errors, 0 warnings, ' "$tmp/sc.err" &&
     grep -q '^  cuGraphLaunch  *30$' "$tmp/sc.err" && grep -q '^  cuStreamEndCapture  *15$' "$tmp/sc.err"
-echo "$([ $? = 0 ] && echo ok || echo not ok) 2 - under streamcheck: the same figures, no warning, no finding but SC402 (and SC403 notes), every graph launch and capture counted"
+r=$?
+echo "$([ $r = 0 ] && echo ok || echo not ok) 2 - under streamcheck: the same figures, no warning, notes of SC402 and SC403 at most, every graph launch and capture counted"
 echo "# rules found: ${rules:-none}"
+[ $r = 0 ] || tail -n 30 "$tmp/sc.err" | sed 's/^/# /'
 
 # ThreadSanitizer's runtime, preloaded into the shell that runs
 # side-by-side.sh, crashes it: its figures are left to the other builds.

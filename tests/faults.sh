@@ -78,6 +78,11 @@ signalled() {
     wait $bg
 }
 native_in() { shift; native "$@"; }   # native DIR COMMAND...: as shim, without it
+# explain DIR: what a failed case left, as TAP comments (CI keeps only the log).
+explain() {
+    { echo "files:"; (cd "$1" && find . -type f | sort); for f in "$1"/stderr "$1"/st/*.status; do
+        [ -f "$f" ] && echo "$f:" && tail -n 20 "$f"; done; } 2>&1 | sed 's/^/# /'
+}
 
 # --- signals, default disposition ---------------------------------------
 for sn in TERM:15 INT:2 HUP:1 QUIT:3 XCPU:24; do
@@ -239,4 +244,5 @@ ready "$d"
 kill -TERM $bg
 wait $bg; got=$?
 [ "$got" -eq 143 ] && report_ok "$d"
-ok $? "SIGTERM to the launcher: passed on, the report written, exit status 143 ($got)"
+r=$?; [ $r -eq 0 ] || explain "$d"
+ok $r "SIGTERM to the launcher: passed on, the report written, exit status 143 ($got)"
