@@ -71,6 +71,8 @@ tests_fork_stress_LDADD = -L$(CUDA_LIBDIR) -lcublas -lcudart -lpthread
 # Prices against what the fixes gain, on the simulator (bench/price_check.py).
 dist_check_SCRIPTS += tests/pricing.sh
 TESTS += tests/pricing.sh
+dist_check_SCRIPTS += tests/loop.sh
+TESTS += tests/loop.sh
 
 dist_check_SCRIPTS += tests/fork.sh
 TESTS += tests/fork.sh

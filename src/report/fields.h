@@ -91,6 +91,7 @@
     F(process, nvtx_range, STR_OPT, range, 1)                        \
     F(process, nvtx_range_ns, U64_NZ, range_ns, 1)                   \
     F(process, window_ns, U64_OPT, window_ns, 4)                     \
+    F(process, loop_ns, U64_NZ, loop_ns, 4)                          \
     F(process, model_ns, U64_OPT, model_ns, 4)                       \
     F(process, fixed_ns, U64_OPT, fixed_ns, 4)                       \
     F(process, busy_source, STR_OPT, busy_source, 4)                 \
@@ -154,6 +155,7 @@
     F(finding, nvtx_range, STR_NULL_OPT, nvtx_range, 1)              \
     F(finding, detail, STR_NULL, detail, 1)                          \
     F(finding, process, PROCESS, process, 1)                         \
+    F(finding, window_ns, U64_NZ, window_ns, 4)                      \
     H(finding, gpu_lost_ns, 3)                                       \
     F(finding, device, INT_NULL, device, 1)
 

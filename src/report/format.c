@@ -312,16 +312,17 @@ void sc_format_share(uint64_t part, uint64_t whole, char *buf, size_t len)
 int sc_report_cost_format(const sc_report *r, char *buf, size_t len)
 {
     uint64_t e = 0, w = 0, run = 0;
-    int windows = 0;
+    const char *of = NULL;
     char b[64], s[32];
     sc_report_totals(r, &e, &w, NULL);
     if (!e && !w) {
         snprintf(buf, len, "none: no finding is worth fixing in this run");
         return -1;
     }
-    for (size_t i = 0; i < r->nprocs; i++) {
+    for (size_t i = 0; i < r->nprocs; i++) {   /* what the shares are of, if all processes say the same */
+        const char *name = sc_process_window_name(&r->procs[i]);
         run += sc_process_window_ns(&r->procs[i]);
-        windows += r->procs[i].window_ns != 0;
+        of = !i || (of && !strcmp(of, name)) ? name : NULL;
     }
     uint64_t cost = sc_report_cost(r);
     sc_format_ns(cost, b, sizeof b);
@@ -330,7 +331,7 @@ int sc_report_cost_format(const sc_report *r, char *buf, size_t len)
         return 0;
     }
     sc_format_share(cost, run, s, sizeof s);
-    snprintf(buf, len, "%s (%s of %s) in %" PRIu64 " warning%s%s", b, s, windows ? "the active window" : "run time",
+    snprintf(buf, len, "%s (%s of %s) in %" PRIu64 " warning%s%s", b, s, of ? of : "the processes' windows",
              w + e, w + e == 1 ? "" : "s", r->nprocs > 1 ? " (all processes)" : "");
     return 0;
 }

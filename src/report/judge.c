@@ -61,7 +61,32 @@ uint64_t sc_process_span_ns(const sc_process *p)
 
 uint64_t sc_process_window_ns(const sc_process *p)
 {
-    return p->window_ns && !p->range ? p->window_ns : sc_process_run_ns(p);
+    if (p->range || !p->window_ns)
+        return sc_process_run_ns(p);
+    return p->loop_ns ? p->loop_ns : p->window_ns;
+}
+
+const char *sc_process_window_name(const sc_process *p)
+{
+    if (p->range)
+        return "the time in the range";
+    return !p->window_ns ? "run time" : p->loop_ns ? "the steady loop" : "the active window";
+}
+
+uint64_t sc_finding_window_ns(const sc_report *r, const sc_finding *f)
+{
+    if (f->process >= r->nprocs)
+        return 0;
+    const sc_process *p = &r->procs[f->process];
+    return f->window_ns && !p->range ? f->window_ns : sc_process_window_ns(p);
+}
+
+const char *sc_finding_window_name(const sc_report *r, const sc_finding *f)
+{
+    if (f->process >= r->nprocs)
+        return "";
+    const sc_process *p = &r->procs[f->process];
+    return f->window_ns && !p->range ? "the active window" : sc_process_window_name(p);
 }
 
 int sc_cost_is_replay(sc_cost_basis b)
@@ -86,7 +111,7 @@ void sc_report_judge(sc_report *r, const sc_judge_opts *j)
         if (f->basis == SC_COST_UNMEASURED) {
             worth = f->pending > 0;
         } else {
-            uint64_t run = f->process < r->nprocs ? sc_process_window_ns(&r->procs[f->process]) : 0;
+            uint64_t run = sc_finding_window_ns(r, f);
             unsigned __int128 share = (unsigned __int128)run * j->min_share_bp / 10000;
             worth = f->cost_ns >= j->min_cost_ns && f->cost_ns >= share;
         }

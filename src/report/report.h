@@ -100,6 +100,8 @@ typedef struct sc_finding {
     uint32_t also;      /* bit per rule: other rules the same calls broke
                            (one call, one finding: the most specific rule) */
     unsigned process;   /* index into sc_report.procs */
+    uint64_t window_ns; /* what its share is of, where not what its process's are of: the
+                           active window of a finding of the set-up, before the loop; 0 */
     int measured;       /* gpu_lost_ns is valid (measured mode saw these calls) */
     uint64_t gpu_lost_ns; /* measured mode: GPU time the calls cost, a union on
                            the device's timeline (libstreamcheck(7), Measured mode) */
@@ -199,7 +201,9 @@ typedef struct sc_process {
     uint64_t range_ns;      /* time inside, the union over the threads */
     /* The pricing model (libstreamcheck(7), PRICING); 0 when there was none. */
     uint64_t window_ns;     /* the active window: its actors' first call to their last one's
-                               end; shares are of it */
+                               end; shares are of it, or of the loop */
+    uint64_t loop_ns;       /* the steady loop within it, where a hazard of every step showed
+                               one (a long set-up before); 0: none.  Shares are of it */
     uint64_t model_ns;      /* that window replayed as it ran (how far the model is off) */
     uint64_t fixed_ns;      /* ... and replayed with every priced finding fixed */
     char *busy_source;      /* where the model's GPU busy time came from: "sampled",
@@ -384,9 +388,15 @@ uint64_t sc_report_cost(const sc_report *r);
    (sc_process.range_ns).  sc_process_span_ns: start to end, always. */
 uint64_t sc_process_run_ns(const sc_process *p);
 uint64_t sc_process_span_ns(const sc_process *p);
-/* What a process's shares are of: its active window when the pricing
-   model had one, else its run time (with --range, the time inside). */
+/* What a process's shares are of: its steady loop when the pricing model
+   recognized one, else its active window when the model had one, else its
+   run time (with --range, the time inside); and those words. */
 uint64_t sc_process_window_ns(const sc_process *p);
+const char *sc_process_window_name(const sc_process *p);
+/* What a finding's share is of (its own window, a set-up finding's, or
+   its process's), and those words; 0 and "" without its process. */
+uint64_t sc_finding_window_ns(const sc_report *r, const sc_finding *f);
+const char *sc_finding_window_name(const sc_report *r, const sc_finding *f);
 /* Whether a cost is a predicted saving (SC_COST_REPLAY*). */
 int sc_cost_is_replay(sc_cost_basis b);
 /* Totals by severity over all findings. */

@@ -88,7 +88,9 @@ static void tally(const sc_report *r, long process, uint64_t *e, uint64_t *w, ui
 }
 
 /* The headline: what the findings worth fixing cost. */
-static void cost_html(html *h, long process, uint64_t run)
+/* The cost of the process's (or, for -1, every process's) warnings, and
+   its share of `run`, which is `of`. */
+static void cost_html(html *h, long process, uint64_t run, const char *of)
 {
     FILE *out = h->out;
     uint64_t e, w, n, cost;
@@ -103,7 +105,7 @@ static void cost_html(html *h, long process, uint64_t run)
         sc_html_percent(cost, run, pc, sizeof pc);
         fprintf(out, "<span class=\"big\">%s</span><span class=\"sub\">estimated cost", b);
         if (*pc)
-            fprintf(out, ", %s of the run time", pc);
+            fprintf(out, ", %s of %s", pc, of);
         fprintf(out, ", in %" PRIu64 " warning%s</span>", e + w, sc_html_plural(e + w));
     }
     fputs("<span class=\"counts\">", out);
@@ -157,6 +159,20 @@ static void process_facts(html *h, const sc_process *p)
         snprintf(v, sizeof v, "%s: findings inside it only; %s inside it (what shares are of)", p->range, in);
         fact(out, "NVTX range", v, NULL);
     }
+    if (p->window_ns) {
+        char w[64], v[300];
+        sc_format_ns(p->window_ns, w, sizeof w);
+        snprintf(v, sizeof v, "%s, the first to the last CUDA call of the threads that wait for the GPU%s", w,
+                 p->range || p->loop_ns ? "" : " (what shares are of)");
+        fact(out, "Active window", v, NULL);
+    }
+    if (p->window_ns && p->loop_ns) {
+        char l[64], v[300];
+        sc_format_ns(p->loop_ns, l, sizeof l);
+        snprintf(v, sizeof v, "%s, from a step before a hazard of every step first repeats%s", l,
+                 p->range ? "" : " (what shares are of)");
+        fact(out, "Steady loop", v, NULL);
+    }
     fputs("</dl>\n", out);
 }
 
@@ -205,11 +221,13 @@ static void summary_html(html *h)
     FILE *out = h->out;
     const sc_report *r = h->r;
     char b[128];
-    uint64_t run = 0;
-    for (size_t i = 0; i < r->nprocs; i++)
+    uint64_t run = 0, windows = 0;
+    for (size_t i = 0; i < r->nprocs; i++) {
         run += sc_process_run_ns(&r->procs[i]);
+        windows += sc_process_window_ns(&r->procs[i]);
+    }
     fputs("<section id=\"summary\" class=\"summary\">\n", out);
-    cost_html(h, -1, run);
+    cost_html(h, -1, windows, r->nprocs == 1 ? sc_process_window_name(&r->procs[0]) : "the processes' windows");
     if (r->nprocs == 1) {
         process_facts(h, &r->procs[0]);
         sc_html_gpu_numbers(out, r, 0);
@@ -244,7 +262,12 @@ static void summary_html(html *h)
             fputs("<div class=\"f\"><dt>Run time, summed</dt><dd>", out);
             sc_format_ns(run, b, sizeof b);
             sc_html_esc(out, b);
-            fputs(" (what the cost's share is of)</dd></div>\n", out);
+            fputs("</dd></div>\n", out);
+            fputs("<div class=\"f\"><dt>Windows, summed</dt><dd>", out);
+            sc_format_ns(windows, b, sizeof b);
+            sc_html_esc(out, b);
+            fputs(" (what the cost's share is of: each process's steady loop, active window or run time)</dd></div>\n",
+                  out);
         }
         fputs("</dl>\n", out);
     }
@@ -313,7 +336,7 @@ static void process_html(html *h, size_t k)
         fprintf(out, "</span> <span class=\"n\">pid %ld on ", p->pid);
         sc_html_esc(out, sc_or_unknown(p->host));
         fputs("</span></h2>\n", out);
-        cost_html(h, (long)k, sc_process_run_ns(p));
+        cost_html(h, (long)k, sc_process_window_ns(p), sc_process_window_name(p));
         fputs("<details class=\"facts\"><summary>Process details</summary>\n", out);
         process_facts(h, p);
         fputs("</details>\n", out);

@@ -103,6 +103,10 @@ static void run_line(const sc_report *r, FILE *out)
     if (r->nprocs == 1 && r->procs[0].window_ns) {
         sc_format_ns(r->procs[0].window_ns, b, sizeof b);
         fprintf(out, " · **Active window** %s", b);
+        if (r->procs[0].loop_ns) {
+            sc_format_ns(r->procs[0].loop_ns, b, sizeof b);
+            fprintf(out, " · **Steady loop** %s", b);
+        }
     }
     if (sc_report_cost_format(r, b, sizeof b) == 0) {
         fputs(" · **Estimated cost** ", out);
@@ -120,7 +124,7 @@ static void run_line(const sc_report *r, FILE *out)
 static void saving(const sc_report *r, const sc_finding *f, char *buf, size_t len)
 {
     const sc_process *p = f->process < r->nprocs ? &r->procs[f->process] : NULL;
-    uint64_t whole = p ? sc_process_window_ns(p) : 0;
+    uint64_t whole = p ? sc_finding_window_ns(r, f) : 0;
     char c[32], s[32];
     if (f->basis == SC_COST_UNMEASURED || (unsigned)f->basis >= SC_NCOST_BASES) {
         snprintf(buf, len, "not seen from the host: %s", sc_unmeasured_why(r, f));
@@ -132,8 +136,7 @@ static void saving(const sc_report *r, const sc_finding *f, char *buf, size_t le
         return;
     }
     sc_format_share(f->cost_ns, whole, s, sizeof s);
-    snprintf(buf, len, "%s (%s of %s; %s)", c, s, p->window_ns && !p->range ? "the active window" : "run time",
-             sc_cost_basis_name(f->basis));
+    snprintf(buf, len, "%s (%s of %s; %s)", c, s, sc_finding_window_name(r, f), sc_cost_basis_name(f->basis));
 }
 
 static void row(const sc_report *r, const sc_finding *f, const sc_srcroot *root, FILE *out)

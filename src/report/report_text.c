@@ -134,6 +134,11 @@ static void render_window(const sc_process *p, FILE *out)
     sc_format_ns(p->model_ns, m, sizeof m);
     sc_text_header(out, "Active window", "%s, the first to the last CUDA call of the threads that wait for the GPU "
                   "(modelled: %s)", a, m);
+    if (p->loop_ns) {
+        sc_format_ns(p->loop_ns, a, sizeof a);
+        sc_text_header(out, "Steady loop", "%s, from a step before a hazard of every step first repeats; shares "
+                      "are of it (the set-up's findings': of the window)", a);
+    }
     if (sc_process_fixed_format(p, f, sizeof f) == 0)
         sc_text_header(out, "All fixed", "%s", f);
 }
@@ -340,12 +345,13 @@ static const char *busy_how(const sc_report *r, const sc_finding *f)
 static void render_saving(const sc_report *r, const sc_finding *f, FILE *out)
 {
     char b[64], line[512];
-    uint64_t win = f->process < r->nprocs ? sc_process_window_ns(&r->procs[f->process]) : 0;
+    uint64_t win = sc_finding_window_ns(r, f);
     sc_format_ns(f->cost_ns, b, sizeof b);
     unsigned __int128 bp = win ? (unsigned __int128)f->cost_ns * 10000 / win : 0;
     uint64_t v = bp > 1000000 ? 1000000 : (uint64_t)bp;
-    snprintf(line, sizeof line, "fixing this saves %s (%" PRIu64 ".%02u%% of the active window), predicted by "
-             "replaying the run with the fix applied (%s)", b, v / 100, (unsigned)(v % 100), busy_how(r, f));
+    snprintf(line, sizeof line, "fixing this saves %s (%" PRIu64 ".%02u%% of %s), predicted by "
+             "replaying the run with the fix applied (%s)", b, v / 100, (unsigned)(v % 100),
+             sc_finding_window_name(r, f), busy_how(r, f));
     fprintf(out, FIELD, "Saves");
     sc_text_wrap(out, line, FIELD_COL, FIELD_COL);
 }

@@ -35,6 +35,7 @@ static struct {
     int done, ok;
     sc_pr_model m;
     uint64_t *saving;          /* per model finding; the last one is SC103's */
+    uint8_t *before;           /* per model finding: all its calls before the steady loop */
     sc_pr_result res;
     int source;                /* SC_PRICE_* */
 } P;
@@ -67,8 +68,9 @@ static void dump(const sc_pr_model *m, const sc_pr_result *res)
     FILE *f = fopen(name, "w");
     if (!f)
         return;
-    fprintf(f, "window %llu model %llu fixed %llu stalled %d\n", (unsigned long long)res->window_ns,
-            (unsigned long long)res->model_ns, (unsigned long long)res->fixed_ns, res->stalled);
+    fprintf(f, "window %llu model %llu fixed %llu loop %llu stalled %d\n", (unsigned long long)res->window_ns,
+            (unsigned long long)res->model_ns, (unsigned long long)res->fixed_ns,
+            (unsigned long long)res->loop_ns, res->stalled);
     for (size_t i = 0; i < m->nstreams; i++)
         fprintf(f, "stream %zu device %u kind %u\n", i, m->streams[i].device, m->streams[i].kind);
     for (size_t i = 0; i < m->ndevices; i++)
@@ -163,7 +165,8 @@ void sc_price_run(void)
     sc_pr_finding *f = realloc((void *)m->findings, nf * sizeof *f);
     sc_pr_device *dev = calloc(m->ndevices ? m->ndevices : 1, sizeof *dev);
     P.saving = calloc(nf, sizeof *P.saving);
-    if (!f || !dev || !P.saving) {
+    P.before = calloc(nf, sizeof *P.before);
+    if (!f || !dev || !P.saving || !P.before) {
         free(dev);
         if (f)
             m->findings = f;
@@ -205,6 +208,7 @@ void sc_price_run(void)
     }
     m->devices = dev;
     P.res.saving = P.saving;
+    P.res.before_loop = P.before;
     P.ok = sc_pr_price(m, &P.res) == 0;
     if (P.ok)
         dump(m, &P.res);
@@ -217,20 +221,35 @@ void sc_price_run(void)
     }
 }
 
+/* The model's index of the aggregate k's finding, or -1. */
+static long index_of(const sc_agg_key *k)
+{
+    for (size_t i = 0; P.ok && i + 1 < P.m.nfindings; i++) {
+        const sc_agg_key *x = sc_rl_key((uint16_t)(i + 1));
+        if (x && !memcmp(x, k, sizeof *k))
+            return (long)i;
+    }
+    return -1;
+}
+
 int sc_price_of(const sc_agg_key *k, uint64_t *saving)
 {
-    if (!P.ok)
+    long i = index_of(k);
+    if (i < 0 || P.m.findings[i].fix == SC_PR_FIX_NONE)
         return 0;
-    for (size_t i = 0; i + 1 < P.m.nfindings; i++) {
-        const sc_agg_key *x = sc_rl_key((uint16_t)(i + 1));
-        if (x && !memcmp(x, k, sizeof *k)) {
-            if (P.m.findings[i].fix == SC_PR_FIX_NONE)
-                return 0;
-            *saving = P.saving[i];
-            return 1;
-        }
-    }
-    return 0;
+    *saving = P.saving[i];
+    return 1;
+}
+
+int sc_price_before_loop(const sc_agg_key *k)
+{
+    long i = index_of(k);
+    return i >= 0 && P.res.loop_ns && P.before[i];
+}
+
+uint64_t sc_price_loop(void)
+{
+    return P.ok ? P.res.loop_ns : 0;
 }
 
 uint64_t sc_price_sc103(void)

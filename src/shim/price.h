@@ -23,5 +23,10 @@ uint64_t sc_price_sc103(void);
    with every finding fixed, and where the GPU's busy time came from:
    1, or 0 when there is no model. */
 int sc_price_window(uint64_t *window, uint64_t *model, uint64_t *fixed, int *source);
+/* The steady loop the shares are of where one is recognized (pricing.h,
+   sc_pr_price), else 0; and whether the aggregate k's calls all came
+   before it (a finding of the set-up, whose share stays of the window). */
+uint64_t sc_price_loop(void);
+int sc_price_before_loop(const struct sc_agg_key *k);
 
 #endif

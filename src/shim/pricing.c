@@ -4,7 +4,8 @@
  *   stretch between their waits (see below);
  * - build: the replay graph of one scenario (nothing fixed, one finding
  *   fixed, every in_all finding fixed);
- * - sc_pr_price: the replays, and the savings.
+ * - sc_pr_price: the replays, and the savings;
+ * - find_loop: the steady loop, where a hazard of every step shows it.
  */
 #include "config.h"
 
@@ -566,6 +567,89 @@ static int price_joint(const sc_pr_model *m, const work *w, const size_t *base, 
     return rc;
 }
 
+/* -------------------------------------------------- the steady loop --- */
+/* A hazard of every step shows where the program's loop is: a finding
+   whose calls repeat SC_PR_LOOP_MIN times or more, the last of them in the
+   window's second half (a burst of calls while the program sets up ends
+   earlier).  Its loop starts one period (the median time between its calls)
+   before the first of them; the loop is the earliest such start to the
+   window's end.  It counts only where it leaves a tenth of the window or
+   more out (building a model on the GPU, NCCL's initialization, the first
+   steps' compilation): shares are then of the loop.  A finding whose calls
+   all end before the loop is the set-up's, and keeps the whole window. */
+#define SC_PR_LOOP_MIN 5
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Each call of finding f (index + 1) in the model, in turn. */
+#define FOR_CALLS_OF(m, c, k, f)                                               \
+    for (size_t t_ = 0; t_ < (m)->nthreads; t_++)                              \
+        for (size_t i_ = 0; i_ < (m)->threads[t_].n; i_++)                     \
+            for (int k = 0; k < 2; k++)                                        \
+                if ((c = &(m)->threads[t_].calls[i_], f = c->finding[k]) &&    \
+                    f <= (m)->nfindings)
+
+/* The loop's start, where one is recognized; else origin. */
+static uint64_t loop_start(const sc_pr_model *m, uint64_t origin, uint64_t end, const size_t *first,
+                           const uint64_t *t0)
+{
+    uint64_t start = end, half = origin + (end - origin) / 2;
+    uint64_t *gap = malloc((first[m->nfindings] + 1) * sizeof *gap);
+    if (!gap)
+        return origin;
+    for (size_t f = 0; f < m->nfindings; f++) {
+        size_t n = first[f + 1] - first[f];
+        const uint64_t *s = t0 + first[f];
+        if (n < SC_PR_LOOP_MIN || s[n - 1] < half)
+            continue;
+        for (size_t i = 0; i + 1 < n; i++)
+            gap[i] = s[i + 1] - s[i];
+        qsort(gap, n - 1, sizeof *gap, cmp_u64);
+        uint64_t period = gap[(n - 1) / 2];
+        uint64_t at = s[0] - origin > period ? s[0] - period : origin;
+        if (at < start)
+            start = at;
+    }
+    free(gap);
+    return start < end && (start - origin) * 10 >= end - origin ? start : origin;
+}
+
+static int find_loop(const sc_pr_model *m, uint64_t origin, uint64_t end, sc_pr_result *out)
+{
+    size_t nf = m->nfindings, *first = calloc(nf + 1, sizeof *first);
+    const sc_pr_call *c;
+    uint16_t f;
+    if (!first)
+        return -1;
+    FOR_CALLS_OF(m, c, k, f)
+        first[f]++;   /* f is the index + 1: counts at first[index + 1] */
+    for (size_t i = 0; i < nf; i++)
+        first[i + 1] += first[i];
+    uint64_t *t0 = malloc((first[nf] + 1) * sizeof *t0), *last = calloc(nf + 1, sizeof *last);
+    size_t *fill = calloc(nf + 1, sizeof *fill);
+    if (!t0 || !last || !fill) {
+        free(first), free(t0), free(last), free(fill);
+        return -1;
+    }
+    FOR_CALLS_OF(m, c, k, f) {
+        t0[first[f - 1] + fill[f - 1]++] = c->t0;
+        if (c->t1 > last[f - 1])
+            last[f - 1] = c->t1;
+    }
+    for (size_t i = 0; i < nf; i++)
+        qsort(t0 + first[i], first[i + 1] - first[i], sizeof *t0, cmp_u64);
+    uint64_t start = loop_start(m, origin, end, first, t0);
+    out->loop_ns = start > origin ? end - start : 0;
+    for (size_t i = 0; out->before_loop && i < nf; i++)
+        out->before_loop[i] = out->loop_ns && first[i + 1] > first[i] && last[i] <= start;
+    free(first), free(t0), free(last), free(fill);
+    return 0;
+}
+
 int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
 {
     uint64_t origin = UINT64_MAX, end = 0;
@@ -580,11 +664,15 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
     }
     for (size_t f = 0; f < m->nfindings; f++)
         out->saving[f] = 0;
-    out->window_ns = out->model_ns = out->fixed_ns = 0;
+    for (size_t f = 0; out->before_loop && f < m->nfindings; f++)
+        out->before_loop[f] = 0;
+    out->window_ns = out->model_ns = out->fixed_ns = out->loop_ns = 0;
     out->stalled = 0;
     if (origin == UINT64_MAX || !m->nstreams)
         return 0;
     out->window_ns = end - origin;
+    if (find_loop(m, origin, end, out))
+        return -1;
     size_t ncalls = 0;
     work *w = attribute(m, &ncalls);
     size_t *base = calloc(m->nthreads + 1, sizeof *base);

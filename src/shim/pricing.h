@@ -115,7 +115,11 @@ typedef struct sc_pr_result {
     uint64_t window_ns;   /* the actors' first call to their last call's end, as recorded */
     uint64_t model_ns;    /* the same window replayed as it was */
     uint64_t fixed_ns;    /* replayed with every in_all finding fixed */
+    uint64_t loop_ns;     /* the steady loop, its start to the window's end, where a finding
+                             repeated through the run shows one (sc_pr_price); else 0 */
     uint64_t *saving;     /* per finding (caller's array of nfindings) */
+    uint8_t *before_loop; /* per finding (caller's array, or NULL): 1 where all its calls end
+                             before the loop (the set-up's) */
     int stalled;          /* a replay could not finish (a wait for work never queued) */
 } sc_pr_result;
 
@@ -124,6 +128,10 @@ typedef struct sc_pr_result {
    moves the wait to the next, as a loss.item() then an accuracy .item()
    each step) are also replayed fixed together; each one's saving is the
    larger of its own and its share of theirs, by the time its calls waited.
+   Also the steady loop: a finding whose calls repeat at least 5 times, the
+   last in the window's second half, starts it one period (the median time
+   between its calls) before its first; the earliest such start, where it
+   leaves out a tenth of the window or more.
    0, or -1 when out of memory. */
 int sc_pr_price(const sc_pr_model *m, sc_pr_result *out);
 

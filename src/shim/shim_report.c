@@ -291,6 +291,18 @@ static sc_cost_basis replay_basis(void)
     return source == SC_PRICE_MEASURED ? SC_COST_REPLAY_MEASURED : SC_COST_REPLAY;
 }
 
+/* What the share of the aggregate k is of: the steady loop where the
+   model found one, unless all k's calls came before it (the set-up's: of
+   the active window); 0 without a model. */
+static uint64_t share_window(const sc_agg_key *k)
+{
+    uint64_t window, model, fixed, loop = sc_price_loop();
+    int source;
+    if (!sc_price_window(&window, &model, &fixed, &source))
+        return 0;
+    return loop && !sc_price_before_loop(k) ? loop : window;
+}
+
 static void priced_cost(const sc_agg_key *k, sc_finding *f)
 {
     uint64_t saving;
@@ -298,22 +310,23 @@ static void priced_cost(const sc_agg_key *k, sc_finding *f)
         return;
     f->cost_ns = saving;
     f->basis = replay_basis();
+    if (sc_price_loop() && sc_price_before_loop(k))
+        f->window_ns = share_window(k);   /* the set-up's: of the active window */
 }
 
 /* An SC403 candidate is a finding only when its call site waited three
    times or more (a wait in a loop: once or twice is set-up or the end) and not
    waiting there saves as much as a warning must (--warn-cost, --warn-share
-   of the active window): most waits are where the results are needed, and
+   of the steady loop or the active window): most waits are where the results are needed, and
    a note for each would say nothing (libstreamcheck(7), SC403). */
 static int sc403_drops(const sc_agg_key *k, const sc_agg_val *v)
 {
-    uint64_t saving, window, model, fixed;
-    int source;
+    uint64_t saving, window;
     if (k->rule != SC_RULE_SC403)
         return 0;
     if (v->count < 3)
         return 1;
-    if (!sc_price_of(k, &saving) || !sc_price_window(&window, &model, &fixed, &source))
+    if (!sc_price_of(k, &saving) || !(window = share_window(k)))
         return 1;
     return saving < (uint64_t)sc_opt.warn_cost_us * 1000 ||
            (unsigned __int128)saving * 10000 < (unsigned __int128)window * (uint64_t)sc_opt.warn_share_bp;
@@ -499,6 +512,7 @@ static void fill_window(sc_process *p)
     if (!sc_price_window(&window, &model, &fixed, &source))
         return;
     p->window_ns = window;
+    p->loop_ns = sc_price_loop();
     p->model_ns = model;
     p->fixed_ns = fixed;
     p->busy_source = strdup(sources[source >= 0 && source <= SC_PRICE_MEASURED ? source : 0]);

@@ -2,7 +2,7 @@
  * written by hand, whose fixed versions are worked out by hand: a loop that
  * waits for the GPU each step, threads taking turns on the legacy stream,
  * pageable copies in GPU-bound and host-bound loops (with a pinned rate
- * that gains and one that does not).
+ * that gains and one that does not); the steady loop after a long set-up.
  */
 #include "config.h"
 
@@ -221,6 +221,68 @@ START_TEST(join_follows_the_other_thread)
 }
 END_TEST
 
+/* The steady loop.  Set-up: ten 1 ms waits for allocations (finding 2),
+   then 400 ms of host work without CUDA (NCCL's initialization, building
+   the model); then 20 steps of 10 ms, each a submission and a 4 ms wait
+   (finding 1), then 5 ms of host work.  The loop starts one period before
+   the first step's wait: 10 ms before 400 + 1; finding 2 is the set-up's.
+   The same run without the 400 ms has no loop: it would leave out less
+   than a tenth.  With set_up_ms 0 steps start at 10 ms. */
+static sc_pr_result steady(uint64_t set_up_ms, uint8_t *before)
+{
+    static run r;
+    r = (run){0};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    for (uint64_t k = 0; k < 10; k++) {
+        add(&r, 0, SC_PR_SUBMIT, k * MS, k * MS + 1000, 0, 0);
+        add(&r, 0, SC_PR_WAIT_DEVICE, k * MS + 1000, k * MS + 900000, 800000, 0)->finding[0] = 2;
+        busy(&r, k * MS, k * MS + 900000);
+    }
+    uint64_t t0 = 10 * MS + set_up_ms * MS;
+    add(&r, 0, SC_PR_OTHER, t0 - 1000, t0 - 500, 0, 0);
+    for (uint64_t k = 0; k < 20; k++) {
+        uint64_t t = t0 + k * 10 * MS;
+        add(&r, 0, SC_PR_SUBMIT, t, t + 1000, 0, 0);
+        add(&r, 0, SC_PR_WAIT_STREAM, t + MS, t + 5 * MS, 4 * MS, 0)->finding[0] = 1;
+        busy(&r, t, t + 5 * MS);
+    }
+    add(&r, 0, SC_PR_OTHER, t0 + 200 * MS, t0 + 200 * MS + 1000, 0, 0);
+    sc_pr_finding f[2] = {{.fix = SC_PR_FIX_NO_WAIT, .in_all = 1}, {.fix = SC_PR_FIX_NO_WAIT, .in_all = 1}};
+    uint64_t saving[2];
+    sc_pr_thread th = {.calls = r.calls[0], .n = r.n[0]};
+    sc_pr_device dev = {.busy = r.busy, .nbusy = r.nbusy, .known = 1};
+    sc_pr_model m = {.threads = &th, .nthreads = 1, .streams = &st, .nstreams = 1, .devices = &dev,
+                     .ndevices = 1, .findings = f, .nfindings = 2};
+    sc_pr_result res = {.saving = saving, .before_loop = before};
+    ck_assert_int_eq(sc_pr_price(&m, &res), 0);
+    return res;
+}
+
+START_TEST(steady_loop_after_set_up)
+{
+    uint8_t before[2] = {9, 9};
+    sc_pr_result res = steady(400, before);
+    near(res.window_ns, 610 * MS + 1000);
+    near(res.loop_ns, 610 * MS + 1000 - (410 * MS + MS - 10 * MS));
+    ck_assert_int_eq(before[0], 0);
+    ck_assert_int_eq(before[1], 1);
+}
+END_TEST
+
+START_TEST(no_loop_without_set_up)
+{
+    uint8_t before[2] = {9, 9};
+    sc_pr_result res = steady(0, before);
+    near(res.window_ns, 210 * MS + 1000);
+    ck_assert_uint_eq(res.loop_ns, 0);
+    ck_assert_int_eq(before[0], 0);
+    ck_assert_int_eq(before[1], 0);
+    /* no array: nothing written */
+    res = steady(400, NULL);
+    ck_assert_uint_gt(res.loop_ns, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("pricing");
@@ -230,6 +292,8 @@ int main(void)
     tcase_add_test(tc, pageable_copies);
     tcase_add_test(tc, joint_waits);
     tcase_add_test(tc, join_follows_the_other_thread);
+    tcase_add_test(tc, steady_loop_after_set_up);
+    tcase_add_test(tc, no_loop_without_set_up);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,74 @@
+#!/bin/sh
+# loop.sh: shares are of the steady loop when a long set-up comes before it
+# (libstreamcheck(7), Window, shares and the summary), on the simulator.
+# testapps/host_sync_loop waits for the GPU in each of 10 steps of 1 ms of
+# GPU and 1 ms of host work (SC403 at host_sync_loop.cu:53, saving about
+# 10 ms), after SETUP_MS of host work:
+#  - 3000 ms of set-up: the report has a steady loop (process.loop_ns), a
+#    few tens of ms, inside the active window of over 3 s; SC403 is a
+#    warning, its share of the loop above 0.5% (of the window it would be
+#    under); the warm-up's wait before the loop (SC402 at :46, when it is
+#    a finding) keeps the window as what its share is of (finding.window_ns);
+#    the text report's header says "Steady loop" and gives the cost as a
+#    share of it;
+#  - no set-up: no loop (it would leave out less than a tenth of the window).
+# TAP.
+. "${top_builddir:-.}/tests/env.sh"
+echo "1..4"
+n=0
+ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-loop.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+if [ -z "$PYTHON3" ] || ! "$PYTHON3" -c 'import json' 2>/dev/null || [ ! -x "$SC_APPS/host_sync_loop" ]; then
+    for i in 1 2 3 4; do echo "ok $i - # SKIP python3 or the test apps missing"; done
+    exit 0
+fi
+
+# run NAME SETUP_MS: the app under streamcheck, the JSON report in tmp/NAME,
+# the text report in tmp/NAME/stderr.
+run() {
+    mkdir -p "$tmp/$1"
+    "$SC_CLI" --simulate --format=json,text --output="$tmp/$1" --fail-on=never -- \
+        "$SC_APPS/host_sync_loop" 10 1 1 each "$2" >"$tmp/$1/stdout" 2>"$tmp/$1/stderr"
+}
+# facts NAME: "loop window share severity setup" of the JSON report: the
+# loop and the window in ms, SC403's cost as a share (%) of what its share
+# is of and its severity, and whether SC402 at :46 (if found) keeps the window.
+facts() {
+    "$PYTHON3" - "$tmp/$1"/*.streamcheck.json <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r["processes"][0]
+sites = {c["id"]: c for c in r["callsites"]}
+def line(f):
+    for fr in sites[f["callsite"]]["frames"]:
+        if (fr.get("file") or "").endswith("host_sync_loop.cu"):
+            return fr["line"]
+    return 0
+loop, win = p.get("loop_ns", 0), p["window_ns"]
+sc403 = [f for f in r["findings"] if f["rule"] == "SC403" and line(f) == 53]
+f = sc403[0] if len(sc403) == 1 else {"cost_ns": 0, "severity": "none"}
+share = 100.0 * f["cost_ns"] / (loop or win)
+setup = [g for g in r["findings"] if g["rule"] == "SC402" and line(g) == 46]
+kept = all(g.get("window_ns") == win for g in setup) if loop else all("window_ns" not in g for g in setup)
+print("%.3f %.3f %.3f %s %s" % (loop / 1e6, win / 1e6, share, f["severity"], "kept" if kept else "not-kept"))
+EOF
+}
+
+run setup 3000
+set -- $(facts setup)
+echo "# set-up 3000 ms: loop $1 ms, window $2 ms, SC403 $3% of the loop, $4; the set-up's SC402: $5"
+awk -v l="$1" -v w="$2" 'BEGIN { exit !(l > 10 && l < 300 && w > 3000 && l < w / 10) }'
+ok $? "after 3 s of set-up: a steady loop of tens of ms inside a window of over 3 s ($1 of $2 ms)"
+[ "$4" = warning ] && [ "$5" = kept ] && awk -v s="$3" -v l="$1" -v w="$2" 'BEGIN { exit !(s >= 0.5 && s * l / w < 0.5) }'
+ok $? "SC403 at host_sync_loop.cu:53 is a warning by its share of the loop ($3%), which of the window is under 0.5%; the set-up's finding keeps the window"
+grep -q '^@ Steady loop  *: [0-9.]* ms, from a step before a hazard of every step first repeats' "$tmp/setup/stderr" &&
+    grep -q '^@ Estimated cost  *: [0-9.]* ms ([0-9.]*% of the steady loop) in 1 warning$' "$tmp/setup/stderr"
+ok $? "the text report's header has the steady loop, and the warnings' cost is a share of it"
+
+run plain 0
+set -- $(facts plain)
+echo "# no set-up: loop $1 ms, window $2 ms, SC403 $3%, $4"
+[ "$1" = 0.000 ] && [ "$4" = warning ] && grep -q '^@ Estimated cost  *: .*% of the active window) in 1 warning$' "$tmp/plain/stderr" &&
+    ! grep -q 'Steady loop' "$tmp/plain/stderr"
+ok $? "without a set-up: no loop, the shares of the active window"
