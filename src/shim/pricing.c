@@ -573,7 +573,7 @@ static int price_joint(const sc_pr_model *m, const work *w, const size_t *base, 
    window's second half (a burst of calls while the program sets up ends
    earlier).  Its loop starts one period (the median time between its calls)
    before the first of them; the loop is the earliest such start to the
-   window's end.  It counts only where it leaves a tenth of the window or
+   window's end.  It counts only where it leaves a quarter of the window or
    more out (building a model on the GPU, NCCL's initialization, the first
    steps' compilation): shares are then of the loop.  A finding whose calls
    all end before the loop is the set-up's, and keeps the whole window. */
@@ -615,7 +615,7 @@ static uint64_t loop_start(const sc_pr_model *m, uint64_t origin, uint64_t end, 
             start = at;
     }
     free(gap);
-    return start < end && (start - origin) * 10 >= end - origin ? start : origin;
+    return start < end && (start - origin) * 4 >= end - origin ? start : origin;
 }
 
 static int find_loop(const sc_pr_model *m, uint64_t origin, uint64_t end, sc_pr_result *out)

@@ -227,7 +227,7 @@ END_TEST
    (finding 1), then 5 ms of host work.  The loop starts one period before
    the first step's wait: 10 ms before 400 + 1; finding 2 is the set-up's.
    The same run without the 400 ms has no loop: it would leave out less
-   than a tenth.  With set_up_ms 0 steps start at 10 ms. */
+   than a quarter.  With set_up_ms 0 steps start at 10 ms. */
 static sc_pr_result steady(uint64_t set_up_ms, uint8_t *before)
 {
     static run r;
