@@ -315,10 +315,11 @@ static void priced_cost(const sc_agg_key *k, sc_finding *f)
 }
 
 /* An SC403 candidate is a finding only when its call site waited three
-   times or more (a wait in a loop: once or twice is set-up or the end) and not
-   waiting there saves as much as a warning must (--warn-cost, --warn-share
-   of the steady loop or the active window): most waits are where the results are needed, and
-   a note for each would say nothing (libstreamcheck(7), SC403). */
+   times or more (a wait in a loop: once or twice is set-up or the end) and
+   not waiting there saves as much as a warning must (--warn-cost,
+   --warn-share of the steady loop or the active window): most waits are
+   where the results are needed, and a note for each would say nothing
+   (libstreamcheck(7), SC403). */
 static int sc403_drops(const sc_agg_key *k, const sc_agg_val *v)
 {
     uint64_t saving, window;
