@@ -610,6 +610,57 @@ START_TEST(range_shares)
 }
 END_TEST
 
+/* Shares of the steady loop: a replay-priced finding of 1 ms is a warning
+   against a 100 ms loop, a note against the 1 s window it keeps as a
+   finding of the set-up (finding.window_ns); the text says of which, the
+   JSON carries both, and both read back. */
+START_TEST(loop_shares)
+{
+    sc_report *r = sc_report_new();
+    sc_process *p = sc_report_add_process(r);
+    ck_assert_ptr_nonnull(p);
+    p->start_time = 1000.0;
+    p->end_time = 1001.0;
+    p->window_ns = 1000000000;
+    p->model_ns = 1000000000;
+    p->loop_ns = 100000000;
+    for (int i = 0; i < 2; i++) {
+        sc_finding *f = add(r, SC_RULE_SC403, SC_SEV_WARNING, 3, "");
+        f->basis = SC_COST_REPLAY;
+        f->cost_ns = 1000000;
+    }
+    r->findings[1].window_ns = 1000000000;
+    ck_assert_uint_eq(sc_process_window_ns(p), 100000000);
+    ck_assert_str_eq(sc_process_window_name(p), "the steady loop");
+    ck_assert_uint_eq(sc_finding_window_ns(r, &r->findings[0]), 100000000);
+    ck_assert_uint_eq(sc_finding_window_ns(r, &r->findings[1]), 1000000000);
+    sc_report_judge(r, NULL);
+    ck_assert_int_eq(r->findings[0].severity, SC_SEV_WARNING);   /* 1 ms of 100 ms */
+    ck_assert_int_eq(r->findings[1].severity, SC_SEV_NOTE);      /* 1 ms of 1 s: under 0.5% */
+    /* with --range, the range's time: neither the loop nor a finding's window */
+    p->range = strdup("step");
+    p->range_ns = 5000000;
+    ck_assert_uint_eq(sc_finding_window_ns(r, &r->findings[1]), 5000000);
+    ck_assert_str_eq(sc_finding_window_name(r, &r->findings[1]), "the time in the range");
+    free(p->range);
+    p->range = NULL;
+    p->range_ns = 0;
+    char *t = render(r, SC_FMT_TEXT);
+    ck_assert_ptr_nonnull(strstr(t, "\n@ Steady loop          : 100.000 ms, from a step before a hazard of every "));
+    ck_assert_ptr_nonnull(strstr(t, "(1.00% of the steady loop)"));
+    ck_assert_ptr_nonnull(strstr(t, "(0.10% of the active window)"));
+    free(t);
+    char *j = render(r, SC_FMT_JSON);
+    ck_assert_ptr_nonnull(strstr(j, "\"loop_ns\": 100000000,"));
+    int nw = 0;   /* the process's (as "process" and in "processes"), and one finding's */
+    for (const char *w = j; (w = strstr(w, "\"window_ns\"")); w++)
+        nw++;
+    ck_assert_int_eq(nw, 3);
+    free(j);
+    roundtrip(r);   /* frees r */
+}
+END_TEST
+
 static sc_callsite *with_py(sc_report *r, const char *id, const char *const *files, size_t n)
 {
     sc_callsite *cs = sc_report_add_callsite(r, id);
@@ -981,6 +1032,7 @@ int main(void)
     tcase_add_test(tc, write_error_leaves_nothing);
     tcase_add_test(tc, file_names);
     tcase_add_test(tc, write_never_replaces);
+    tcase_add_test(tc, loop_shares);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
