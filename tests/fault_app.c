@@ -3,7 +3,7 @@
  *   fault_app MODE [ARG]
  * Every mode first makes a known finding: an asynchronous copy from
  * pageable memory on a created stream (SC203, a warning), then:
- *   wait [handler|early|signal|keep]  prints "ready PID" and loops making
+ *   wait [handler|early|signal|keep|busy]  prints "ready PID" and loops making
  *                 CUDA calls until a signal ends it (90 s at most, then exit
  *                 3).  handler: a handler of its own, installed with
  *                 sigaction after CUDA started, for SIGTERM, SIGINT,
@@ -11,7 +11,8 @@
  *                 program exit with 100 + the signal; early: the same,
  *                 installed before any CUDA call (before the shim starts);
  *                 signal: with signal() after CUDA started; keep: the
- *                 handler takes the signal and the loop goes on
+ *                 handler takes the signal and the loop goes on; busy: no
+ *                 handler, the loop inside CUDA calls nearly all the time
  *   abort         calls abort()
  *   segv          writes through a null pointer
  *   exec          execs /bin/sh -c 'exit 7'
@@ -83,9 +84,12 @@ static int wait_for_signal(const char *how)
         install(1);
     printf("ready %ld\n", (long)getpid());
     fflush(stdout);
+    int busy = how && !strcmp(how, "busy");
     for (int i = 0; i < 9000 && (keep || !got); i++) {
         struct timespec ts = {0, 10 * 1000 * 1000};
         cudaStreamQuery(0);
+        for (int k = 0; busy && k < 100000; k++)   /* inside the driver most of the time */
+            cudaStreamQuery(0);
         nanosleep(&ts, NULL);
     }
     return got ? 100 + got : 3;
