@@ -17,6 +17,8 @@
 #    it is inside CUDA calls nearly all the time (the report within 5 s,
 #    not the 10 s a handler waits for one);
 #  - --snapshot=1, then SIGKILL: the last snapshot is there;
+#  - the GPU sampler's last round held up (a test hook): the report comes
+#    without its samples, in well under the round's 5 s;
 #  - 30 threads inside CUDA calls at exit: exit takes the report's time, not
 #    a second per thread (the exit handshake: under 150 ms);
 #  - a program that closes fd 2 and opens its results file there: the file
@@ -36,7 +38,7 @@
 # What a program's queries answer after completed work under --redirect is
 # tests/redirect.sh's (26-28).  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..32"
+echo "1..33"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
@@ -155,6 +157,18 @@ echo "# 30 threads inside CUDA calls at exit: $ours ms under streamcheck (handsh
 [ "$got" -eq 0 ] && report_ok "$d" && [ -n "$hs" ] && awk -v h="$hs" 'BEGIN { exit !(h < 150) }' &&
     [ "$ours" -lt $((nat + 3000)) ]
 ok $? "exit with 30 threads inside CUDA calls: handshake ${hs:-?} ms, $ours ms in all (natively $nat ms)"
+
+# --- a GPU sampler held up in the driver at the end ---------------------------
+# Its last round takes 5 s (a test hook standing for a query that waits on a
+# lock a signalled thread holds): the report gives it 200 ms, then prices
+# from the waits (testapps/host_sync_loop: SC403 each step).
+case=$((case + 1)); d=$tmp/c$case
+t0=$(date +%s%N)
+STREAMCHECK_TEST_GS_STALL_MS=5000 shim "$d" "$SC_APPS/host_sync_loop" >/dev/null 2>&1; got=$?
+took=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ "$got" -eq 0 ] && [ -f "$d"/out/*.json ] && grep -q '"rule": "SC403"' "$d"/out/*.json &&
+    grep -q '"busy_source": "waits"' "$d"/out/*.json && [ "$took" -lt 3000 ]
+ok $? "a GPU sampler held up in the driver at exit: the report, priced from the waits, in $took ms (its round takes 5 s)"
 
 # --- the program's files --------------------------------------------------------
 case=$((case + 1)); d=$tmp/c$case

@@ -49,9 +49,11 @@ typedef struct dev {
 static dev devs[MAX_DEV];
 static pthread_t thr;
 static _Atomic int in_round;           /* a round of queries is under way (sc_gs_fence) */
-static _Atomic int state;              /* 0 off, 1 running, 2 stopping */
+static _Atomic int state;              /* 0 off, 1 running, 2 stopping, 3 ended (a futex) */
+static _Atomic int abandoned;          /* it did not end in time: its samples are not used */
 static pthread_rwlock_t hold = PTHREAD_RWLOCK_INITIALIZER;
 static uint64_t period_ns = 1000000;
+static uint64_t stall_ns;              /* STREAMCHECK_TEST_GS_STALL_MS: a test hook (sc_gs_stop) */
 static uint64_t last_sample;
 static _Atomic uint64_t nsamples;
 
@@ -141,6 +143,13 @@ static void *loop(void *arg)
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
             ;
     }
+    if (stall_ns) {   /* a last round held up in the driver, for tests/faults.sh */
+        struct timespec st = {(time_t)(stall_ns / 1000000000u), (long)(stall_ns % 1000000000u)};
+        while (nanosleep(&st, &st) == EINTR)
+            ;
+    }
+    atomic_store(&state, 3);
+    sc_futex_wake(&state);
     return NULL;
 }
 
@@ -152,6 +161,8 @@ void sc_gs_start(uint64_t period)
         return;
     if (period)
         period_ns = period;
+    const char *stall = getenv("STREAMCHECK_TEST_GS_STALL_MS");
+    stall_ns = stall ? strtoull(stall, NULL, 10) * 1000000ull : 0;
     /* The thread takes no signal: a signal for the program handled there
        would wait for a report that waits for this thread (signals.c). */
     sigset_t all, old;
@@ -162,11 +173,31 @@ void sc_gs_start(uint64_t period)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* The report waits this long for the sampler's last round.  A round asks
+   the driver, and a signal may have stopped a thread of the program inside
+   a driver call holding a lock that the round's query needs, the thread
+   then waiting for this report (signals.c): the samples are given up
+   rather than the report (the model then takes the GPU's busy time from
+   the waits). */
+#define SC_GS_STOP_NS (200 * 1000 * 1000ull)
+
 void sc_gs_stop(void)
 {
     int expect = 1;
     if (!atomic_compare_exchange_strong(&state, &expect, 2))
         return;
+    uint64_t now = sc_now_ns(), deadline = now + SC_GS_STOP_NS;
+    int s;
+    while ((s = atomic_load(&state)) == 2 && now < deadline) {
+        sc_futex_wait(&state, 2, deadline - now);
+        now = sc_now_ns();
+    }
+    if (s != 3) {
+        atomic_store(&abandoned, 1);
+        sc_info("the GPU sampler did not end its last round in %llu ms (a driver call held up); the pricing model "
+                "takes the GPU's busy time from the waits", SC_GS_STOP_NS / 1000000);
+        return;
+    }
     pthread_join(thr, NULL);
     uint64_t end = last_sample;
     for (unsigned i = 0; i < MAX_DEV; i++)
@@ -178,7 +209,7 @@ void sc_gs_stop(void)
 
 int sc_gs_busy(unsigned device, const sc_pr_span **v, size_t *n)
 {
-    if (device >= MAX_DEV || !atomic_load(&nsamples) || atomic_load(&sc_g.ptds_used)) {
+    if (device >= MAX_DEV || !atomic_load(&nsamples) || atomic_load(&sc_g.ptds_used) || atomic_load(&abandoned)) {
         *v = NULL;
         *n = 0;
         return 0;
@@ -211,6 +242,7 @@ static void gs_child(void)
     pthread_rwlock_init(&hold, NULL);
     atomic_store(&in_round, 0);
     atomic_store(&state, 0);
+    atomic_store(&abandoned, 0);
     for (unsigned i = 0; i < MAX_DEV; i++)
         devs[i].n = 0, devs[i].busy = 0;
     last_sample = 0;
