@@ -573,11 +573,14 @@ static int price_joint(const sc_pr_model *m, const work *w, const size_t *base, 
    window's second half (a burst of calls while the program sets up ends
    earlier).  Its loop starts one period (the median time between its calls)
    before the first of them; the loop is the earliest such start to the
-   window's end.  It counts only where it leaves a quarter of the window or
-   more out (building a model on the GPU, NCCL's initialization, the first
-   steps' compilation): shares are then of the loop.  A finding whose calls
-   all end before the loop is the set-up's, and keeps the whole window. */
+   window's end.  It counts only where it leaves a quarter of the window and
+   a second or more out (building a model on the GPU, NCCL's
+   initialization, the first steps' compilation): shares are then of the
+   loop.  A short program's phases (a C sample timing one way, then
+   another) are not a set-up.  A finding whose calls all end before the
+   loop is the set-up's, and keeps the whole window. */
 #define SC_PR_LOOP_MIN 5
+#define SC_PR_LOOP_SETUP_NS 1000000000ull
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -615,7 +618,8 @@ static uint64_t loop_start(const sc_pr_model *m, uint64_t origin, uint64_t end, 
             start = at;
     }
     free(gap);
-    return start < end && (start - origin) * 4 >= end - origin ? start : origin;
+    return start < end && (start - origin) * 4 >= end - origin && start - origin >= SC_PR_LOOP_SETUP_NS ? start
+                                                                                                     : origin;
 }
 
 static int find_loop(const sc_pr_model *m, uint64_t origin, uint64_t end, sc_pr_result *out)

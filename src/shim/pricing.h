@@ -131,7 +131,7 @@ typedef struct sc_pr_result {
    Also the steady loop: a finding whose calls repeat at least 5 times, the
    last in the window's second half, starts it one period (the median time
    between its calls) before its first; the earliest such start, where it
-   leaves out a quarter of the window or more.
+   leaves out a quarter of the window or more, and a second or more.
    0, or -1 when out of memory. */
 int sc_pr_price(const sc_pr_model *m, sc_pr_result *out);
 

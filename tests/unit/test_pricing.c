@@ -222,12 +222,13 @@ START_TEST(join_follows_the_other_thread)
 END_TEST
 
 /* The steady loop.  Set-up: ten 1 ms waits for allocations (finding 2),
-   then 400 ms of host work without CUDA (NCCL's initialization, building
-   the model); then 20 steps of 10 ms, each a submission and a 4 ms wait
-   (finding 1), then 5 ms of host work.  The loop starts one period before
-   the first step's wait: 10 ms before 400 + 1; finding 2 is the set-up's.
-   The same run without the 400 ms has no loop: it would leave out less
-   than a quarter.  With set_up_ms 0 steps start at 10 ms. */
+   then set_up_ms of host work without CUDA (NCCL's initialization,
+   building the model); then 20 steps of 10 ms, each a submission and a 4 ms
+   wait (finding 1), then 5 ms of host work.  After 1500 ms the loop starts
+   one period before the first step's wait: 10 ms before 1510 + 1; finding 2
+   is the set-up's.  Without the set-up there is no loop (it would leave out
+   less than a quarter), nor after 400 ms (a quarter, but not a second: a
+   short program's phases).  With set_up_ms 0 steps start at 10 ms. */
 static sc_pr_result steady(uint64_t set_up_ms, uint8_t *before)
 {
     static run r;
@@ -261,9 +262,9 @@ static sc_pr_result steady(uint64_t set_up_ms, uint8_t *before)
 START_TEST(steady_loop_after_set_up)
 {
     uint8_t before[2] = {9, 9};
-    sc_pr_result res = steady(400, before);
-    near(res.window_ns, 610 * MS + 1000);
-    near(res.loop_ns, 610 * MS + 1000 - (410 * MS + MS - 10 * MS));
+    sc_pr_result res = steady(1500, before);
+    near(res.window_ns, 1710 * MS + 1000);
+    near(res.loop_ns, 1710 * MS + 1000 - (1510 * MS + MS - 10 * MS));
     ck_assert_int_eq(before[0], 0);
     ck_assert_int_eq(before[1], 1);
 }
@@ -277,8 +278,12 @@ START_TEST(no_loop_without_set_up)
     ck_assert_uint_eq(res.loop_ns, 0);
     ck_assert_int_eq(before[0], 0);
     ck_assert_int_eq(before[1], 0);
+    /* 400 ms of set-up: two thirds of the window, but under a second */
+    res = steady(400, before);
+    near(res.window_ns, 610 * MS + 1000);
+    ck_assert_uint_eq(res.loop_ns, 0);
     /* no array: nothing written */
-    res = steady(400, NULL);
+    res = steady(1500, NULL);
     ck_assert_uint_gt(res.loop_ns, 0);
 }
 END_TEST
