@@ -18,7 +18,8 @@
 #include "sc.h"
 
 /* Fast-path submissions between two recorded calls are spread over the
-   host time between them in at most this many pieces. */
+   host time between them in at most this many pieces (but for the part a
+   wait after them found queued: backlog, below). */
 #define PIECES 8
 /* What queuing a copy costs the host once it need not wait (an async
    copy's submission). */
@@ -413,6 +414,20 @@ static int wait_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
     return rc < 0 || sc_rp_cpu(s->g, t, c->t1 - c->t0 - c->wait_ns) < 0;
 }
 
+/* Of the GPU work the fast path let through before a wait, the part still
+   queued when the wait began: the wait says how much was left (what it
+   waited for), so that much of the work goes in at the end of the host
+   time before it, the rest spread over it.  Spread evenly, work the
+   program queued late (a backward pass's kernels just before loss.item())
+   would be done by the wait, and the replay would miss the wait's time. */
+static double backlog(const sc_pr_model *m, const sc_pr_call *c, double fast)
+{
+    if (!waits(c) || !c->wait_ns || (c->what == SC_PR_WAIT_STREAM && c->stream != c->sub_stream) ||
+        device_of(m, c->stream) != device_of(m, c->sub_stream))
+        return 0;
+    return (double)c->wait_ns < fast ? (double)c->wait_ns : fast;
+}
+
 /* Thread t's steps; its replay thread is t (made beforehand, so that a
    join can name a thread built later). */
 static int build_thread(scen *s, size_t t, const work *w)
@@ -452,9 +467,12 @@ static int build_thread(scen *s, size_t t, const work *w)
             unsigned k = c->nsub < PIECES ? c->nsub : PIECES;
             int st = stream_for(s, t, c->sub_stream);
             double dm = c->fast_demand > 0 ? c->fast_demand : ts.demand;
+            double late = backlog(s->m, c, w[i].fast), early = w[i].fast - late;
             for (unsigned j = 0; j < k && !rc; j++)
-                rc = submit(s, rt, &ts, st, SC_RP_COMPUTE, w[i].fast / k, dm, c->sub_stream) < 0 ||
+                rc = (early > 0 && submit(s, rt, &ts, st, SC_RP_COMPUTE, early / k, dm, c->sub_stream) < 0) ||
                      sc_rp_cpu(s->g, rt, gap / k + (j == k - 1 ? gap % k : 0)) < 0;
+            if (!rc && late > 0)
+                rc = submit(s, rt, &ts, st, SC_RP_COMPUTE, late, dm, c->sub_stream) < 0;
         } else {
             rc = sc_rp_cpu(s->g, rt, gap) < 0;
         }

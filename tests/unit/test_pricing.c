@@ -221,6 +221,37 @@ START_TEST(join_follows_the_other_thread)
 }
 END_TEST
 
+/* Work the program queues late, before a wait.  Ten steps of 20 ms: 10 ms
+   of host work that queues 100 kernels through the fast path (counted, not
+   recorded), a wait of 6 ms for them (the GPU ran 10 ms of them, the last
+   6 after the wait began), 4 ms of host work.  Spread evenly over the host
+   time, the kernels would have been done by the wait (about 1.25 ms left)
+   and the replay would run 150 ms; the wait says 6 ms were left, and the
+   replay is the run's 200 ms.  Without the waits the host sets the pace,
+   14 ms a step: about 54 ms saved. */
+START_TEST(late_work_before_a_wait)
+{
+    static run r;
+    r = (run){0};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    for (uint64_t k = 0; k < 10; k++) {
+        uint64_t t = k * 20 * MS;
+        add(&r, 0, SC_PR_OTHER, t, t + 1000, 0, 0);
+        sc_pr_call *w = add(&r, 0, SC_PR_WAIT_STREAM, t + 10 * MS, t + 16 * MS, 6 * MS, 0);
+        w->nsub = 100;
+        w->finding[0] = 1;
+        busy(&r, t + 6 * MS, t + 16 * MS);
+    }
+    add(&r, 0, SC_PR_OTHER, 200 * MS, 200 * MS + 1000, 0, 0);
+    sc_pr_finding f = {.fix = SC_PR_FIX_NO_WAIT, .in_all = 1};
+    uint64_t saving;
+    sc_pr_result res = price(&r, 1, &st, 1, &f, 1, 0, 0, &saving);
+    near(res.window_ns, 200 * MS + 1000);
+    ck_assert_msg(res.model_ns > 196 * MS && res.model_ns < 204 * MS, "model %llu", (unsigned long long)res.model_ns);
+    ck_assert_msg(saving > 50 * MS && saving < 60 * MS, "saving %llu", (unsigned long long)saving);
+}
+END_TEST
+
 /* The steady loop.  Set-up: ten 1 ms waits for allocations (finding 2),
    then set_up_ms of host work without CUDA (NCCL's initialization,
    building the model); then 20 steps of 10 ms, each a submission and a 4 ms
@@ -297,6 +328,7 @@ int main(void)
     tcase_add_test(tc, pageable_copies);
     tcase_add_test(tc, joint_waits);
     tcase_add_test(tc, join_follows_the_other_thread);
+    tcase_add_test(tc, late_work_before_a_wait);
     tcase_add_test(tc, steady_loop_after_set_up);
     tcase_add_test(tc, no_loop_without_set_up);
     suite_add_tcase(su, tc);
