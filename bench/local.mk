@@ -41,13 +41,21 @@ bench_shim_cost_LDFLAGS = $(SC_SHIM_LINK)
 bench_shim_cost_LDADD = $(SC_SHIM_LIBS) \
 	$(LIBUNWIND_LIBS) -ldl -lpthread
 
+# The pricing model run again on a dump a program left
+# (STREAMCHECK_TEST_PRICE_DUMP): model changes tried on runs recorded on a
+# GPU, without one.  tests/price-replay.sh checks it reproduces the dump.
+noinst_PROGRAMS += bench/price_replay
+bench_price_replay_SOURCES = bench/price_replay.c src/shim/pricing.c src/shim/replay.c
+bench_price_replay_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
+bench_price_replay_LDADD = -lm
+
 SC_BENCH_CU = bench/launch_overhead bench/queue_mapping bench/framework_loop bench/graphs
 all_local_targets += $(SC_BENCH_CU)
 CLEANFILES += $(SC_BENCH_CU)
 EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/framework_loop.cu bench/graphs.cu bench/torch_step.py \
 	bench/side-by-side.sh bench/redirect.sh bench/train_bench.py bench/torch_train.py bench/redirect-torch.sh \
 	bench/price_check.py bench/step_timer.py tests/corpus/python/item_loop.py
-EXTRA_DIST += bench/exit_time.py
+EXTRA_DIST += bench/exit_time.py bench/price_offline.py bench/data/h200-price-dumps.tar.xz
 $(SC_BENCH_CU): bench/%: $(srcdir)/bench/%.cu $(srcdir)/kernels/sc_kernels.cuh
 	@$(MKDIR_P) bench
 	$(NVCCAPP_V)$(NVCC) $(NVCCFLAGS) -cudart shared -o $@ $<

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""price_offline.py: the pricing model of this tree against runs recorded on a GPU.
+
+bench/data/h200-price-dumps.tar.xz holds the pricing models that the hazard
+runs of one `tools/gpu-verify.sh price` on an H200 left
+(STREAMCHECK_TEST_PRICE_DUMP), beside that run's table (price-check.md: each
+fix's gain measured natively, alternated, and the estimates of the time).
+Each dump is replayed by bench/price_replay with this tree's model; the
+hazard's saving, against the one the dump recorded, scales the recorded
+estimate, and so its est/gain:
+
+    new est/gain = recorded est/gain x new saving / recorded saving
+
+The recorded side (what the shim saw and measured) is that run's; only the
+model is this tree's.  So a change to pricing.c can be judged against what
+the fixes really gained, without a GPU.  Bounds as bench/price_check.py's:
+0.75-1.25 measured and 0.50-2.00 detect where the fix gains 5% or more.
+
+    python3 bench/price_offline.py [--replay bench/price_replay] [--data FILE]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+# pair: (rule at its marked lines, pid of the detect run's dump, of the measured run's)
+PAIRS = [
+    ("host_sync_loop-gpu", "SC403", 1160, 1168),
+    ("host_sync_loop-host", "SC403", 1241, 1249),
+    ("pageable_loop-gpu", "SC203", 1318, 1328),
+    ("pageable_loop-host", "SC203", 1399, 1407),
+    ("multithread", "SC103", 1520, 1532),
+    ("train_resnet", "SC203", 2129, 2188),
+    ("item_loop", "SC403", 2671, 2714),
+]
+
+
+def savings(text, rule):
+    """The sum of the rule's findings' savings, and the first line's fields."""
+    head, total = {}, 0
+    for line in text.splitlines():
+        p = line.split()
+        if p and p[0] == "window":
+            head = dict(zip(p[0::2], (int(x) for x in p[1::2])))
+        elif len(p) >= 8 and p[0] == "finding" and p[3] == rule:
+            total += int(p[7])
+    return total, head
+
+
+def recorded(md):
+    """price-check.md's rows: pair -> (gain share %, detect est/gain, measured est/gain)."""
+    rows = {}
+    for line in md.splitlines():
+        c = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(c) < 9 or c[0] in ("pair", "---") or c[0].startswith("-"):
+            continue
+        share = re.search(r";\s*([0-9.]+)% of", c[1])
+        try:
+            rows[c[0]] = (float(share.group(1)) if share else 0.0, float(c[3]), float(c[5]))
+        except ValueError:
+            continue
+    return rows
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--replay", default=os.path.join(os.getcwd(), "bench", "price_replay"))
+    ap.add_argument("--data", default=os.path.join(here, "data", "h200-price-dumps.tar.xz"))
+    a = ap.parse_args()
+    if not os.access(a.replay, os.X_OK):
+        sys.exit("price_offline.py: no %s (make bench/price_replay)" % a.replay)
+    with tempfile.TemporaryDirectory() as tmp:
+        with tarfile.open(a.data) as t:
+            t.extractall(tmp, filter="data") if hasattr(tarfile, "data_filter") else t.extractall(tmp)
+        top = os.path.join(tmp, os.listdir(tmp)[0])
+        rows = recorded(open(os.path.join(top, "price-check.md")).read())
+        print("| pair | gain | detect est/gain: recorded -> this model | measured est/gain: recorded -> this model "
+              "| replayed/window, detect, measured | result |")
+        print("|---|---:|---:|---:|---:|---|")
+        failed = 0
+        for name, rule, pd, pm in PAIRS:
+            share, rd, rm = rows[name]
+            cells, fit, result = [], [], "pass"
+            for pid, rec, lo, hi, mode in ((pd, rd, 0.5, 2.0, "detect"), (pm, rm, 0.75, 1.25, "measure")):
+                path = os.path.join(top, "d.%d" % pid)
+                old, _ = savings(open(path).read(), rule)
+                out = subprocess.run([a.replay, path], capture_output=True, text=True, check=True).stdout
+                new, head = savings(out, rule)
+                ratio = rec * new / old if old else 0.0
+                cells.append("%.2f -> %.2f" % (rec, ratio))
+                fit.append("%.3f" % (head["model"] / head["window"]))
+                if share >= 5 and not lo <= ratio <= hi:
+                    result = "%s: FAIL" % mode if result == "pass" else result + ", %s: FAIL" % mode
+            failed += result != "pass"
+            print("| %s | %.0f%% | %s | %s | %s | %s |" % (name, share, cells[0], cells[1], ", ".join(fit), result))
+        return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

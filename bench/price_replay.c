@@ -1,0 +1,181 @@
+/* price_replay: the pricing model (src/shim/pricing.c) run again on a model
+ * a program left with STREAMCHECK_TEST_PRICE_DUMP=PREFIX (price.c, dump):
+ * every recorded call of every thread, the GPU's busy time, the copy rates
+ * and each finding's fix.  So a change to the model can be tried on runs
+ * recorded on a GPU without the GPU, and set against what the fixes gained
+ * there (bench/price_check.py's table).
+ *
+ *   price_replay DUMP     the dump's first line and its finding lines, as
+ *                         the current model prices them
+ *
+ * Each finding's flags are the ones price.c gives it: a finding (not an
+ * allocation site) is in the all-fixed run, and is priced jointly when its
+ * fix drops a wait.  Exit status 0; 1 when the model cannot be priced; 2
+ * for a file that cannot be read or is not a dump.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pricing.h"
+#include "sc.h"
+
+typedef struct tcalls { sc_pr_thread th; sc_pr_call *v; size_t n, cap; } tcalls;
+typedef struct dbusy { sc_pr_device dev; sc_pr_span *v; size_t n, cap; } dbusy;
+typedef struct dfind { sc_pr_finding f; char rule[16]; } dfind;
+
+typedef struct dump {
+    sc_pr_stream *streams; size_t nstreams, cstreams;
+    dbusy *devs; size_t ndevs, cdevs;
+    dfind *finds; size_t nfinds, cfinds;
+    tcalls *threads; size_t nthreads, cthreads;
+} dump;
+
+/* Room for element i of an array of *n used, *cap allocated, elements of
+   elt bytes, the new ones zeroed: 0, or -1. */
+static int room(void *pp, size_t *n, size_t *cap, size_t i, size_t elt)
+{
+    if (i >= 1u << 26 || sc_grow_cap(pp, cap, i + 1, elt, 16))
+        return -1;
+    if (i >= *n) {
+        memset(*(char **)pp + *n * elt, 0, (i + 1 - *n) * elt);
+        *n = i + 1;
+    }
+    return 0;
+}
+
+static int call_line(dump *d, const char *l)
+{
+    unsigned long long t0, dur, wait, bytes, own = 0;
+    unsigned what, stream, nsub, sub, f0, f1, dir;
+    float d1, d2;
+    if (!d->nthreads || sscanf(l, " %llu +%llu wait %llu what %u stream %u nsub %u sub %u f %u,%u dir %u bytes "
+                               "%llu demand %f %f own %llu", &t0, &dur, &wait, &what, &stream, &nsub, &sub, &f0,
+                               &f1, &dir, &bytes, &d1, &d2, &own) < 13)
+        return -1;
+    tcalls *t = &d->threads[d->nthreads - 1];
+    if (room(&t->v, &t->n, &t->cap, t->n, sizeof *t->v))
+        return -1;
+    t->v[t->n - 1] = (sc_pr_call){.t0 = t0, .t1 = t0 + dur, .wait_ns = wait, .own_ns = own, .bytes = bytes,
+                                  .stream = stream, .nsub = nsub, .sub_stream = sub,
+                                  .finding = {(uint16_t)f0, (uint16_t)f1}, .what = (uint8_t)what,
+                                  .dir = (uint8_t)dir, .demand = d1, .fast_demand = d2};
+    return 0;
+}
+
+static int line_of(dump *d, const char *l)
+{
+    unsigned a, b, c;
+    unsigned long long x, y;
+    double h2d, d2h;
+    int known;
+    char rule[16];
+    size_t n;
+    if (l[0] == ' ')
+        return call_line(d, l);
+    if (sscanf(l, "stream %u device %u kind %u", &a, &b, &c) == 3) {
+        if (room(&d->streams, &d->nstreams, &d->cstreams, a, sizeof *d->streams))
+            return -1;
+        d->streams[a] = (sc_pr_stream){b, (uint8_t)c};
+    } else if (sscanf(l, "device %u known %d spans %zu h2d %lf d2h %lf", &a, &known, &n, &h2d, &d2h) == 5) {
+        if (room(&d->devs, &d->ndevs, &d->cdevs, a, sizeof *d->devs))
+            return -1;
+        d->devs[a].dev.known = known;
+        d->devs[a].dev.rate[SC_PR_H2D] = h2d;
+        d->devs[a].dev.rate[SC_PR_D2H] = d2h;
+    } else if (sscanf(l, "finding %u rule %15s fix %u saving %llu", &a, rule, &b, &x) == 4 && a > 0) {
+        if (room(&d->finds, &d->nfinds, &d->cfinds, a - 1, sizeof *d->finds))
+            return -1;
+        int finding = strcmp(rule, "alloc") != 0;
+        d->finds[a - 1].f = (sc_pr_finding){.fix = (uint8_t)b, .in_all = (uint8_t)finding,
+                                            .joint = (uint8_t)(finding && b == SC_PR_FIX_NO_WAIT)};
+        snprintf(d->finds[a - 1].rule, sizeof d->finds[a - 1].rule, "%s", rule);
+    } else if (sscanf(l, "thread %u id %u legacy_finding %u calls %zu", &a, &b, &c, &n) == 4) {
+        if (a != d->nthreads || room(&d->threads, &d->nthreads, &d->cthreads, a, sizeof *d->threads))
+            return -1;
+        d->threads[a].th = (sc_pr_thread){.id = b, .legacy_finding = (uint16_t)c};
+    } else if (sscanf(l, "busy %u %llu %llu", &a, &x, &y) == 3) {
+        dbusy *v = a < d->ndevs ? &d->devs[a] : NULL;
+        if (!v || room(&v->v, &v->n, &v->cap, v->n, sizeof *v->v))
+            return -1;
+        v->v[v->n - 1] = (sc_pr_span){x, y};
+    } else if (strncmp(l, "window ", 7)) {
+        return -1;
+    }
+    return 0;
+}
+
+static int price(dump *d)
+{
+    sc_pr_thread *th = calloc(d->nthreads + 1, sizeof *th);
+    sc_pr_device *dev = calloc(d->ndevs + 1, sizeof *dev);
+    sc_pr_finding *f = calloc(d->nfinds + 1, sizeof *f);
+    uint64_t *saving = calloc(d->nfinds + 1, sizeof *saving);
+    uint8_t *before = calloc(d->nfinds + 1, sizeof *before);
+    int rc = 1;
+    if (th && dev && f && saving && before) {
+        for (size_t i = 0; i < d->nthreads; i++) {
+            th[i] = d->threads[i].th;
+            th[i].calls = d->threads[i].v;
+            th[i].n = d->threads[i].n;
+        }
+        for (size_t i = 0; i < d->ndevs; i++) {
+            dev[i] = d->devs[i].dev;
+            dev[i].busy = d->devs[i].v;
+            dev[i].nbusy = d->devs[i].n;
+        }
+        for (size_t i = 0; i < d->nfinds; i++)
+            f[i] = d->finds[i].f;
+        sc_pr_model m = {th, d->nthreads, d->streams, d->nstreams, dev, d->ndevs, f, d->nfinds};
+        sc_pr_result r = {.saving = saving, .before_loop = before};
+        if (sc_pr_price(&m, &r) == 0) {
+            printf("window %llu model %llu fixed %llu loop %llu stalled %d\n", (unsigned long long)r.window_ns,
+                   (unsigned long long)r.model_ns, (unsigned long long)r.fixed_ns, (unsigned long long)r.loop_ns,
+                   r.stalled);
+            for (size_t i = 0; i < d->nfinds; i++)
+                printf("finding %zu rule %s fix %u saving %llu%s\n", i + 1, d->finds[i].rule, f[i].fix,
+                       (unsigned long long)saving[i], before[i] ? " set-up" : "");
+            rc = 0;
+        }
+    }
+    free(th), free(dev), free(f), free(saving), free(before);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: price_replay DUMP  (a file STREAMCHECK_TEST_PRICE_DUMP wrote)\n");
+        return 2;
+    }
+    FILE *in = fopen(argv[1], "r");
+    if (!in) {
+        fprintf(stderr, "price_replay: %s: %s\n", argv[1], strerror(errno));
+        return 2;
+    }
+    dump d = {0};
+    char line[1024];
+    unsigned long lineno = 0;
+    int bad = 0;
+    while (!bad && fgets(line, sizeof line, in)) {
+        lineno++;
+        bad = line_of(&d, line) != 0;
+    }
+    fclose(in);
+    if (bad || !lineno) {
+        fprintf(stderr, "price_replay: %s:%lu: not a line of a pricing model's dump\n", argv[1], lineno);
+        return 2;
+    }
+    int rc = price(&d);
+    if (rc)
+        fprintf(stderr, "price_replay: %s: the model cannot be priced (out of memory)\n", argv[1]);
+    for (size_t i = 0; i < d.nthreads; i++)
+        free(d.threads[i].v);
+    for (size_t i = 0; i < d.ndevs; i++)
+        free(d.devs[i].v);
+    free(d.threads), free(d.devs), free(d.finds), free(d.streams);
+    return rc;
+}
