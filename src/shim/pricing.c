@@ -422,9 +422,9 @@ static int wait_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
    would be done by the wait, and the replay would miss the wait's time. */
 static double backlog(const sc_pr_model *m, const sc_pr_call *c, double fast)
 {
-    if (!waits(c) || !c->wait_ns || (c->what == SC_PR_WAIT_STREAM && c->stream != c->sub_stream) ||
+    if (!waits(c) || !c->wait_ns || (c->what != SC_PR_WAIT_DEVICE && c->stream != c->sub_stream) ||
         device_of(m, c->stream) != device_of(m, c->sub_stream))
-        return 0;
+        return 0;   /* it waited for other work than theirs */
     return (double)c->wait_ns < fast ? (double)c->wait_ns : fast;
 }
 
