@@ -226,7 +226,7 @@ END_TEST
    recorded), a wait of 6 ms for them (the GPU ran 10 ms of them, the last
    6 after the wait began), 4 ms of host work.  Spread evenly over the host
    time, the kernels would have been done by the wait (about 1.25 ms left)
-   and the replay would run 150 ms; the wait says 6 ms were left, and the
+   and the replay would run 140 ms; the wait says 6 ms were left, and the
    replay is the run's 200 ms.  Without the waits the host sets the pace,
    14 ms a step: about 54 ms saved. */
 START_TEST(late_work_before_a_wait)
