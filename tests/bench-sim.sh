@@ -19,16 +19,19 @@ echo "$([ $? = 0 ] && echo ok || echo not ok) 1 - bench/graphs prints its four f
 
 "$SC_CLI" --simulate --format=json,text --output="$tmp" -- "$graphs" 20 5 >"$tmp/sc.out" 2>"$tmp/sc.err"
 rules=$(grep -o '"rule": "SC[0-9]*"' "$tmp"/*.streamcheck.json | sort -u | sed 's/.*"\(SC[0-9]*\)"/\1/' | tr '\n' ' ')
-# The bench times each repetition on the host between its waits: where the
-# host runs slow (ThreadSanitizer) that is an SC403 note, never a warning.
-# The graph API itself draws nothing.
-# Either note may come or not, as the run's timing falls: no other rule.
+warned=$(awk -F'"' '/"rule": /{r=$4} /"severity": "warning"/{print r}' "$tmp"/*.streamcheck.json | sort -u | tr '\n' ' ')
+# The bench times each repetition on the host between its waits: SC402 and
+# SC403 notes may come or not, as the run's timing falls; the graph API
+# itself draws nothing.  Where the host runs as slowly as a sanitizer makes
+# it, not waiting each repetition saves enough to be an SC403 warning: the
+# time priced is the sanitizer's, so a sanitized build allows it.
+case "$enable_sanitizers" in no | '') allowed= ;; *) allowed=SC403 ;; esac
 [ "$(figures "$tmp/sc.out")" = 4 ] && [ -z "$(echo "$rules" | tr ' ' '\n' | grep -v '^\(SC402\|SC403\|\)$')" ] &&
-    grep -q '^streamcheck: [0-9]* findings (0 errors, 0 warnings, ' "$tmp/sc.err" &&
+    [ -z "$(echo "$warned" | tr ' ' '\n' | grep -v "^\($allowed\)$")" ] &&
     grep -q '^  cuGraphLaunch  *30$' "$tmp/sc.err" && grep -q '^  cuStreamEndCapture  *15$' "$tmp/sc.err"
 r=$?
-echo "$([ $r = 0 ] && echo ok || echo not ok) 2 - under streamcheck: the same figures, no warning, notes of SC402 and SC403 at most, every graph launch and capture counted"
-echo "# rules found: ${rules:-none}"
+echo "$([ $r = 0 ] && echo ok || echo not ok) 2 - under streamcheck: the same figures, no warning (but SC403 in a sanitized build), SC402 and SC403 at most, every graph launch and capture counted"
+echo "# rules found: ${rules:-none}; warnings: ${warned:-none}"
 [ $r = 0 ] || tail -n 30 "$tmp/sc.err" | sed 's/^/# /'
 
 # ThreadSanitizer's runtime, preloaded into the shell that runs
