@@ -21,16 +21,16 @@ echo "$([ $? = 0 ] && echo ok || echo not ok) 1 - bench/graphs prints its four f
 rules=$(grep -o '"rule": "SC[0-9]*"' "$tmp"/*.streamcheck.json | sort -u | sed 's/.*"\(SC[0-9]*\)"/\1/' | tr '\n' ' ')
 warned=$(awk -F'"' '/"rule": /{r=$4} /"severity": "warning"/{print r}' "$tmp"/*.streamcheck.json | sort -u | tr '\n' ' ')
 # The bench times each repetition on the host between its waits: SC402 and
-# SC403 notes may come or not, as the run's timing falls; the graph API
-# itself draws nothing.  Where the host runs as slowly as a sanitizer makes
-# it, not waiting each repetition saves enough to be an SC403 warning: the
-# time priced is the sanitizer's, so a sanitized build allows it.
-case "$enable_sanitizers" in no | '') allowed= ;; *) allowed=SC403 ;; esac
+# SC403 may come or not, as the run's timing falls; the graph API itself
+# draws nothing.  Where the host runs slowly (a sanitizer's runtime, a
+# loaded machine), not waiting each repetition saves enough to make SC403 a
+# warning: the time it prices is the simulator's and the machine's, not the
+# graph API's, so SC403 may be either.  No other rule may warn.
 [ "$(figures "$tmp/sc.out")" = 4 ] && [ -z "$(echo "$rules" | tr ' ' '\n' | grep -v '^\(SC402\|SC403\|\)$')" ] &&
-    [ -z "$(echo "$warned" | tr ' ' '\n' | grep -v "^\($allowed\)$")" ] &&
+    [ -z "$(echo "$warned" | tr ' ' '\n' | grep -v '^\(SC403\|\)$')" ] &&
     grep -q '^  cuGraphLaunch  *30$' "$tmp/sc.err" && grep -q '^  cuStreamEndCapture  *15$' "$tmp/sc.err"
 r=$?
-echo "$([ $r = 0 ] && echo ok || echo not ok) 2 - under streamcheck: the same figures, no warning (but SC403 in a sanitized build), SC402 and SC403 at most, every graph launch and capture counted"
+echo "$([ $r = 0 ] && echo ok || echo not ok) 2 - under streamcheck: the same figures, SC402 and SC403 at most, no warning but SC403's, every graph launch and capture counted"
 echo "# rules found: ${rules:-none}; warnings: ${warned:-none}"
 [ $r = 0 ] || tail -n 30 "$tmp/sc.err" | sed 's/^/# /'
 
