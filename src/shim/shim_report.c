@@ -305,13 +305,14 @@ static uint64_t share_window(const sc_agg_key *k)
 
 static void priced_cost(const sc_agg_key *k, sc_finding *f)
 {
-    uint64_t saving;
+    uint64_t saving, model, fixed;
+    int source;
     if (!sc_price_of(k, &saving))
         return;
     f->cost_ns = saving;
     f->basis = replay_basis();
-    if (sc_price_loop() && sc_price_before_loop(k))
-        f->window_ns = share_window(k);   /* the set-up's: of the active window */
+    if (sc_price_before_loop(k))   /* the set-up's: its share is of the active window */
+        sc_price_window(&f->window_ns, &model, &fixed, &source);
 }
 
 /* An SC403 candidate is a finding only when its call site waited three
