@@ -7,10 +7,15 @@
 // synchronization behavior): the host cannot prepare the next batch while
 // the GPU works.  From pinned memory (mode "pinned", the fixed way) the copy
 // is queued and the host goes on.  What pinning saves depends on which side
-// is the bottleneck: the host (HOST_MS above GPU_MS) or the GPU.
+// is the bottleneck: the host (HOST_MS above GPU_MS) or the GPU.  Mode "shm":
+// each batch is a shared mapping that the step unmaps after the copy, as the
+// thread that copies a PyTorch DataLoader worker's batch (shared memory)
+// releases it; a loader that pins (its own thread receives and releases the
+// batches) saves that time too.
 //
-//   pageable_loop [STEPS [MIB [GPU_MS [HOST_MS [MODE]]]]]   MODE: pageable (default) or pinned
+//   pageable_loop [STEPS [MIB [GPU_MS [HOST_MS [MODE]]]]]   MODE: pageable (default), pinned or shm
 // The elapsed time of the loop goes to stderr ("elapsed_ms=...").
+#include <sys/mman.h>
 #include <time.h>
 
 #include "common.h"
@@ -36,9 +41,9 @@ int main(int argc, char **argv)
     int steps = argc > 1 ? atoi(argv[1]) : 8;
     int mib = argc > 2 ? atoi(argv[2]) : 4;
     double gpu_ms = argc > 3 ? atof(argv[3]) : 10, host_ms = argc > 4 ? atof(argv[4]) : 4;
-    int pinned = argc > 5 && strcmp(argv[5], "pinned") == 0;
+    int pinned = argc > 5 && strcmp(argv[5], "pinned") == 0, shm = argc > 5 && strcmp(argv[5], "shm") == 0;
     if (steps < 1 || mib < 1 || gpu_ms < 0 || host_ms < 0) {
-        fprintf(stderr, "usage: %s [STEPS [MIB [GPU_MS [HOST_MS [pageable|pinned]]]]]\n", argv[0]);
+        fprintf(stderr, "usage: %s [STEPS [MIB [GPU_MS [HOST_MS [pageable|pinned|shm]]]]]\n", argv[0]);
         return 2;
     }
     size_t n = (size_t)mib << 18;   // floats
@@ -55,9 +60,18 @@ int main(int argc, char **argv)
     CHECK(cudaStreamSynchronize(s)); // expect: SC402 x0+
 
     double t0 = now_ms();
+    float *batch = h;
     for (int i = 0; i < steps; i++) {
         host_work(host_ms);
-        CHECK(cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s)); // expect: SC203 x8
+        if (shm) {   // the batch a worker filled
+            batch = (float *)mmap(NULL, n * sizeof(float), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+            if (batch == MAP_FAILED)
+                return 1;
+            memset(batch, 1, n * sizeof(float));
+        }
+        CHECK(cudaMemcpyAsync(d, batch, n * sizeof(float), cudaMemcpyHostToDevice, s)); // expect: SC203 x8
+        if (shm)
+            munmap(batch, n * sizeof(float));
         sc_spin<<<1, 1, 0, s>>>((unsigned long long)(gpu_ms * 1e6));
         LAUNCHED();
     }

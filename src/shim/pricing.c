@@ -349,8 +349,10 @@ static double pinned_ns(const scen *s, const sc_pr_call *c)
 }
 
 /* What a thread's build keeps: its last operation, the stream it went to,
-   its last operation on each of the model's streams, its kernels' demand. */
-typedef struct tstate { int last_op, last_stream; int *last_on; double demand; } tstate;
+   its last operation on each of the model's streams, its kernels' demand,
+   and the host time the fix spares it after a pinned copy (the source's
+   release, which the replay takes from the host time that follows). */
+typedef struct tstate { int last_op, last_stream; int *last_on; double demand; uint64_t spared; } tstate;
 
 static int submit(scen *s, int t, tstate *ts, int stream, sc_rp_engine e, double ns, double demand,
                   uint32_t model_stream)
@@ -376,6 +378,8 @@ static int copy_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
         return rc | (sc_rp_cpu(s->g, t, own) < 0);
     }
     uint64_t host = own < SUBMIT_NS ? own : SUBMIT_NS;
+    if (pin && c->what == SC_PR_COPY_PAGEABLE)
+        ts->spared += c->release_ns;
     if (nowait && !pin)            /* the read is not made at all */
         return sc_rp_cpu(s->g, t, host) < 0;
     if (c->what == SC_PR_COPY_SYNC) {
@@ -463,6 +467,9 @@ static int build_thread(scen *s, size_t t, const work *w)
            one) is not the program's: the fixed program would not have it */
         uint64_t own = i ? th->calls[i - 1].own_ns : 0;
         gap = gap > own ? gap - own : 0;
+        uint64_t spare = gap < ts.spared ? gap : ts.spared;
+        gap -= spare;
+        ts.spared -= spare;
         if (c->nsub && w[i].fast > 0) {
             unsigned k = c->nsub < PIECES ? c->nsub : PIECES;
             int st = stream_for(s, t, c->sub_stream);

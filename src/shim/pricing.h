@@ -51,7 +51,8 @@ typedef enum sc_pr_fix {
     SC_PR_FIX_NONE = 0,   /* not modelled: the finding keeps its other price */
     SC_PR_FIX_NO_WAIT,    /* the wait goes (moved to where its result is used, or dropped) */
     SC_PR_FIX_PIN,        /* the copy comes from pinned memory: queued, at the pinned rate;
-                             a device-to-host one still waited for */
+                             a device-to-host one still waited for; its source not released
+                             (release_ns) */
     SC_PR_FIX_STREAM,     /* waits for the thread's own stream, not the whole device */
     SC_PR_FIX_OWN_STREAM, /* the thread's legacy-stream work goes to a stream of its own */
     SC_PR_FIX_DROP,       /* the call goes (an allocation hoisted out of the loop) */
@@ -62,6 +63,9 @@ typedef struct sc_pr_call {
     uint64_t wait_ns;     /* of that, waiting for earlier GPU work (from t0) */
     uint64_t own_ns;      /* the recorder's own time around the call, outside [t0, t1]: in
                              the host time between it and its neighbours, not the program's */
+    uint64_t release_ns;  /* pageable copies: host time the thread spent after it unmapping the copy's
+                             source (a DataLoader's batch in shared memory): the pinned buffer of the
+                             fix is not released each step (SC_PR_FIX_PIN) */
     uint64_t bytes;       /* copies */
     uint32_t stream;      /* index into the model's streams; where it submitted or what it waited for */
     uint32_t nsub;        /* submissions the thread made since its previous recorded call, not recorded */

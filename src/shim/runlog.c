@@ -90,6 +90,7 @@ static sc_rl_log *log_of(sc_thread *t)
         return NULL;
     l->tid = t->tid;
     l->self = pthread_self();
+    memset(t->rl.src, 0, sizeof t->rl.src);   /* a recycled record's were another thread's */
     pthread_mutex_lock(&lock);
     l->next = logs;
     logs = l;
@@ -176,6 +177,10 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
         c->fast_demand = demand_of(dev, (double)t->rl.threads / t->rl.kernels);
     t->rl.nsub = t->rl.kernels = 0;
     t->rl.threads = 0;
+    if (what == SC_PR_COPY_PAGEABLE && c->dir == SC_PR_H2D && op->host && op->bytes) {
+        t->rl.src[1] = t->rl.src[0];
+        t->rl.src[0] = (struct sc_rl_src){(uintptr_t)op->host, (uintptr_t)op->host + op->bytes, (uint32_t)l->n + 1};
+    }
     /* after a wait, the next submission says when the GPU got work again */
     t->rl.watch = wait_ns > 0 || (t->rl.watch && what != SC_PR_SUBMIT);
     if (!l->lid)
@@ -212,6 +217,32 @@ void sc_rl_join(pthread_t other, uint64_t t0, uint64_t t1)
     t->rl.nsub = t->rl.kernels = 0;
     t->rl.threads = 0;
     errno = saved;
+}
+
+/* PyTorch's DataLoader hands the main thread each batch in shared memory
+   from its workers; dropping the batch after the copy unmaps it, which
+   frees its pages: milliseconds for tens of MiB, on the thread that
+   copied.  With pin_memory=True the pinning thread receives and releases
+   the batches, so that time goes with the fix as the copy's does. */
+int sc_rl_src_of(const sc_thread *t, const void *addr, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr, b = a + len;
+    for (int i = 0; i < 2; i++)
+        if (t->rl.src[i].rec && a < t->rl.src[i].hi && b > t->rl.src[i].lo)
+            return i;
+    return -1;
+}
+
+void sc_rl_unmapped(sc_thread *t, const void *addr, size_t len, uint64_t ns)
+{
+    int i = sc_rl_src_of(t, addr, len);
+    sc_rl_log *l = t->rlog;
+    if (i < 0 || !sc_rl_on || atomic_load_explicit(&t->busy, memory_order_relaxed) || sc_final_state())
+        return;
+    uint32_t rec = t->rl.src[i].rec;
+    t->rl.src[i].rec = 0;   /* one release a copy */
+    if (l && l->tid == t->tid && rec <= l->n)
+        l->v[rec - 1].release_ns += ns;
 }
 
 void sc_rl_finding(sc_thread *t, uint32_t rec, const sc_agg_key *k)

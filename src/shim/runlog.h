@@ -18,6 +18,7 @@
 #define SC_RUNLOG_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pricing.h"
@@ -44,6 +45,11 @@ void sc_rl_own(struct sc_thread *t, uint32_t rec, uint64_t ticks);
 /* The calling thread waited from t0 to t1 for thread `other` to end
    (pthread_join; hb_pthread.c). */
 void sc_rl_join(pthread_t other, uint64_t t0, uint64_t t1);
+/* Whether [addr, addr + len) holds the host side of one of thread t's
+   last pageable copies to the device (its index in t's list, else -1),
+   and: the thread spent ns unmapping it (unmap.c). */
+int sc_rl_src_of(const struct sc_thread *t, const void *addr, size_t len);
+void sc_rl_unmapped(struct sc_thread *t, const void *addr, size_t len, uint64_t ns);
 /* The finding an aggregate key names counts the recorded call `rec` of
    thread t (sc_rl_record's number). */
 void sc_rl_finding(struct sc_thread *t, uint32_t rec, const struct sc_agg_key *k);
