@@ -26,7 +26,8 @@
 #            loss_sum of each rank, for the runs under streamcheck to match
 # ddp-pin1   the same under streamcheck (detect mode, one JSON report per
 #            rank): each rank's report names its rank and device, no
-#            warnings on any rank (streamcheck report --fail-on warning),
+#            warnings on any rank but SC403 at loss.item() (streamcheck
+#            report --ignore SC403 --fail-on warning),
 #            tests/corpus/expect.txt [ddp_train-pin1] on each rank, same
 #            loss_sum as natively
 # ddp-pin0   pageable DataLoader: SC203 at the batch copy ("# corpus: SC203")
@@ -183,8 +184,9 @@ PY
     sed -n '/^@--- Processes/,/^$/p' "$d/merged.txt"
     grep 'streamcheck:' "$d/merged.txt"
     if [ "$pin" = 1 ]; then
-        streamcheck report --fail-on warning "$d"/report/*.json >/dev/null 2>&1
-        check $? "ddp_train --pin-memory 1: no warnings on any rank (merged report)"
+        # loss.item() each step may be an SC403 warning (tests/corpus/expect.txt)
+        streamcheck report --ignore SC403 --fail-on warning "$d"/report/*.json >/dev/null 2>&1
+        check $? "ddp_train --pin-memory 1: no warnings on any rank but SC403 (merged report)"
     fi ;;
 *)
     echo "multigpu-check: unknown step '$s'" ;;

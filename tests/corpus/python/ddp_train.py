@@ -13,8 +13,8 @@ stdout, one line per rank: rank=R loss_sum=... loss_hex=... steps=N (the
 float64 sum of the rank's loss.item() over every step; the same run to run,
 with or without streamcheck).  With --pin-memory 0 the batches are
 pageable, so the non_blocking copy at the "# corpus: SC203" line is not
-asynchronous: one SC203 per step on each rank.  With --pin-memory 1 a clean
-loop: no warnings on any rank.
+asynchronous: one SC203 per step on each rank.  With --pin-memory 1 clean
+copies; loss.item() each step may be an SC403 (tests/corpus/expect.txt).
 Exits 77 without torch, without NCCL or with fewer than 2 GPUs
 (DDP_TRAIN_MIN_GPUS=1 lets a smoke test run one rank on one GPU); 2 when
 not started by torchrun (no RANK/LOCAL_RANK/WORLD_SIZE).
@@ -119,7 +119,7 @@ def main():
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
-            loss_sum += loss.item()
+            loss_sum += loss.item()  # corpus: SC403
             step += 1
             if step == args.steps:
                 break

@@ -154,7 +154,7 @@ def loop(args, model, optimizer, criterion, loader, total):
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
-            loss_sum += loss.item()
+            loss_sum += loss.item()  # corpus: SC403
             step += 1
             if step > args.warmup:
                 ends.append(time.clock_gettime_ns(time.CLOCK_MONOTONIC))
