@@ -2,9 +2,11 @@
 """price_offline.py: the pricing model of this tree against runs recorded on a GPU.
 
 bench/data/h200-price-dumps.tar.xz holds the pricing models that the hazard
-runs of one `tools/gpu-verify.sh price` on an H200 left
-(STREAMCHECK_TEST_PRICE_DUMP), beside that run's table (price-check.md: each
-fix's gain measured natively, alternated, and the estimates of the time).
+runs of `tools/gpu-verify.sh price` on an H200 left
+(STREAMCHECK_TEST_PRICE_DUMP), beside those runs' table (price-check.md:
+each fix's gain measured natively, alternated, and the estimates of the
+time; the C pairs from one run, the Python pairs from a second, the same
+day, after the release of a pageable copy's source was recorded).
 Each dump is replayed by bench/price_replay with this tree's model; the
 hazard's saving, against the one the dump recorded, scales the recorded
 estimate, and so its est/gain:
@@ -28,13 +30,13 @@ import tempfile
 
 # pair: (rule at its marked lines, pid of the detect run's dump, of the measured run's)
 PAIRS = [
-    ("host_sync_loop-gpu", "SC403", 1160, 1168),
-    ("host_sync_loop-host", "SC403", 1241, 1249),
-    ("pageable_loop-gpu", "SC203", 1318, 1328),
-    ("pageable_loop-host", "SC203", 1399, 1407),
-    ("multithread", "SC103", 1520, 1532),
-    ("train_resnet", "SC203", 2129, 2188),
-    ("item_loop", "SC403", 2671, 2714),
+    ("host_sync_loop-gpu", "SC403", 1267, 1276),
+    ("host_sync_loop-host", "SC403", 1346, 1355),
+    ("pageable_loop-gpu", "SC203", 1429, 1438),
+    ("pageable_loop-host", "SC203", 1508, 1521),
+    ("multithread", "SC103", 1631, 1644),
+    ("train_resnet", "SC203", 1777, 1837),
+    ("item_loop", "SC403", 2328, 2372),
 ]
 
 
