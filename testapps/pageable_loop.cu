@@ -64,7 +64,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < steps; i++) {
         host_work(host_ms);
         if (shm) {   // the batch a worker filled
-            batch = (float *)mmap(NULL, n * sizeof(float), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+            batch = (float *)mmap(NULL, n * sizeof(float), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                                  -1, 0);
             if (batch == MAP_FAILED)
                 return 1;
             memset(batch, 1, n * sizeof(float));

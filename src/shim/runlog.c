@@ -179,7 +179,8 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
     t->rl.threads = 0;
     if (what == SC_PR_COPY_PAGEABLE && c->dir == SC_PR_H2D && op->host && op->bytes) {
         t->rl.src[1] = t->rl.src[0];
-        t->rl.src[0] = (struct sc_rl_src){(uintptr_t)op->host, (uintptr_t)op->host + op->bytes, (uint32_t)l->n + 1};
+        t->rl.src[0] = (struct sc_rl_src){(uintptr_t)op->host, (uintptr_t)op->host + op->bytes,
+                                          (uint32_t)l->n + 1};
     }
     /* after a wait, the next submission says when the GPU got work again */
     t->rl.watch = wait_ns > 0 || (t->rl.watch && what != SC_PR_SUBMIT);
