@@ -32,6 +32,11 @@ typedef struct sc_rl_log {
     pid_t tid;                /* the thread it belongs to (thread records are recycled) */
     pthread_t self;           /* ... as pthread_join names it */
     unsigned lid;             /* its legacy-stream lifetime (hb.h), 0 none */
+    /* the host side of the thread's last two pageable copies to the device,
+       and their records: the time the thread then spends unmapping one is
+       its release, which a pinned buffer kept for the next step would not
+       cost (unmap.c; off the fast path's part of the thread) */
+    struct { uintptr_t lo, hi; uint32_t rec; } src[2];
     struct sc_rl_log *next;
 } sc_rl_log;
 
@@ -90,7 +95,6 @@ static sc_rl_log *log_of(sc_thread *t)
         return NULL;
     l->tid = t->tid;
     l->self = pthread_self();
-    memset(t->rl.src, 0, sizeof t->rl.src);   /* a recycled record's were another thread's */
     pthread_mutex_lock(&lock);
     l->next = logs;
     logs = l;
@@ -178,9 +182,10 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
     t->rl.nsub = t->rl.kernels = 0;
     t->rl.threads = 0;
     if (what == SC_PR_COPY_PAGEABLE && c->dir == SC_PR_H2D && op->host && op->bytes) {
-        t->rl.src[1] = t->rl.src[0];
-        t->rl.src[0] = (struct sc_rl_src){(uintptr_t)op->host, (uintptr_t)op->host + op->bytes,
-                                          (uint32_t)l->n + 1};
+        l->src[1] = l->src[0];
+        l->src[0].lo = (uintptr_t)op->host;
+        l->src[0].hi = (uintptr_t)op->host + op->bytes;
+        l->src[0].rec = (uint32_t)l->n + 1;
     }
     /* after a wait, the next submission says when the GPU got work again */
     t->rl.watch = wait_ns > 0 || (t->rl.watch && what != SC_PR_SUBMIT);
@@ -227,9 +232,12 @@ void sc_rl_join(pthread_t other, uint64_t t0, uint64_t t1)
    the batches, so that time goes with the fix as the copy's does. */
 int sc_rl_src_of(const sc_thread *t, const void *addr, size_t len)
 {
+    const sc_rl_log *l = t->rlog;
     uintptr_t a = (uintptr_t)addr, b = a + len;
+    if (!l || l->tid != t->tid)
+        return -1;   /* a recycled record's log was another thread's */
     for (int i = 0; i < 2; i++)
-        if (t->rl.src[i].rec && a < t->rl.src[i].hi && b > t->rl.src[i].lo)
+        if (l->src[i].rec && a < l->src[i].hi && b > l->src[i].lo)
             return i;
     return -1;
 }
@@ -240,9 +248,9 @@ void sc_rl_unmapped(sc_thread *t, const void *addr, size_t len, uint64_t ns)
     sc_rl_log *l = t->rlog;
     if (i < 0 || !sc_rl_on || atomic_load_explicit(&t->busy, memory_order_relaxed) || sc_final_state())
         return;
-    uint32_t rec = t->rl.src[i].rec;
-    t->rl.src[i].rec = 0;   /* one release a copy */
-    if (l && l->tid == t->tid && rec <= l->n)
+    uint32_t rec = l->src[i].rec;
+    l->src[i].rec = 0;   /* one release a copy */
+    if (rec <= l->n)
         l->v[rec - 1].release_ns += ns;
 }
 

@@ -41,11 +41,6 @@ typedef struct sc_rl_hot {
     CUstream last;        /* ... on this stream, as passed */
     uint32_t kernels;     /* of them, kernel launches ... */
     uint64_t threads;     /* ... and their threads (grid x block), summed: their demand */
-    /* the host side of the thread's last pageable copies to the device, and
-       their records: the time the thread then spends unmapping one of them
-       is its release, which a pinned buffer kept for the next step would
-       not cost (runlog.c, unmap.c) */
-    struct sc_rl_src { uintptr_t lo, hi; uint32_t rec; } src[2];
 } sc_rl_hot;
 
 #endif /* SC_THREAD_PARTS_H */

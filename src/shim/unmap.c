@@ -5,8 +5,9 @@
  * moves that work to the loader's pinning thread, so the fix of a
  * pageable copy (SC203) saves it too, and the pricing model must know it.
  *
- * Every other unmap passes straight through: one thread-local load and a
- * compare with the thread's last two copies' ranges.  The real munmap is
+ * Every other unmap passes straight through: a thread-local load, the
+ * thread's run log, and a compare with its last two copies' ranges (kept
+ * in the run log, not in the fast path's part of the thread).  The real munmap is
  * found in a constructor; a call before that (the loader's own) goes to
  * the system call.  errno is the real call's.
  */
