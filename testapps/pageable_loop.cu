@@ -11,9 +11,13 @@
 // each batch is a shared mapping that the step unmaps after the copy, as the
 // thread that copies a PyTorch DataLoader worker's batch (shared memory)
 // releases it; a loader that pins (its own thread receives and releases the
-// batches) saves that time too.
+// batches) saves that time too.  Mode "fresh": each step also reads the
+// result back into host pages never written before (a new mapping a step,
+// then unmapped), so the pageable read-back's host wait holds their first
+// touch, which pinning does not save (a pinned buffer is touched where it
+// is allocated).
 //
-//   pageable_loop [STEPS [MIB [GPU_MS [HOST_MS [MODE]]]]]   MODE: pageable (default), pinned or shm
+//   pageable_loop [STEPS [MIB [GPU_MS [HOST_MS [MODE]]]]]   MODE: pageable (default), pinned, shm or fresh
 // The elapsed time of the loop goes to stderr ("elapsed_ms=...").
 #include <sys/mman.h>
 #include <time.h>
@@ -42,8 +46,9 @@ int main(int argc, char **argv)
     int mib = argc > 2 ? atoi(argv[2]) : 4;
     double gpu_ms = argc > 3 ? atof(argv[3]) : 10, host_ms = argc > 4 ? atof(argv[4]) : 4;
     int pinned = argc > 5 && strcmp(argv[5], "pinned") == 0, shm = argc > 5 && strcmp(argv[5], "shm") == 0;
+    int fresh = argc > 5 && strcmp(argv[5], "fresh") == 0;
     if (steps < 1 || mib < 1 || gpu_ms < 0 || host_ms < 0) {
-        fprintf(stderr, "usage: %s [STEPS [MIB [GPU_MS [HOST_MS [pageable|pinned|shm]]]]]\n", argv[0]);
+        fprintf(stderr, "usage: %s [STEPS [MIB [GPU_MS [HOST_MS [pageable|pinned|shm|fresh]]]]]\n", argv[0]);
         return 2;
     }
     size_t n = (size_t)mib << 18;   // floats
@@ -75,6 +80,14 @@ int main(int argc, char **argv)
             munmap(batch, n * sizeof(float));
         sc_spin<<<1, 1, 0, s>>>((unsigned long long)(gpu_ms * 1e6));
         LAUNCHED();
+        if (fresh) {   // the result, read back into pages the program never wrote
+            float *out = (float *)mmap(NULL, n * sizeof(float), PROT_READ | PROT_WRITE,
+                                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (out == MAP_FAILED)
+                return 1;
+            CHECK(cudaMemcpyAsync(out, d, n * sizeof(float), cudaMemcpyDeviceToHost, s)); // expect: SC203 x0+
+            munmap(out, n * sizeof(float));
+        }
     }
     CHECK(cudaStreamSynchronize(s));
     fprintf(stderr, "elapsed_ms=%.3f\n", now_ms() - t0);

@@ -11,10 +11,15 @@
 # the releases zeroed saves three quarters of it less, or more).  40 ms of
 # host work a step keeps the fixed loop host-bound even where the pinned
 # rate is slow (a sanitized simulator under load calibrates 1-2 GB/s, and a
-# GPU-bound fixed loop rightly saves nothing of the release).
+# GPU-bound fixed loop rightly saves nothing of the release).  In mode fresh
+# it reads each step's result back into a new mapping: each of the 8
+# read-backs carries the first touch of its pages (touch.c), SC203 is
+# reported at the read-back's line 8 times, and its fix saves none of the
+# touch (the dump with the touches zeroed saves three quarters of it more,
+# or more).
 # TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..4"
+echo "1..5"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-replay.XXXXXX") || exit 1
@@ -46,11 +51,40 @@ STREAMCHECK_TEST_PRICE_DUMP="$d/d" "$SC_CLI" --simulate --format=json --output="
     -- "$SC_APPS/pageable_loop" 8 16 1 40 shm >/dev/null 2>&1
 set -- "$d"/d.*
 sc203=$(awk '/^finding / && $4 == "SC203" {print $2}' "$1")
-released=$(awk -v f="$sc203" '$0 ~ "what 5 " && $0 ~ " f " f "," && $NF > 0 {n++; s += $NF} END {print n + 0, s + 0}' "$1")
-sed 's/ release [0-9]*$/ release 0/' "$1" >"$d/zeroed"
+released=$(awk -v f="$sc203" '$0 ~ "what 5 " && $0 ~ " f " f "," {
+    for (i = 1; i < NF; i++) if ($i == "release" && $(i + 1) > 0) {n++; s += $(i + 1)} } END {print n + 0, s + 0}' "$1")
+sed 's/ release [0-9]* / release 0 /' "$1" >"$d/zeroed"
 with=$("$tool" "$1" | awk -v f="$sc203" '$1 == "finding" && $2 == f {print $8}')
 without=$("$tool" "$d/zeroed" | awk -v f="$sc203" '$1 == "finding" && $2 == f {print $8}')
 set -- $released
 echo "# SC203 (finding $sc203): $1 copies released, $2 ns in all; saving $with ns, $without with the releases zeroed"
 [ -n "$sc203" ] && [ "$1" = 8 ] && [ -n "$with" ] && [ -n "$without" ] && [ "$with" -ge $((without + $2 * 3 / 4)) ]
 ok $? "pageable_loop shm: its 8 copies' sources released, and SC203's fix saves the releases too"
+
+d=$tmp/fresh; mkdir -p "$d"
+STREAMCHECK_TEST_PRICE_DUMP="$d/d" "$SC_CLI" --simulate --format=json --output="$d" \
+    -- "$SC_APPS/pageable_loop" 8 4 1 40 fresh >/dev/null 2>&1
+set -- "$d"/d.*
+touched=$(awk '/what 5 / && / dir 2 / && $NF > 0 {n++; s += $NF} END {print n + 0, s + 0}' "$1")
+sed 's/ touch [0-9]*$/ touch 0/' "$1" >"$d/zeroed"
+read_back=$(grep -n 'cudaMemcpyDeviceToHost, s)); // expect: SC203' "$abs_top_srcdir/testapps/pageable_loop.cu" |
+    cut -d: -f1)
+count=$("$PYTHON3" - "$d"/*.streamcheck.json "$read_back" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+sites = {c["id"]: c for c in r["callsites"]}
+at = [f for f in r["findings"] if f["rule"] == "SC203" and any(
+    (fr.get("file") or "").endswith("pageable_loop.cu") and fr["line"] == int(sys.argv[2])
+    for fr in sites[f["callsite"]]["frames"])]
+print(at[0]["count"] if len(at) == 1 else 0)
+EOF
+)
+# the read-back's finding in the dump: the one its copies to the host count in
+f=$(awk '/what 5 / && / dir 2 / {split($14, a, ","); print a[1]; exit}' "$1")
+with=$("$tool" "$1" | awk -v f="$f" '$1 == "finding" && $2 == f {print $8}')
+without=$("$tool" "$d/zeroed" | awk -v f="$f" '$1 == "finding" && $2 == f {print $8}')
+set -- $touched
+echo "# SC203 at pageable_loop.cu:$read_back x$count (finding $f): $1 read-backs touched, $2 ns in all;" \
+    "saving $with ns, $without with the touches zeroed"
+[ "$count" = 8 ] && [ "$1" = 8 ] && [ -n "$with" ] && [ -n "$without" ] && [ "$without" -ge $((with + $2 * 3 / 4)) ]
+ok $? "pageable_loop fresh: 8 read-backs into fresh pages, their first touch timed apart and not saved by SC203's fix"

@@ -165,7 +165,7 @@ void sc_pre(sc_thread *t, sc_op *op)
     op->call = NULL;
     op->rd_chain = NULL;
     op->rd_where = 0;
-    op->t0 = op->tin = op->drain_ns = op->drain_tk = 0;
+    op->t0 = op->tin = op->drain_ns = op->drain_tk = op->touch_ns = 0;
     op->ctx = NULL;
     op->rl = 0;
     op->gs_hold = 0;
@@ -271,7 +271,7 @@ static void commit_events(sc_thread *t, sc_op *op, uint64_t site, unsigned rt, u
     const sc_event *e = &op->ev[main_ev];
     sc_hit h = {.rule = e->rule, .sev = e->sev, .pending = (uint8_t)pending, .device = (uint8_t)device,
                 .api = op->id, .rt = (uint16_t)rt,
-                .also = also, .site = site, .blocked_ns = blocked + op->drain_ns, .bytes = op->bytes,
+                .also = also, .site = site, .blocked_ns = blocked + op->drain_ns + op->touch_ns, .bytes = op->bytes,
                 .cost_ns = sc_rule_cost(e->rule, blocked, pending), .mid = sc_measure_tls_mid, .range = range,
                 .rl = op->rl};
     /* Some findings wait for what the thread does next (settle.c). */

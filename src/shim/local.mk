@@ -19,7 +19,7 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/hostmem.h src/shim/hostmem.c src/shim/hb.h src/shim/hb_clock.h src/shim/hb_clock.c \
 	src/shim/hb_order.c src/shim/hb_pthread.c src/shim/hb_pthread.def src/shim/interposed.list \
 	src/shim/dispatch.h src/shim/dispatch.c src/shim/classify.h src/shim/classify.c src/shim/settle.h src/shim/settle.c \
-	src/shim/drain.h src/shim/drain.c \
+	src/shim/drain.h src/shim/drain.c src/shim/touch.h src/shim/touch.c \
 	src/shim/lanes.h src/shim/lanes.c \
 	src/shim/memclass.h src/shim/memclass.c src/shim/track.h src/shim/track.c \
 	src/shim/redirect.h src/shim/redirect.c src/shim/detect.h src/shim/detect_legacy.c \

@@ -432,6 +432,21 @@ static double backlog(const sc_pr_model *m, const sc_pr_call *c, double fast)
     return (double)c->wait_ns < fast ? (double)c->wait_ns : fast;
 }
 
+/* The first touch of the pages that the thread's pinned copies write
+   (touch_ns): the pinned buffers of the fix are allocated, pages touched
+   and locked, before the thread's work, so the fix saves none of it. */
+static int first_touch(scen *s, const sc_pr_thread *th, int rt)
+{
+    uint64_t ns = 0;
+    for (size_t i = 0; i < th->n; i++) {
+        const sc_pr_call *c = &th->calls[i];
+        unsigned fx = c->touch_ns && c->what == SC_PR_COPY_PAGEABLE ? fixes(s, c) : 0;
+        if ((fx & (1u << SC_PR_FIX_PIN)) && !(fx & (1u << SC_PR_FIX_DROP)))
+            ns += c->touch_ns;
+    }
+    return ns && sc_rp_cpu(s->g, rt, ns) < 0 ? -1 : 0;
+}
+
 /* Thread t's steps; its replay thread is t (made beforehand, so that a
    join can name a thread built later). */
 static int build_thread(scen *s, size_t t, const work *w)
@@ -459,7 +474,7 @@ static int build_thread(scen *s, size_t t, const work *w)
     }
     ts.demand = dn ? dsum / dn : 1;
     uint64_t prev = th->calls[0].t0;
-    int rc = 0;
+    int rc = first_touch(s, th, rt);
     for (size_t i = 0; i < th->n && !rc; i++) {
         const sc_pr_call *c = &th->calls[i];
         uint64_t gap = c->t0 > prev ? c->t0 - prev : 0;

@@ -52,7 +52,8 @@ typedef enum sc_pr_fix {
     SC_PR_FIX_NO_WAIT,    /* the wait goes (moved to where its result is used, or dropped) */
     SC_PR_FIX_PIN,        /* the copy comes from pinned memory: queued, at the pinned rate;
                              a device-to-host one still waited for; its source not released
-                             (release_ns) */
+                             (release_ns); its destination's first touch (touch_ns) made at the
+                             thread's start, where the pinned buffer is allocated */
     SC_PR_FIX_STREAM,     /* waits for the thread's own stream, not the whole device */
     SC_PR_FIX_OWN_STREAM, /* the thread's legacy-stream work goes to a stream of its own */
     SC_PR_FIX_DROP,       /* the call goes (an allocation hoisted out of the loop) */
@@ -66,6 +67,9 @@ typedef struct sc_pr_call {
     uint64_t release_ns;  /* pageable copies: host time the thread spent after it unmapping the copy's
                              source (a DataLoader's batch in shared memory): the pinned buffer of the
                              fix is not released each step (SC_PR_FIX_PIN) */
+    uint64_t touch_ns;    /* pageable copies to the host: the part of the call (after its wait) spent
+                             faulting in destination pages never written before; the fix's pinned
+                             buffer has them touched where it is allocated, before the thread's work */
     uint64_t bytes;       /* copies */
     uint32_t stream;      /* index into the model's streams; where it submitted or what it waited for */
     uint32_t nsub;        /* submissions the thread made since its previous recorded call, not recorded */

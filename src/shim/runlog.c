@@ -169,6 +169,7 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
     uint32_t device = dev < SC_DEV_UNKNOWN ? dev : 0;
     sc_pr_call *c = &l->v[l->n];
     *c = (sc_pr_call){.t0 = t0, .t1 = t1 > t0 ? t1 : t0, .wait_ns = wait_ns, .bytes = op->bytes,
+                      .touch_ns = op->touch_ns,
                       .nsub = t->rl.nsub, .what = what,
                       .dir = op->dir == SC_DIR_H2D ? SC_PR_H2D : op->dir == SC_DIR_D2H ? SC_PR_D2H : 0};
     if (c->wait_ns > c->t1 - c->t0)

@@ -136,7 +136,9 @@ typedef struct sc_op {
     uint64_t t0;          /* slow path: start of the real call */
     uint64_t drain_ns;    /* SC203: the wait for the stream's earlier work, done before the call,
                              or told from the call's own time after it (drain.h) */
-    uint64_t drain_tk;    /* the same in TSC ticks: the driver's wait, not our time */
+    uint64_t drain_tk;    /* the same in TSC ticks: the driver's wait, not our time (and the touch's) */
+    uint64_t touch_ns;    /* SC203 to the host: faulting in its destination's fresh pages, done after
+                             the wait and before the call (touch.h) */
     uint64_t tin;         /* slow path: TSC at entry into sc_pre, then ticks spent in it */
     int saved_errno;
     uint32_t grid, block; /* launches: blocks of the grid and threads of a block (the run
