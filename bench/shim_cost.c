@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -120,6 +121,28 @@ static void pageable_copies(void *s, long n)
 {
     for (long i = 0; i < n; i++)
         cuMemcpyHtoDAsync((CUdeviceptr)0x1000, pageable, sizeof pageable, (CUstream)s);
+}
+
+/* Pageable copies to the host of 16 MiB, into pages already written: the
+   slow path asks mincore whether any is fresh (touch.c), and finds none. */
+static char *readback;
+static void readback_copies(void *s, long n)
+{
+    for (long i = 0; i < n; i++)
+        cuMemcpyDtoHAsync(readback, (CUdeviceptr)0x1000, 16 << 20, (CUstream)s);
+}
+
+/* mmap + munmap pairs of 64 KiB by a thread that made CUDA calls: through
+   the shim's munmap (unmap.c, not a copy's source: passed on), or libc's. */
+typedef int (*munmap_fn)(void *, size_t);
+static munmap_fn libc_munmap;
+static void map_pairs(void *via_libc, long n)
+{
+    for (long i = 0; i < n; i++) {
+        void *p = mmap(NULL, 64 << 10, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED)
+            via_libc ? libc_munmap(p, 64 << 10) : munmap(p, 64 << 10);
+    }
 }
 
 /* pthread_mutex_lock + unlock pairs of the program (this one holds the
@@ -266,6 +289,13 @@ int main(int argc, char **argv)
     char syncs[96];
     snprintf(syncs, sizeof syncs, "(SC203; %.3f of the shim's own stream syncs per copy)",
              (double)shim_syncs / ((double)RUNS * copies));
+    readback = malloc(16 << 20);
+    if (readback)
+        memset(readback, 1, 16 << 20);
+    ns3 readback_ns = readback ? timed(readback_copies, s, copies, 1) : (ns3){0};
+    libc_munmap = (munmap_fn)dlsym(RTLD_NEXT, "munmap");
+    ns3 map_shim = timed(map_pairs, NULL, n / 20 + 1, 1);
+    ns3 map_libc = libc_munmap ? timed(map_pairs, (void *)1, n / 20 + 1, 1) : (ns3){0};
     int q0 = fake.queries, c0 = fake.ctx_queries;
     ns3 legacy_pytorch = per_call(NULL, n);
     int q1 = fake.queries, c1 = fake.ctx_queries;
@@ -282,6 +312,9 @@ int main(int argc, char **argv)
     row("launch into a capturing stream", captured, "");
     row("capture begun and ended (a pair)", capture, "");
     row("pageable copy, created stream", pageable_ns, syncs);
+    row("pageable copy to the host, 16 MiB written before", readback_ns, "(SC203; its pages asked of mincore)");
+    row("mmap + munmap of 64 KiB, the shim's munmap", map_shim, "");
+    row("mmap + munmap of 64 KiB, libc's munmap", map_libc, "");
     row("legacy stream, no other stream", legacy_alone, "(SC101 note)");
     row("legacy stream, 128 non-blocking streams (PyTorch)", legacy_pytorch, pytorch);
     row("legacy stream, a blocking stream", legacy_blocking, "(SC101 warning)");
