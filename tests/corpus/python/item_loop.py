@@ -27,7 +27,9 @@ every step's loss and the number of correct predictions; with
 --deterministic the same run to run, either way, with or without
 streamcheck).  stderr: images_per_s=... over the steps after the warm-up,
 timed_window_ns=START,END: those steps on CLOCK_MONOTONIC, step_end_ns=
-T1,T2,...: when the host finished each timed step, and under streamcheck
+T1,T2,...: when the host finished each timed step, phase_ms=prep:A,launch:B,
+read:C: the median timed step's host time preparing the batch, submitting
+its work and reading its metrics, and under streamcheck
 shim_self_ns_window=N (the shim's own time inside the window), as
 train_resnet.py prints them.  Exits 77 without torch or a GPU.
 """
@@ -109,12 +111,15 @@ def train(args, model, optimizer, criterion, data):
         correct_acc = torch.zeros((), dtype=torch.int64, device=device)
     t0 = self0 = 0
     ends = []
+    phases = {"prep": [], "launch": [], "read": []}
     for step in range(total):
         if step == args.warmup:
             torch.cuda.synchronize()
             t0 = now()
             self0 = SELF_NS() if SELF_NS else 0
+        p0 = now()
         x, y = data.batch(args.batch_size)
+        p1 = now()
         x = x.pin_memory().to(device, non_blocking=True)
         y = y.pin_memory().to(device, non_blocking=True)
         output = model(x)
@@ -125,17 +130,21 @@ def train(args, model, optimizer, criterion, data):
         if args.metrics_on_gpu:
             loss_acc += loss.detach()
             correct_acc += (output.argmax(1) == y).sum()
+            p2 = now()
         else:
+            p2 = now()
             loss_sum += loss.item()  # corpus: SC403
             correct += (output.argmax(1) == y).sum().item()  # corpus: SC403-acc
         if step >= args.warmup:
             ends.append(now())
+            for k, a, b in (("prep", p0, p1), ("launch", p1, p2), ("read", p2, ends[-1])):
+                phases[k].append(b - a)
     torch.cuda.synchronize()
     t1 = now()
     self1 = SELF_NS() if SELF_NS else 0
     if args.metrics_on_gpu:
         loss_sum, correct = loss_acc.item(), int(correct_acc.item())
-    return loss_sum, correct, t0, t1, ends, self1 - self0
+    return loss_sum, correct, t0, t1, ends, self1 - self0, phases
 
 
 def main():
@@ -162,13 +171,18 @@ def main():
     model.train()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.02, momentum=0.9, weight_decay=5e-4)
     criterion = nn.CrossEntropyLoss()
-    loss_sum, correct, t0, t1, ends, self_ns = train(args, model, optimizer, criterion, Images())
+    loss_sum, correct, t0, t1, ends, self_ns, phases = train(args, model, optimizer, criterion, Images())
 
     total = args.warmup + args.steps
     print(f"loss_sum={loss_sum:.6f} loss_hex={float(loss_sum).hex()} correct={correct} steps={total}")
     print(f"images_per_s={args.steps * args.batch_size * 1e9 / (t1 - t0):.1f}", file=sys.stderr)
     print(f"timed_window_ns={t0},{t1}", file=sys.stderr)
     print("step_end_ns=" + ",".join(str(t) for t in ends), file=sys.stderr)
+    # the host's time a timed step in each phase, median in ms: the batch's
+    # preparation, the submissions (copies, forward, backward, step, the
+    # metrics' kernels), the metrics' reads (the waits; ~0 with the fix)
+    print("phase_ms=" + ",".join("%s:%.3f" % (k, sorted(v)[len(v) // 2] / 1e6) for k, v in phases.items()),
+          file=sys.stderr)
     if SELF_NS:
         print(f"shim_self_ns_window={self_ns}", file=sys.stderr)
 
