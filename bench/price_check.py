@@ -185,6 +185,7 @@ def median(v):
 def native(a, runner, p):
     """The alternated runs: {"ways": {way: {rank: {round: ms}}}, "gain": {rank: stats}, "problems": [...]}."""
     ways = {"hazard": {}, "fix": {}}
+    phases = {"hazard": {}, "fix": {}}   # phase_NAME_ms= a program prints: its host's time a step
     outs = {"hazard": set(), "fix": set()}
     problems, skipped = [], False
     for r in range(a.pairs):
@@ -203,6 +204,9 @@ def native(a, runner, p):
                 t = unit_time(p, m)
                 if t is not None:
                     ways[way].setdefault(rank, {})[r] = t
+                for name, v in m.items():
+                    if rank is None and name.startswith("phase_") and name.endswith("_ms"):
+                        phases[way].setdefault(name[6:-3], []).append(v)
             if not any(unit_time(p, m) for m in per.values()):
                 problems.append("%s printed no %s=" % (way, p.metric))
         if skipped:
@@ -219,7 +223,7 @@ def native(a, runner, p):
             gain[rank] = {"hazard_ms": median(list(h.values())), "fix_ms": median(list(f.values())),
                           "gain_ms": median(d), "min_ms": min(d), "max_ms": max(d), "n": len(d)}
     return {"ways": ways, "gain": gain, "problems": sorted(set(problems), key=problems.index),
-            "skipped": skipped and not gain}
+            "skipped": skipped and not gain, "phases": phases}
 
 
 # -------------------------------------------------------------- reports ---
@@ -435,6 +439,11 @@ def markdown(a, results, meta):
                     notes.append("%s (%s): other findings at the marked lines: %s" % (
                         r["key"], mode, ", ".join("%s×%d" % kv for kv in sorted(e["other"].items()))))
         notes += ["%s: %s" % (res["key"], x) for x in res["problems"] if res["rows"]]
+        ph = res.get("native", {}).get("phases", {})
+        if ph.get("hazard") and ph.get("fix"):
+            notes.append("%s: the host's time a step natively (median of the rounds), hazard → fix: %s" % (
+                res["key"], ", ".join("%s %s → %s ms" % (k, fmt(median(v)), fmt(median(ph["fix"].get(k, []))))
+                                      for k, v in sorted(ph["hazard"].items()))))
     if notes:
         lines += [""] + ["- " + n for n in notes]
     lines += ["", "Pairs (the rule's findings at the marked lines are the estimate):", ""]
@@ -547,7 +556,7 @@ def check_pair(a, runner, p, ngpu):
     res["places"] = sorted("%s:%d" % x for x in places)
     nat = native(a, runner, p)
     res["native"] = {"ways": {w: {str(k): v for k, v in d.items()} for w, d in nat["ways"].items()},
-                     "gain": {str(k): v for k, v in nat["gain"].items()}}
+                     "gain": {str(k): v for k, v in nat["gain"].items()}, "phases": nat["phases"]}
     res["problems"] += nat["problems"]
     if nat["skipped"]:
         res["skipped"] = "skipped: the program exits 77 here (no torch or CUDA)"

@@ -27,9 +27,10 @@ every step's loss and the number of correct predictions; with
 --deterministic the same run to run, either way, with or without
 streamcheck).  stderr: images_per_s=... over the steps after the warm-up,
 timed_window_ns=START,END: those steps on CLOCK_MONOTONIC, step_end_ns=
-T1,T2,...: when the host finished each timed step, phase_ms=prep:A,launch:B,
-read:C: the median timed step's host time preparing the batch, submitting
-its work and reading its metrics, and under streamcheck
+T1,T2,...: when the host finished each timed step, phase_prep_ms=,
+phase_launch_ms=, phase_read_ms=: the median timed step's host time
+preparing the batch, submitting its work and reading its metrics, and
+under streamcheck
 shim_self_ns_window=N (the shim's own time inside the window), as
 train_resnet.py prints them.  Exits 77 without torch or a GPU.
 """
@@ -181,8 +182,8 @@ def main():
     # the host's time a timed step in each phase, median in ms: the batch's
     # preparation, the submissions (copies, forward, backward, step, the
     # metrics' kernels), the metrics' reads (the waits; ~0 with the fix)
-    print("phase_ms=" + ",".join("%s:%.3f" % (k, sorted(v)[len(v) // 2] / 1e6) for k, v in phases.items()),
-          file=sys.stderr)
+    for k, v in phases.items():
+        print("phase_%s_ms=%.3f" % (k, sorted(v)[len(v) // 2] / 1e6), file=sys.stderr)
     if SELF_NS:
         print(f"shim_self_ns_window={self_ns}", file=sys.stderr)
 
