@@ -20,6 +20,16 @@ lent GPU may allow 600 s per command) are listed as not measured, and a
 later run with --only SECTION --merge measures them and keeps the rest.  On
 a host without a GPU it says so and exits 0.
 
+--merge --estimates times nothing: it runs each way of the comparisons kept
+once under streamcheck, in detect mode and with --measure, and puts the cost
+streamcheck puts on the findings (the slow way's less the fast way's) beside
+the gain measured.  The estimate covers what the gain covers: where the
+metric times one region that the app marks with an NVTX range (the C seed
+apps' "timed", mostly the pass after a warm-up pass: seed_common.h),
+streamcheck runs with --range=NAME and reports that range's findings only;
+where the metric is the whole run (the hazard apps' main_ms=), so is the
+estimate.
+
     python3 bench/seeds.py [--stage DIR] [--reps N] [--only SECTIONS]
                            [--results FILE] [--merge] [--budget-s S]
     python3 bench/seeds.py --smoke ...      (small sizes: try the script)
@@ -136,13 +146,16 @@ class Runner:
         self.by_cmd.setdefault(key(cmd, env), []).append((rc, out, err, metrics))
         return rc, out, err, metrics
 
-    def cost(self, cmd, env, measure=False):
+    def cost(self, cmd, env, measure=False, scope=None):
         """Runs cmd once under streamcheck: the summed cost_ns of its findings
-        and of its warnings, in ms, and the cost basis seen most; None when
+        and of its warnings, in ms, the cost basis seen most, and the NVTX
+        range it kept to (scope: --range, None for the whole run); None when
         the run failed (or --measure is not available)."""
         d = tempfile.mkdtemp(dir=self.tmp)
         sc = [self.args.streamcheck, "--format=json", "--output=" + d, "--log-level=quiet"]
-        rc, _, _, _ = self.run(sc + (["--measure"] if measure else []) + ["--"] + cmd, env)
+        sc += ["--measure"] if measure else []
+        sc += ["--range=" + scope] if scope else []
+        rc, _, _, _ = self.run(sc + ["--"] + cmd, env)
         files = glob.glob(os.path.join(d, "*.json"))
         if rc != 0 or not files:
             return None
@@ -162,7 +175,7 @@ class Runner:
                 b = x.get("cost_basis", "?")
                 bases[b] = bases.get(b, 0) + c
         basis = max(bases, key=bases.get) if bases else "-"
-        return {"all_ms": total / 1e6, "warnings_ms": warn / 1e6, "basis": basis}
+        return {"all_ms": total / 1e6, "warnings_ms": warn / 1e6, "basis": basis, "range": scope}
 
     def findings(self, cmd, env, expect):
         """Runs cmd once under streamcheck: ('SC203x16 SC402x1', 'as declared'|...)."""
@@ -209,11 +222,12 @@ class Variant:
 class Comparison:
     """slow: the hazard (or the seed's slower way); fast: the fix.  better:
     'lower' for times and memory, 'higher' for throughput.  same_output: the
-    two must print the same result."""
+    two must print the same result.  scope: the NVTX range the metric times,
+    which the estimates keep to (None: the metric is the whole run)."""
 
     def __init__(self, section, key, title, slow, fast, metric, unit="ms", better="lower",
-                 same_output=True, note="", once=False, hazard=True, hurts_note=""):
-        self.section, self.key, self.title = section, key, title
+                 same_output=True, note="", once=False, hazard=True, hurts_note="", scope=None):
+        self.section, self.key, self.title, self.scope = section, key, title, scope
         self.hazard, self.hurts_note = hazard, hurts_note
         self.slow, self.fast, self.metric, self.unit, self.better = slow, fast, metric, unit, better
         self.same_output, self.note, self.once = same_output, note, once
@@ -263,12 +277,13 @@ class Comparison:
         self.status = "measured" if self.values["slow"] and self.values["fast"] else "failed"
 
     def estimate(self, runner):
-        """Each way once under streamcheck, detect mode and --measure."""
+        """Each way once under streamcheck, detect mode and --measure, in
+        the metric's NVTX range (scope) where it has one."""
         for mode in ("detect", "measure"):
             e = {}
             for which in ("slow", "fast"):
                 v = getattr(self, which)
-                e[which] = runner.cost(v.cmd, v.env, measure=mode == "measure")
+                e[which] = runner.cost(v.cmd, v.env, measure=mode == "measure", scope=self.scope)
             self.estimates[mode] = e
 
     def gain_ms(self):
@@ -317,6 +332,9 @@ class Comparison:
         if r <= 1 / 1.05 and apart_hurts:
             return "hurts"
         return "noise"
+
+
+TIMED = "timed"    # the NVTX range of the seed apps' timed region (seed_common.h)
 
 
 def build(args):
@@ -385,6 +403,17 @@ def build(args):
                         Variant("pin later", A("seed004_pin_peak", "later", 512), expect=X("seed004_pin_peak")),
                         Variant("pin at allocation", A("seed004_pin_peak", "alloc", 512), expect=X("seed004_pin_peak")),
                         "delta_mib", unit="MiB"))
+    # The estimates cover what the gain covers.  Rule: a metric that times one
+    # region the app marks with an NVTX range gets that range as its scope
+    # (streamcheck --range), any other metric the whole run.  Every C seed
+    # app's elapsed_ms= is its region in the range "timed" (seed_common.h):
+    # the pass after a warm-up pass, seed003's chunks, seed001_priority's
+    # backlog and chain.  The hazard apps' main_ms= is the whole run, and
+    # multithread_default_stream's elapsed_ms= all its threads' work, in no
+    # range: they estimate the whole run.
+    for c in C:
+        if c.metric == "elapsed_ms":
+            c.scope = TIMED
     # -- the hazard apps and their fixed twins -------------------------------
     timer = {"SC_TESTAPP_TIMER": "1"}
     for name in ("default_stream", "blocking_stream", "shared_default_stream", "sync_memcpy", "sync_memset",
@@ -421,11 +450,11 @@ def build(args):
         C.append(Comparison("python", "py-seed001-copies", "seed 001 (PyTorch): 16 products, 16 MiB copies each way — pageable vs pinned",
                             Variant("pageable", P("seed001_swimming.py", "copies", "--pageable"), expect=False),
                             Variant("pinned", P("seed001_swimming.py", "copies"), expect=False),
-                            "elapsed_ms"))
+                            "elapsed_ms", scope=TIMED))
         C.append(Comparison("python", "py-seed004", "seed 004 (PyTorch): streamed pipeline, 8 inputs of 2048² — pageable vs pinned",
                             Variant("pageable", P("seed004_pipeline.py", "--pageable"), expect=False),
                             Variant("pinned", P("seed004_pipeline.py"), expect=False),
-                            "streamed_ms"))
+                            "streamed_ms", scope="streamed"))
         C.append(Comparison("python", "py-seed004-seq", "seed 004 (PyTorch): pinned — sequential vs streamed (same process; the runs above)",
                             Variant("sequential", P("seed004_pipeline.py"), expect=False, metric="sequential_ms"),
                             Variant("streamed", P("seed004_pipeline.py"), expect=False, metric="streamed_ms"),
@@ -433,7 +462,7 @@ def build(args):
         C.append(Comparison("python", "py-seed003", "seed 003 (PyTorch): nested sine of 4M floats — the seed's streams with host syncs vs events and pinned memory (median later call)",
                             Variant("host syncs", P("seed003_nested_sin.py", "--mode", "streams"), expect=False),
                             Variant("events", P("seed003_nested_sin.py", "--mode", "events"), expect=False),
-                            "later_ms"))
+                            "later_ms"))      # one call's median: no range holds it, the estimate is all calls'
         C.append(Comparison("python", "py-seed003-warmup", "seed 003 (PyTorch): warm-up — first call vs median later call (the seed's streams; the runs above)",
                             Variant("first", P("seed003_nested_sin.py", "--mode", "streams"), expect=False, metric="first_ms"),
                             Variant("later", P("seed003_nested_sin.py", "--mode", "streams"), expect=False, metric="later_ms"),
@@ -598,10 +627,15 @@ def write_results(path, args, comps, meta, started, finished):
           "what it put on the fast way's (the fix should remove exactly that): in detect mode (from the "
           "host: `cost_basis` says how) and with `--measure` (from the GPU timeline). *est / gain* near 1 is "
           "right; the goal is within ±25% where the fix gains something, and under 5% of the run where it "
-          "gains nothing.")
+          "gains nothing. The estimate covers what the gain covers (*over*): the seed apps time one region, "
+          "mostly a pass after a warm-up pass, which they mark with the NVTX range `timed` (the PyTorch "
+          "pipeline marks each of its two timed runs with its metric's name, `streamed`), and their runs "
+          "under streamcheck keep to it (`--range=timed`): only the findings inside it count; the hazard "
+          "apps' `main_ms=` is the whole run, and so is their estimate.")
         w("")
-        w("| comparison | gain (ms) | detect estimate (ms) | basis | est / gain | measured-mode estimate (ms) | est / gain |")
-        w("|---|---:|---:|---|---:|---:|---:|")
+        w("| comparison | gain (ms) | over | detect estimate (ms) | basis | est / gain | measured-mode estimate (ms) "
+          "| est / gain |")
+        w("|---|---:|---|---:|---|---:|---:|---:|")
 
         def diff(e):
             if not e or not e.get("slow") or e.get("fast") is None:
@@ -614,9 +648,10 @@ def write_results(path, args, comps, meta, started, finished):
         for c in est:
             g = c.gain_ms()
             d, m = diff(c.estimates.get("detect")), diff(c.estimates.get("measure"))
-            basis = (c.estimates.get("detect", {}).get("slow") or {}).get("basis", "-")
-            w("| %s | %s | %s | %s | %s | %s | %s |" % (
-                c.key, fmt(g), "–" if d is None else fmt(d), basis, rel(d, g),
+            slow = c.estimates.get("detect", {}).get("slow") or {}
+            over = "range `%s`" % slow["range"] if slow.get("range") else "whole run"
+            w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                c.key, fmt(g), over, "–" if d is None else fmt(d), slow.get("basis", "-"), rel(d, g),
                 "not available" if m is None else fmt(m), rel(m, g)))
     w("")
     w("## Every run")

@@ -1,5 +1,6 @@
 // pageable_copy_fixed: the copies of pageable_copy.cu from pinned memory;
-// the host waits once, at the end.
+// the host waits once, at the end.  The work is pageable_copy.cu's, its
+// HOLD spin before the download included.
 #include "common.h"
 
 #define N (1 << 20)

@@ -64,6 +64,7 @@ int main(int argc, char **argv)
     LAUNCHED();
     seed_settle(lo);
 
+    seed_timed_begin();
     CHECK(cudaEventRecord(all.start, lo));
     sc_spin_blocks<<<grid, 32, 0, lo>>>(spin_ns);
     LAUNCHED();
@@ -83,6 +84,7 @@ int main(int argc, char **argv)
     CHECK(cudaEventRecord(all.stop, lo));
     CHECK(cudaMemcpyAsync(h, d + VEC, VEC * sizeof(float), cudaMemcpyDeviceToHost, lo));
     seed_settle(lo);
+    seed_timed_end();
 
     printf("seed001_priority: %d short kernels, checksum %.6f\n", nshort, checksum(h, VEC));
     fprintf(stderr, "seed001_priority: %s (range %d..%d), %d long kernels of %u blocks\n", modes[equal],

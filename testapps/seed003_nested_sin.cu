@@ -68,6 +68,7 @@ int main(int argc, char **argv)
     seed_fill_random(x, total, 3, -3.0f, 3.0f);
 
     int blocks = (int)((chunk + 255) / 256 < 1024 ? (chunk + 255) / 256 : 1024);
+    seed_timed_begin(); // elapsed_ms= is every chunk's
     for (int i = 0; i < iters; i++) {
         float *xi = x + i * chunk, *yi = y + i * chunk, *dxi = dx + i * chunk, *dyi = dy + i * chunk;
         CHECK(cudaEventRecord(start[i], up));
@@ -92,6 +93,7 @@ int main(int argc, char **argv)
     }
     // The download stream's last copy comes after everything else.
     seed_settle(dn);
+    seed_timed_end();
 
     printf("seed003_nested_sin: %d chunks of %zu, checksum %.6f\n", iters, chunk,
            seed_checksum(y, total));

@@ -72,6 +72,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "seed004_pin_peak: cannot reset VmHWM; the peak may include start-up\n");
     long base = status_kib("VmRSS:");
 
+    seed_timed_begin();
     double t0 = now_ms();
     float *pinned;
     if (!later) {
@@ -89,6 +90,7 @@ int main(int argc, char **argv)
         free(pageable);
     }
     double t1 = now_ms();
+    seed_timed_end();
     long peak = status_kib("VmHWM:");
 
     CHECK(cudaMemcpyAsync(d, pinned, bytes, cudaMemcpyHostToDevice, s));

@@ -12,11 +12,18 @@
 //    seed_settle(), which puts a HOLD spin in front of it; allocations come
 //    first, while no stream has work (they would be SC301/SC302, and they
 //    synchronize the device on the simulator); no cudaDeviceSynchronize.
-//  - data: seeded pseudo-random values, never zeros.
+//  - data: seeded pseudo-random values, never zeros;
+//  - the timed region (what elapsed_ms= covers) is inside the NVTX range
+//    "timed" (seed_timed_begin/end), so that bench/seeds.py can ask
+//    streamcheck (--range=timed) for the findings of what it times only:
+//    most apps run a warm-up pass first, whose findings are not in the
+//    time.  Without a tool attached NVTX's calls do nothing.
 #ifndef SC_SEED_COMMON_H
 #define SC_SEED_COMMON_H
 
 #include <stdint.h>
+
+#include <nvtx3/nvToolsExt.h>
 
 #include "common.h"
 #include "sc_seed_kernels.cuh"
@@ -121,6 +128,25 @@ static inline float seed_timer_ms(const seed_timer *t)
     float ms = 0;
     CHECK(cudaEventElapsedTime(&ms, t->start, t->stop));
     return ms;
+}
+
+// The NVTX range around the timed region: it opens before the region's
+// first call (the start event's record) and closes once the region's work is
+// complete (after the seed_settle() that follows the stop event), so the
+// range holds every call of the timed region and all of its GPU time; also
+// the settling spin, and in some apps the result's download after the stop
+// event, which are not timed and leave no finding.  A push, not a
+// start/end pair: the region is on one thread.
+#define SEED_TIMED_RANGE "timed"
+
+static inline void seed_timed_begin(void)
+{
+    nvtxRangePushA(SEED_TIMED_RANGE);
+}
+
+static inline void seed_timed_end(void)
+{
+    nvtxRangePop();
 }
 
 // Makes waiter's later work wait for what s has queued so far (no host

@@ -91,7 +91,11 @@ rows = re.findall(r'<tr[^>]*><td class="num"><a href="#finding-(\d+)">.*?<code c
 text = lambda s: re.sub(r"<[^>]*>", "", s).strip()
 sites = {c["id"]: c for c in rep["callsites"]}
 seen = {}
-for n, where, via in rows:
+for n, where, after in rows:
+    # the caller's line, in its own span (the timed pass's rows also carry
+    # the tag of their NVTX range, seed_common.h)
+    m = re.search(r'<span class="via">.*?</span>', after)
+    via = m.group(0) if m else ""
     f = rep["findings"][int(n) - 1]
     cs = sites[f["callsite"]]
     caller = cs["frames"][cs["primary"] + 1]          # pass() is called by main() at two lines

@@ -3,8 +3,10 @@
 # every mode the self-test does not run: each mode plainly and under
 # streamcheck, same output and exit status, the report exactly what the
 # app declares (the declarations hold in every mode), and the same result
-# in all modes and twins of one lesson.  Also: mps-farm.sh skips without a
-# GPU, and docs/RESULTS.md is bench/seeds.py's placeholder or its output.
+# in all modes and twins of one lesson.  The timed region's NVTX range
+# "timed": every app opens it, and under --range=timed seed004_pipeline
+# reports and prices its timed pass only.  Also: mps-farm.sh skips without
+# a GPU, and docs/RESULTS.md is bench/seeds.py's placeholder or its output.
 # (tests/sim/twin-names.sh checks the seed kernels' twins.)  TAP.
 . "${top_builddir:-.}/tests/env.sh"
 tmp=$(mktemp -d)
@@ -69,6 +71,101 @@ run pipeline seed004_pipeline_fixed streamed
 run pipeline seed004_pipeline_fixed sequential
 run peak seed004_pin_peak alloc
 run peak seed004_pin_peak later
+
+# The timed region's NVTX range "timed" (seed_common.h), which
+# bench/seeds.py's estimates keep to (--range=timed): every app opens it;
+# under it, seed004_pipeline reports its timed pass's copies only, one
+# finding at each copy line with one count per input, and the pricing model
+# holds those copies alone, so the estimate is below the whole run's.
+if [ -n "$PYTHON3" ]; then
+    # DIR: the process's nvtx_range_ns; "LINE CALLER RANGE COUNT RULE" per finding.
+    range_ns() {
+        "$PYTHON3" -c 'import json, sys; print(json.load(open(sys.argv[1]))["processes"][0].get("nvtx_range_ns") or 0)' \
+            "$1"/*.json
+    }
+    sites() {
+        "$PYTHON3" - "$1"/*.json <<'PY' | sort
+import json, sys
+r = json.load(open(sys.argv[1]))
+cs = {c["id"]: c for c in r["callsites"]}
+for f in r["findings"]:
+    c = cs[f["callsite"]]
+    print(c["frames"][c["primary"]]["line"], c["frames"][c["primary"] + 1]["line"],
+          f["nvtx_range"] or "-", f["count"], f["rule"])
+PY
+    }
+    # DIR: SC203's summed cost, ns.
+    sc203_ns() {
+        "$PYTHON3" -c 'import json, sys; print(sum(f["cost_ns"] for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "SC203"))' \
+            "$1"/*.json
+    }
+    for a in "seed000_matmul" "seed000_matmul_fixed" "seed001_copies" "seed001_copies_fixed" \
+             "seed001_tensor_pow" "seed001_priority" "seed002_farm" "seed003_nested_sin" \
+             "seed004_pipeline" "seed004_pipeline_fixed" "seed004_pin_peak later"; do
+        d=$tmp/timed-$(echo "$a" | tr ' ' _)
+        mkdir -p "$d"
+        # shellcheck disable=SC2086 # the app and its mode word
+        "$SC_CLI" --simulate --range=timed --format=json --output="$d" --log-level=quiet -- $SC_APPS/$a \
+            >/dev/null 2>"$d/err"
+        st=$?
+        ns=$(range_ns "$d" 2>/dev/null)
+        if [ $st -eq 0 ] && [ "${ns:-0}" -gt 0 ]; then ok "$a: its timed region opens the NVTX range timed"
+        else notok "$a: exit $st, time inside the range timed ${ns:-?} ns"; tail -n 3 "$d/err" | sed 's/^/# /'; fi
+    done
+
+    src=$abs_top_srcdir/testapps/seed004_pipeline.cu
+    # shellcheck disable=SC2046 # one line number a word
+    set -- $(grep -n 'cudaMemcpyAsync(' "$src" | cut -d: -f1)
+    h2d=$1 d2h=$2
+    warm=$(grep -n '^    pass(&t, ev, nstreams);' "$src" | cut -d: -f1)
+    timed=$(grep -n '^    float ms = pass(&t, ev, nstreams);' "$src" | cut -d: -f1)
+    if [ $# -ne 2 ] || [ -z "$warm" ] || [ -z "$timed" ]; then
+        echo "Bail out! seed004_pipeline.cu: expected two copies, a warm-up and a timed pass"; exit 1
+    fi
+    # LABEL [OPTIONS]: seed004_pipeline streamed under streamcheck, with the pricing model's dump.
+    pipeline() {
+        d=$tmp/pipeline-$1
+        shift
+        rm -rf "$d"
+        mkdir -p "$d"
+        STREAMCHECK_TEST_PRICE_DUMP="$d/dump" "$SC_CLI" --simulate --format=json --output="$d" \
+            --log-level=quiet "$@" -- "$SC_APPS/seed004_pipeline" streamed >/dev/null 2>&1
+    }
+    # DIR: "COPIES PRICED": the model's pageable copies (what 5), and those carrying a finding.
+    priced() {
+        awk '/ what 5 / { n++; if ($0 !~ / f 0,0 /) f++ } END { print n + 0, f + 0 }' "$1"/dump.*
+    }
+    pipeline range --range=timed
+    pipeline all
+    printf '%s %s timed 8 SC203\n' "$h2d" "$timed" "$d2h" "$timed" | sort >"$tmp/want-range"
+    { cat "$tmp/want-range"; printf '%s %s - 8 SC203\n' "$h2d" "$warm" "$d2h" "$warm"; } | sort >"$tmp/want-all"
+    sites "$tmp/pipeline-range" >"$tmp/got-range"
+    sites "$tmp/pipeline-all" >"$tmp/got-all"
+    if cmp -s "$tmp/want-range" "$tmp/got-range"; then
+        ok "seed004_pipeline --range=timed: SC203 at the timed pass's two copies only, 8 each (one per input)"
+    else notok "seed004_pipeline --range=timed: findings (LINE CALLER RANGE COUNT RULE)"
+        diff "$tmp/want-range" "$tmp/got-range" | sed 's/^/# /'; fi
+    if cmp -s "$tmp/want-all" "$tmp/got-all"; then
+        ok "seed004_pipeline: without --range, the timed pass's findings name the range timed, the warm-up's none"
+    else notok "seed004_pipeline without --range: findings (LINE CALLER RANGE COUNT RULE)"
+        diff "$tmp/want-all" "$tmp/got-all" | sed 's/^/# /'; fi
+    r=$(priced "$tmp/pipeline-range") a=$(priced "$tmp/pipeline-all")
+    if [ "$r" = "32 16" ] && [ "$a" = "32 32" ]; then
+        ok "seed004_pipeline: the pricing model holds the timed pass's 16 copies under --range=timed, all 32 without"
+    else notok "seed004_pipeline: the model's pageable copies and those priced: '$r' with the range, '$a' without"; fi
+    # Timing on a loaded simulator: a second pair of runs before calling it a failure.
+    for try in 1 2; do
+        [ $try -eq 1 ] || { pipeline range --range=timed; pipeline all; }
+        r=$(sc203_ns "$tmp/pipeline-range") a=$(sc203_ns "$tmp/pipeline-all")
+        [ -n "$r" ] && [ -n "$a" ] && [ "$r" -lt "$a" ] && break
+        echo "# try $try: SC203 costs $r ns with --range=timed, $a ns without"
+    done
+    if [ -n "$r" ] && [ -n "$a" ] && [ "$r" -lt "$a" ]; then
+        ok "seed004_pipeline: SC203's estimate under --range=timed ($r ns) is below the whole run's ($a ns)"
+    else notok "seed004_pipeline: SC203's estimate under --range=timed is not below the whole run's"; fi
+else
+    skip "the seed apps' NVTX range timed" "no python3"
+fi
 
 # Redirect keeps the results of the legacy-stream version (PG semantics are
 # kept within the thread).

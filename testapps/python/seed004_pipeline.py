@@ -65,10 +65,14 @@ def main():
     for name, run in (("sequential", lambda x: sequential(x)),
                       ("streamed", lambda x: streamed(x, streams))):
         inputs = make_inputs(args.iters, args.size, not args.pageable)
+        # Each timed run in the NVTX range of its metric's name, for
+        # streamcheck --range=streamed (bench/seeds.py's estimates).
+        torch.cuda.nvtx.range_push(name)
         t0 = time.perf_counter()
         run(inputs)
         torch.cuda.synchronize()
         dt = time.perf_counter() - t0
+        torch.cuda.nvtx.range_pop()
         sums.append(sum(float(x.double().sum()) for x in inputs))
         print(f"seed004_pipeline: {name:10s} {dt * 1e3:8.2f} ms "
               f"({'pageable' if args.pageable else 'pinned'})", file=sys.stderr)
