@@ -15,7 +15,9 @@
 #   redirect    the hand-off apps and a PyTorch training loop under every
 #               redirect method: same output, same loss bits
 #   bench-redirect   bench/redirect.sh (independent threads' speed-up)
-#   estimates   bench/seeds.py --estimates --merge (RESULTS.md's column)
+#   estimates   bench/seeds.py --estimates --merge (RESULTS.md's column);
+#               EST_REMEASURE=KEY,... measures those comparisons' gains again
+#               first (their programs changed since the kept gains)
 #   price       bench/price_check.py: each hazard and its fix alternated,
 #               beside the price of detect and measured mode, judged by
 #               issue 29's bounds (the DDP pair needs 2 GPUs, else skipped);
@@ -125,6 +127,14 @@ bench-redirect)
 estimates)
     step "RESULTS.md: estimates beside measured gains"
     cp "$root/docs/RESULTS-runs.json" "$res/RESULTS-runs.json"
+    # comparisons whose programs changed since the kept gains were measured:
+    # measured again first (EST_REMEASURE, comma-separated keys)
+    if [ -n "${EST_REMEASURE:-}" ]; then
+        python3 "$root/bench/seeds.py" --stage "$stage" --merge --only "$EST_REMEASURE" \
+            --results "$res/RESULTS.md" --raw "$res/RESULTS-runs.json" --budget-s "${EST_REMEASURE_BUDGET:-120}" \
+            >"$res/remeasure.log" 2>&1
+        tail -n 12 "$res/remeasure.log"
+    fi
     python3 "$root/bench/seeds.py" --stage "$stage" --merge --estimates --only "${EST_ONLY:-apps,seeds}" \
         --results "$res/RESULTS.md" --raw "$res/RESULTS-runs.json" --budget-s "${EST_BUDGET:-200}" \
         >"$res/estimates.log" 2>&1
