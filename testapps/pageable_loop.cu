@@ -11,13 +11,17 @@
 // each batch is a shared mapping that the step unmaps after the copy, as the
 // thread that copies a PyTorch DataLoader worker's batch (shared memory)
 // releases it; a loader that pins (its own thread receives and releases the
-// batches) saves that time too.  Mode "fresh": each step also reads the
-// result back into host pages never written before (a new mapping a step,
-// then unmapped), so the pageable read-back's host wait holds their first
-// touch, which pinning does not save (a pinned buffer is touched where it
-// is allocated).
+// batches) saves that time too.  Modes "fresh" and "keep": each step also
+// reads the result back into host pages never written before, a new
+// mapping a step, so the pageable read-back's host wait holds their first
+// touch.  "keep" keeps every step's result (as a list of a loop's outputs
+// copied to the CPU): pinned buffers for them would each be touched where
+// allocated, so pinning saves none of the touches.  "fresh" unmaps each
+// result after the step (a tensor's .cpu() each step, then dropped), and
+// the next mapping is where the last was: one pinned buffer kept would
+// serve every step, touched once.
 //
-//   pageable_loop [STEPS [MIB [GPU_MS [HOST_MS [MODE]]]]]   MODE: pageable (default), pinned, shm or fresh
+//   pageable_loop [STEPS [MIB [GPU_MS [HOST_MS [MODE]]]]]   MODE: pageable (default), pinned, shm, fresh, keep
 // The elapsed time of the loop goes to stderr ("elapsed_ms=...").
 #include <sys/mman.h>
 #include <time.h>
@@ -46,9 +50,9 @@ int main(int argc, char **argv)
     int mib = argc > 2 ? atoi(argv[2]) : 4;
     double gpu_ms = argc > 3 ? atof(argv[3]) : 10, host_ms = argc > 4 ? atof(argv[4]) : 4;
     int pinned = argc > 5 && strcmp(argv[5], "pinned") == 0, shm = argc > 5 && strcmp(argv[5], "shm") == 0;
-    int fresh = argc > 5 && strcmp(argv[5], "fresh") == 0;
+    int keep = argc > 5 && strcmp(argv[5], "keep") == 0, fresh = keep || (argc > 5 && strcmp(argv[5], "fresh") == 0);
     if (steps < 1 || mib < 1 || gpu_ms < 0 || host_ms < 0) {
-        fprintf(stderr, "usage: %s [STEPS [MIB [GPU_MS [HOST_MS [pageable|pinned|shm|fresh]]]]]\n", argv[0]);
+        fprintf(stderr, "usage: %s [STEPS [MIB [GPU_MS [HOST_MS [pageable|pinned|shm|fresh|keep]]]]]\n", argv[0]);
         return 2;
     }
     size_t n = (size_t)mib << 18;   // floats
@@ -64,6 +68,9 @@ int main(int argc, char **argv)
     LAUNCHED();
     CHECK(cudaStreamSynchronize(s)); // expect: SC402 x0+
 
+    float **kept = (float **)calloc((size_t)steps, sizeof *kept);
+    if (!kept)
+        return 1;
     double t0 = now_ms();
     float *batch = h;
     for (int i = 0; i < steps; i++) {
@@ -86,10 +93,16 @@ int main(int argc, char **argv)
             if (out == MAP_FAILED)
                 return 1;
             CHECK(cudaMemcpyAsync(out, d, n * sizeof(float), cudaMemcpyDeviceToHost, s)); // expect: SC203 x0+
-            munmap(out, n * sizeof(float));
+            if (keep)
+                kept[i] = out;
+            else
+                munmap(out, n * sizeof(float));
         }
     }
     CHECK(cudaStreamSynchronize(s));
+    for (int i = 0; keep && i < steps; i++)
+        munmap(kept[i], n * sizeof(float));
+    free(kept);
     fprintf(stderr, "elapsed_ms=%.3f\n", now_ms() - t0);
     printf("pageable_loop: %d steps of %d MiB\n", steps, mib);
     CHECK(cudaStreamDestroy(s));

@@ -11,15 +11,17 @@
 # the releases zeroed saves three quarters of it less, or more).  40 ms of
 # host work a step keeps the fixed loop host-bound even where the pinned
 # rate is slow (a sanitized simulator under load calibrates 1-2 GB/s, and a
-# GPU-bound fixed loop rightly saves nothing of the release).  In mode fresh
-# it reads each step's result back into a new mapping: each of the 8
-# read-backs carries the first touch of its pages (touch.c), SC203 is
-# reported at the read-back's line 8 times, and its fix saves none of the
-# touch (the dump with the touches zeroed saves three quarters of it more,
-# or more).
+# GPU-bound fixed loop rightly saves nothing of the release).  In modes
+# keep and fresh it reads each step's result back into a new mapping: each
+# of the 8 read-backs carries the first touch of its pages (touch.c), and
+# SC203 is reported at the read-back's line 8 times.  Kept (8 buffers
+# alive), its fix saves none of the touches (the dump with the touches
+# zeroed saves three quarters of them more, or more); unmapped each step,
+# the next mapping lands where the last was, one pinned buffer would serve,
+# and the fix saves every touch but the first.
 # TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..5"
+echo "1..6"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-replay.XXXXXX") || exit 1
@@ -61,15 +63,21 @@ echo "# SC203 (finding $sc203): $1 copies released, $2 ns in all; saving $with n
 [ -n "$sc203" ] && [ "$1" = 8 ] && [ -n "$with" ] && [ -n "$without" ] && [ "$with" -ge $((without + $2 * 3 / 4)) ]
 ok $? "pageable_loop shm: its 8 copies' sources released, and SC203's fix saves the releases too"
 
-d=$tmp/fresh; mkdir -p "$d"
-STREAMCHECK_TEST_PRICE_DUMP="$d/d" "$SC_CLI" --simulate --format=json --output="$d" \
-    -- "$SC_APPS/pageable_loop" 8 4 1 40 fresh >/dev/null 2>&1
-set -- "$d"/d.*
-touched=$(awk '/what 5 / && / dir 2 / && $NF > 0 {n++; s += $NF} END {print n + 0, s + 0}' "$1")
-sed 's/ touch [0-9]*$/ touch 0/' "$1" >"$d/zeroed"
-read_back=$(grep -n 'cudaMemcpyDeviceToHost, s)); // expect: SC203' "$abs_top_srcdir/testapps/pageable_loop.cu" |
-    cut -d: -f1)
-count=$("$PYTHON3" - "$d"/*.streamcheck.json "$read_back" <<'EOF'
+# read_backs MODE: pageable_loop MODE's dump, report and replays: sets count
+# (SC203 at the read-back's line), nt and again (read-backs touched, of them
+# touched again), touch and first (their ns, all and first-time), with and
+# without (the read-back finding's saving, as recorded and with the
+# touches zeroed).
+read_backs() {
+    d=$tmp/$1; mkdir -p "$d"
+    STREAMCHECK_TEST_PRICE_DUMP="$d/d" "$SC_CLI" --simulate --format=json --output="$d" \
+        -- "$SC_APPS/pageable_loop" 8 4 1 40 "$1" >/dev/null 2>&1
+    set -- "$1" "$d"/d.*
+    set -- "$@" $(awk '/what 5 / && / dir 2 / && $(NF - 1) > 0 {n++; t += $(NF - 1); if ($NF) a++; else f += $(NF - 1)}
+                       END {print n + 0, a + 0, t + 0, f + 0}' "$2")
+    nt=$3 again=$4 touch=$5 first=$6
+    sed 's/ touch [0-9]* [01]$/ touch 0 0/' "$2" >"$d/zeroed"
+    count=$("$PYTHON3" - "$d"/*.streamcheck.json "$read_back" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
 sites = {c["id"]: c for c in r["callsites"]}
@@ -79,12 +87,21 @@ at = [f for f in r["findings"] if f["rule"] == "SC203" and any(
 print(at[0]["count"] if len(at) == 1 else 0)
 EOF
 )
-# the read-back's finding in the dump: the one its copies to the host count in
-f=$(awk '/what 5 / && / dir 2 / {split($14, a, ","); print a[1]; exit}' "$1")
-with=$("$tool" "$1" | awk -v f="$f" '$1 == "finding" && $2 == f {print $8}')
-without=$("$tool" "$d/zeroed" | awk -v f="$f" '$1 == "finding" && $2 == f {print $8}')
-set -- $touched
-echo "# SC203 at pageable_loop.cu:$read_back x$count (finding $f): $1 read-backs touched, $2 ns in all;" \
-    "saving $with ns, $without with the touches zeroed"
-[ "$count" = 8 ] && [ "$1" = 8 ] && [ -n "$with" ] && [ -n "$without" ] && [ "$without" -ge $((with + $2 * 3 / 4)) ]
-ok $? "pageable_loop fresh: 8 read-backs into fresh pages, their first touch timed apart and not saved by SC203's fix"
+    # the read-back's finding in the dump: the one its copies to the host count in
+    f=$(awk '/what 5 / && / dir 2 / {split($14, a, ","); print a[1]; exit}' "$2")
+    with=$("$tool" "$2" | awk -v f="$f" '$1 == "finding" && $2 == f {print $8}')
+    without=$("$tool" "$d/zeroed" | awk -v f="$f" '$1 == "finding" && $2 == f {print $8}')
+    echo "# $1: SC203 at pageable_loop.cu:$read_back x$count (finding $f): $nt read-backs touched ($again again)," \
+        "$touch ns in all ($first first); saving $with ns, $without with the touches zeroed"
+}
+read_back=$(grep -n 'cudaMemcpyDeviceToHost, s)); // expect: SC203' "$abs_top_srcdir/testapps/pageable_loop.cu" |
+    cut -d: -f1)
+read_backs keep
+[ "$count" = 8 ] && [ "$nt" = 8 ] && [ "$again" = 0 ] && [ -n "$with" ] && [ -n "$without" ] &&
+    [ "$without" -ge $((with + touch * 3 / 4)) ]
+ok $? "pageable_loop keep: 8 read-backs into fresh pages kept, their first touch timed apart and not saved by SC203's fix"
+read_backs fresh
+# each mapping where the last was: the replay keeps the first touch only
+[ "$count" = 8 ] && [ "$nt" = 8 ] && [ "$again" -ge 4 ] && [ -n "$with" ] && [ -n "$without" ] &&
+    [ "$without" -ge $((with + first * 3 / 4)) ] && [ "$without" -le $((with + first * 5 / 4 + 100000)) ]
+ok $? "pageable_loop fresh: 8 read-backs into a new mapping each, the touches after the first saved by SC203's fix"

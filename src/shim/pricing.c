@@ -434,13 +434,15 @@ static double backlog(const sc_pr_model *m, const sc_pr_call *c, double fast)
 
 /* The first touch of the pages that the thread's pinned copies write
    (touch_ns): the pinned buffers of the fix are allocated, pages touched
-   and locked, before the thread's work, so the fix saves none of it. */
+   and locked, before the thread's work, so the fix saves none of it; but
+   where the program mapped a destination anew (touch_again), one buffer
+   kept serves, and its touches after the first are saved. */
 static int first_touch(scen *s, const sc_pr_thread *th, int rt)
 {
     uint64_t ns = 0;
     for (size_t i = 0; i < th->n; i++) {
         const sc_pr_call *c = &th->calls[i];
-        unsigned fx = c->touch_ns && c->what == SC_PR_COPY_PAGEABLE ? fixes(s, c) : 0;
+        unsigned fx = c->touch_ns && !c->touch_again && c->what == SC_PR_COPY_PAGEABLE ? fixes(s, c) : 0;
         if ((fx & (1u << SC_PR_FIX_PIN)) && !(fx & (1u << SC_PR_FIX_DROP)))
             ns += c->touch_ns;
     }

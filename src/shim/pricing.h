@@ -53,7 +53,8 @@ typedef enum sc_pr_fix {
     SC_PR_FIX_PIN,        /* the copy comes from pinned memory: queued, at the pinned rate;
                              a device-to-host one still waited for; its source not released
                              (release_ns); its destination's first touch (touch_ns) made at the
-                             thread's start, where the pinned buffer is allocated */
+                             thread's start, where the pinned buffer is allocated, once for
+                             destinations touched again (touch_again) */
     SC_PR_FIX_STREAM,     /* waits for the thread's own stream, not the whole device */
     SC_PR_FIX_OWN_STREAM, /* the thread's legacy-stream work goes to a stream of its own */
     SC_PR_FIX_DROP,       /* the call goes (an allocation hoisted out of the loop) */
@@ -69,7 +70,8 @@ typedef struct sc_pr_call {
                              fix is not released each step (SC_PR_FIX_PIN) */
     uint64_t touch_ns;    /* pageable copies to the host: the part of the call (after its wait) spent
                              faulting in destination pages never written before; the fix's pinned
-                             buffer has them touched where it is allocated, before the thread's work */
+                             buffer has them touched where it is allocated, before the thread's work,
+                             unless touch_again */
     uint64_t bytes;       /* copies */
     uint32_t stream;      /* index into the model's streams; where it submitted or what it waited for */
     uint32_t nsub;        /* submissions the thread made since its previous recorded call, not recorded */
@@ -77,6 +79,9 @@ typedef struct sc_pr_call {
     uint16_t finding[2];  /* the findings it counts in: index + 1, 0 none */
     uint8_t what;         /* sc_pr_what */
     uint8_t dir;          /* copies: SC_PR_H2D or SC_PR_D2H */
+    uint8_t touch_again;  /* its destination overlaps one the thread's earlier copies touched: the
+                             program unmapped and mapped it again (a tensor's .cpu() each step), where
+                             one pinned buffer, kept, would have been touched once */
     float demand;         /* launches: the share of the device it asks for (0: unknown) */
     float fast_demand;    /* the same for the kernels among the nsub submissions before it */
 } sc_pr_call;
