@@ -54,7 +54,8 @@ all_local_targets += $(SC_BENCH_CU)
 CLEANFILES += $(SC_BENCH_CU)
 EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/framework_loop.cu bench/graphs.cu bench/torch_step.py \
 	bench/side-by-side.sh bench/redirect.sh bench/train_bench.py bench/torch_train.py bench/redirect-torch.sh \
-	bench/price_check.py bench/step_timer.py tests/corpus/python/item_loop.py
+	bench/price_check.py bench/step_timer.py tests/corpus/python/item_loop.py \
+	tests/corpus/python/readback_loop.py
 EXTRA_DIST += bench/exit_time.py bench/price_offline.py bench/data/h200-price-dumps.tar.xz
 $(SC_BENCH_CU): bench/%: $(srcdir)/bench/%.cu $(srcdir)/kernels/sc_kernels.cuh
 	@$(MKDIR_P) bench

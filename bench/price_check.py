@@ -30,6 +30,9 @@ Pairs (--only takes keys or the groups c, python):
                        per-thread build (SC103)
   train_resnet         tests/corpus/python/train_resnet.py --pin-memory 0 vs 1 (SC203)
   item_loop            tests/corpus/python/item_loop.py vs --metrics-on-gpu (SC403)
+  readback_loop        tests/corpus/python/readback_loop.py: a 64 MiB result read
+                       back with .cpu() each step (a fresh mapping each time)
+                       vs into one pinned buffer (SC203)
   ddp_train            tests/corpus/python/ddp_train.py --pin-memory 0 vs 1 on 2
                        GPUs under torchrun, a row per rank (SC203)
 
@@ -108,6 +111,7 @@ def pair_table(a):
     resnet = ["--steps", 40, "--warmup", 10, "--deterministic"]
     item = ["--steps", 200, "--warmup", 20, "--deterministic"]
     ddp = ["--steps", 60]
+    rb = ["--steps", 40, "--warmup", 5]
     return [
         Pair("host_sync_loop-gpu", "c", hsl + " (GPU-bound: 10 10 8)",
              app("host_sync_loop", 10, 10, 8, "each"), app("host_sync_loop", 10, 10, 8, "end"),
@@ -131,6 +135,10 @@ def pair_table(a):
         Pair("item_loop", "python", "item_loop.py: loss and accuracy .item() every step vs --metrics-on-gpu",
              py("item_loop.py", *item), py("item_loop.py", "--metrics-on-gpu", *item),
              "SC403", "images_per_s", "item_loop.py", unit="step", batch=128, steps=220),
+        Pair("readback_loop", "python", "readback_loop.py: a 64 MiB result read back with .cpu() each step "
+             "vs into one pinned buffer",
+             py("readback_loop.py", *rb), py("readback_loop.py", "--pinned", *rb),
+             "SC203", "step_ms", "readback_loop.py", unit="step", steps=45),
         Pair("ddp_train", "python", "ddp_train.py on 2 GPUs (torchrun): pin_memory 0 vs 1, per rank",
              py("ddp_train.py", "--pin-memory", 0, *ddp), py("ddp_train.py", "--pin-memory", 1, *ddp),
              "SC203", "step_ms", "ddp_train.py", unit="step", steps=60, launch="torchrun"),
