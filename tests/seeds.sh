@@ -76,7 +76,9 @@ run peak seed004_pin_peak later
 # bench/seeds.py's estimates keep to (--range=timed): every app opens it;
 # under it, seed004_pipeline reports its timed pass's copies only, one
 # finding at each copy line with one count per input, and the pricing model
-# holds those copies alone, so the estimate is below the whole run's.
+# prices those copies alone.  (Their estimate against the whole run's is a
+# matter of microseconds on the simulator, two runs in ten the other way
+# under load: not asserted.)
 if [ -n "$PYTHON3" ]; then
     # DIR: the process's nvtx_range_ns; "LINE CALLER RANGE COUNT RULE" per finding.
     range_ns() {
@@ -93,11 +95,6 @@ for f in r["findings"]:
     print(c["frames"][c["primary"]]["line"], c["frames"][c["primary"] + 1]["line"],
           f["nvtx_range"] or "-", f["count"], f["rule"])
 PY
-    }
-    # DIR: SC203's summed cost, ns.
-    sc203_ns() {
-        "$PYTHON3" -c 'import json, sys; print(sum(f["cost_ns"] for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "SC203"))' \
-            "$1"/*.json
     }
     for a in "seed000_matmul" "seed000_matmul_fixed" "seed001_copies" "seed001_copies_fixed" \
              "seed001_tensor_pow" "seed001_priority" "seed002_farm" "seed003_nested_sin" \
@@ -153,16 +150,6 @@ PY
     if [ "$r" = "32 16" ] && [ "$a" = "32 32" ]; then
         ok "seed004_pipeline: the pricing model holds the timed pass's 16 copies under --range=timed, all 32 without"
     else notok "seed004_pipeline: the model's pageable copies and those priced: '$r' with the range, '$a' without"; fi
-    # Timing on a loaded simulator: a second pair of runs before calling it a failure.
-    for try in 1 2; do
-        [ $try -eq 1 ] || { pipeline range --range=timed; pipeline all; }
-        r=$(sc203_ns "$tmp/pipeline-range") a=$(sc203_ns "$tmp/pipeline-all")
-        [ -n "$r" ] && [ -n "$a" ] && [ "$r" -lt "$a" ] && break
-        echo "# try $try: SC203 costs $r ns with --range=timed, $a ns without"
-    done
-    if [ -n "$r" ] && [ -n "$a" ] && [ "$r" -lt "$a" ]; then
-        ok "seed004_pipeline: SC203's estimate under --range=timed ($r ns) is below the whole run's ($a ns)"
-    else notok "seed004_pipeline: SC203's estimate under --range=timed is not below the whole run's"; fi
 else
     skip "the seed apps' NVTX range timed" "no python3"
 fi
