@@ -102,6 +102,17 @@ tests_unit_test_replay_LDADD = $(SC_SHIM_LIBS) \
 	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 TESTS += tests/unit/test_replay
 
+# The first touch of a read-back's destination (src/shim/touch.c) on this
+# process's own mappings.
+check_PROGRAMS += tests/unit/test_touch
+tests_unit_test_touch_SOURCES = tests/unit/test_touch.c
+tests_unit_test_touch_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_touch_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
+tests_unit_test_touch_LDFLAGS = $(SC_SHIM_LINK)
+tests_unit_test_touch_LDADD = $(SC_SHIM_LIBS) \
+	$(CHECK_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
+TESTS += tests/unit/test_touch
+
 # The pricing model (src/shim/pricing.c) on recorded runs written by hand.
 check_PROGRAMS += tests/unit/test_pricing
 tests_unit_test_pricing_SOURCES = tests/unit/test_pricing.c
