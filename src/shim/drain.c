@@ -29,6 +29,7 @@
 
 #include "core.h"
 #include "drain.h"
+#include "kinds.h"
 #include "real.h"
 #include "thread.h"
 #include "touch.h"
@@ -89,8 +90,11 @@ void sc_drain_before(sc_op *op, int lane_idle)
         return;
     op->marks |= SC_M_SPLIT;
     /* A first touch is waited for exactly: after the wait, as in the
-       driver's copy, not while the GPU still works. */
-    int cold = op->dir == SC_DIR_D2H && sc_touch_cold(op->host, op->bytes);
+       driver's copy, not while the GPU still works.  A 2D or 3D copy writes
+       its rows a pitch apart, not every page of [host, host + bytes): left
+       as it is. */
+    int cold = op->dir == SC_DIR_D2H && !sc_kind_is(op->kind, SC_KF_2D | SC_KF_3D) &&
+               sc_touch_cold(op->host, op->bytes);
     if (!lane_idle) {
         uint64_t n = atomic_fetch_add_explicit(&class_of(op)->n, 1, memory_order_relaxed) + 1;
         if ((sc_g.ablate & SC_ABLATE_DRAIN) || (!cold && n > SAMPLE_FIRST && n % SAMPLE_EVERY)) {
