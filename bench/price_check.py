@@ -100,6 +100,7 @@ class Pair:
         self.hazard, self.fix, self.rule, self.metric, self.marks = hazard, fix, rule, metric, marks
         self.unit, self.batch, self.steps, self.launch = unit, batch, steps, launch
         self.same_output = same_output
+        self.window = None    # --measure-window S:LEN, from its native runs (window_of)
 
 
 def pair_table(a):
@@ -199,7 +200,9 @@ def native(a, runner, p):
     for r in range(a.pairs):
         for way in ("hazard", "fix") if r % 2 == 0 else ("fix", "hazard"):
             cmd, env = launch(a, p, getattr(p, way))
-            rc, out, _, m = runner.run(cmd, env)
+            rc, out, err, m = runner.run(cmd, env)
+            if way == "hazard" and rc == 0 and p.window is None:
+                p.window = window_of(err)
             per = by_rank(m)
             if rc == SKIPPED:
                 skipped = True
@@ -287,12 +290,35 @@ def read_report(path, rule, places):
     return res
 
 
+# streamcheck's options of each mode: detect; measured over the whole run;
+# measured in a window (window_of: a fifth of the timed steps, from 40% into
+# them, as bench/train_bench.py's auto), the estimate scaled to the run
+MEASURED = ("measure", "window")
+
+
+def mode_opts(p, mode):
+    if mode == "window":
+        return ["--measure-window=" + p.window]
+    return ["--measure"] if mode == "measure" else []
+
+
+def window_of(stderr):
+    """--measure-window S:LEN for a run like this native one (its
+    timed_window_ns= and cuda_ready_ns=, CLOCK_MONOTONIC), or None."""
+    w = re.findall(r"^timed_window_ns=([0-9]+),([0-9]+)", stderr or "", re.M)
+    ready = re.findall(r"^cuda_ready_ns=([0-9]+)", stderr or "", re.M)
+    if not w or not ready:
+        return None
+    w0, w1, r = int(w[-1][0]), int(w[-1][1]), int(ready[-1])
+    return "%.3f:%.3f" % ((w0 - r + 0.4 * (w1 - w0)) / 1e9, 0.2 * (w1 - w0) / 1e9)
+
+
 def priced(a, runner, p, mode, places):
     """The hazard under streamcheck, --sc-runs times: {"runs": [{rank: report}], "problems": [...]}."""
     runs, problems = [], []
     for k in range(a.sc_runs):
         d = tempfile.mkdtemp(prefix="%s.%s.%d." % (p.key, mode, k), dir=runner.tmp)
-        opts = ["--format=json", "--output=" + d, "--log-level=quiet"] + (["--measure"] if mode == "measure" else [])
+        opts = ["--format=json", "--output=" + d, "--log-level=quiet"] + mode_opts(p, mode)
         cmd, env = launch(a, p, p.hazard, opts)
         rc = runner.run(cmd, env)[0]
         files = sorted(glob.glob(os.path.join(d, "*.json")))
@@ -369,7 +395,7 @@ def judge(a, g, est, mode):
     big = g["hazard_ms"] > 0 and g["gain_ms"] >= a.min_gain * g["hazard_ms"]
     ratio = est["ms"] / g["gain_ms"] if g["gain_ms"] > 0 else None
     if big:
-        lo, hi = (1 - a.measured_bound, 1 + a.measured_bound) if mode == "measure" else \
+        lo, hi = (1 - a.measured_bound, 1 + a.measured_bound) if mode in MEASURED else \
             (1 / a.detect_bound, a.detect_bound)
         return ratio, "pass" if lo <= ratio <= hi else "FAIL (est/gain %.3f outside %.2f-%.2f)" % (ratio, lo, hi)
     window = est["window_ms"] or g["hazard_ms"]
@@ -399,14 +425,14 @@ def fmt(v, d=2):
     return "–" if v is None else "%.*f" % (d, v)
 
 
-def row_cells(r):
+def row_cells(r, modes):
     u = "ms" if r["unit"] == "run" else "ms/step"
     g = r["gain"]
     share = 100 * g["gain_ms"] / g["hazard_ms"] if g["hazard_ms"] else None
     cells = [r["key"], "%s %s (%s–%s); %s%% of %s" % (fmt(g["gain_ms"]), u, fmt(g["min_ms"]), fmt(g["max_ms"]),
                                                      fmt(share, 0), fmt(g["hazard_ms"], 1))]
     window = fixed = None
-    for mode in ("detect", "measure"):
+    for mode in modes:
         m = r["modes"].get(mode)
         e = m and m["estimate"]
         if not e:
@@ -423,6 +449,8 @@ def row_cells(r):
 
 
 def markdown(a, results, meta):
+    shown = ["detect", "measure"] + (["window"] if "window" in a.modes else [])
+    title = {"detect": "detect estimate", "measure": "measured estimate", "window": "window estimate"}
     lines = ["# streamcheck's prices against the gains of the fixes", "",
              "%s, %s; %d alternated rounds of each pair natively, %d run(s) of the hazard under streamcheck "
              "in each mode. Gains and estimates in ms a run (C apps) or ms a step (Python loops); gain: the "
@@ -431,16 +459,16 @@ def markdown(a, results, meta):
              "estimate < %g%% of the window." % (
                  meta["where"], meta["started"], a.pairs, a.sc_runs, 1 - a.measured_bound, 1 + a.measured_bound,
                  1 / a.detect_bound, a.detect_bound, 100 * a.min_gain, 100 * a.min_gain), "",
-             "| pair | gain | detect estimate | est/gain | measured estimate | est/gain | window | "
-             "model → all fixed | result |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "| pair | gain | " + "".join("%s | est/gain | " % title[m] for m in shown) +
+             "window | model → all fixed | result |",
+             "|---|---:|" + "---:|---:|" * len(shown) + "---:|---:|---|"]
     notes = []
     for res in results:
         if res["skipped"] or not res["rows"]:
             why = res["skipped"] or "; ".join(res["problems"]) or "no gain measured"
-            lines.append("| %s | – | – | – | – | – | – | – | %s |" % (res["key"], why))
+            lines.append("| %s | %s%s |" % (res["key"], "– | " * (2 * len(shown) + 3), why))
         for r in res["rows"]:
-            lines.append("| " + " | ".join(row_cells(r)) + " |")
+            lines.append("| " + " | ".join(row_cells(r, shown)) + " |")
             for mode, m in r["modes"].items():
                 e = m["estimate"]
                 if e and e["other"]:
@@ -478,7 +506,10 @@ def parse_args():
     p.add_argument("--list", action="store_true", help="list the pairs and exit")
     p.add_argument("--pairs", type=int, default=5, help="alternated rounds of each pair (at least 5; default 5)")
     p.add_argument("--sc-runs", type=int, default=1, help="runs of the hazard under streamcheck in each mode")
-    p.add_argument("--modes", default="detect,measure", help="detect, measure or both (default)")
+    p.add_argument("--modes", default="detect,measure",
+                   help="detect, measure (the whole run), window (--measure-window over a fifth of the timed "
+                        "steps, where the program prints timed_window_ns= and cuda_ready_ns=), comma-separated "
+                        "(default detect,measure)")
     p.add_argument("--measured-bound", type=float, default=0.25, help="measured mode: |est/gain - 1| at most this")
     p.add_argument("--detect-bound", type=float, default=2.0, help="detect mode: est/gain within 1/B..B")
     p.add_argument("--min-gain", type=float, default=0.05,
@@ -493,8 +524,8 @@ def parse_args():
     if a.sc_runs < 1:
         p.error("--sc-runs must be at least 1")
     a.modes = [m for m in a.modes.split(",") if m]
-    if not a.modes or set(a.modes) - {"detect", "measure"}:
-        p.error("--modes: detect, measure or both")
+    if not a.modes or set(a.modes) - {"detect", "measure", "window"}:
+        p.error("--modes: detect, measure, window, comma-separated")
     return a
 
 
@@ -571,7 +602,8 @@ def check_pair(a, runner, p, ngpu):
         return res
     if not nat["gain"]:
         return res
-    prices = {mode: priced(a, runner, p, mode, places) for mode in a.modes}
+    # window mode where the program says when its timed steps ran (the Python loops)
+    prices = {mode: priced(a, runner, p, mode, places) for mode in a.modes if mode != "window" or p.window}
     for pr in prices.values():
         res["problems"] += pr["problems"]
     res["rows"] = rows_of(a, p, nat, prices)
@@ -605,10 +637,10 @@ def main():
     if not a.sim and not ngpu:
         print("price_check: needs a GPU (nvidia-smi -L finds none); --sim runs the C pairs on the simulator")
         return SKIPPED
-    if "measure" in a.modes and "--measure" not in subprocess.run(
+    if set(MEASURED) & set(a.modes) and "--measure" not in subprocess.run(
             [a.streamcheck, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT).stdout.decode():
         print("price_check: this streamcheck has no --measure; detect mode only", file=sys.stderr)
-        a.modes = [m for m in a.modes if m != "measure"]
+        a.modes = [m for m in a.modes if m not in MEASURED]
     a.torch = any(p.group == "python" for p in chosen) and subprocess.run(
         [a.python, "-c", "import torch"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
     if a.keep:

@@ -50,7 +50,8 @@
 #               each of its record kinds off in turn (STREAMCHECK_TEST_ABLATE
 #               rt, api, ext, copy)
 # Environment: ROUNDS (resnet, default 5), MROUNDS (its --measure rounds,
-# default 2), PRICE_ONLY (price's pairs, default c,python), PRICE_BUDGET
+# default 2), PRICE_ONLY (price's pairs, default c,python), PRICE_MODES
+# (price's modes: detect, measure, window; default detect,measure), PRICE_BUDGET
 # (seconds after which price starts no pair, default 420).  Everything goes
 # to $OUT/results.tgz; summaries to stdout.  The benchmarks' logs (each pair
 # as it ends) go straight to $OUT: a command cut short by its time limit
@@ -142,6 +143,7 @@ estimates)
 price)
     step "prices against the gains of the fixes"
     python3 "$root/bench/price_check.py" --stage "$stage" --only "${PRICE_ONLY:-c,python}" \
+        --modes "${PRICE_MODES:-detect,measure}" \
         --budget-s "${PRICE_BUDGET:-420}" --out "$res/price-check.json" --keep "$res/price" \
         >"$res/price-check.md" 2>"$res/price.log"
     echo "price_check.py: exit $?"; cat "$res/price-check.md"; tail -n 3 "$res/price.log"

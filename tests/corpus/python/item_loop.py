@@ -29,8 +29,9 @@ streamcheck).  stderr: images_per_s=... over the steps after the warm-up,
 timed_window_ns=START,END: those steps on CLOCK_MONOTONIC, step_end_ns=
 T1,T2,...: when the host finished each timed step, phase_prep_ms=,
 phase_launch_ms=, phase_read_ms=: the median timed step's host time
-preparing the batch, submitting its work and reading its metrics, and
-under streamcheck
+preparing the batch, submitting its work and reading its metrics,
+cuda_ready_ns=T: when the model had reached the GPU (where streamcheck's
+--measure-window counts from), and under streamcheck
 shim_self_ns_window=N (the shim's own time inside the window), as
 train_resnet.py prints them.  Exits 77 without torch or a GPU.
 """
@@ -169,6 +170,7 @@ def main():
     else:
         torch.backends.cudnn.benchmark = True
     model = make_model().cuda()
+    cuda_ready = now()   # just after the first CUDA calls: where --measure-window counts from
     model.train()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.02, momentum=0.9, weight_decay=5e-4)
     criterion = nn.CrossEntropyLoss()
@@ -178,6 +180,7 @@ def main():
     print(f"loss_sum={loss_sum:.6f} loss_hex={float(loss_sum).hex()} correct={correct} steps={total}")
     print(f"images_per_s={args.steps * args.batch_size * 1e9 / (t1 - t0):.1f}", file=sys.stderr)
     print(f"timed_window_ns={t0},{t1}", file=sys.stderr)
+    print(f"cuda_ready_ns={cuda_ready}", file=sys.stderr)
     print("step_end_ns=" + ",".join(str(t) for t in ends), file=sys.stderr)
     # the host's time a timed step in each phase, median in ms: the batch's
     # preparation, the submissions (copies, forward, backward, step, the

@@ -15,7 +15,8 @@ for before the host reads it.  Both ways compute the same numbers.
 
 stdout: checksum=... (the float64 sum of every step's sample, the same
 either way, with or without streamcheck).  stderr: step_ms= (the timed
-steps' mean, ms), timed_window_ns=START,END on CLOCK_MONOTONIC and the
+steps' mean, ms), timed_window_ns=START,END on CLOCK_MONOTONIC,
+cuda_ready_ns=T (where streamcheck's --measure-window counts from) and the
 host's time a timed step in each phase, median in ms: phase_gpu_ms= (the
 step's kernels queued), phase_read_ms= (the read-back, its wait
 included), phase_host_ms= (the CPU's work on the result).  Exits 77
@@ -53,6 +54,7 @@ def main():
     device = torch.device("cuda")
     g = torch.Generator(device=device).manual_seed(0)
     state = torch.rand(n, generator=g, device=device)
+    cuda_ready = now()   # just after the first CUDA calls: where --measure-window counts from
     buf = torch.empty(n, pin_memory=True) if args.pinned else None
     total, checksum = args.warmup + args.steps, 0.0
     phases = {"gpu": [], "read": [], "host": []}
@@ -82,6 +84,7 @@ def main():
     print(f"checksum={checksum:.6f}")
     print(f"step_ms={(t1 - t0) / 1e6 / args.steps:.3f}", file=sys.stderr)
     print(f"timed_window_ns={t0},{t1}", file=sys.stderr)
+    print(f"cuda_ready_ns={cuda_ready}", file=sys.stderr)
     for k, v in phases.items():
         print("phase_%s_ms=%.3f" % (k, sorted(v)[len(v) // 2] / 1e6), file=sys.stderr)
     return 0
