@@ -26,6 +26,9 @@ Pairs (--only takes keys or the groups c, python):
   host_sync_loop-host  the same, host-bound (SC403)
   pageable_loop-gpu    testapps/pageable_loop pageable vs pinned, GPU-bound (SC203)
   pageable_loop-host   the same, host-bound, larger copies (SC203)
+  readback             testapps/pageable_loop fresh vs readback-pinned: a result read
+                       back each step into a new mapping (first touches) vs into
+                       one pinned buffer (SC203)
   multithread          multithread_default_stream vs its --default-stream
                        per-thread build (SC103)
   train_resnet         tests/corpus/python/train_resnet.py --pin-memory 0 vs 1 (SC203)
@@ -125,6 +128,10 @@ def pair_table(a):
              "SC203", "elapsed_ms", "pageable_loop"),
         Pair("pageable_loop-host", "c", pgl + " (host-bound: 8 32 2 10)",
              app("pageable_loop", 8, 32, 2, 10, "pageable"), app("pageable_loop", 8, 32, 2, 10, "pinned"),
+             "SC203", "elapsed_ms", "pageable_loop"),
+        Pair("readback", "c", "pageable_loop 8 16 1 5: a 16 MiB result read back each step into a new mapping "
+             "(its pages faulted in each time) vs into one pinned buffer",
+             app("pageable_loop", 8, 16, 1, 5, "fresh"), app("pageable_loop", 8, 16, 1, 5, "readback-pinned"),
              "SC203", "elapsed_ms", "pageable_loop"),
         Pair("multithread", "c", "multithread_default_stream 4 5 10: 4 threads on the legacy stream "
              "vs built with --default-stream per-thread",

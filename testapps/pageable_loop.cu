@@ -11,17 +11,20 @@
 // each batch is a shared mapping that the step unmaps after the copy, as the
 // thread that copies a PyTorch DataLoader worker's batch (shared memory)
 // releases it; a loader that pins (its own thread receives and releases the
-// batches) saves that time too.  Modes "fresh" and "keep": each step also
-// reads the result back into host pages never written before, a new
-// mapping a step, so the pageable read-back's host wait holds their first
-// touch.  "keep" keeps every step's result (as a list of a loop's outputs
-// copied to the CPU): pinned buffers for them would each be touched where
-// allocated, so pinning saves none of the touches.  "fresh" unmaps each
-// result after the step (a tensor's .cpu() each step, then dropped), and
-// the next mapping is where the last was: one pinned buffer kept would
-// serve every step, touched once.
+// batches) saves that time too.  Modes "fresh" and "keep": the batches
+// come from pinned memory, and each step reads the result back into host
+// pages never written before, a new mapping a step, so the pageable
+// read-back's host wait holds their first touch.  "keep" keeps every
+// step's result (as a list of a loop's outputs copied to the CPU): pinned
+// buffers for them would each be touched where allocated, so pinning saves
+// none of the touches.  "fresh" unmaps each result after the step (a
+// tensor's .cpu() each step, then dropped), and the next mapping is where
+// the last was: one pinned buffer kept would serve every step, touched
+// once.  "readback-pinned" is fresh's fix: one pinned buffer, the copy
+// queued into it and waited for.
 //
-//   pageable_loop [STEPS [MIB [GPU_MS [HOST_MS [MODE]]]]]   MODE: pageable (default), pinned, shm, fresh, keep
+//   pageable_loop [STEPS [MIB [GPU_MS [HOST_MS [MODE]]]]]
+//     MODE: pageable (default), pinned, shm, fresh, keep, readback-pinned
 // The elapsed time of the loop goes to stderr ("elapsed_ms=...").
 #include <sys/mman.h>
 #include <time.h>
@@ -51,16 +54,21 @@ int main(int argc, char **argv)
     double gpu_ms = argc > 3 ? atof(argv[3]) : 10, host_ms = argc > 4 ? atof(argv[4]) : 4;
     int pinned = argc > 5 && strcmp(argv[5], "pinned") == 0, shm = argc > 5 && strcmp(argv[5], "shm") == 0;
     int keep = argc > 5 && strcmp(argv[5], "keep") == 0, fresh = keep || (argc > 5 && strcmp(argv[5], "fresh") == 0);
+    int rb_pinned = argc > 5 && strcmp(argv[5], "readback-pinned") == 0;
     if (steps < 1 || mib < 1 || gpu_ms < 0 || host_ms < 0) {
-        fprintf(stderr, "usage: %s [STEPS [MIB [GPU_MS [HOST_MS [pageable|pinned|shm|fresh|keep]]]]]\n", argv[0]);
+        fprintf(stderr, "usage: %s [STEPS [MIB [GPU_MS [HOST_MS [pageable|pinned|shm|fresh|keep|readback-pinned]]]]]\n",
+                argv[0]);
         return 2;
     }
+    pinned = pinned || fresh || rb_pinned;   // the read-back modes' batches: pinned
     size_t n = (size_t)mib << 18;   // floats
-    float *h, *d;
+    float *h, *d, *rb = NULL;
     if (pinned)
         CHECK(cudaMallocHost(&h, n * sizeof(float)));
     else if (!(h = (float *)malloc(n * sizeof(float))))
         return 1;
+    if (rb_pinned)
+        CHECK(cudaMallocHost(&rb, n * sizeof(float)));
     CHECK(cudaMalloc(&d, n * sizeof(float)));
     cudaStream_t s;
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -98,6 +106,10 @@ int main(int argc, char **argv)
             else
                 munmap(out, n * sizeof(float));
         }
+        if (rb_pinned) {   // fresh's fix: the result into one pinned buffer, waited for before its use
+            CHECK(cudaMemcpyAsync(rb, d, n * sizeof(float), cudaMemcpyDeviceToHost, s));
+            CHECK(cudaStreamSynchronize(s)); // expect: SC403 x0+
+        }
     }
     CHECK(cudaStreamSynchronize(s));
     for (int i = 0; keep && i < steps; i++)
@@ -111,5 +123,7 @@ int main(int argc, char **argv)
         CHECK(cudaFreeHost(h));
     else
         free(h);
+    if (rb)
+        CHECK(cudaFreeHost(rb));
     return 0;
 }

@@ -18,7 +18,7 @@
 # alive), its fix saves none of the touches (the dump with the touches
 # zeroed saves three quarters of them more, or more); unmapped each step,
 # the next mapping lands where the last was, one pinned buffer would serve,
-# and the fix saves every touch but the first.
+# and the fix saves every touch but the first (and each unmap: a release).
 # TAP.
 . "${top_builddir:-.}/tests/env.sh"
 echo "1..6"
@@ -76,6 +76,8 @@ read_backs() {
     set -- "$@" $(awk '/what 5 / && / dir 2 / && $(NF - 1) > 0 {n++; t += $(NF - 1); if ($NF) a++; else f += $(NF - 1)}
                        END {print n + 0, a + 0, t + 0, f + 0}' "$2")
     nt=$3 again=$4 touch=$5 first=$6
+    released=$(awk '/what 5 / && / dir 2 / { for (i = 1; i < NF; i++) if ($i == "release" && $(i + 1) > 0) n++ }
+                    END { print n + 0 }' "$2")
     sed 's/ touch [0-9]* [01]$/ touch 0 0/' "$2" >"$d/zeroed"
     count=$("$PYTHON3" - "$d"/*.streamcheck.json "$read_back" <<'EOF'
 import json, sys
@@ -92,7 +94,7 @@ EOF
     with=$("$tool" "$2" | awk -v f="$f" '$1 == "finding" && $2 == f {print $8}')
     without=$("$tool" "$d/zeroed" | awk -v f="$f" '$1 == "finding" && $2 == f {print $8}')
     echo "# $1: SC203 at pageable_loop.cu:$read_back x$count (finding $f): $nt read-backs touched ($again again)," \
-        "$touch ns in all ($first first); saving $with ns, $without with the touches zeroed"
+        "$touch ns in all ($first first), $released released; saving $with ns, $without with the touches zeroed"
 }
 read_back=$(grep -n 'cudaMemcpyDeviceToHost, s)); // expect: SC203' "$abs_top_srcdir/testapps/pageable_loop.cu" |
     cut -d: -f1)
@@ -105,9 +107,10 @@ fi
 read_backs keep
 [ "$count" = 8 ] && [ "$nt" = 8 ] && [ "$again" = 0 ] && [ -n "$with" ] && [ -n "$without" ] &&
     [ "$without" -ge $((with + touch * 3 / 4)) ]
-ok $? "pageable_loop keep: 8 read-backs into fresh pages kept, their first touch timed apart and not saved by SC203's fix"
+ok $? "pageable_loop keep: 8 read-backs into fresh pages kept, their first touch timed apart, not saved by SC203's fix"
 read_backs fresh
 # each mapping where the last was: the replay keeps the first touch only
-[ "$count" = 8 ] && [ "$nt" = 8 ] && [ "$again" -ge 4 ] && [ -n "$with" ] && [ -n "$without" ] &&
+[ "$count" = 8 ] && [ "$nt" = 8 ] && [ "$again" -ge 4 ] && [ "$released" = 8 ] && [ -n "$with" ] &&
+    [ -n "$without" ] &&
     [ "$without" -ge $((with + first * 3 / 4)) ] && [ "$without" -le $((with + first * 5 / 4 + 100000)) ]
-ok $? "pageable_loop fresh: 8 read-backs into a new mapping each, the touches after the first saved by SC203's fix"
+ok $? "pageable_loop fresh: 8 read-backs into a new mapping each, each released, all touches but the first saved"

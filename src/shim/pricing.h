@@ -51,7 +51,7 @@ typedef enum sc_pr_fix {
     SC_PR_FIX_NONE = 0,   /* not modelled: the finding keeps its other price */
     SC_PR_FIX_NO_WAIT,    /* the wait goes (moved to where its result is used, or dropped) */
     SC_PR_FIX_PIN,        /* the copy comes from pinned memory: queued, at the pinned rate;
-                             a device-to-host one still waited for; its source not released
+                             a device-to-host one still waited for; its host side not released
                              (release_ns); its destination's first touch (touch_ns) made at the
                              thread's start, where the pinned buffer is allocated, once for
                              destinations touched again (touch_again) */
@@ -66,8 +66,9 @@ typedef struct sc_pr_call {
     uint64_t own_ns;      /* the recorder's own time around the call, outside [t0, t1]: in
                              the host time between it and its neighbours, not the program's */
     uint64_t release_ns;  /* pageable copies: host time the thread spent after it unmapping the copy's
-                             source (a DataLoader's batch in shared memory): the pinned buffer of the
-                             fix is not released each step (SC_PR_FIX_PIN) */
+                             host side (a DataLoader's batch in shared memory, a result read back into
+                             a new mapping): the pinned buffer of the fix is not released each step
+                             (SC_PR_FIX_PIN) */
     uint64_t touch_ns;    /* pageable copies to the host: the part of the call (after its wait) spent
                              faulting in destination pages never written before; the fix's pinned
                              buffer has them touched where it is allocated, before the thread's work,

@@ -34,10 +34,11 @@ typedef struct sc_rl_log {
     pid_t tid;                /* the thread it belongs to (thread records are recycled) */
     pthread_t self;           /* ... as pthread_join names it */
     unsigned lid;             /* its legacy-stream lifetime (hb.h), 0 none */
-    /* the host side of the thread's last two pageable copies to the device,
-       and their records: the time the thread then spends unmapping one is
-       its release, which a pinned buffer kept for the next step would not
-       cost (unmap.c; off the fast path's part of the thread) */
+    /* the host side of the thread's last two pageable copies (a batch sent,
+       a result read back), and their records: the time the thread then
+       spends unmapping one is its release, which a pinned buffer kept for
+       the next step would not cost (unmap.c; off the fast path's part of
+       the thread) */
     struct { uintptr_t lo, hi; uint32_t rec; } src[2];
     /* the destinations of its last copies to the host that first touched
        their pages (touch.h), newest at `touched_next - 1`: a copy that
@@ -204,7 +205,7 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
     t->rl.threads = 0;
     if (c->touch_ns)
         c->touch_again = (uint8_t)touched_before(l, (uintptr_t)op->host, op->bytes);
-    if (what == SC_PR_COPY_PAGEABLE && c->dir == SC_PR_H2D && op->host && op->bytes) {
+    if (what == SC_PR_COPY_PAGEABLE && c->dir && op->host && op->bytes) {
         l->src[1] = l->src[0];
         l->src[0].lo = (uintptr_t)op->host;
         l->src[0].hi = (uintptr_t)op->host + op->bytes;
@@ -252,7 +253,9 @@ void sc_rl_join(pthread_t other, uint64_t t0, uint64_t t1)
    from its workers; dropping the batch after the copy unmaps it, which
    frees its pages: milliseconds for tens of MiB, on the thread that
    copied.  With pin_memory=True the pinning thread receives and releases
-   the batches, so that time goes with the fix as the copy's does. */
+   the batches, so that time goes with the fix as the copy's does.  A
+   result read back into a new mapping each step (.cpu() above glibc's
+   mmap threshold) is unmapped when dropped: one pinned buffer kept is not. */
 int sc_rl_src_of(const sc_thread *t, const void *addr, size_t len)
 {
     const sc_rl_log *l = t->rlog;

@@ -46,7 +46,7 @@ void sc_rl_own(struct sc_thread *t, uint32_t rec, uint64_t ticks);
    (pthread_join; hb_pthread.c). */
 void sc_rl_join(pthread_t other, uint64_t t0, uint64_t t1);
 /* Whether [addr, addr + len) holds the host side of one of thread t's
-   last pageable copies to the device (its index in t's list, else -1),
+   last two pageable copies (its index in t's list, else -1),
    and: the thread spent ns unmapping it (unmap.c). */
 int sc_rl_src_of(const struct sc_thread *t, const void *addr, size_t len);
 void sc_rl_unmapped(struct sc_thread *t, const void *addr, size_t len, uint64_t ns);

@@ -1,9 +1,11 @@
 /* unmap.c: munmap, interposed to time the release of a pageable copy's
- * source (runlog.c, sc_rl_unmapped): PyTorch's DataLoader workers pass
+ * host side (runlog.c, sc_rl_unmapped): PyTorch's DataLoader workers pass
  * each batch in shared memory, and the thread that copied it to the GPU
  * frees those pages when it drops the batch.  Pinning (pin_memory=True)
  * moves that work to the loader's pinning thread, so the fix of a
  * pageable copy (SC203) saves it too, and the pricing model must know it.
+ * A result read back into a new mapping and dropped (a large .cpu() each
+ * step) is released the same way; one pinned buffer kept is not.
  *
  * Every other unmap passes straight through: a thread-local load, the
  * thread's run log, and a compare with its last two copies' ranges (kept
