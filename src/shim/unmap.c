@@ -32,10 +32,7 @@ static munmap_fn _Atomic real_munmap;
 
 __attribute__((constructor)) static void find_munmap(void)
 {
-    typedef void *(*dlsym_fn)(void *, const char *);
-    dlsym_fn f = (dlsym_fn)sc_resolve_real_dlsym();
-    void *p = f ? f(RTLD_NEXT, "munmap") : NULL;
-    atomic_store(&real_munmap, (munmap_fn)p);
+    atomic_store(&real_munmap, (munmap_fn)sc_dlsym_real(RTLD_NEXT, "munmap"));
 }
 
 static int unmap(void *addr, size_t len)
