@@ -21,7 +21,10 @@
  * capture (nothing runs).  A device-to-host copy into pages never written
  * is always waited for, and its pages are then faulted in apart from the
  * copy (touch.h): neither the sample's rate nor SC203's price holds the
- * first touch, which pinning does not save.
+ * first touch, which pinning does not save.  Into pages the thread's
+ * copies touched before (a mapping made anew), it is waited for too, but
+ * the copy faults them itself: its time is all saved by the fix, and
+ * teaches no rate.
  */
 #include "config.h"
 
@@ -95,9 +98,17 @@ void sc_drain_before(sc_op *op, int lane_idle)
        as it is. */
     int cold = op->dir == SC_DIR_D2H && !sc_kind_is(op->kind, SC_KF_2D | SC_KF_3D) &&
                sc_touch_cold(op->host, op->bytes);
+    /* Pages the thread's copies touched before, mapped anew: the copy
+       faults them as natively, the whole of it saved by the fix, and its
+       time, faults and all, teaches no rate (touch.h) */
+    if (cold && sc_touch_seen(op->host, op->bytes)) {
+        op->touch_again = 1;
+        cold = 0;
+    }
     if (!lane_idle) {
         uint64_t n = atomic_fetch_add_explicit(&class_of(op)->n, 1, memory_order_relaxed) + 1;
-        if ((sc_g.ablate & SC_ABLATE_DRAIN) || (!cold && n > SAMPLE_FIRST && n % SAMPLE_EVERY)) {
+        if ((sc_g.ablate & SC_ABLATE_DRAIN) ||
+            (!cold && !op->touch_again && n > SAMPLE_FIRST && n % SAMPLE_EVERY)) {
             op->marks |= SC_M_SPLIT_EST;
             return;
         }
@@ -111,8 +122,10 @@ uint64_t sc_drain_after(sc_op *op, uint64_t blocked)
 {
     struct drain_class *c = class_of(op);
     if (!(op->marks & SC_M_SPLIT_EST)) {
-        atomic_fetch_add_explicit(&c->ns, blocked, memory_order_relaxed);
-        atomic_fetch_add_explicit(&c->bytes, op->bytes, memory_order_relaxed);
+        if (!op->touch_again) {
+            atomic_fetch_add_explicit(&c->ns, blocked, memory_order_relaxed);
+            atomic_fetch_add_explicit(&c->bytes, op->bytes, memory_order_relaxed);
+        }
         return blocked;
     }
     uint64_t ns = atomic_load_explicit(&c->ns, memory_order_relaxed);

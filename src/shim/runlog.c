@@ -24,8 +24,6 @@
 
 _Atomic int sc_rl_on;
 
-#define TOUCHED 8
-
 typedef struct sc_rl_log {
     sc_pr_call *v;
     size_t n, cap;
@@ -40,11 +38,6 @@ typedef struct sc_rl_log {
        the next step would not cost (unmap.c; off the fast path's part of
        the thread) */
     struct { uintptr_t lo, hi; uint32_t rec; } src[2];
-    /* the destinations of its last copies to the host that first touched
-       their pages (touch.h), newest at `touched_next - 1`: a copy that
-       touches one of them again is the program mapping it anew */
-    struct { uintptr_t lo, hi; } touched[TOUCHED];
-    unsigned touched_next;
     struct sc_rl_log *next;
 } sc_rl_log;
 
@@ -160,19 +153,6 @@ static float demand_of(unsigned dev, double threads)
     return r > 0 && threads < r ? (float)(threads / r) : 1.0f;
 }
 
-/* Whether [a, a + n) overlaps a destination the thread's earlier copies
-   touched first; if not, it is remembered (the oldest forgotten). */
-static int touched_before(sc_rl_log *l, uintptr_t a, size_t n)
-{
-    for (unsigned i = 0; i < TOUCHED; i++)
-        if (l->touched[i].hi && a < l->touched[i].hi && a + n > l->touched[i].lo)
-            return 1;
-    l->touched[l->touched_next % TOUCHED].lo = a;
-    l->touched[l->touched_next % TOUCHED].hi = a + n;
-    l->touched_next++;
-    return 0;
-}
-
 uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_t wait_ns)
 {
     if (!sc_rl_on)
@@ -190,7 +170,7 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
     uint32_t device = dev < SC_DEV_UNKNOWN ? dev : 0;
     sc_pr_call *c = &l->v[l->n];
     *c = (sc_pr_call){.t0 = t0, .t1 = t1 > t0 ? t1 : t0, .wait_ns = wait_ns, .bytes = op->bytes,
-                      .touch_ns = op->touch_ns,
+                      .touch_ns = op->touch_ns, .touch_again = op->touch_again,
                       .nsub = t->rl.nsub, .what = what,
                       .dir = op->dir == SC_DIR_H2D ? SC_PR_H2D : op->dir == SC_DIR_D2H ? SC_PR_D2H : 0};
     if (c->wait_ns > c->t1 - c->t0)
@@ -203,8 +183,6 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
         c->fast_demand = demand_of(dev, (double)t->rl.threads / t->rl.kernels);
     t->rl.nsub = t->rl.kernels = 0;
     t->rl.threads = 0;
-    if (c->touch_ns)
-        c->touch_again = (uint8_t)touched_before(l, (uintptr_t)op->host, op->bytes);
     if (what == SC_PR_COPY_PAGEABLE && c->dir && op->host && op->bytes) {
         l->src[1] = l->src[0];
         l->src[0].lo = (uintptr_t)op->host;

@@ -139,6 +139,7 @@ typedef struct sc_op {
     uint64_t drain_tk;    /* the same in TSC ticks: the driver's wait, not our time (and the touch's) */
     uint64_t touch_ns;    /* SC203 to the host: faulting in its destination's fresh pages, done after
                              the wait and before the call (touch.h) */
+    uint8_t touch_again;  /* ... pages the thread's copies touched before: left to the copy (touch.h) */
     uint64_t tin;         /* slow path: TSC at entry into sc_pre, then ticks spent in it */
     int saved_errno;
     uint32_t grid, block; /* launches: blocks of the grid and threads of a block (the run

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "sc.h"
 #include "touch.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -27,6 +28,13 @@
 #define VEC 4096                 /* pages asked of mincore at a time */
 
 static _Atomic int unsupported;  /* the kernel refused MADV_POPULATE_WRITE: never again */
+
+/* The destinations of the thread's last cold copies to the host, newest
+   at `next - 1`: a copy into one of them again is the program mapping it
+   anew (touch.h, sc_touch_seen). */
+#define SEEN 8
+static SC_TLS struct { uintptr_t lo, hi; } seen[SEEN];
+static SC_TLS unsigned seen_next;
 
 static uintptr_t page_size(void)
 {
@@ -75,4 +83,16 @@ uint64_t sc_touch_populate(const void *addr, size_t len)
         atomic_store_explicit(&unsupported, 1, memory_order_relaxed);
     errno = saved;
     return none ? 0 : ns;
+}
+
+int sc_touch_seen(const void *addr, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr;
+    for (unsigned i = 0; i < SEEN; i++)
+        if (seen[i].hi && a < seen[i].hi && a + len > seen[i].lo)
+            return 1;
+    seen[seen_next % SEEN].lo = a;
+    seen[seen_next % SEEN].hi = a + len;
+    seen_next++;
+    return 0;
 }
