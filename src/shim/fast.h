@@ -165,9 +165,13 @@ ptds:
 }
 
 /* A call the fast path kept, for the run log (runlog.h): how many since
-   the last recorded call, and where the last one went. */
+   the last recorded call, and where the last one went.  Only GPU work:
+   an event recorded or waited for has no time of its own to be given
+   (the GPU's busy time is shared among the submissions, pricing.c). */
 static inline void sc_fast_kept(sc_thread *t, const sc_op *op)
 {
+    if (!sc_kind_is(op->kind, SC_KF_WORK))
+        return;
     t->rl.nsub++;
     t->rl.last = op->stream;
     t->rl.last_pt = op->pt;

@@ -350,19 +350,60 @@ static double pinned_ns(const scen *s, const sc_pr_call *c)
 
 /* What a thread's build keeps: its last operation, the stream it went to,
    its last operation on each of the model's streams, its kernels' demand,
-   and the host time the fix spares it after a pinned copy (the source's
-   release, which the replay takes from the host time that follows). */
-typedef struct tstate { int last_op, last_stream; int *last_on; double demand; uint64_t spared; } tstate;
+   the host time the fix spares it after a pinned copy (the source's
+   release, which the replay takes from the host time that follows), and
+   the orders its dropped waits leave to the GPU: the operation each waited
+   for (dep, the newest DEPS), numbered (gen), and per model stream the
+   number of the last one its work was ordered after (applied). */
+#define DEPS 8
+typedef struct tstate {
+    int last_op, last_stream, last_d2h;
+    int *last_on;
+    unsigned char *d2h_on;   /* per model stream: its last operation is a copy to the host */
+    unsigned *applied;
+    double demand;
+    uint64_t spared;
+    struct { int op, stream; } dep[DEPS];
+    unsigned gen;
+} tstate;
+
+/* A host wait the fix drops, for operation op on replay stream `stream`:
+   the thread's later work on other streams, which the wait ordered after
+   op, is ordered after it on the GPU, as an event would order it (the
+   seed's upload, compute and download streams: cudaEventRecord and
+   cudaStreamWaitEvent instead of each cudaStreamSynchronize).  A wait
+   whose result the host reads (loss.item()) orders nothing on one stream,
+   and a wait for a copy to the host orders nothing on the GPU: no later
+   GPU work reads what it wrote (the seed's download, then the next chunk's
+   upload: with events the upload does not wait for it). */
+static void dropped_wait(tstate *ts, int op, int stream, int d2h)
+{
+    if (op < 0 || d2h)
+        return;
+    ts->dep[ts->gen % DEPS].op = op;
+    ts->dep[ts->gen % DEPS].stream = stream;
+    ts->gen++;
+}
 
 static int submit(scen *s, int t, tstate *ts, int stream, sc_rp_engine e, double ns, double demand,
                   uint32_t model_stream)
 {
+    if (model_stream < s->m->nstreams && ts->applied[model_stream] < ts->gen) {
+        unsigned from = ts->gen - ts->applied[model_stream] > DEPS ? ts->gen - DEPS : ts->applied[model_stream];
+        for (unsigned g = from; g < ts->gen; g++)
+            if (ts->dep[g % DEPS].stream != stream && sc_rp_stream_wait_op(s->g, t, stream, ts->dep[g % DEPS].op) < 0)
+                return -1;
+        ts->applied[model_stream] = ts->gen;
+    }
     int op = sc_rp_submit(s->g, t, stream, e, (uint64_t)(ns + 0.5), demand, 0);
     if (op >= 0) {
         ts->last_op = op;
         ts->last_stream = stream;
-        if (model_stream < s->m->nstreams)
+        ts->last_d2h = e == SC_RP_COPY_D2H;
+        if (model_stream < s->m->nstreams) {
             ts->last_on[model_stream] = op;
+            ts->d2h_on[model_stream] = e == SC_RP_COPY_D2H;
+        }
     }
     return op;
 }
@@ -397,7 +438,14 @@ static int copy_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
     int op = submit(s, t, ts, st, e, pinned_ns(s, c), 1, SC_PR_NONE);
     if (op < 0)
         return -1;
-    if (c->dir == SC_PR_D2H && !nowait && sc_rp_wait_op(s->g, t, op) < 0)
+    /* A synchronous copy's result is used when the call returns: the fix
+       (cudaMemcpyAsync, then a sync) still waits for it.  An async call's
+       is used where the program waits next (PyTorch's .cpu() syncs the
+       stream right after it), which the replay has: a pinned async copy to
+       the host returns at once (DRV, 2. API synchronization behavior:
+       "for transfers between device memory and pinned host memory, the
+       function is fully asynchronous") */
+    if (c->dir == SC_PR_D2H && !nowait && c->what == SC_PR_COPY_SYNC && sc_rp_wait_op(s->g, t, op) < 0)
         return -1;
     return sc_rp_cpu(s->g, t, host) < 0;
 }
@@ -405,7 +453,12 @@ static int copy_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
 static int wait_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, unsigned fx)
 {
     int rc = 0;
-    if (!(fx & (1u << SC_PR_FIX_NO_WAIT))) {
+    if (fx & (1u << SC_PR_FIX_NO_WAIT)) {
+        if (c->what == SC_PR_WAIT_STREAM && c->stream < s->m->nstreams)
+            dropped_wait(ts, ts->last_on[c->stream], st, ts->d2h_on[c->stream]);
+        else if (c->what == SC_PR_WAIT_EVENT)
+            dropped_wait(ts, ts->last_op, ts->last_stream, ts->last_d2h);
+    } else {
         if (c->what == SC_PR_WAIT_STREAM)
             rc = sc_rp_wait_stream(s->g, t, st);
         else if (c->what == SC_PR_WAIT_EVENT && ts->last_op >= 0)
@@ -434,15 +487,15 @@ static double backlog(const sc_pr_model *m, const sc_pr_call *c, double fast)
 
 /* The first touch of the pages that the thread's pinned copies write
    (touch_ns): the pinned buffers of the fix are allocated, pages touched
-   and locked, before the thread's work, so the fix saves none of it; but
-   where the program mapped a destination anew (touch_again), one buffer
-   kept serves, and its touches after the first are saved. */
+   and locked, before the thread's work, so the fix saves none of it.
+   Where the program mapped a destination anew (touch_again), one buffer
+   kept serves: those touches are in the copy's own time, saved. */
 static int first_touch(scen *s, const sc_pr_thread *th, int rt)
 {
     uint64_t ns = 0;
     for (size_t i = 0; i < th->n; i++) {
         const sc_pr_call *c = &th->calls[i];
-        unsigned fx = c->touch_ns && !c->touch_again && c->what == SC_PR_COPY_PAGEABLE ? fixes(s, c) : 0;
+        unsigned fx = c->touch_ns && c->what == SC_PR_COPY_PAGEABLE ? fixes(s, c) : 0;
         if ((fx & (1u << SC_PR_FIX_PIN)) && !(fx & (1u << SC_PR_FIX_DROP)))
             ns += c->touch_ns;
     }
@@ -458,9 +511,15 @@ static int build_thread(scen *s, size_t t, const work *w)
         return 0;
     int rt = (int)t;
     tstate ts = {.last_op = -1, .last_stream = -1, .demand = 0,
-                 .last_on = malloc((s->m->nstreams + 1) * sizeof *ts.last_on)};
-    if (!ts.last_on)
+                 .last_on = malloc((s->m->nstreams + 1) * sizeof *ts.last_on),
+                 .applied = calloc(s->m->nstreams + 1, sizeof *ts.applied),
+                 .d2h_on = calloc(s->m->nstreams + 1, sizeof *ts.d2h_on)};
+    if (!ts.last_on || !ts.applied || !ts.d2h_on) {
+        free(ts.last_on);
+        free(ts.applied);
+        free(ts.d2h_on);
         return -1;
+    }
     for (size_t i = 0; i < s->m->nstreams; i++)
         ts.last_on[i] = -1;
     double dsum = 0, dn = 0;
@@ -508,7 +567,12 @@ static int build_thread(scen *s, size_t t, const work *w)
         }
         switch ((sc_pr_what)c->what) {
         case SC_PR_SUBMIT:
-            if (w[i].self > 0)
+            /* an async copy to or from pinned memory runs on its copy
+               engine, beside kernels and the other direction's copies */
+            if (w[i].self > 0 && (c->dir == SC_PR_H2D || c->dir == SC_PR_D2H))
+                rc |= submit(s, rt, &ts, st, c->dir == SC_PR_D2H ? SC_RP_COPY_D2H : SC_RP_COPY_H2D, w[i].self, 1,
+                             c->stream) < 0;
+            else if (w[i].self > 0)
                 rc |= submit(s, rt, &ts, st, SC_RP_COMPUTE, w[i].self, c->demand > 0 ? c->demand : ts.demand,
                              c->stream) < 0;
             else
@@ -534,6 +598,8 @@ static int build_thread(scen *s, size_t t, const work *w)
         prev = c->t1;
     }
     free(ts.last_on);
+    free(ts.applied);
+    free(ts.d2h_on);
     return rc ? -1 : 0;
 }
 

@@ -51,10 +51,11 @@ typedef enum sc_pr_fix {
     SC_PR_FIX_NONE = 0,   /* not modelled: the finding keeps its other price */
     SC_PR_FIX_NO_WAIT,    /* the wait goes (moved to where its result is used, or dropped) */
     SC_PR_FIX_PIN,        /* the copy comes from pinned memory: queued, at the pinned rate;
-                             a device-to-host one still waited for; its host side not released
-                             (release_ns); its destination's first touch (touch_ns) made at the
-                             thread's start, where the pinned buffer is allocated, once for
-                             destinations touched again (touch_again) */
+                             a synchronous one to the host still waited for, an async one
+                             waited for where the program waits (its next sync); its host side
+                             not released (release_ns); its destination's first touch
+                             (touch_ns) made at the thread's start, where the pinned buffer is
+                             allocated; pages touched again (touch_again) not touched at all */
     SC_PR_FIX_STREAM,     /* waits for the thread's own stream, not the whole device */
     SC_PR_FIX_OWN_STREAM, /* the thread's legacy-stream work goes to a stream of its own */
     SC_PR_FIX_DROP,       /* the call goes (an allocation hoisted out of the loop) */
@@ -71,8 +72,7 @@ typedef struct sc_pr_call {
                              (SC_PR_FIX_PIN) */
     uint64_t touch_ns;    /* pageable copies to the host: the part of the call (after its wait) spent
                              faulting in destination pages never written before; the fix's pinned
-                             buffer has them touched where it is allocated, before the thread's work,
-                             unless touch_again */
+                             buffer has them touched where it is allocated, before the thread's work */
     uint64_t bytes;       /* copies */
     uint32_t stream;      /* index into the model's streams; where it submitted or what it waited for */
     uint32_t nsub;        /* submissions the thread made since its previous recorded call, not recorded */
@@ -80,9 +80,10 @@ typedef struct sc_pr_call {
     uint16_t finding[2];  /* the findings it counts in: index + 1, 0 none */
     uint8_t what;         /* sc_pr_what */
     uint8_t dir;          /* copies: SC_PR_H2D or SC_PR_D2H */
-    uint8_t touch_again;  /* its destination overlaps one the thread's earlier copies touched: the
-                             program unmapped and mapped it again (a tensor's .cpu() each step), where
-                             one pinned buffer, kept, would have been touched once */
+    uint8_t touch_again;  /* its destination has cold pages where the thread's earlier copies touched:
+                             the program unmapped and mapped it again (a tensor's .cpu() each step),
+                             where one pinned buffer, kept, is touched once.  The copy faulted them
+                             in its own time (touch_ns 0), all of which the fix saves */
     float demand;         /* launches: the share of the device it asks for (0: unknown) */
     float fast_demand;    /* the same for the kernels among the nsub submissions before it */
 } sc_pr_call;
