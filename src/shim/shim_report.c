@@ -291,15 +291,18 @@ static sc_cost_basis replay_basis(void)
     return source == SC_PRICE_MEASURED ? SC_COST_REPLAY_MEASURED : SC_COST_REPLAY;
 }
 
-/* What the share of the aggregate k is of: the steady loop where the
-   model found one, unless all k's calls came before it (the set-up's: of
-   the active window); 0 without a model. */
+/* What the share of the aggregate k is of: with --range, the time in the
+   range (as the report judges every finding, judge.c); else the steady
+   loop where the model found one, unless all k's calls came before it
+   (the set-up's: of the active window); 0 without a model. */
 static uint64_t share_window(const sc_agg_key *k)
 {
     uint64_t window, model, fixed, loop = sc_price_loop();
     int source;
     if (!sc_price_window(&window, &model, &fixed, &source))
         return 0;
+    if (sc_range_scope() && sc_range_scope_ns())
+        return sc_range_scope_ns();
     return loop && !sc_price_before_loop(k) ? loop : window;
 }
 
@@ -318,7 +321,7 @@ static void priced_cost(const sc_agg_key *k, sc_finding *f)
 /* An SC403 candidate is a finding only when its call site waited three
    times or more (a wait in a loop: once or twice is set-up or the end) and
    not waiting there saves as much as a warning must (--warn-cost,
-   --warn-share of the steady loop or the active window): most waits are
+   --warn-share of the range, the steady loop or the active window): most waits are
    where the results are needed, and a note for each would say nothing
    (libstreamcheck(7), SC403). */
 static int sc403_drops(const sc_agg_key *k, const sc_agg_val *v)
