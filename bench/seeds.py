@@ -109,7 +109,13 @@ def parse_args():
                    help="with --merge: time nothing again; run each way once under streamcheck, in detect "
                         "mode and with --measure, and put the cost streamcheck estimates beside the gain "
                         "measured earlier")
+    p.add_argument("--estimates-from", metavar="RAW",
+                   help="with --merge --estimates: run nothing; take each comparison's estimates from RAW, "
+                        "the --raw file of an --estimates run (of this streamcheck, on a GPU of the same "
+                        "kind), beside the gains kept in --raw: no GPU needed")
     a = p.parse_args()
+    if a.estimates_from and not (a.merge and a.estimates):
+        p.error("--estimates-from goes with --merge --estimates")
     if a.reps < 5:
         p.error("--reps must be at least 5")
     return a
@@ -231,6 +237,7 @@ class Comparison:
         self.hazard, self.hurts_note = hazard, hurts_note
         self.slow, self.fast, self.metric, self.unit, self.better = slow, fast, metric, unit, better
         self.same_output, self.note, self.once = same_output, note, once
+        self.measured = None          # the start of the run that timed it
         self.values = {"slow": [], "fast": []}
         self.findings = {}
         self.estimates = {}   # mode -> {"slow": cost, "fast": cost} (Runner.cost)
@@ -295,15 +302,19 @@ class Comparison:
 
     def to_json(self):
         return {"values": self.values, "findings": self.findings, "problems": self.problems,
-                "status": self.status, "note": self.note, "estimates": self.estimates}
+                "status": self.status, "note": self.note, "estimates": self.estimates,
+                "measured": self.measured}
 
-    def from_json(self, d, note):
+    def from_json(self, d, when):
+        """A comparison kept in a --raw file; when: that file's run, for
+        one that does not say which run timed it."""
         self.estimates = d.get("estimates", {})
         self.values = d.get("values", self.values)
         self.findings = {k: tuple(v) for k, v in d.get("findings", {}).items()}
         self.problems = d.get("problems", [])
         self.status = d.get("status", "not measured")
-        self.note = note
+        self.measured = d.get("measured") or when
+        self.note = "from the run of %s" % self.measured
 
     def ratio(self):
         s, f = median(self.values["slow"]), median(self.values["fast"])
@@ -681,6 +692,41 @@ def have_gpu():
         return False
 
 
+def estimates_from(args):
+    """--estimates-from: the gains kept in --raw, the estimates of another
+    run's raw file, written out as an --estimates run would."""
+    try:
+        with open(args.raw) as fh:
+            prev = json.load(fh)
+        with open(args.estimates_from) as fh:
+            est = json.load(fh)
+    except (OSError, ValueError) as e:
+        print("bench-seeds: %s" % e, file=sys.stderr)
+        return 2
+    when = prev.get("meta", {}).get("started", "an earlier run")
+    kept, theirs = prev.get("comparisons", {}), est.get("comparisons", {})
+    comps = []
+    for c in build(args):
+        if c.key in kept:
+            c.from_json(kept[c.key], when)
+            c.estimates = theirs.get(c.key, {}).get("estimates", {})
+            comps.append(c)
+    meta = dict(est.get("meta", {}))
+    outdir = os.path.dirname(os.path.abspath(args.results))
+    meta["argv"] = portable([os.path.basename(sys.executable or "python3")] + sys.argv, outdir)
+    try:
+        started = datetime.datetime.strptime(meta.get("started", ""), "%Y-%m-%d %H:%M UTC")
+    except ValueError:
+        started = datetime.datetime.now(datetime.timezone.utc)
+    write_results(args.results, args, comps, meta, started, True)
+    with open(args.raw, "w") as fh:
+        json.dump({"meta": meta, "comparisons": {c.key: c.to_json() for c in comps},
+                   "runs": prev.get("runs", [])}, fh, indent=1)
+    print("bench-seeds: %s written: the gains kept in %s, the estimates of the run of %s" % (
+        args.results, args.raw, est.get("meta", {}).get("started", "?")))
+    return 0
+
+
 def main():
     args = parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
@@ -712,6 +758,8 @@ def main():
     if unknown:
         print("bench-seeds: unknown section(s) or comparison(s) %s" % ", ".join(sorted(unknown)), file=sys.stderr)
         return 2
+    if args.estimates_from:
+        return estimates_from(args)
     if not have_gpu():
         print("bench-seeds: needs a GPU (nvidia-smi -L finds none); nothing measured")
         return 0
@@ -752,7 +800,7 @@ def main():
         kept_runs = prev.get("runs", [])
         for c in everything:
             if (args.estimates or not wanted(c)) and c.key in kept:
-                c.from_json(kept[c.key], "from the run of %s" % when)
+                c.from_json(kept[c.key], when)
                 comps.append(c)
         order = {c.key: i for i, c in enumerate(everything)}
         comps.sort(key=lambda c: order[c.key])
@@ -799,6 +847,7 @@ def main():
             continue
         n0, c0 = len(runner.raw), time.monotonic()
         c.measure(runner, args.reps)
+        c.measured = meta["started"]
         if len(runner.raw) > n0:
             per_run.append((time.monotonic() - c0) / (len(runner.raw) - n0))
         print("%-22s slow %10s  fast %10s  %s %s%s" % (c.key, fmt(median(c.values["slow"])),
