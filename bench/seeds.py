@@ -238,6 +238,7 @@ class Comparison:
         self.slow, self.fast, self.metric, self.unit, self.better = slow, fast, metric, unit, better
         self.same_output, self.note, self.once = same_output, note, once
         self.measured = None          # the start of the run that timed it
+        self.estimated = None         # ... and of the run that estimated it
         self.values = {"slow": [], "fast": []}
         self.findings = {}
         self.estimates = {}   # mode -> {"slow": cost, "fast": cost} (Runner.cost)
@@ -303,7 +304,7 @@ class Comparison:
     def to_json(self):
         return {"values": self.values, "findings": self.findings, "problems": self.problems,
                 "status": self.status, "note": self.note, "estimates": self.estimates,
-                "measured": self.measured}
+                "measured": self.measured, "estimated": self.estimated}
 
     def from_json(self, d, when):
         """A comparison kept in a --raw file; when: that file's run, for
@@ -314,6 +315,7 @@ class Comparison:
         self.problems = d.get("problems", [])
         self.status = d.get("status", "not measured")
         self.measured = d.get("measured") or when
+        self.estimated = d.get("estimated") or (when if self.estimates else None)
         self.note = "from the run of %s" % self.measured
 
     def ratio(self):
@@ -664,6 +666,12 @@ def write_results(path, args, comps, meta, started, finished):
             w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 c.key, fmt(g), over, "–" if d is None else fmt(d), slow.get("basis", "-"), rel(d, g),
                 "not available" if m is None else fmt(m), rel(m, g)))
+        w("")
+        runs = {}
+        for c in est:
+            runs.setdefault(c.estimated or "?", []).append(c.key)
+        for when in sorted(runs):
+            w("- **%s**: estimated in the run of %s." % (", ".join(runs[when]), when))
     w("")
     w("## Every run")
     w("")
@@ -710,6 +718,7 @@ def estimates_from(args):
         if c.key in kept:
             c.from_json(kept[c.key], when)
             c.estimates = theirs.get(c.key, {}).get("estimates", {})
+            c.estimated = theirs.get(c.key, {}).get("estimated") or est.get("meta", {}).get("started")
             comps.append(c)
     meta = dict(est.get("meta", {}))
     outdir = os.path.dirname(os.path.abspath(args.results))
@@ -825,6 +834,7 @@ def main():
                 print("%-22s skipped: over the time budget" % c.key, flush=True)
                 continue
             c.estimate(runner)
+            c.estimated = meta["started"]
             e = c.estimates
             print("%-22s gain %8s ms  detect %s  measure %s" % (
                 c.key, fmt(c.gain_ms()), e.get("detect"), e.get("measure")), flush=True)
