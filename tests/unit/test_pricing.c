@@ -254,6 +254,60 @@ START_TEST(first_touch_not_saved)
 }
 END_TEST
 
+/* Seed 003's chunks with the host synchronizing each stage: a 2 ms upload
+   on stream 0, a wait for it, a 1 ms kernel that fills the device on
+   stream 1, a wait, a 2 ms download on stream 2, a wait: 5 ms a chunk, ten
+   chunks.  With events instead of the waits the compute waits for its
+   upload and the download for its compute on the GPU, and the next
+   upload, on its own copy engine, waits for the last compute only (the
+   download's wait ordered nothing on the GPU): a chunk every 3 ms, about
+   18 ms saved of 50.  Replayed with no order at all the kernels would run
+   before their uploads (30 saved); with the copies on the compute engine
+   nothing would overlap (about 0). */
+static sc_pr_result host_synced_stages(uint64_t *saving, int joint)
+{
+    static run r;
+    r = (run){0};
+    static const sc_pr_stream st[3] = {{0, SC_PR_NONBLOCKING}, {0, SC_PR_NONBLOCKING}, {0, SC_PR_NONBLOCKING}};
+    static const struct { uint8_t dir; uint64_t ms; } stage[3] = {{SC_PR_H2D, 2}, {0, 1}, {SC_PR_D2H, 2}};
+    uint64_t now = MS;
+    for (int k = 0; k < 10; k++)
+        for (uint32_t j = 0; j < 3; j++) {
+            sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, now, now + 10000, 0, j);
+            c->dir = stage[j].dir;
+            c->bytes = stage[j].dir ? 4 * MS : 0;
+            c->demand = stage[j].dir ? 0 : 1;
+            uint64_t end = now + stage[j].ms * MS;
+            busy(&r, now + 5000, end - 5000);
+            add(&r, 0, SC_PR_WAIT_STREAM, now + 10000, end, end - now - 10000, j)->finding[0] = (uint16_t)(j + 1);
+            now = end;
+        }
+    add(&r, 0, SC_PR_OTHER, now, now + 10000, 0, 0);
+    sc_pr_finding f[3];
+    for (int j = 0; j < 3; j++)
+        f[j] = (sc_pr_finding){.fix = SC_PR_FIX_NO_WAIT, .in_all = 1, .joint = (uint8_t)joint};
+    return price(&r, 1, st, 3, f, 3, 0, 2.0, saving);
+}
+
+START_TEST(host_syncs_become_events)
+{
+    uint64_t saving[3];
+    sc_pr_result res = host_synced_stages(saving, 1);
+    uint64_t all = res.model_ns - res.fixed_ns;
+    ck_assert_uint_gt(all, 16 * MS);
+    ck_assert_uint_lt(all, 20 * MS);
+    /* alone, dropping the download's wait lets the next upload run beside
+       it (the whole saving); the upload's or the compute's alone saves
+       nothing, their order kept on the GPU and the host still waiting at
+       the next stage */
+    host_synced_stages(saving, 0);
+    ck_assert_uint_lt(saving[0], MS / 10);
+    ck_assert_uint_lt(saving[1], MS / 10);
+    ck_assert_uint_gt(saving[2], all - MS);
+    ck_assert_uint_lt(saving[2], all + MS / 10);
+}
+END_TEST
+
 /* Two waits a step, as a loss.item() then an accuracy .item(): the first
    waits for the step's 10 ms kernel, the second, after a tiny kernel, for
    almost nothing -- but without the first it would wait in its place.
@@ -424,6 +478,7 @@ int main(void)
     tcase_add_test(tc, released_sources);
     tcase_add_test(tc, first_touch_not_saved);
     tcase_add_test(tc, joint_waits);
+    tcase_add_test(tc, host_syncs_become_events);
     tcase_add_test(tc, join_follows_the_other_thread);
     tcase_add_test(tc, late_work_before_a_wait);
     tcase_add_test(tc, steady_loop_after_set_up);
