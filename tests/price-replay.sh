@@ -20,9 +20,11 @@
 # the next mapping lands where the last was, one pinned buffer would serve:
 # only the first is faulted in apart, the others are left to the copy (as
 # natively, touch_again) and the fix saves them (and each unmap: a release).
+# seed003_nested_sin hostsync: the event recorded after each download counts
+# as no submission in the record of the sync that follows.
 # TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..6"
+echo "1..7"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-replay.XXXXXX") || exit 1
@@ -97,12 +99,27 @@ EOF
     echo "# $1: SC203 at pageable_loop.cu:$read_back x$count (finding $f): $nt read-backs touched ($again again)," \
         "$touch ns in all ($first first), $released released; saving $with ns, $without with the touches zeroed"
 }
+# seed003_nested_sin hostsync records an event on the download stream after
+# each download, then synchronizes it: an event record is no GPU work, so
+# the sync's record counts no submission since the download (else half the
+# download's busy time went to the event, a kernel of the replay's).
+d=$tmp/seed003; mkdir -p "$d"
+STREAMCHECK_TEST_PRICE_DUMP="$d/d" "$SC_CLI" --simulate --format=json --output="$d" \
+    -- "$SC_APPS/seed003_nested_sin" hostsync 8 1048576 >/dev/null 2>&1
+set -- $(awk '/^ *[0-9]+ \+/ { for (i = 1; i < NF; i++) v[$i] = $(i + 1)
+                               if (v["what"] == 2 && pw == 0 && pd == 2) { n++; if (v["nsub"] != 0) bad++ }
+                               pw = v["what"]; pd = v["dir"] }
+              END { print n + 0, bad + 0 }' "$d"/d.*)
+echo "# seed003_nested_sin hostsync: $1 syncs right after a download, $2 of them counting a submission"
+[ "$1" = 8 ] && [ "$2" = 0 ]
+ok $? "seed003_nested_sin hostsync: the event recorded after each download is no submission of the sync's record"
+
 read_back=$(grep -n 'cudaMemcpyDeviceToHost, s)); // expect: SC203' "$abs_top_srcdir/testapps/pageable_loop.cu" |
     cut -d: -f1)
 # touch.c faults pages in with MADV_POPULATE_WRITE, Linux 5.14 and later
 if ! uname -r | awk -F. '{ exit !($1 > 5 || ($1 == 5 && $2 >= 14)) }'; then
-    echo "ok 5 # SKIP Linux $(uname -r) has no MADV_POPULATE_WRITE"
     echo "ok 6 # SKIP Linux $(uname -r) has no MADV_POPULATE_WRITE"
+    echo "ok 7 # SKIP Linux $(uname -r) has no MADV_POPULATE_WRITE"
     exit 0
 fi
 read_backs keep
