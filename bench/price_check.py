@@ -21,7 +21,8 @@ window (the report's window_ns when it has one, else the hazard's own time).
     python3 bench/price_check.py [--sim] [--stage DIR] [--only KEYS] [--pairs N]
                                  [--sc-runs N] [--out FILE.json] [--list]
 
-Pairs (--only takes keys or the groups c, python):
+Pairs (--only takes keys or the groups c, python; they run in the order it
+names them, and --list with --only lists them so):
   host_sync_loop-gpu   testapps/host_sync_loop each vs end, GPU-bound (SC403)
   host_sync_loop-host  the same, host-bound (SC403)
   pageable_loop-gpu    testapps/pageable_loop pageable vs pinned, GPU-bound (SC203)
@@ -573,7 +574,11 @@ def selected(a, table):
     known = {p.key for p in table} | {"c", "python"}
     if want - known:
         return "unknown pair(s) %s; --list lists them" % ", ".join(sorted(want - known))
-    chosen = [p for p in table if p.key in want or p.group in want]
+    # in the order --only names them (a group's pairs in the table's order),
+    # so that a budget cut leaves the later ones
+    order = a.only.split(",") if a.only else ["c", "python"]
+    rank = lambda p: min(order.index(k) for k in (p.key, p.group) if k in order)  # noqa: E731
+    chosen = sorted((p for p in table if p.key in want or p.group in want), key=rank)
     if a.sim:
         dropped = [p.key for p in chosen if p.group != "c"]
         if dropped and a.only:
@@ -628,9 +633,13 @@ def failed(res):
 def main():
     a = parse_args()
     why = locate(a)
-    if a.list:
+    if a.list:   # with --only, those it would run, in its order
         a.apps = a.apps or "testapps"
-        for p in pair_table(a):
+        chosen = selected(a, pair_table(a)) if a.only else pair_table(a)
+        if isinstance(chosen, str):
+            print("price_check: " + chosen, file=sys.stderr)
+            return 2
+        for p in chosen:
             print("%-20s %-7s %s  %s" % (p.key, p.group, p.rule, p.title))
         return 0
     if why:
