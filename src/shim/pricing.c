@@ -458,6 +458,10 @@ static int wait_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
             dropped_wait(ts, ts->last_on[c->stream], st, ts->d2h_on[c->stream]);
         else if (c->what == SC_PR_WAIT_EVENT)
             dropped_wait(ts, ts->last_op, ts->last_stream, ts->last_d2h);
+        else if (c->what == SC_PR_WAIT_DEVICE)   /* what it waited for on each of the thread's streams */
+            for (uint32_t j = 0; j < s->m->nstreams; j++)
+                if (ts->last_on[j] >= 0 && device_of(s->m, j) == device_of(s->m, c->stream))
+                    dropped_wait(ts, ts->last_on[j], stream_for(s, (size_t)t, j), ts->d2h_on[j]);
     } else {
         if (c->what == SC_PR_WAIT_STREAM)
             rc = sc_rp_wait_stream(s->g, t, st);

@@ -263,8 +263,9 @@ END_TEST
    download's wait ordered nothing on the GPU): a chunk every 3 ms, about
    18 ms saved of 50.  Replayed with no order at all the kernels would run
    before their uploads (30 saved); with the copies on the compute engine
-   nothing would overlap (about 0). */
-static sc_pr_result host_synced_stages(uint64_t *saving, int joint)
+   nothing would overlap (about 0).  The same with a device synchronization
+   after each stage. */
+static sc_pr_result host_synced_stages(uint64_t *saving, int joint, uint8_t wait)
 {
     static run r;
     r = (run){0};
@@ -279,7 +280,7 @@ static sc_pr_result host_synced_stages(uint64_t *saving, int joint)
             c->demand = stage[j].dir ? 0 : 1;
             uint64_t end = now + stage[j].ms * MS;
             busy(&r, now + 5000, end - 5000);
-            add(&r, 0, SC_PR_WAIT_STREAM, now + 10000, end, end - now - 10000, j)->finding[0] = (uint16_t)(j + 1);
+            add(&r, 0, wait, now + 10000, end, end - now - 10000, j)->finding[0] = (uint16_t)(j + 1);
             now = end;
         }
     add(&r, 0, SC_PR_OTHER, now, now + 10000, 0, 0);
@@ -291,8 +292,9 @@ static sc_pr_result host_synced_stages(uint64_t *saving, int joint)
 
 START_TEST(host_syncs_become_events)
 {
+    uint8_t wait = _i ? SC_PR_WAIT_DEVICE : SC_PR_WAIT_STREAM;
     uint64_t saving[3];
-    sc_pr_result res = host_synced_stages(saving, 1);
+    sc_pr_result res = host_synced_stages(saving, 1, wait);
     uint64_t all = res.model_ns - res.fixed_ns;
     ck_assert_uint_gt(all, 16 * MS);
     ck_assert_uint_lt(all, 20 * MS);
@@ -300,7 +302,7 @@ START_TEST(host_syncs_become_events)
        it (the whole saving); the upload's or the compute's alone saves
        nothing, their order kept on the GPU and the host still waiting at
        the next stage */
-    host_synced_stages(saving, 0);
+    host_synced_stages(saving, 0, wait);
     ck_assert_uint_lt(saving[0], MS / 10);
     ck_assert_uint_lt(saving[1], MS / 10);
     ck_assert_uint_gt(saving[2], all - MS);
@@ -478,7 +480,7 @@ int main(void)
     tcase_add_test(tc, released_sources);
     tcase_add_test(tc, first_touch_not_saved);
     tcase_add_test(tc, joint_waits);
-    tcase_add_test(tc, host_syncs_become_events);
+    tcase_add_loop_test(tc, host_syncs_become_events, 0, 2);
     tcase_add_test(tc, join_follows_the_other_thread);
     tcase_add_test(tc, late_work_before_a_wait);
     tcase_add_test(tc, steady_loop_after_set_up);
