@@ -7,6 +7,11 @@ runs of `tools/gpu-verify.sh price` on an H200 left
 each fix's gain measured natively, alternated, and the estimates of the
 time; the C pairs from one run, the Python pairs from a second, the same
 day, after the release of a pageable copy's source was recorded).
+bench/data/h200-price-dumps-2.tar.xz holds the same from a later run on a
+2-GPU H200 host, with read-backs' first touches and releases recorded, the
+readback pairs and the DDP loop's two ranks; its pairs.txt names each
+pair's rule and the pids of its detect and measured dumps (tab-separated),
+where the first set's are the list below.
 Each dump is replayed by bench/price_replay with this tree's model; the
 hazard's saving, against the one the dump recorded, scales the recorded
 estimate, and so its est/gain:
@@ -18,9 +23,12 @@ model is this tree's.  So a change to pricing.c can be judged against what
 the fixes really gained, without a GPU.  Bounds as bench/price_check.py's:
 0.75-1.25 measured and 0.50-2.00 detect where the fix gains 5% or more.
 
-    python3 bench/price_offline.py [--replay bench/price_replay] [--data FILE]
+    python3 bench/price_offline.py [--replay bench/price_replay] [--data FILE]...
+
+Without --data, every bench/data/*.tar.xz in turn; exit 1 when a pair fails.
 """
 import argparse
+import glob
 import os
 import re
 import subprocess
@@ -71,20 +79,34 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--replay", default=os.path.join(os.getcwd(), "bench", "price_replay"))
-    ap.add_argument("--data", default=os.path.join(here, "data", "h200-price-dumps.tar.xz"))
+    ap.add_argument("--data", action="append",
+                    help="a tarball of dumps and their price-check.md (default: every bench/data/*.tar.xz)")
     a = ap.parse_args()
     if not os.access(a.replay, os.X_OK):
         sys.exit("price_offline.py: no %s (make bench/price_replay)" % a.replay)
+    failed = 0
+    for i, data in enumerate(a.data or sorted(glob.glob(os.path.join(here, "data", "*.tar.xz")))):
+        print("%s%s:" % ("\n" if i else "", os.path.basename(data)))
+        failed += one(a, data)
+    return 1 if failed else 0
+
+
+def one(a, data):
+    """The pairs of one tarball; how many failed."""
     with tempfile.TemporaryDirectory() as tmp:
-        with tarfile.open(a.data) as t:
+        with tarfile.open(data) as t:
             t.extractall(tmp, filter="data") if hasattr(tarfile, "data_filter") else t.extractall(tmp)
         top = os.path.join(tmp, os.listdir(tmp)[0])
         rows = recorded(open(os.path.join(top, "price-check.md")).read())
+        pairs = PAIRS
+        if os.path.exists(os.path.join(top, "pairs.txt")):
+            pairs = [(n, r, int(d), int(m)) for n, r, d, m in
+                     (line.rstrip("\n").split("\t") for line in open(os.path.join(top, "pairs.txt")) if line.strip())]
         print("| pair | gain | detect est/gain: recorded -> this model | measured est/gain: recorded -> this model "
               "| replayed/window, detect, measured | result |")
         print("|---|---:|---:|---:|---:|---|")
         failed = 0
-        for name, rule, pd, pm in PAIRS:
+        for name, rule, pd, pm in pairs:
             share, rd, rm = rows[name]
             cells, fit, result = [], [], "pass"
             for pid, rec, lo, hi, mode in ((pd, rd, 0.5, 2.0, "detect"), (pm, rm, 0.75, 1.25, "measure")):
@@ -99,7 +121,7 @@ def main():
                     result = "%s: FAIL" % mode if result == "pass" else result + ", %s: FAIL" % mode
             failed += result != "pass"
             print("| %s | %.0f%% | %s | %s | %s | %s |" % (name, share, cells[0], cells[1], ", ".join(fit), result))
-        return 1 if failed else 0
+        return failed
 
 
 if __name__ == "__main__":
