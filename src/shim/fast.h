@@ -97,10 +97,6 @@ static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op
     unsigned mod = sc_module_of(t, (uintptr_t)op->ra);
     _Atomic uint64_t *c = &t->counts[mod][op->id];
     atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
-    /* After a wait the run log records the thread's next call (runlog.h). */
-    if (SC_UNLIKELY(t->rl.watch))
-        return 1;
-
     /* What the kind lets the fast path keep (kinds.def, FAST). */
     if (SC_UNLIKELY(!sc_kind_is(op->kind, SC_KFAST_WORK))) {
         if (sc_kind_is(op->kind, SC_KFAST_COPY)) {

@@ -107,6 +107,8 @@
         if (SC_LIKELY(!sc_fast_sampled(t_, &op_)) ||                               \
             SC_UNLIKELY(sc_g.ablate & SC_ABLATE_SLOW)) {                           \
             PFN f_ = SC_UNLIKELY(op_.call != NULL) ? (PFN)op_.call : real_;         \
+            if (SC_UNLIKELY(t_->rl.watch))   /* after a wait (runlog.h) */          \
+                sc_rl_watched(t_, &op_);                                           \
             if (!sc_kind_is(k_, SC_KFAST_CAPTURE))                                 \
                 return f_ A;                                                       \
             return sc_fast_after(t_, &op_, f_ A);                                  \

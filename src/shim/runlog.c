@@ -196,6 +196,45 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
     return (uint32_t)++l->n;
 }
 
+/* A call the fast path kept while the thread watches (after a wait): the
+   run log records it as the slow path would, at its start, with none of
+   the slow path's judging (the fast path found nothing to judge).  A
+   capture's begin or end and a launch into a capturing stream give the GPU
+   no work (CUDA Programming Guide, CUDA Graphs > Creating a Graph Using
+   Stream Capture: work captured is not executed): they are not recorded
+   and the watch goes on to the thread's next call. */
+void sc_rl_watched(sc_thread *t, sc_op *op)
+{
+    if (sc_kind_is(op->kind, SC_KFAST_CAPTURE) ||
+        (op->srec && atomic_load_explicit(&op->srec->capturing, memory_order_relaxed)) ||
+        (op->lane == SC_LANE_PTDS && t->capturing_ptds))
+        return;
+    int err = errno;
+    uint64_t tin = sc_tsc();
+    sc_busy_enter(t);
+    if (atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE && !sc_busy_begin(t)) {
+        errno = err;
+        return;
+    }
+    /* what sc_pre would have cleared for sc_rl_record */
+    op->has_ctx = 0;
+    op->ctx = NULL;
+    op->pageable = op->touch_again = 0;
+    op->touch_ns = 0;
+    if (sc_kind_is(op->kind, SC_KF_WORK) && t->rl.nsub) {
+        t->rl.nsub--;   /* sc_fast_kept counted it among the unrecorded */
+        if (sc_kind_is(op->kind, SC_KF_KERNEL) && t->rl.kernels) {
+            t->rl.kernels--;
+            t->rl.threads -= (uint64_t)op->grid * op->block;
+        }
+    }
+    uint64_t now = sc_now_ns();
+    sc_rl_record(t, op, now, now, 0);
+    atomic_fetch_add_explicit(&t->own_ticks, sc_tsc() - tin, memory_order_relaxed);
+    sc_busy_done(t);
+    errno = err;
+}
+
 void sc_rl_own(sc_thread *t, uint32_t rec, uint64_t ticks)
 {
     sc_rl_log *l = t->rlog;
