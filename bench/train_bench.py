@@ -41,9 +41,18 @@ own profiler does it, beside the measure arm.  With --redirect entry,stream
 (any of entry, handle, stream) an arm per method runs under
 streamcheck --redirect=per-thread --redirect-method=METHOD.
 
-Environment: STREAMCHECK (the launcher, default streamcheck on PATH);
-TRAIN_BENCH_PROG (the loop, default train_resnet.py; bench/torch_train.py,
-the autograd loop redirect must keep bit-identical, speaks the same).
+Other loops: --prog PATH (or TRAIN_BENCH_PROG) runs another Python loop
+that speaks the same (bench/torch_train.py, the autograd loop redirect must
+keep bit-identical, takes the same options); --prog-args "ARGS" gives the
+loop these arguments instead of --pin-memory, --steps, --warmup and
+--batch-size; --launch "CMD" starts it with CMD instead of this Python
+(torchrun --standalone --nproc_per_node 2 for a DDP loop).  The loop's
+rate is its last images_per_s=, tokens_per_s= or samples_per_s= line
+(tests/corpus/python/gpt2_step.py prints tokens, ddp_train.py samples,
+rank 0, with the timed window and the shim's own time like
+train_resnet.py).
+
+Environment: STREAMCHECK (the launcher, default streamcheck on PATH).
 Prints whether the summed loss had the same bits in every run (when the
 native runs agree among themselves); exits 1 when an arm's differ, 77
 without a GPU or torch.
@@ -53,6 +62,7 @@ import glob
 import json
 import os
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -65,9 +75,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROG = os.environ.get("TRAIN_BENCH_PROG") or os.path.join(HERE, "..", "tests", "corpus", "python", "train_resnet.py")
 
 
+UNIT = ["images/s"]   # what the loop counts, from the first rate read
+
+
 def ips(stderr):
-    m = re.findall(r"^images_per_s=([0-9.]+)", stderr, re.M)
-    return float(m[-1]) if m else None
+    """The loop's rate: its last images_per_s=, tokens_per_s= or
+    samples_per_s= line (the unit into UNIT), or None."""
+    m = re.findall(r"^(images|tokens|samples)_per_s=([0-9.]+)", stderr, re.M)
+    if not m:
+        return None
+    UNIT[0] = m[-1][0] + "/s"
+    return float(m[-1][1])
 
 
 def loss_bits(stdout):
@@ -190,6 +208,14 @@ def main():
                          "the same cores for every run, so the host's placement is not one more difference")
     ap.add_argument("--chunks", type=int, default=10,
                     help="split each run's timed steps into this many chunks for the per-chunk rate (default 10)")
+    ap.add_argument("--prog", default=PROG, metavar="PATH",
+                    help="the loop (default train_resnet.py, or TRAIN_BENCH_PROG)")
+    ap.add_argument("--prog-args", metavar="ARGS",
+                    help="the loop's arguments, split like a shell's, instead of --pin-memory, --steps, "
+                         "--warmup and --batch-size")
+    ap.add_argument("--launch", metavar="CMD",
+                    help="start the loop with CMD (e.g. 'torchrun --standalone --nproc_per_node 2') "
+                         "instead of this Python")
     ap.add_argument("--no-measure", action="store_true", help="skip the --measure arm")
     ap.add_argument("--no-detect", action="store_true", help="skip the plain streamcheck arm")
     ap.add_argument("--measure-window", metavar="S:LEN|auto",
@@ -209,6 +235,8 @@ def main():
         bad = cpus - os.sched_getaffinity(0)
         if bad:
             ap.error(f"--cpus {a.cpus}: CPU {min(bad)} is not available to this process")
+    if not os.path.isfile(a.prog):
+        ap.error(f"--prog {a.prog}: no such file")
     if a.chunks < 1 or a.pairs < 1 or a.batch_size < 1:
         ap.error("--chunks, --pairs and --batch-size must be at least 1")
     methods = [m for m in a.redirect.split(",") if m]
@@ -223,8 +251,12 @@ def main():
         print("train_bench: no GPU; skipping", file=sys.stderr)
         return 77
     sc = os.environ.get("STREAMCHECK", "streamcheck")
-    cmd = [sys.executable, PROG, "--pin-memory", str(a.pin_memory), "--steps", str(a.steps),
-           "--warmup", str(a.warmup), "--batch-size", str(a.batch_size)]
+    cmd = (shlex.split(a.launch) if a.launch else [sys.executable]) + [a.prog]
+    if a.prog_args is not None:
+        cmd += shlex.split(a.prog_args)
+    else:
+        cmd += ["--pin-memory", str(a.pin_memory), "--steps", str(a.steps),
+                "--warmup", str(a.warmup), "--batch-size", str(a.batch_size)]
     parts = [x for x in a.ablate.split(",") if x]
     arms = {"native": [], "streamcheck": [], "measure": [], "torchprof": []}
     if a.no_detect:
@@ -272,11 +304,11 @@ def main():
                                    preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
                 wall = time.monotonic() - t0
                 if p.returncode == 77 and arm == "native":
-                    print(f"train_bench: {os.path.basename(PROG)} skipped (no torch or GPU)", file=sys.stderr)
+                    print(f"train_bench: {os.path.basename(a.prog)} skipped (no torch or GPU)", file=sys.stderr)
                     return 77
                 v = ips(p.stderr)
                 if p.returncode != 0 or v is None:
-                    print(f"train_bench: {arm} run {r}: exit {p.returncode}, no images_per_s; "
+                    print(f"train_bench: {arm} run {r}: exit {p.returncode}, no rate (images_per_s=...); "
                           f"{p.stderr.strip().splitlines()[-1:] or ''}", file=sys.stderr)
                     if arm == "measure":
                         measure_ok = False
@@ -295,7 +327,7 @@ def main():
                         chunk[arm][r] = cr
                 if arm in win_est and self_in_window(p.stderr) is not None:
                     win_est[arm][r] = self_in_window(p.stderr)
-                print(f"train_bench: pair {r} {arm}: {v:.1f} images/s, {wall:.1f} s", file=sys.stderr, flush=True)
+                print(f"train_bench: pair {r} {arm}: {v:.1f} {UNIT[0]}, {wall:.1f} s", file=sys.stderr, flush=True)
                 if arm in est:
                     s, t = estimate(out)
                     if t > 0:
@@ -309,9 +341,11 @@ def main():
         return 1
     n0 = statistics.median(arms["native"])
     w0 = statistics.median(walls["native"])
-    print(f"{os.path.basename(PROG)} (pin_memory={a.pin_memory}, {a.steps} timed steps of {a.batch_size}), {a.pairs} pairs"
+    what = (f"{a.prog_args}" if a.prog_args is not None
+            else f"pin_memory={a.pin_memory}, {a.steps} timed steps of {a.batch_size}")
+    print(f"{os.path.basename(a.prog)} ({what}), {a.pairs} pairs" + (f", by {a.launch}" if a.launch else "")
           + (f", on CPUs {a.cpus}" if a.cpus else ""))
-    print(f"  native          median {n0:9.1f} images/s   runs: {' '.join('%.0f' % v for v in arms['native'])}"
+    print(f"  native          median {n0:9.1f} {UNIT[0]}   runs: {' '.join('%.0f' % v for v in arms['native'])}"
           f"   wall {w0:.2f} s")
     # The loss: a deterministic loop (native runs agree) must give the same
     # bits in every arm; redirect must not change results.
@@ -339,7 +373,7 @@ def main():
         ratios = [x / y for x, y in zip(v, arms["native"])]
         m = statistics.median(v)
         e = statistics.median(est[arm]) if est.get(arm) else float("nan")
-        print(f"  {arm:15s} median {m:9.1f} images/s   runs: {' '.join('%.0f' % x for x in v)}")
+        print(f"  {arm:15s} median {m:9.1f} {UNIT[0]}   runs: {' '.join('%.0f' % x for x in v)}")
         lo, hi = interval(ratios)
         print(f"  {'':15s} ratio {statistics.median(ratios):.4f} (pairs min {min(ratios):.4f} max "
               f"{max(ratios):.4f}, 95% interval of the median {lo:.4f}-{hi:.4f}); measured slowdown "

@@ -38,7 +38,8 @@
 #               emit_nvtx: each finding's range, call site and via frame
 #   graphs      bench/graphs natively and under streamcheck, GPAIRS (7)
 #               alternating pairs: capture of 20 kernels and graph launch
-#               from the host (cudaGraphsPerfScaling's API times)
+#               from the host (cudaGraphsPerfScaling's API times); GCPU
+#               (a taskset CPU list) runs both arms on those CPUs
 #   pageable    bench/train_bench.py, PAIRS (7) pairs, detect mode on the
 #               DataLoader loop with pageable batches (and an arm that never
 #               waits before a pageable copy: STREAMCHECK_TEST_ABLATE=drain),
@@ -46,6 +47,13 @@
 #   window      bench/train_bench.py, PAIRS (7) pairs: measured mode over
 #               the whole run and in a window (WINDOW, default auto: a fifth
 #               of the timed steps)
+#   overhead    detect mode's cost, bench/train_bench.py, OPAIRS (7) pairs
+#               each of OLOOPS (default: b512-pin0 b512-pin1 b64-pin0
+#               b64-pin1 gpt2, and ddp-pin0 ddp-pin1 with 2 GPUs):
+#               the ResNet DataLoader loop at batch 512 (the GPU bounds it)
+#               and 64 (the host does), pageable and pinned; GPT-2; DDP on
+#               2 GPUs (torchrun); OSTEPS timed steps (default 100).  Each
+#               loop's table to $OUT/overhead-LOOP.txt
 #   kinds       bench/train_bench.py, KPAIRS (5) pairs: measured mode with
 #               each of its record kinds off in turn (STREAMCHECK_TEST_ABLATE
 #               rt, api, ext, copy)
@@ -166,8 +174,8 @@ ablate)
     cat "$res/ablate.log" | tail -n 60 ;;
 graphs)
     step "CUDA graphs from the host, native vs streamcheck (${GPAIRS:-7} pairs)"
-    sh "$stage/dev/side-by-side.sh" graphs capture_us,launch_us,relaunch_us,instantiate_us "${GPAIRS:-7}" \
-        -- "$stage/dev/graphs" 20 200 >"$res/graphs.txt" 2>&1
+    ${GCPU:+taskset -c "$GCPU"} sh "$stage/dev/side-by-side.sh" graphs capture_us,launch_us,relaunch_us,instantiate_us \
+        "${GPAIRS:-7}" -- "$stage/dev/graphs" 20 200 >"$res/graphs.txt" 2>&1
     cat "$res/graphs.txt"; cp "$res/graphs.txt" "$out"/ ;;
 pageable)
     step "detect mode on the DataLoader loop, pageable then pinned batches (${PAIRS:-7} pairs)"
@@ -182,6 +190,27 @@ window)
         >"$res/window.txt" 2>"$out/window.log"
     grep "measure-window=" "$out/window.log" | head -n 1
     cat "$res/window.txt"; cp "$res/window.txt" "$out"/ ;;
+overhead)
+    ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    loops=${OLOOPS:-b512-pin0 b512-pin1 b64-pin0 b64-pin1 gpt2 ddp-pin0 ddp-pin1}
+    py=$root/tests/corpus/python
+    for l in $loops; do
+        steps=${OSTEPS:-100}
+        case $l in
+        b*-pin?) b=${l%%-*} pm=${l##*-pin}
+            set -- --batch-size "${b#b}" --pin-memory "$pm" --steps "$steps" --warmup 15 ;;
+        gpt2) set -- --prog "$py/gpt2_step.py" --prog-args "--steps $((steps + 10)) --warmup 10" ;;
+        ddp-pin?)
+            [ "$ngpu" -ge 2 ] || { echo "overhead: $l needs 2 GPUs ($ngpu here); skipped"; continue; }
+            set -- --prog "$py/ddp_train.py" --launch "torchrun --standalone --nproc_per_node 2" \
+                --prog-args "--pin-memory ${l##*-pin} --steps $((steps * 2 + 20)) --warmup 20" ;;
+        *) echo "overhead: unknown loop '$l'"; continue ;;
+        esac
+        step "detect mode's cost on $l (${OPAIRS:-7} pairs)"
+        NCCL_NVLS_ENABLE=0 python3 "$root/bench/train_bench.py" --pairs "${OPAIRS:-7}" --no-measure "$@" \
+            >"$out/overhead-$l.txt" 2>"$res/overhead-$l.log"
+        cat "$out/overhead-$l.txt"; tail -n 3 "$res/overhead-$l.log"
+    done ;;
 kinds)
     step "what measured mode's record kinds cost (${KPAIRS:-5} pairs)"
     python3 "$root/bench/train_bench.py" --pairs "${KPAIRS:-5}" --no-detect --ablate rt,api,ext,copy \

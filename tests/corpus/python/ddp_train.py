@@ -6,22 +6,27 @@ DistributedSampler (2 workers), SGD with momentum, CrossEntropyLoss, and
 loss.item() every step.  The gradient all-reduce of each bucket runs on
 ProcessGroupNCCL's stream during the backward pass.
 
-    torchrun --nproc_per_node 2 ddp_train.py [--pin-memory {0,1}] [--steps N]
+    torchrun --nproc_per_node 2 ddp_train.py [--pin-memory {0,1}] [--steps N] [--warmup N]
                                              [--batch-size N] [--samples N]
 
 stdout, one line per rank: rank=R loss_sum=... loss_hex=... steps=N (the
 float64 sum of the rank's loss.item() over every step; the same run to run,
-with or without streamcheck).  With --pin-memory 0 the batches are
-pageable, so the non_blocking copy at the "# corpus: SC203" line is not
-asynchronous: one SC203 per step on each rank.  With --pin-memory 1 clean
-copies; loss.item() each step may be an SC403 (tests/corpus/expect.txt).
+with or without streamcheck); stderr, rank 0: samples_per_s=... over its
+steps after the first --warmup (default 5), timed_window_ns=START,END and,
+under streamcheck, shim_self_ns_window=N (bench/train_bench.py reads
+them).  With --pin-memory 0 the batches are pageable, so the non_blocking
+copy at the "# corpus: SC203" line is not asynchronous: one SC203 per
+step on each rank.  With --pin-memory 1 clean copies; loss.item() each
+step may be an SC403 (tests/corpus/expect.txt).
 Exits 77 without torch, without NCCL or with fewer than 2 GPUs
 (DDP_TRAIN_MIN_GPUS=1 lets a smoke test run one rank on one GPU); 2 when
 not started by torchrun (no RANK/LOCAL_RANK/WORLD_SIZE).
 """
 import argparse
+import ctypes
 import os
 import sys
+import time
 
 # Before cuBLAS starts: deterministic GEMMs, so loss_sum is the same run to run.
 os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
@@ -76,10 +81,13 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--pin-memory", type=int, choices=(0, 1), default=1)
     p.add_argument("--steps", type=int, default=40)
+    p.add_argument("--warmup", type=int, default=5, help="steps before the timed ones (in --steps)")
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--samples", type=int, default=16384)
     p.add_argument("--workers", type=int, default=2)
     args = p.parse_args()
+    if not 0 <= args.warmup < args.steps:
+        p.error("--warmup must be at least 0 and less than --steps")
     for var in ("RANK", "LOCAL_RANK", "WORLD_SIZE"):
         if var not in os.environ:
             print("ddp_train: %s is not set; start it with torchrun --nproc_per_node 2" % var,
@@ -107,11 +115,18 @@ def main():
     loader = DataLoader(dataset, batch_size=args.batch_size, sampler=sampler, drop_last=True,
                         num_workers=args.workers, pin_memory=bool(args.pin_memory))
 
-    step, epoch, loss_sum = 0, 0, 0.0
+    self_ns = getattr(ctypes.CDLL(None), "streamcheck_self_ns", None)   # under streamcheck only
+    if self_ns:
+        self_ns.restype = ctypes.c_uint64
+    step, epoch, loss_sum, t0, s0 = 0, 0, 0.0, 0, 0
     model.train()
     while step < args.steps:
         sampler.set_epoch(epoch)
         for x, target in loader:
+            if step == args.warmup:
+                torch.cuda.synchronize()
+                t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+                s0 = self_ns() if self_ns else 0
             x = x.to(device, non_blocking=True)  # corpus: SC203
             target = target.to(device, non_blocking=True)  # corpus: SC203-labels
             output = model(x)
@@ -125,6 +140,14 @@ def main():
                 break
         epoch += 1
     torch.cuda.synchronize()
+    t1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    s1 = self_ns() if self_ns else 0
+    if rank == 0:
+        timed = args.steps - args.warmup
+        print(f"samples_per_s={timed * args.batch_size * 1e9 / (t1 - t0):.1f}", file=sys.stderr)
+        print(f"timed_window_ns={t0},{t1}", file=sys.stderr)
+        if self_ns:
+            print(f"shim_self_ns_window={s1 - s0}", file=sys.stderr, flush=True)
     print(f"rank={rank} loss_sum={loss_sum:.6f} loss_hex={float(loss_sum).hex()} steps={step}", flush=True)
     dist.barrier()
     dist.destroy_process_group()

@@ -5,12 +5,17 @@ GPT2Config, trained with AdamW on random token batches made on the GPU;
 the loss is logged with .item() every step, as a training script's
 progress line would.
 
-    python3 gpt2_step.py [--steps N] [--batch-size N] [--seq-len N]
+    python3 gpt2_step.py [--steps N] [--warmup N] [--batch-size N] [--seq-len N]
 
 stdout: loss_sum=... loss_hex=... (deterministic run to run);
-stderr: tokens_per_s=...  Exits 77 without torch, transformers or a GPU.
+stderr: tokens_per_s=... over the steps after the first --warmup (default
+3), timed_window_ns=START,END of those steps (CLOCK_MONOTONIC) and, under
+streamcheck, shim_self_ns_window=N: the shim's own estimate of its time
+inside them (bench/train_bench.py reads all three).  Exits 77 without
+torch, transformers or a GPU.
 """
 import argparse
+import ctypes
 import os
 import sys
 import time
@@ -32,9 +37,12 @@ if not torch.cuda.is_available():
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=40)
+    p.add_argument("--warmup", type=int, default=3, help="steps before the timed ones (in --steps)")
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--seq-len", type=int, default=256)
     args = p.parse_args()
+    if not 0 <= args.warmup < args.steps:
+        p.error("--warmup must be at least 0 and less than --steps")
 
     torch.manual_seed(0)
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -47,8 +55,15 @@ def main():
     gen = torch.Generator(device="cuda").manual_seed(1)
 
     loss_sum = 0.0
-    t0 = time.perf_counter()
+    self_ns = getattr(ctypes.CDLL(None), "streamcheck_self_ns", None)   # under streamcheck only
+    if self_ns:
+        self_ns.restype = ctypes.c_uint64
+    t0 = s0 = 0
     for step in range(args.steps):
+        if step == args.warmup:
+            torch.cuda.synchronize()
+            t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+            s0 = self_ns() if self_ns else 0
         input_ids = torch.randint(0, config.vocab_size, (args.batch_size, args.seq_len),
                                   device="cuda", generator=gen)
         outputs = model(input_ids=input_ids, labels=input_ids)
@@ -61,9 +76,14 @@ def main():
         if step % 10 == 0:
             print(f"step {step} loss {loss.item():.4f}", file=sys.stderr)
     torch.cuda.synchronize()
-    dt = time.perf_counter() - t0
+    t1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    s1 = self_ns() if self_ns else 0
+    timed = args.steps - args.warmup
     print(f"loss_sum={loss_sum:.6f} loss_hex={float(loss_sum).hex()} steps={args.steps}")
-    print(f"tokens_per_s={args.steps * args.batch_size * args.seq_len / dt:.1f}", file=sys.stderr)
+    print(f"tokens_per_s={timed * args.batch_size * args.seq_len * 1e9 / (t1 - t0):.1f}", file=sys.stderr)
+    print(f"timed_window_ns={t0},{t1}", file=sys.stderr)
+    if self_ns:
+        print(f"shim_self_ns_window={s1 - s0}", file=sys.stderr)
 
 
 if __name__ == "__main__":
