@@ -196,21 +196,23 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
     return (uint32_t)++l->n;
 }
 
-/* A call the fast path kept while the thread watches (after a wait): the
-   run log records it as the slow path would, at its start, with none of
-   the slow path's judging (the fast path found nothing to judge).  A
-   capture's begin or end and a launch into a capturing stream give the GPU
-   no work (CUDA Programming Guide, CUDA Graphs > Creating a Graph Using
-   Stream Capture: work captured is not executed): they are not recorded
-   and the watch goes on to the thread's next call. */
-void sc_rl_watched(sc_thread *t, sc_op *op)
+/* A capture's begin or end and a launch into a capturing stream give the
+   GPU no work (CUDA Programming Guide, CUDA Graphs > Creating a Graph Using
+   Stream Capture: work captured is not executed): the watch goes on to the
+   thread's next call. */
+int sc_rl_watches(const sc_thread *t, const sc_op *op)
 {
-    if (sc_kind_is(op->kind, SC_KFAST_CAPTURE) ||
-        (op->srec && atomic_load_explicit(&op->srec->capturing, memory_order_relaxed)) ||
-        (op->lane == SC_LANE_PTDS && t->capturing_ptds))
-        return;
+    return !(sc_kind_is(op->kind, SC_KFAST_CAPTURE) ||
+             (op->srec && atomic_load_explicit(&op->srec->capturing, memory_order_relaxed)) ||
+             (op->lane == SC_LANE_PTDS && t->capturing_ptds));
+}
+
+void sc_rl_watched(sc_thread *t, sc_op *op, uint64_t t0, CUresult r)
+{
+    if (r != CUDA_SUCCESS)
+        return;   /* it did nothing: the slow path records no such call either */
     int err = errno;
-    uint64_t tin = sc_tsc();
+    uint64_t tin = sc_tsc(), t1 = sc_now_ns();
     sc_busy_enter(t);
     if (atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE && !sc_busy_begin(t)) {
         errno = err;
@@ -228,8 +230,7 @@ void sc_rl_watched(sc_thread *t, sc_op *op)
             t->rl.threads -= (uint64_t)op->grid * op->block;
         }
     }
-    uint64_t now = sc_now_ns();
-    sc_rl_record(t, op, now, now, 0);
+    sc_rl_record(t, op, t0, t1, 0);
     atomic_fetch_add_explicit(&t->own_ticks, sc_tsc() - tin, memory_order_relaxed);
     sc_busy_done(t);
     errno = err;

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cuda.h>
+
 #include "pricing.h"
 
 #define SC_RL_MAX (1u << 18)
@@ -39,9 +41,14 @@ extern _Atomic int sc_rl_on;
    wait_ns the part spent waiting for earlier GPU work.  Returns the
    record's number + 1 in the thread's log, 0 when not recorded. */
 uint32_t sc_rl_record(struct sc_thread *t, struct sc_op *op, uint64_t t0, uint64_t t1, uint64_t wait_ns);
-/* The fast path kept a call while t->rl.watch is on: records it (before
-   the real call), unless it gives the GPU no work (a capture). */
-void sc_rl_watched(struct sc_thread *t, struct sc_op *op);
+/* The fast path kept a call while t->rl.watch is on.  sc_rl_watches: 1
+   when it is to be recorded (0 for a capture, which gives the GPU no work:
+   the watch stays on); then the wrapper reads the clock (t0), makes the
+   real call, and sc_rl_watched records it as the slow path would, with
+   none of the slow path's judging (the fast path found nothing to judge),
+   when it succeeded. */
+int sc_rl_watches(const struct sc_thread *t, const struct sc_op *op);
+void sc_rl_watched(struct sc_thread *t, struct sc_op *op, uint64_t t0, CUresult r);
 /* The slow path's own time around record `rec` of thread t, in TSC ticks
    (the model takes it out of the host time around the call). */
 void sc_rl_own(struct sc_thread *t, uint32_t rec, uint64_t ticks);
