@@ -90,11 +90,15 @@ def ips(stderr):
 
 def loss_bits(stdout):
     """The loop's summed loss as printed (loss_hex= where the loop prints
-    both, as train_resnet.py does; else loss_sum=), or None."""
+    both, as train_resnet.py does; else loss_sum=), or None.  A loop of
+    several processes prints one per rank (ddp_train.py), in either order:
+    all of them, by rank."""
     for key in ("loss_hex", "loss_sum"):
-        m = re.findall(rf"\b{key}=(\S+)", stdout)
+        m = re.findall(rf"^(?:rank=(\d+) )?.*\b{key}=(\S+)", stdout, re.M)
         if m:
-            return m[-1]
+            if any(r for r, _ in m):
+                return ",".join(v for _, v in sorted(m, key=lambda x: int(x[0] or 0)))
+            return m[-1][1]
     return None
 
 
@@ -216,6 +220,9 @@ def main():
     ap.add_argument("--launch", metavar="CMD",
                     help="start the loop with CMD (e.g. 'torchrun --standalone --nproc_per_node 2') "
                          "instead of this Python")
+    ap.add_argument("--budget", type=float, default=0, metavar="S",
+                    help="start no pair that would end after S seconds (the pairs so far tell how long one "
+                         "takes): a lent machine's time limit still gets a summary (default 0: no limit)")
     ap.add_argument("--no-measure", action="store_true", help="skip the --measure arm")
     ap.add_argument("--no-detect", action="store_true", help="skip the plain streamcheck arm")
     ap.add_argument("--measure-window", metavar="S:LEN|auto",
@@ -237,8 +244,8 @@ def main():
             ap.error(f"--cpus {a.cpus}: CPU {min(bad)} is not available to this process")
     if not os.path.isfile(a.prog):
         ap.error(f"--prog {a.prog}: no such file")
-    if a.chunks < 1 or a.pairs < 1 or a.batch_size < 1:
-        ap.error("--chunks, --pairs and --batch-size must be at least 1")
+    if a.chunks < 1 or a.pairs < 1 or a.batch_size < 1 or a.budget < 0:
+        ap.error("--chunks, --pairs and --batch-size must be at least 1, --budget at least 0")
     methods = [m for m in a.redirect.split(",") if m]
     bad = [m for m in methods if m not in ("entry", "handle", "stream")]
     if bad:
@@ -282,8 +289,15 @@ def main():
         print("train_bench: the launcher has no --measure; the measure arm is skipped", file=sys.stderr)
     window = None if a.measure_window == "auto" else a.measure_window
     tmp = tempfile.mkdtemp()
+    started = time.monotonic()
+    ran = 0
     try:
         for r in range(a.pairs):
+            spent = time.monotonic() - started
+            if a.budget and r and spent + spent / r > a.budget:
+                print(f"train_bench: --budget {a.budget:.0f} s: {r} of {a.pairs} pairs run", file=sys.stderr)
+                break
+            ran = r + 1
             for arm in arms:
                 if (arm == "measure" and not measure_ok) or (arm == "torchprof" and not a.torch_profiler):
                     continue
@@ -343,7 +357,8 @@ def main():
     w0 = statistics.median(walls["native"])
     what = (f"{a.prog_args}" if a.prog_args is not None
             else f"pin_memory={a.pin_memory}, {a.steps} timed steps of {a.batch_size}")
-    print(f"{os.path.basename(a.prog)} ({what}), {a.pairs} pairs" + (f", by {a.launch}" if a.launch else "")
+    pairs = f"{a.pairs} pairs" if ran == a.pairs else f"{ran} of {a.pairs} pairs (--budget {a.budget:.0f} s)"
+    print(f"{os.path.basename(a.prog)} ({what}), {pairs}" + (f", by {a.launch}" if a.launch else "")
           + (f", on CPUs {a.cpus}" if a.cpus else ""))
     print(f"  native          median {n0:9.1f} {UNIT[0]}   runs: {' '.join('%.0f' % v for v in arms['native'])}"
           f"   wall {w0:.2f} s")
@@ -367,7 +382,7 @@ def main():
     for arm in [k for k in arms if k != "native"]:
         v = arms[arm]
         if not v:
-            if arm != "torchprof" or a.torch_profiler:
+            if (arm != "torchprof" or a.torch_profiler) and not (arm == "measure" and a.no_measure):
                 print(f"  {arm:15s} no runs" + (" (streamcheck --measure unknown or failed)" if arm == "measure" else ""))
             continue
         ratios = [x / y for x, y in zip(v, arms["native"])]

@@ -48,12 +48,15 @@
 #               the whole run and in a window (WINDOW, default auto: a fifth
 #               of the timed steps)
 #   overhead    detect mode's cost, bench/train_bench.py, OPAIRS (7) pairs
-#               each of OLOOPS (default: b512-pin0 b512-pin1 b64-pin0
-#               b64-pin1 gpt2, and ddp-pin0 ddp-pin1 with 2 GPUs):
-#               the ResNet DataLoader loop at batch 512 (the GPU bounds it)
-#               and 64 (the host does), pageable and pinned; GPT-2; DDP on
-#               2 GPUs (torchrun); OSTEPS timed steps (default 100).  Each
-#               loop's table to $OUT/overhead-LOOP.txt
+#               each of OLOOPS (default: gpu-pin0 gpu-pin1 host-pin0
+#               host-pin1 gpt2, and ddp-pin0 ddp-pin1 with 2 GPUs): the
+#               ResNet DataLoader loop with 12 workers at batch 128 (the
+#               GPU bounds it) and with 4 at batch 64 (the workers and the
+#               host do), pageable and pinned; GPT-2; DDP on 2 GPUs
+#               (torchrun); OSTEPS timed steps (default 100); OBUDGET
+#               seconds a loop at most (train_bench --budget; default none).
+#               Each loop's table to $OUT/overhead-LOOP.txt, its log (every
+#               pair as it ends) to $OUT/overhead-LOOP.log
 #   kinds       bench/train_bench.py, KPAIRS (5) pairs: measured mode with
 #               each of its record kinds off in turn (STREAMCHECK_TEST_ABLATE
 #               rt, api, ext, copy)
@@ -192,24 +195,24 @@ window)
     cat "$res/window.txt"; cp "$res/window.txt" "$out"/ ;;
 overhead)
     ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-    loops=${OLOOPS:-b512-pin0 b512-pin1 b64-pin0 b64-pin1 gpt2 ddp-pin0 ddp-pin1}
+    loops=${OLOOPS:-gpu-pin0 gpu-pin1 host-pin0 host-pin1 gpt2 ddp-pin0 ddp-pin1}
     py=$root/tests/corpus/python
     for l in $loops; do
-        steps=${OSTEPS:-100}
+        steps=${OSTEPS:-100} pm=${l##*-pin}
         case $l in
-        b*-pin?) b=${l%%-*} pm=${l##*-pin}
-            set -- --batch-size "${b#b}" --pin-memory "$pm" --steps "$steps" --warmup 15 ;;
+        gpu-pin?) set -- --prog-args "--pin-memory $pm --steps $steps --warmup 15 --batch-size 128 --workers 12" ;;
+        host-pin?) set -- --prog-args "--pin-memory $pm --steps $steps --warmup 15 --batch-size 64 --workers 4" ;;
         gpt2) set -- --prog "$py/gpt2_step.py" --prog-args "--steps $((steps + 10)) --warmup 10" ;;
         ddp-pin?)
             [ "$ngpu" -ge 2 ] || { echo "overhead: $l needs 2 GPUs ($ngpu here); skipped"; continue; }
             set -- --prog "$py/ddp_train.py" --launch "torchrun --standalone --nproc_per_node 2" \
-                --prog-args "--pin-memory ${l##*-pin} --steps $((steps * 2 + 20)) --warmup 20" ;;
+                --prog-args "--pin-memory $pm --steps $((steps * 2 + 20)) --warmup 20" ;;
         *) echo "overhead: unknown loop '$l'"; continue ;;
         esac
         step "detect mode's cost on $l (${OPAIRS:-7} pairs)"
-        NCCL_NVLS_ENABLE=0 python3 "$root/bench/train_bench.py" --pairs "${OPAIRS:-7}" --no-measure "$@" \
-            >"$out/overhead-$l.txt" 2>"$res/overhead-$l.log"
-        cat "$out/overhead-$l.txt"; tail -n 3 "$res/overhead-$l.log"
+        NCCL_NVLS_ENABLE=0 python3 "$root/bench/train_bench.py" --pairs "${OPAIRS:-7}" --budget "${OBUDGET:-0}" \
+            --no-measure "$@" >"$out/overhead-$l.txt" 2>"$out/overhead-$l.log"
+        cat "$out/overhead-$l.txt"; tail -n 3 "$out/overhead-$l.log"
     done ;;
 kinds)
     step "what measured mode's record kinds cost (${KPAIRS:-5} pairs)"
