@@ -134,8 +134,10 @@ static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op
         if (SC_UNLIKELY(!atomic_load_explicit(&r->launched, memory_order_relaxed)) &&
             sc_kind_is(op->kind, SC_KF_KERNEL))
             return 1;               /* its first kernel: whose? (NCCL's streams, track.c) */
-        if (atomic_load_explicit(&r->capturing, memory_order_relaxed))
+        if (atomic_load_explicit(&r->capturing, memory_order_relaxed)) {
+            t->rl.captured++;
             return 0;               /* recorded into a graph, not executed */
+        }
         if (SC_LIKELY(!sc_mark(t, &r->active)))
             return 0;
         op->marks |= SC_M_CHECK701;
@@ -152,8 +154,10 @@ ptds:
     if (SC_UNLIKELY(atomic_load_explicit(&sc_g.multi_ctx, memory_order_relaxed)) &&
         !atomic_load_explicit(&t->ptds_active, memory_order_relaxed) && !t->capturing_ptds)
         return 1;
-    if (t->capturing_ptds)
+    if (t->capturing_ptds) {
+        t->rl.captured++;
         return 0;
+    }
     if (SC_LIKELY(!sc_mark(t, &t->ptds_active)))
         return 0;
     op->marks |= SC_M_CHECK701;

@@ -164,6 +164,9 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
         l->cut = 1;
         return 0;
     }
+    /* launches captured into a graph ran nothing: the graph's launch does */
+    t->rl.nsub = t->rl.nsub > t->rl.captured ? t->rl.nsub - t->rl.captured : 0;
+    t->rl.captured = 0;
     uint8_t what = what_of(op, wait_ns);
     CUcontext ctx = sc_op_ctx(op);
     unsigned dev = sc_op_device(op);
@@ -261,8 +264,9 @@ void sc_rl_join(pthread_t other, uint64_t t0, uint64_t t1)
     }
     /* bytes: the joined thread, until the model names it (sc_rl_model) */
     l->v[l->n++] = (sc_pr_call){.t0 = t0, .t1 = t1, .what = SC_PR_JOIN, .stream = SC_PR_NONE,
-                                .bytes = (uint64_t)(uintptr_t)other, .nsub = t->rl.nsub};
-    t->rl.nsub = t->rl.kernels = 0;
+                                .bytes = (uint64_t)(uintptr_t)other,
+                                .nsub = t->rl.nsub > t->rl.captured ? t->rl.nsub - t->rl.captured : 0};
+    t->rl.nsub = t->rl.kernels = t->rl.captured = 0;
     t->rl.threads = 0;
     errno = saved;
 }
