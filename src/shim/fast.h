@@ -185,13 +185,20 @@ static inline void sc_fast_kept(sc_thread *t, const sc_op *op)
    report can say what the shim cost without reading a clock per call (in
    profile mode, every call: sc_fast_timed sets the count back). */
 int sc_fast_timed(sc_thread *t, sc_op *op);
+/* 0: the fast path keeps the call; 1: the slow path; SC_FAST_WATCHED: kept,
+   but the run log records it (after a wait, runlog.h: sc_rl_watches and
+   sc_rl_watched, in the wrapper). */
+enum { SC_FAST_WATCHED = 2 };
 static inline int sc_fast_sampled(sc_thread *t, sc_op *op)
 {
     if (SC_UNLIKELY(++t->nfast == SC_FAST_SAMPLE))
         return sc_fast_timed(t, op);
     int slow = sc_fast(t, op);
-    if (SC_LIKELY(!slow))
+    if (SC_LIKELY(!slow)) {
         sc_fast_kept(t, op);
+        if (SC_UNLIKELY(t->rl.watch))
+            return SC_FAST_WATCHED;
+    }
     return slow;
 }
 

@@ -104,11 +104,17 @@
         SC_OP_INIT(op_, ID, PT, __builtin_return_address(0));                      \
         CLS;                                                                       \
         const unsigned k_ = op_.kind;                                              \
-        if (SC_LIKELY(!sc_fast_sampled(t_, &op_)) ||                               \
-            SC_UNLIKELY(sc_g.ablate & SC_ABLATE_SLOW)) {                           \
+        const int s_ = sc_fast_sampled(t_, &op_);                                  \
+        if (SC_LIKELY(!s_) || SC_UNLIKELY(sc_g.ablate & SC_ABLATE_SLOW)) {         \
             PFN f_ = SC_UNLIKELY(op_.call != NULL) ? (PFN)op_.call : real_;         \
-            if (SC_UNLIKELY(t_->rl.watch) && sc_rl_watches(t_, &op_)) {            \
-                uint64_t w0_ = sc_now_ns();   /* after a wait (runlog.h) */        \
+            if (!sc_kind_is(k_, SC_KFAST_CAPTURE))                                 \
+                return f_ A;                                                       \
+            return sc_fast_after(t_, &op_, f_ A);                                  \
+        }                                                                          \
+        if (s_ == SC_FAST_WATCHED) {   /* kept, after a wait (runlog.h) */          \
+            PFN f_ = SC_UNLIKELY(op_.call != NULL) ? (PFN)op_.call : real_;         \
+            if (sc_rl_watches(t_, &op_)) {                                         \
+                uint64_t w0_ = sc_now_ns();                                        \
                 CUresult wr_ = f_ A;                                               \
                 sc_rl_watched(t_, &op_, w0_, wr_);                                 \
                 return wr_;                                                        \
