@@ -207,7 +207,7 @@ void sc_aggs_foreach(int table, void (*fn)(const sc_agg_key *, const sc_agg_val 
 /* In a forked child: nothing the parent saw is the child's. */
 static void sc_findings_reset_thread(sc_thread *t)
 {
-    if (t->agg) {
+    if (t->agg && t->agg->v) {   /* a table never grown has no array (memset(NULL, 0, 0) is undefined) */
         memset(t->agg->v, 0, t->agg->cap * sizeof *t->agg->v);
         t->agg->n = 0;
     }
