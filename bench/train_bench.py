@@ -295,7 +295,7 @@ def main():
         for r in range(a.pairs):
             spent = time.monotonic() - started
             if a.budget and r and spent + spent / r > a.budget:
-                print(f"train_bench: --budget {a.budget:.0f} s: {r} of {a.pairs} pairs run", file=sys.stderr)
+                print(f"train_bench: --budget {a.budget:g} s: {r} of {a.pairs} pairs run", file=sys.stderr)
                 break
             ran = r + 1
             for arm in arms:
@@ -357,7 +357,7 @@ def main():
     w0 = statistics.median(walls["native"])
     what = (f"{a.prog_args}" if a.prog_args is not None
             else f"pin_memory={a.pin_memory}, {a.steps} timed steps of {a.batch_size}")
-    pairs = f"{a.pairs} pairs" if ran == a.pairs else f"{ran} of {a.pairs} pairs (--budget {a.budget:.0f} s)"
+    pairs = f"{a.pairs} pairs" if ran == a.pairs else f"{ran} of {a.pairs} pairs (--budget {a.budget:g} s)"
     print(f"{os.path.basename(a.prog)} ({what}), {pairs}" + (f", by {a.launch}" if a.launch else "")
           + (f", on CPUs {a.cpus}" if a.cpus else ""))
     print(f"  native          median {n0:9.1f} {UNIT[0]}   runs: {' '.join('%.0f' % v for v in arms['native'])}"

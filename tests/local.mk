@@ -86,6 +86,8 @@ TESTS += tests/html.sh
 # The GPU benchmarks' machinery on the simulator (bench/graphs, bench/side-by-side.sh).
 dist_check_SCRIPTS += tests/bench-sim.sh
 TESTS += tests/bench-sim.sh
+dist_check_SCRIPTS += tests/train-bench.sh
+TESTS += tests/train-bench.sh
 
 # The launcher's options (tests/launcher-help.txt is its --help).
 dist_check_SCRIPTS += tests/launcher.sh
