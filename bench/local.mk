@@ -82,6 +82,17 @@ bench: bench/shim_cost$(EXEEXT) $(SC_BENCH_CU) src/streamcheck$(EXEEXT) src/libs
 	  echo "== ResNet-18 training loop (DataLoader), native vs streamcheck"; \
 	  python3 $(srcdir)/bench/train_bench.py --pairs 7; \
 	  case $$? in 0|77) ;; *) echo "train_bench.py failed";; esac; \
+	  echo "== GPT-2 training step (transformers), native vs detect mode"; \
+	  python3 $(srcdir)/bench/train_bench.py --pairs 7 --no-measure \
+	    --prog $(srcdir)/tests/corpus/python/gpt2_step.py --prog-args "--steps 110 --warmup 10"; \
+	  case $$? in 0|77) ;; *) echo "train_bench.py (GPT-2) failed";; esac; \
+	  if [ "$$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ]; then \
+	    echo "== DDP training loop on 2 GPUs (torchrun), native vs detect mode"; \
+	    NCCL_NVLS_ENABLE=0 python3 $(srcdir)/bench/train_bench.py --pairs 7 --no-measure \
+	      --prog $(srcdir)/tests/corpus/python/ddp_train.py --launch "torchrun --standalone --nproc_per_node 2" \
+	      --prog-args "--pin-memory 1 --steps 220 --warmup 20"; \
+	    case $$? in 0|77) ;; *) echo "train_bench.py (DDP) failed";; esac; \
+	  fi; \
 	else echo "== no GPU here: the GPU benchmarks are skipped"; fi
 
 bench-redirect: $(SC_APP_BINS) src/streamcheck$(EXEEXT) src/libstreamcheck.la
