@@ -55,8 +55,9 @@
 #               host do), pageable and pinned; GPT-2; DDP on 2 GPUs
 #               (torchrun); OSTEPS timed steps (default 100); OBUDGET
 #               seconds a loop at most (train_bench --budget; default none).
-#               Each loop's table to $OUT/overhead-LOOP.txt, its log (every
-#               pair as it ends) to $OUT/overhead-LOOP.log
+#               The loops' tables to $OUT/overhead.txt, their log (every
+#               pair as it ends) to $OUT/overhead.log: two files however
+#               many loops (a lent machine brings back eight)
 #   kinds       bench/train_bench.py, KPAIRS (5) pairs: measured mode with
 #               each of its record kinds off in turn (STREAMCHECK_TEST_ABLATE
 #               rt, api, ext, copy)
@@ -210,9 +211,10 @@ overhead)
         *) echo "overhead: unknown loop '$l'"; continue ;;
         esac
         step "detect mode's cost on $l (${OPAIRS:-7} pairs)"
+        echo "=== $l" >>"$out/overhead.log"
         NCCL_NVLS_ENABLE=0 python3 "$root/bench/train_bench.py" --pairs "${OPAIRS:-7}" --budget "${OBUDGET:-0}" \
-            --no-measure "$@" >"$out/overhead-$l.txt" 2>"$out/overhead-$l.log"
-        cat "$out/overhead-$l.txt"; tail -n 3 "$out/overhead-$l.log"
+            --no-measure "$@" >"$res/overhead-$l.txt" 2>>"$out/overhead.log"
+        cat "$res/overhead-$l.txt" | tee -a "$out/overhead.txt"; tail -n 3 "$out/overhead.log"
     done ;;
 kinds)
     step "what measured mode's record kinds cost (${KPAIRS:-5} pairs)"
