@@ -135,7 +135,8 @@ static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op
             sc_kind_is(op->kind, SC_KF_KERNEL))
             return 1;               /* its first kernel: whose? (NCCL's streams, track.c) */
         if (atomic_load_explicit(&r->capturing, memory_order_relaxed)) {
-            t->rl.captured++;
+            if (sc_kind_is(op->kind, SC_KF_WORK))
+                t->rl.captured++;   /* counted by sc_fast_kept, taken off by the run log */
             return 0;               /* recorded into a graph, not executed */
         }
         if (SC_LIKELY(!sc_mark(t, &r->active)))
@@ -155,7 +156,8 @@ ptds:
         !atomic_load_explicit(&t->ptds_active, memory_order_relaxed) && !t->capturing_ptds)
         return 1;
     if (t->capturing_ptds) {
-        t->rl.captured++;
+        if (sc_kind_is(op->kind, SC_KF_WORK))
+            t->rl.captured++;
         return 0;
     }
     if (SC_LIKELY(!sc_mark(t, &t->ptds_active)))

@@ -36,7 +36,7 @@ typedef struct sc_rd_last {
 /* runlog.c's: what the fast path keeps for the run log (runlog.h). */
 typedef struct sc_rl_hot {
     uint32_t nsub;        /* submissions the fast path let through since the last recorded call */
-    uint32_t captured;    /* of them, launches into a capturing stream: no GPU work (runlog.c) */
+    uint32_t captured;    /* of them, work into a capturing stream: no GPU work (runlog.c) */
     uint8_t watch;        /* after a wait: the next call is recorded (runlog.h, sc_rl_watched) */
     uint8_t last_pt;      /* the last of those submissions was passed to a per-thread entry point */
     CUstream last;        /* ... on this stream, as passed */
