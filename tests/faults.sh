@@ -79,8 +79,12 @@ signalled() {
     $runner "$d" "$app" wait $how >"$d/stdout" 2>"$d/stderr" &
     bg=$!
     ready "$d" || echo "# $d: the program did not get ready in 60 s"
+    t0=$(date +%s)
     kill -"$sig" "$(sed -n 's/^ready //p' "$d/stdout")" 2>/dev/null
     wait $bg
+    st=$?
+    echo $(( $(date +%s) - t0 )) >"$d/took"   # from the signal to the end
+    return $st
 }
 native_in() { shift; native "$@"; }   # native DIR COMMAND...: as shim, without it
 # explain DIR: what a failed case left, as TAP comments (CI keeps only the log).
@@ -106,7 +110,8 @@ for how in handler early signal; do
         signalled "$d.native" $s $how native_in; want=$?
         signalled "$d" $s $how; got=$?
         [ "$got" -eq "$want" ] && [ "$want" -ge 100 ] && report_ok "$d" && ! status_has "$d" "partial signal 15"
-        ok $? "SIG$s, the program's handler ($how): it runs, the program exits $got (natively $want), the report is whole"
+        r=$?; [ $r -eq 0 ] || { echo "# took $(cat "$d/took" 2>/dev/null) s"; explain "$d"; }
+        ok $r "SIG$s, the program's handler ($how): it runs, the program exits $got (natively $want), the report is whole"
     done
 done
 # A handler that takes SIGTERM and goes on; SIGKILL later: the interim
