@@ -72,18 +72,24 @@ ready() {
     return 1
 }
 # signalled DIR SIG [HOW] [RUNNER]: fault_app wait HOW under RUNNER (shim
-# or native), SIG sent once it is ready; the exit status.
+# or native), SIG sent once it is ready; the exit status.  DIR is its own
+# (it set the callers' d once, so the run under the shim went into the
+# native run's folder; and where the shell had not yet truncated the
+# folder's stdout when ready() read it, the signal went to the native
+# run's ended PID: the program looped its 90 s and exited 3, twice on a
+# loaded machine).
 signalled() {
-    d=$1 sig=$2 how=$3 runner=${4:-shim}
-    mkdir -p "$d"
-    $runner "$d" "$app" wait $how >"$d/stdout" 2>"$d/stderr" &
+    sd=$1 sig=$2 how=$3 runner=${4:-shim}
+    mkdir -p "$sd"
+    rm -f "$sd/stdout"
+    $runner "$sd" "$app" wait $how >"$sd/stdout" 2>"$sd/stderr" &
     bg=$!
-    ready "$d" || echo "# $d: the program did not get ready in 60 s"
+    ready "$sd" || echo "# $sd: the program did not get ready in 60 s"
     t0=$(date +%s)
-    kill -"$sig" "$(sed -n 's/^ready //p' "$d/stdout")" 2>/dev/null
+    kill -"$sig" "$(sed -n 's/^ready //p' "$sd/stdout")" 2>/dev/null
     wait $bg
     st=$?
-    echo $(( $(date +%s) - t0 )) >"$d/took"   # from the signal to the end
+    echo $(( $(date +%s) - t0 )) >"$sd/took"   # from the signal to the end
     return $st
 }
 native_in() { shift; native "$@"; }   # native DIR COMMAND...: as shim, without it
