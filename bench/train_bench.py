@@ -52,6 +52,12 @@ rate is its last images_per_s=, tokens_per_s= or samples_per_s= line
 rank 0, with the timed window and the shim's own time like
 train_resnet.py).
 
+More arms: --arm NAME:SPEC runs one more streamcheck arm with SPEC's
+VAR=VALUE settings in the environment and its options (words starting
+with -) given to the launcher: --arm nosample:STREAMCHECK_GPU_SAMPLE_US=0
+is detect mode without the GPU sampler, --arm nohb:STREAMCHECK_TEST_ABLATE=hb
+without the pthread tracker.
+
 Environment: STREAMCHECK (the launcher, default streamcheck on PATH).
 Prints whether the summed loss had the same bits in every run (when the
 native runs agree among themselves); exits 1 when an arm's differ, 77
@@ -166,7 +172,31 @@ def shim_args(arm, window):
         return ["--redirect=per-thread", "--redirect-method=" + arm[len("redirect-"):]]
     if arm.startswith("ablate-") and arm[len("ablate-"):] in MEASURE_PARTS:
         return ["--measure"]
+    if arm in EXTRA:
+        return EXTRA[arm][1]
     return []
+
+
+EXTRA = {}   # arm-NAME -> (settings, launcher options), from --arm
+
+
+def parse_arm(text):
+    """--arm NAME:SPEC: (arm name, {VAR: VALUE}, [options]), or a ValueError.
+    SPEC is space-separated: VAR=VALUE settings of the environment (VAR in
+    capitals) and the launcher's options (starting with -)."""
+    name, sep, spec = text.partition(":")
+    if not sep or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise ValueError("wants NAME:SPEC, NAME of letters, digits, '_', '.' or '-'")
+    env, opts = {}, []
+    for w in shlex.split(spec):
+        if w.startswith("-"):
+            opts.append(w)
+        elif re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", w):
+            var, _, val = w.partition("=")
+            env[var] = val
+        else:
+            raise ValueError(f"'{w}' is neither VAR=VALUE nor an option")
+    return "arm-" + name, env, opts
 
 
 def self_in_window(stderr):
@@ -223,6 +253,9 @@ def main():
     ap.add_argument("--budget", type=float, default=0, metavar="S",
                     help="start no pair that would end after S seconds (the pairs so far tell how long one "
                          "takes): a lent machine's time limit still gets a summary (default 0: no limit)")
+    ap.add_argument("--arm", action="append", default=[], metavar="NAME:SPEC",
+                    help="one more streamcheck arm: SPEC is space-separated VAR=VALUE settings and launcher "
+                         "options ('nosample:STREAMCHECK_GPU_SAMPLE_US=0', 'nohb:STREAMCHECK_TEST_ABLATE=hb')")
     ap.add_argument("--no-measure", action="store_true", help="skip the --measure arm")
     ap.add_argument("--no-detect", action="store_true", help="skip the plain streamcheck arm")
     ap.add_argument("--measure-window", metavar="S:LEN|auto",
@@ -242,6 +275,12 @@ def main():
         bad = cpus - os.sched_getaffinity(0)
         if bad:
             ap.error(f"--cpus {a.cpus}: CPU {min(bad)} is not available to this process")
+    for text in a.arm:
+        try:
+            name, env, opts = parse_arm(text)
+        except ValueError as e:
+            ap.error(f"--arm {text}: {e}")
+        EXTRA[name] = (env, opts)
     if not os.path.isfile(a.prog):
         ap.error(f"--prog {a.prog}: no such file")
     if a.chunks < 1 or a.pairs < 1 or a.batch_size < 1 or a.budget < 0:
@@ -272,6 +311,7 @@ def main():
         arms["measure-window"] = []
     arms.update({f"redirect-{m}": [] for m in methods})
     arms.update({f"ablate-{x}": [] for x in parts})
+    arms.update({k: [] for k in EXTRA})
     shimmed = [k for k in arms if k not in ("native", "torchprof")]
     walls = {k: [] for k in arms}
     est = {k: [] for k in shimmed}
@@ -306,6 +346,7 @@ def main():
                 env = dict(os.environ)
                 if arm.startswith("ablate-"):
                     env["STREAMCHECK_TEST_ABLATE"] = arm[len("ablate-"):]
+                env.update(EXTRA.get(arm, ({}, []))[0])
                 out = os.path.join(tmp, f"{arm}{r}")
                 os.makedirs(out)
                 c = cmd

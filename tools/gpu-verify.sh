@@ -54,7 +54,10 @@
 #               GPU bounds it) and with 4 at batch 64 (the workers and the
 #               host do), pageable and pinned; GPT-2; DDP on 2 GPUs
 #               (torchrun); OSTEPS timed steps (default 100); OBUDGET
-#               seconds a loop at most (train_bench --budget; default none).
+#               seconds a loop at most (train_bench --budget; default none);
+#               OARMS more arms, NAME:SPEC;NAME:SPEC (train_bench --arm:
+#               nosample:STREAMCHECK_GPU_SAMPLE_US=0 is detect mode without
+#               the GPU sampler).
 #               The loops' tables to $OUT/overhead.txt, their log (every
 #               pair as it ends) to $OUT/overhead.log: two files however
 #               many loops (a lent machine brings back eight)
@@ -210,6 +213,8 @@ overhead)
                 --prog-args "--pin-memory $pm --steps $((steps * 2 + 20)) --warmup 20" ;;
         *) echo "overhead: unknown loop '$l'"; continue ;;
         esac
+        # OARMS: more arms, NAME:SPEC;NAME:SPEC (train_bench.py --arm)
+        IFS=';'; for a in ${OARMS:-}; do set -- "$@" --arm "$a"; done; unset IFS
         step "detect mode's cost on $l (${OPAIRS:-7} pairs)"
         echo "=== $l" >>"$out/overhead.log"
         NCCL_NVLS_ENABLE=0 python3 "$root/bench/train_bench.py" --pairs "${OPAIRS:-7}" --budget "${OBUDGET:-0}" \
