@@ -38,9 +38,10 @@ echo "# rules found: ${rules:-none}; warnings: ${warned:-none}"
 # thread's next call (runlog.h, watch).  The capture that comes next gives
 # the GPU no work: it stays on the fast path, and the graph launch is the
 # call recorded, with none of the capture's 20 launches counted as work
-# submitted before it.  So the slow path sees the 16 synchronizations and 4 first
-# calls (the stream's creation, its first kernel, the first capture's
-# begin and end), not the 30 captures' begins and first launches.
+# submitted before it.  So the slow path sees the 16 synchronizations, the
+# stream's first kernel and three calls of set-up and tear-down (the
+# stream's creation and destruction among them), not the 30 captures'
+# begins and first launches.
 STREAMCHECK_PROFILE=1 STREAMCHECK_TEST_PRICE_DUMP="$tmp/dump" "$SC_CLI" --simulate --log-level=info -- \
     "$graphs" 20 5 >/dev/null 2>"$tmp/prof.err"
 slow=$(sed -n 's/^  slow path (less the real call)  *\([0-9]*\) .*/\1/p' "$tmp/prof.err")
