@@ -187,9 +187,10 @@ static inline void sc_fast_kept(sc_thread *t, const sc_op *op)
    report can say what the shim cost without reading a clock per call (in
    profile mode, every call: sc_fast_timed sets the count back). */
 int sc_fast_timed(sc_thread *t, sc_op *op);
-/* 0: the fast path keeps the call; 1: the slow path; SC_FAST_WATCHED: kept,
-   but the run log records it (after a wait, runlog.h: sc_rl_watches and
-   sc_rl_watched, in the wrapper). */
+/* 0: the fast path keeps the call (counted for the run log); 1: the slow
+   path; SC_FAST_WATCHED: kept, not counted: after a wait the run log
+   records the call instead (runlog.h: the wrapper asks sc_rl_watches, then
+   sc_rl_watched records it or sc_fast_kept counts it). */
 enum { SC_FAST_WATCHED = 2 };
 static inline int sc_fast_sampled(sc_thread *t, sc_op *op)
 {
@@ -197,9 +198,9 @@ static inline int sc_fast_sampled(sc_thread *t, sc_op *op)
         return sc_fast_timed(t, op);
     int slow = sc_fast(t, op);
     if (SC_LIKELY(!slow)) {
-        sc_fast_kept(t, op);
         if (SC_UNLIKELY(t->rl.watch))
             return SC_FAST_WATCHED;
+        sc_fast_kept(t, op);
     }
     return slow;
 }

@@ -119,6 +119,7 @@
                 sc_rl_watched(t_, &op_, w0_, wr_);                                 \
                 return wr_;                                                        \
             }                                                                      \
+            sc_fast_kept(t_, &op_);   /* a capture's call: counted, not recorded */ \
             if (!sc_kind_is(k_, SC_KFAST_CAPTURE))                                 \
                 return f_ A;                                                       \
             return sc_fast_after(t_, &op_, f_ A);                                  \

@@ -226,13 +226,6 @@ void sc_rl_watched(sc_thread *t, sc_op *op, uint64_t t0, CUresult r)
     op->ctx = NULL;
     op->pageable = op->touch_again = 0;
     op->touch_ns = 0;
-    if (sc_kind_is(op->kind, SC_KF_WORK) && t->rl.nsub) {
-        t->rl.nsub--;   /* sc_fast_kept counted it among the unrecorded */
-        if (sc_kind_is(op->kind, SC_KF_KERNEL) && t->rl.kernels) {
-            t->rl.kernels--;
-            t->rl.threads -= (uint64_t)op->grid * op->block;
-        }
-    }
     sc_rl_record(t, op, t0, t1, 0);
     atomic_fetch_add_explicit(&t->own_ticks, sc_tsc() - tin, memory_order_relaxed);
     sc_busy_done(t);
