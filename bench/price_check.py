@@ -39,6 +39,8 @@ names them, and --list with --only lists them so):
                        vs into one pinned buffer (SC203)
   ddp_train            tests/corpus/python/ddp_train.py --pin-memory 0 vs 1 on 2
                        GPUs under torchrun, a row per rank (SC203)
+  ddp_item             the same, pinned: loss.item() every step vs --metrics-on-gpu
+                       (SC403)
 
 Where things are: --stage DIR, an installed tree (./configure
 --prefix=$PWD/.stage && make install; tools/stage-gpu.sh): streamcheck in
@@ -151,6 +153,11 @@ def pair_table(a):
         Pair("ddp_train", "python", "ddp_train.py on 2 GPUs (torchrun): pin_memory 0 vs 1, per rank",
              py("ddp_train.py", "--pin-memory", 0, *ddp), py("ddp_train.py", "--pin-memory", 1, *ddp),
              "SC203", "step_ms", "ddp_train.py", unit="step", steps=60, launch="torchrun"),
+        Pair("ddp_item", "python", "ddp_train.py on 2 GPUs (torchrun), pinned: loss.item() every step "
+             "vs the loss summed on the GPU (--metrics-on-gpu), per rank",
+             py("ddp_train.py", "--pin-memory", 1, *ddp), py("ddp_train.py", "--pin-memory", 1,
+                                                   "--metrics-on-gpu", *ddp),
+             "SC403", "step_ms", "ddp_train.py", unit="step", steps=60, launch="torchrun"),
     ]
 
 

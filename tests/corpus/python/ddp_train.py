@@ -17,7 +17,9 @@ under streamcheck, shim_self_ns_window=N (bench/train_bench.py reads
 them).  With --pin-memory 0 the batches are pageable, so the non_blocking
 copy at the "# corpus: SC203" line is not asynchronous: one SC203 per
 step on each rank.  With --pin-memory 1 clean copies; loss.item() each
-step may be an SC403 (tests/corpus/expect.txt).
+step may be an SC403 (tests/corpus/expect.txt).  --metrics-on-gpu sums the loss
+on the GPU (float64, in the same order, so the same loss_sum) and reads it
+once at the end: SC403's fix, for bench/price_check.py's ddp_item pair.
 Exits 77 without torch, without NCCL or with fewer than 2 GPUs
 (DDP_TRAIN_MIN_GPUS=1 lets a smoke test run one rank on one GPU); 2 when
 not started by torchrun (no RANK/LOCAL_RANK/WORLD_SIZE).
@@ -85,6 +87,8 @@ def main():
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--samples", type=int, default=16384)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--metrics-on-gpu", action="store_true",
+                   help="sum the loss on the GPU, read once at the end (no .item() each step)")
     args = p.parse_args()
     if not 0 <= args.warmup < args.steps:
         p.error("--warmup must be at least 0 and less than --steps")
@@ -119,6 +123,7 @@ def main():
     if self_ns:
         self_ns.restype = ctypes.c_uint64
     step, epoch, loss_sum, t0, s0 = 0, 0, 0.0, 0, 0
+    loss_acc = torch.zeros((), dtype=torch.float64, device=device) if args.metrics_on_gpu else None
     model.train()
     while step < args.steps:
         sampler.set_epoch(epoch)
@@ -134,11 +139,16 @@ def main():
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
-            loss_sum += loss.item()  # corpus: SC403
+            if loss_acc is None:
+                loss_sum += loss.item()  # corpus: SC403
+            else:
+                loss_acc += loss.detach().double()
             step += 1
             if step == args.steps:
                 break
         epoch += 1
+    if loss_acc is not None:
+        loss_sum = loss_acc.item()
     torch.cuda.synchronize()
     t1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
     s1 = self_ns() if self_ns else 0
