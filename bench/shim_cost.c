@@ -8,7 +8,8 @@
  * run, the median and the worst are shown.
  * The PyTorch case: every launch goes to the legacy stream while the
  * program's 128 pool streams (non-blocking, idle) exist.  CUDA graphs: a
- * graph launch, a launch recorded into a capturing stream, and a capture
+ * graph launch (also right after a wait, which the run log records), a
+ * launch recorded into a capturing stream, and a capture
  * begun and ended (cudaGraphsPerfScaling's API times).  A pageable copy:
  * SC203's slow path, with the waits for its stream the shim adds
  * (dispatch.c) counted per copy.
@@ -31,6 +32,7 @@
 #include "fsutil.h"
 #include "hb.h"
 #include "real.h"
+#include "thread.h"
 
 /* CPU time of the calling thread: a loaded machine does not inflate it. */
 static double cpu_now(void)
@@ -84,6 +86,19 @@ static void graph_launches(void *s, long n)
 {
     for (long i = 0; i < n; i++)
         cuGraphLaunch(NULL, (CUstream)s);
+}
+
+/* Graph launches, each as if right after a wait: the run log records it
+   (runlog.h, the watch), as cudaGraphsPerfScaling's launch into an idle
+   stream after its synchronization.  At most SC_RL_MAX records a thread:
+   n is kept under that over the runs. */
+static void watched_graph_launches(void *s, long n)
+{
+    for (long i = 0; i < n; i++) {
+        if (sc_tls_self)
+            sc_tls_self->rl.watch = 1;
+        cuGraphLaunch(NULL, (CUstream)s);
+    }
 }
 
 /* Launches recorded into s while it captures (the capture's ends outside
@@ -278,6 +293,8 @@ int main(int argc, char **argv)
     }
     ns3 created = per_call(s, n);
     ns3 graph = timed(graph_launches, s, n, 1);
+    long nw = n / 20 + 1 < 40000 ? n / 20 + 1 : 40000;
+    ns3 watched = timed(watched_graph_launches, s, nw, 1);
     CUstream cs;
     cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING);
     launches(cs, 1);   /* its first kernel looked at */
@@ -309,6 +326,7 @@ int main(int argc, char **argv)
     ns3 disabled = per_call(s, n);
     row("created stream (fast path)", created, "");
     row("graph launch, created stream", graph, "");
+    row("graph launch after a wait (recorded)", watched, "");
     row("launch into a capturing stream", captured, "");
     row("capture begun and ended (a pair)", capture, "");
     row("pageable copy, created stream", pageable_ns, syncs);

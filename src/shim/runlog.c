@@ -24,6 +24,8 @@
 
 _Atomic int sc_rl_on;
 
+#define RL_SEEN 4
+
 typedef struct sc_rl_log {
     sc_pr_call *v;
     size_t n, cap;
@@ -38,6 +40,11 @@ typedef struct sc_rl_log {
        the next step would not cost (unmap.c; off the fast path's part of
        the thread) */
     struct { uintptr_t lo, hi; uint32_t rec; } src[2];
+    /* its last stream lookups (stream_of), so that a record takes no lock
+       for a stream the thread has met: the model's index of work passed as
+       (s, pt) in context ctx */
+    struct { CUstream s; CUcontext ctx; uint32_t device, idx; uint8_t pt, used; } seen[RL_SEEN];
+    unsigned seen_next;
     struct sc_rl_log *next;
 } sc_rl_log;
 
@@ -73,7 +80,7 @@ static uint32_t stream_index(uint64_t key, uint32_t device, uint8_t kind)
 }
 
 /* Where work passed as (s, pt) in context ctx lands, as a model stream. */
-static uint32_t stream_of(sc_thread *t, CUstream s, int pt, CUcontext ctx, uint32_t device)
+static uint32_t stream_lookup(sc_thread *t, CUstream s, int pt, CUcontext ctx, uint32_t device)
 {
     if ((s == NULL && !pt) || s == CU_STREAM_LEGACY)
         return stream_index((uintptr_t)ctx | 1, device, SC_PR_LEGACY);
@@ -83,6 +90,25 @@ static uint32_t stream_of(sc_thread *t, CUstream s, int pt, CUcontext ctx, uint3
     unsigned flags = r ? atomic_load(&r->flags) : CU_STREAM_NON_BLOCKING;
     return stream_index((uintptr_t)s, device,
                         (flags & CU_STREAM_NON_BLOCKING) ? SC_PR_NONBLOCKING : SC_PR_BLOCKING);
+}
+
+/* The same through the thread's last lookups.  A stream's index never
+   changes (the table keeps the first kind it saw for a handle). */
+static uint32_t stream_of(sc_thread *t, sc_rl_log *l, CUstream s, int pt, CUcontext ctx, uint32_t device)
+{
+    for (unsigned i = 0; i < RL_SEEN; i++)
+        if (l->seen[i].used && l->seen[i].s == s && l->seen[i].ctx == ctx && l->seen[i].pt == (uint8_t)!!pt &&
+            l->seen[i].device == device)
+            return l->seen[i].idx;
+    uint32_t idx = stream_lookup(t, s, pt, ctx, device);
+    unsigned k = l->seen_next++ % RL_SEEN;
+    l->seen[k].s = s;
+    l->seen[k].ctx = ctx;
+    l->seen[k].device = device;
+    l->seen[k].pt = (uint8_t)!!pt;
+    l->seen[k].idx = idx;
+    l->seen[k].used = 1;
+    return idx;
 }
 
 /* ------------------------------------------------------- recording --- */
@@ -178,8 +204,8 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
                       .dir = op->dir == SC_DIR_H2D ? SC_PR_H2D : op->dir == SC_DIR_D2H ? SC_PR_D2H : 0};
     if (c->wait_ns > c->t1 - c->t0)
         c->wait_ns = c->t1 - c->t0;
-    c->stream = stream_of(t, op->stream, op->pt, ctx, device);
-    c->sub_stream = t->rl.nsub ? stream_of(t, t->rl.last, t->rl.last_pt, ctx, device) : c->stream;
+    c->stream = stream_of(t, l, op->stream, op->pt, ctx, device);
+    c->sub_stream = t->rl.nsub ? stream_of(t, l, t->rl.last, t->rl.last_pt, ctx, device) : c->stream;
     if (sc_kind_is(op->kind, SC_KF_KERNEL) && op->grid && op->block)
         c->demand = demand_of(dev, (double)op->grid * op->block);
     if (t->rl.kernels)
@@ -412,8 +438,10 @@ static void rl_unlock(void) { pthread_mutex_unlock(&lock); }
 static void rl_child(void)
 {
     pthread_mutex_init(&lock, NULL);
-    for (sc_rl_log *l = logs; l; l = l->next)
+    for (sc_rl_log *l = logs; l; l = l->next) {
         l->n = 0;
+        memset(l->seen, 0, sizeof l->seen);   /* the stream table starts over */
+    }
     nstreams = nfinds = 0;
 }
 
