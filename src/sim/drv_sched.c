@@ -570,6 +570,42 @@ static void run_memset(scsim_work *w)
     }
 }
 
+/* STREAMCHECK_SIM_COPY_GBPS=R: a one-dimensional copy of n bytes takes at
+ * least n / R ns, as over a link of R GB/s (the worker sleeps the rest out),
+ * so that every copy of a size takes the same time, as a GPU's DMA copies do.
+ * Unset (the default) a copy takes its memmove's time, which the CPU's caches
+ * and first touches of pages make vary with what was copied before: a
+ * pinned rate timed on a warm buffer (what streamcheck's pricing model
+ * calibrates, src/shim/calibrate.c) is then several times what a program's
+ * copies of cold memory get. */
+static double copy_gbps(void)
+{
+    static _Atomic int read;
+    static _Atomic double rate;
+    if (!atomic_load_explicit(&read, memory_order_acquire)) {
+        const char *e = getenv("STREAMCHECK_SIM_COPY_GBPS");
+        double r = e && *e ? strtod(e, NULL) : 0;
+        atomic_store(&rate, r > 0 ? r : 0);
+        atomic_store_explicit(&read, 1, memory_order_release);
+    }
+    return atomic_load(&rate);
+}
+
+static void paced_copy(void *dst, const void *src, size_t n)
+{
+    double r = copy_gbps();
+    struct timespec t0;
+    if (r > 0)
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+    memmove(dst, src, n);
+    if (r <= 0)
+        return;
+    uint64_t end = (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec + (uint64_t)((double)n / r);
+    struct timespec ts = {.tv_sec = (time_t)(end / 1000000000ull), .tv_nsec = (long)(end % 1000000000ull)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
 void scsim_work_run(scsim_work *w, struct CUstream_st *s)
 {
     switch (w->kind) {
@@ -580,7 +616,7 @@ void scsim_work_run(scsim_work *w, struct CUstream_st *s)
         break;
     case SCSIM_W_COPY:
         if (w->u.copy.n)
-            memmove(w->u.copy.dst, w->u.copy.src, w->u.copy.n);
+            paced_copy(w->u.copy.dst, w->u.copy.src, w->u.copy.n);
         break;
     case SCSIM_W_COPY2D:
         for (size_t r = 0; r < w->u.copy2d.height; r++)
