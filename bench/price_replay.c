@@ -49,19 +49,19 @@ static int room(void *pp, size_t *n, size_t *cap, size_t i, size_t elt)
 
 static int call_line(dump *d, const char *l)
 {
-    unsigned long long t0, dur, wait, bytes, own = 0, release = 0, touch = 0;
+    unsigned long long t0, dur, wait, bytes, own = 0, release = 0, touch = 0, dev = 0;
     unsigned what, stream, nsub, sub, f0, f1, dir, again = 0;
     float d1, d2;
     if (!d->nthreads || sscanf(l, " %llu +%llu wait %llu what %u stream %u nsub %u sub %u f %u,%u dir %u bytes "
-                               "%llu demand %f %f own %llu release %llu touch %llu %u", &t0, &dur, &wait, &what,
-                               &stream, &nsub, &sub, &f0, &f1, &dir, &bytes, &d1, &d2, &own, &release, &touch,
-                               &again) < 13)
+                               "%llu demand %f %f own %llu release %llu touch %llu %u dev %llx", &t0, &dur, &wait,
+                               &what, &stream, &nsub, &sub, &f0, &f1, &dir, &bytes, &d1, &d2, &own, &release, &touch,
+                               &again, &dev) < 13)
         return -1;
     tcalls *t = &d->threads[d->nthreads - 1];
     if (room(&t->v, &t->n, &t->cap, t->n, sizeof *t->v))
         return -1;
     t->v[t->n - 1] = (sc_pr_call){.t0 = t0, .t1 = t0 + dur, .wait_ns = wait, .own_ns = own,
-                                  .release_ns = release, .touch_ns = touch, .bytes = bytes,
+                                  .release_ns = release, .touch_ns = touch, .bytes = bytes, .dev = dev,
                                   .stream = stream, .nsub = nsub, .sub_stream = sub,
                                   .finding = {(uint16_t)f0, (uint16_t)f1}, .what = (uint8_t)what,
                                   .dir = (uint8_t)dir, .touch_again = (uint8_t)!!again, .demand = d1,

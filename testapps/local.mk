@@ -13,7 +13,7 @@ SC_APPS_SHARED = \
 	cache_config cache_config_fixed queue_limit queue_limit_fixed async_engines async_engines_fixed \
 	multithread_default_stream redirect_mixed handoff turn_taking graph_capture fork_child stress_mixed framework_step named_thread \
 	measure_overlap measure_barrier measure_window multigpu_legacy multigpu_legacy_fixed multigpu_peer multigpu_redirect multigpu_rank \
-	host_sync_loop pageable_loop nvtx_ranges
+	host_sync_loop pageable_loop nvtx_ranges copy_pipeline
 SC_APPS_CUBLAS = cublas_default_stream cublas_default_stream_fixed
 # Linked with CUPTI: a program with a profiler of its own.
 SC_APPS_CUPTI = measure_handover

@@ -5,7 +5,9 @@
 # under streamcheck in detect and in measured mode: the finding at the app's
 # marked line must cost what the twin gained -- a wait each step (SC403),
 # GPU-bound and host-bound; threads taking turns on the legacy stream
-# (SC103).  The simulator's times are the CPU's, shared with whatever else
+# (SC103); pieces copied up and back on one stream, where copy streams
+# would overlap the copies with the kernels (SC703, its copies paced as
+# over a 1 GB/s link: bench/price_check.py).  The simulator's times are the CPU's, shared with whatever else
 # runs: the bounds are wider than the GPU's (bench/price_check.py's
 # defaults), and a pair that misses is run once more before it fails.  The
 # pageable-copy pairs are left to the GPU (make bench-price, tools/gpu-verify.sh
@@ -13,8 +15,8 @@
 # else runs, and on a loaded 2-core machine the twin's gain swings by more
 # than itself.  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-pairs="host_sync_loop-gpu host_sync_loop-host multithread"
-echo "1..3"
+pairs="host_sync_loop-gpu host_sync_loop-host multithread copy_pipeline"
+echo "1..4"
 # A sanitized build's times are its runtime's, not the program's.
 case "$enable_sanitizers" in
 no | '') ;;

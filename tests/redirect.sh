@@ -153,7 +153,10 @@ for m in stream entry handle; do
 done
 # The fast path is taken: one thread's 3000 launches and 3000 copies on the
 # legacy stream take the slow path as often under redirect as in detect
-# mode (its first 256 notes and the samples), by every method.
+# mode (its first 256 notes and the samples), by every method, but for the
+# one read-back of pinned memory whose first of the stream detect mode's run
+# log takes on the slow path (SC703's candidate), which redirect does not
+# record.
 slow() { sed -n 's/^  slow path (less the real call) *\([0-9]*\) .*/\1/p' "$1"; }
 STREAMCHECK_PROFILE=1 "$SC_CLI" --simulate --log-level=quiet --output="$tmp/fp" -- "$app" 1 0 3000 \
     >/dev/null 2>"$tmp/fp.detect"
@@ -165,7 +168,8 @@ for m in stream entry handle; do
     got="$got $m=$(slow "$tmp/fp.$m")"
 done
 echo "# slow calls: detect=$want$got"
-[ -n "$want" ] && [ "$want" -lt 1000 ] && [ "$got" = " stream=$want entry=$want handle=$want" ]
+rd=$((want - 1))
+[ -n "$want" ] && [ "$want" -lt 1000 ] && [ "$got" = " stream=$rd entry=$rd handle=$rd" ]
 ok $? "redirect: legacy-stream launches and copies take the fast path, as in detect mode"
 # And so do the memsets, event records and waits a framework queues beside
 # its launches (MIX 1: 1000 rounds of two launches, a memset, a record and a

@@ -1,5 +1,8 @@
 /* calibrate.c: the pinned copy rate (calibrate.h).  At the first copy of a
- * device and direction that a pinning fix would change, the calling thread
+ * device and direction that a pinning fix would change (or, for the run
+ * log's pinned copies, before the first async copy of pinned memory while
+ * the device has no work, else after the first synchronization that leaves
+ * it none: dispatch.c, calibrate_pinned), the calling thread
  * -- inside that copy's slow path, in its context, right after the copy
  * returned -- times a copy of the same size between pinned memory and device
  * memory of the shim's own, best of three after a warm-up, then frees them.
@@ -28,6 +31,8 @@
 #define CAL_DEV 32
 
 static _Atomic int state[CAL_DEV][2];     /* 0 not yet, 1 taken, 2 done */
+static _Atomic uint64_t deferred[CAL_DEV][2];   /* bytes to time once the device has no work */
+static _Atomic uint64_t span_a[CAL_DEV][2], span_b[CAL_DEV][2];   /* when it was timed (sc_now_ns) */
 static _Atomic uint64_t rate_x1e6[CAL_DEV][2];   /* bytes per ns, times 10^6 */
 
 static uint64_t timed_copies(void *h, CUdeviceptr d, uint64_t bytes, int d2h)
@@ -52,6 +57,20 @@ int sc_cal_wanted(unsigned device, int d2h)
     return device < CAL_DEV && atomic_load(&state[device][!!d2h]) == 0;
 }
 
+void sc_cal_defer(unsigned device, int d2h, uint64_t bytes)
+{
+    if (device >= CAL_DEV)
+        return;
+    uint64_t b = atomic_load(&deferred[device][!!d2h]);
+    while (b < bytes && !atomic_compare_exchange_weak(&deferred[device][!!d2h], &b, bytes))
+        ;
+}
+
+uint64_t sc_cal_deferred(unsigned device, int d2h)
+{
+    return device < CAL_DEV && sc_cal_wanted(device, d2h) ? atomic_load(&deferred[device][!!d2h]) : 0;
+}
+
 void sc_cal_note(unsigned device, int d2h, uint64_t bytes)
 {
     if (device >= CAL_DEV || !bytes)
@@ -69,6 +88,7 @@ void sc_cal_note(unsigned device, int d2h, uint64_t bytes)
         bytes = CAL_MAX;
     void *h = NULL;
     CUdeviceptr d = 0;
+    uint64_t a = sc_now_ns();
     CUresult r = sc_d.MemAllocHost(&h, bytes);
     if (r == CUDA_SUCCESS)
         r = sc_d.MemAlloc(&d, bytes);
@@ -82,7 +102,18 @@ void sc_cal_note(unsigned device, int d2h, uint64_t bytes)
         sc_d.MemFreeHost(h);
     if (ns)
         atomic_store(&rate_x1e6[device][d2h], (uint64_t)((double)bytes / (double)ns * 1e6));
+    atomic_store(&span_a[device][d2h], a);
+    atomic_store(&span_b[device][d2h], sc_now_ns());
     atomic_store(&state[device][d2h], 2);
+}
+
+int sc_cal_span(unsigned device, int d2h, uint64_t *a, uint64_t *b)
+{
+    if (device >= CAL_DEV || atomic_load(&state[device][!!d2h]) != 2)
+        return 0;
+    *a = atomic_load(&span_a[device][!!d2h]);
+    *b = atomic_load(&span_b[device][!!d2h]);
+    return *b > *a;
 }
 
 double sc_cal_rate(unsigned device, int d2h)

@@ -1,6 +1,7 @@
 /* calibrate.h: how long this machine takes to copy from or to pinned
- * memory: the rate a pageable or synchronous copy's fix would run at (the
- * pricing model, price.c). */
+ * memory: the rate a pageable or synchronous copy's fix would run at, and
+ * the time of the pinned copies the run log records (the pricing model,
+ * price.c). */
 #ifndef SC_CALIBRATE_H
 #define SC_CALIBRATE_H
 
@@ -14,6 +15,15 @@
 /* 1 while the rate of this device and direction is still to be timed. */
 int sc_cal_wanted(unsigned device, int d2h);
 void sc_cal_note(unsigned device, int d2h, uint64_t bytes);
+/* A rate wanted where timing it now would hold the program's work back
+   (the device had work): sc_cal_deferred gives the bytes to time (the
+   largest copy's, 0: none deferred) until sc_cal_note times them. */
+void sc_cal_defer(unsigned device, int d2h, uint64_t bytes);
+uint64_t sc_cal_deferred(unsigned device, int d2h);
+/* When the rate of a device and direction was timed ([a, b), sc_now_ns):
+   the GPU's work then was the shim's (price.c takes it out of the device's
+   busy time).  0 when it was not. */
+int sc_cal_span(unsigned device, int d2h, uint64_t *a, uint64_t *b);
 /* The pinned rate measured for a device and direction, in bytes per ns; 0
    when none was. */
 double sc_cal_rate(unsigned device, int d2h);

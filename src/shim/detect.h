@@ -6,7 +6,7 @@
  *                    calls the detectors below, then commits their findings
  *   detect_legacy.c  SC101, SC102, SC103 (counting), SC601: work on the
  *                    legacy stream, blocking streams, cuBLAS on the legacy stream
- *   detect_copy.c    SC201, SC202, SC203, SC204, SC702: copies and memsets
+ *   detect_copy.c    SC201, SC202, SC203, SC204, SC702, SC703: copies and memsets
  *   detect_alloc.c   SC301, SC302, SC303 (counting): allocation and freeing
  *   detect_sync.c    SC401, SC402, SC403: synchronization calls
  *   detect_queue.c   SC701 (hardware queues), SC501 (cache configuration)
@@ -46,6 +46,7 @@ void sc_detect_sc102(sc_thread *t, sc_op *op);   /* the SC102 findings, per bloc
 void sc_detect_memset(sc_op *op, const sc_facts *f);   /* SC202 */
 void sc_detect_pageable_copy(sc_thread *t, sc_op *op);   /* SC203 */
 void sc_detect_copy_engines(sc_thread *t, sc_op *op);   /* SC702 */
+void sc_detect_pipeline(sc_op *op);   /* SC703's candidate (the dispatcher asks the run log when) */
 void sc_detect_copy_sync(sc_thread *t, sc_op *op, const sc_facts *f);   /* SC201, SC204 */
 /* detect_alloc.c */
 void sc_detect_alloc(sc_thread *t, sc_op *op);   /* SC301, SC302, SC303 */

@@ -5,6 +5,8 @@
  *   SC203  an "async" copy of pageable host memory: it waits
  *   SC204  a synchronous device-to-device copy on the legacy stream
  *   SC702  copies both ways at once with a single copy engine
+ *   SC703  a stream's pinned copies in order with its kernels (a candidate:
+ *          the pricing model says whether copy streams would save time)
  * Memory kinds come from the call's facts (classify.h).  The sections each
  * decision rests on are cited at the decision; each rule's full citation
  * is in rules.def.
@@ -54,6 +56,20 @@ void sc_detect_copy_engines(sc_thread *t, sc_op *op)
         if (sc_busy_others(t, &q) > 0)
             sc_event_add(op, SC_RULE_SC702, SC_SEV_WARNING, 1);
     }
+}
+
+/* SC703, the first async copy of pinned memory (SC_RL_COPY_MIN bytes or
+   more) of a thread's stream while runs are recorded (the dispatcher asks
+   the run log, runlog.h: sc_rl_pipe_mark): its stream may queue copies in
+   order with kernels that they could overlap (PG, Overlap of Data Transfer
+   and Kernel Execution: copies and kernels of different streams run at once
+   on a device with copy engines, those of one stream in order).  A
+   candidate at the copy's own line, which the report keeps only where the
+   pricing model predicts that copy streams save enough (shim_report.c). */
+void sc_detect_pipeline(sc_op *op)
+{
+    if (op->nev < SC_MAX_EVENTS)
+        op->ev[op->nev++] = (sc_event){SC_RULE_SC703, SC_SEV_WARNING, 0, 1, 0};
 }
 
 /* SC201 and SC204, synchronous copies (cuMemcpy*, not Async).

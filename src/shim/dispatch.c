@@ -66,8 +66,10 @@ static void legacy_work(sc_thread *t, sc_op *op, const sc_facts *f)
 }
 
 /* An async copy, once routed and its lane marked: SC203 (then, on a
-   sample, the wait for the stream's earlier work: drain.h), SC702, and the
-   direction its stream copied last, which SC702 asks about later copies. */
+   sample, the wait for the stream's earlier work: drain.h), SC702, SC703's
+   candidate (and the pinned rate: calibrate_pinned), and the direction its
+   stream copied last, which SC702 asks about later copies. */
+static void calibrate_pinned(sc_thread *t, sc_op *op, const sc_facts *f);
 static void copy_routed(sc_thread *t, sc_op *op, const sc_facts *f)
 {
     if (f->pageable) {
@@ -75,6 +77,9 @@ static void copy_routed(sc_thread *t, sc_op *op, const sc_facts *f)
         sc_drain_before(op, f->lane_idle);
     }
     sc_detect_copy_engines(t, op);
+    if (!f->pageable && sc_rl_pipe_mark(t, op))
+        sc_detect_pipeline(op);
+    calibrate_pinned(t, op, f);
     if (op->srec && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H))
         atomic_store(&op->srec->last_copy, op->dir);
 }
@@ -399,6 +404,13 @@ static uint64_t waited(const sc_op *op, uint64_t blocked)
    is the driver's part of the call (core.h, the handshake: its pinned
    allocation waits for the device): 0 when a report began meanwhile and
    the tables are the report's. */
+static int calibrate(sc_thread *t, unsigned dev, int d2h, uint64_t bytes)
+{
+    sc_busy_driver(t);
+    sc_cal_note(dev, d2h, bytes);
+    return sc_busy_back(t);
+}
+
 static int calibrate_after(sc_thread *t, sc_op *op)
 {
     if (op->bytes < 65536 || (op->dir != SC_DIR_H2D && op->dir != SC_DIR_D2H))
@@ -408,10 +420,53 @@ static int calibrate_after(sc_thread *t, sc_op *op)
             unsigned dev = sc_op_device(op);
             if (dev == SC_DEV_UNKNOWN || !sc_cal_wanted(dev, op->dir == SC_DIR_D2H))
                 return 1;
-            sc_busy_driver(t);
-            sc_cal_note(dev, op->dir == SC_DIR_D2H, op->bytes);
-            return sc_busy_back(t);
+            return calibrate(t, dev, op->dir == SC_DIR_D2H, op->bytes);
         }
+    return 1;
+}
+
+/* Whether the calling thread is the process's only one in CUDA and no
+   stream of the call's context has work (asked of the streams with marks,
+   cuStreamQuery; none only by mark): the timing's copies (on the legacy
+   stream) and allocations then hold nothing of the program's back, and no
+   other thread queues work meanwhile. */
+static int device_idle(sc_thread *t, sc_op *op)
+{
+    if (sc_threads_in_use() > 1)
+        return 0;
+    sc_busy_q q = {.ctx = sc_op_ctx(op)};
+    return sc_busy_others(t, &q) == 0 && !q.unverified;
+}
+
+/* The pinned rate of an async copy of pinned memory, which the run log
+   records at that rate (SC703: runlog.h): timed before the call, where the
+   device has no work, so that the timing's own copies and allocations
+   (which synchronize) hold none of the program's work back; else left for
+   a synchronization after which it has none (calibrate_idle). */
+static void calibrate_pinned(sc_thread *t, sc_op *op, const sc_facts *f)
+{
+    if (f->pageable || !sc_rl_on || op->bytes < SC_RL_COPY_MIN || (op->dir != SC_DIR_H2D && op->dir != SC_DIR_D2H))
+        return;
+    unsigned dev = sc_op_device(op);
+    int d2h = op->dir == SC_DIR_D2H;
+    if (dev == SC_DEV_UNKNOWN || !sc_cal_wanted(dev, d2h))
+        return;
+    if (!device_idle(t, op))
+        sc_cal_defer(dev, d2h, op->bytes);
+    else if (!calibrate(t, dev, d2h, op->bytes))
+        op->bypass = 1;
+}
+
+/* After a synchronization: the rates left for a moment when the device
+   has no work (calibrate_pinned). */
+static int calibrate_idle(sc_thread *t, sc_op *op)
+{
+    unsigned dev = sc_op_device(op);
+    uint64_t bytes;
+    for (int d2h = 0; d2h < 2; d2h++)
+        if (dev != SC_DEV_UNKNOWN && (bytes = sc_cal_deferred(dev, d2h)) && device_idle(t, op) &&
+            !calibrate(t, dev, d2h, bytes))
+            return 0;
     return 1;
 }
 
@@ -461,7 +516,9 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
             op->rl = sc_rl_record(t, op, sc_drain_began(op), t1, w);
             if (op->rl && (op->kind == SC_K_STREAM_SYNC || op->kind == SC_K_CTX_SYNC || op->kind == SC_K_EVENT_SYNC))
                 sc_detect_waited(op, w);
-            if (!calibrate_after(t, op)) {
+            if (!calibrate_after(t, op) ||
+                ((op->kind == SC_K_STREAM_SYNC || op->kind == SC_K_CTX_SYNC || op->kind == SC_K_EVENT_SYNC) &&
+                 !calibrate_idle(t, op))) {
                 errno = err;
                 sc_busy_done(t);
                 return;

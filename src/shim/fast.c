@@ -16,12 +16,8 @@ int sc_fast_timed(sc_thread *t, sc_op *op)
 {
     uint64_t t0 = sc_tsc();
     int slow = sc_fast(t, op);
-    if (!slow) {
-        if (t->rl.watch)
-            slow = SC_FAST_WATCHED;
-        else
-            sc_fast_kept(t, op);
-    }
+    if (!slow)
+        slow = sc_fast_keep(t, op);
     uint64_t dt = sc_tsc() - t0;
     dt = dt > sc_tsc_overhead ? dt - sc_tsc_overhead : 0;
     if (SC_UNLIKELY(sc_prof_on)) {

@@ -45,8 +45,11 @@
     (op_.kind = SC_K_LAUNCH, op_.stream = (cfg) ? (cfg)->hStream : NULL, op_.p1 = (cfg), op_.cfgp = &(cfg), \
      op_.grid = (cfg) ? (cfg)->gridDimX * (cfg)->gridDimY * (cfg)->gridDimZ : 0,                   \
      op_.block = (cfg) ? (cfg)->blockDimX * (cfg)->blockDimY * (cfg)->blockDimZ : 0)
-#define SC_C_COPY(d, s, n, h) \
-    (op_.kind = SC_K_COPY, op_.dir = (d), op_.stream = (s), op_.streamp = &(s), op_.bytes = (n), op_.host = (h))
+/* An async copy: its direction, host side and device side (dev: 0 for an
+   array or where there is none), which the run log keeps (runlog.h). */
+#define SC_C_COPY(d, s, n, h, dev)                                                                   \
+    (op_.kind = SC_K_COPY, op_.dir = (d), op_.stream = (s), op_.streamp = &(s), op_.bytes = (n), op_.host = (h), \
+     op_.p2 = SC_PTR(dev))
 #define SC_C_COPY_U(s, n, dst, src)                                                          \
     (op_.kind = SC_K_COPY_U, op_.stream = (s), op_.streamp = &(s), op_.bytes = (n),          \
      op_.p1 = SC_PTR(dst), op_.p2 = SC_PTR(src))
@@ -57,7 +60,7 @@
 /* A peer copy between the contexts dctx and sctx. */
 #define SC_C_SCOPY_PEER(n, dctx, sctx) \
     (SC_C_SCOPY(SC_DIR_PEER, n, NULL), op_.peer_ctx[0] = (dctx), op_.peer_ctx[1] = (sctx))
-#define SC_C_COPY_PEER(s, n) (SC_C_COPY(SC_DIR_PEER, s, n, NULL), op_.peer_ctx[0] = op_.peer_ctx[1] = NULL)
+#define SC_C_COPY_PEER(s, n) (SC_C_COPY(SC_DIR_PEER, s, n, NULL, 0), op_.peer_ctx[0] = op_.peer_ctx[1] = NULL)
 #define SC_C_SCOPY_U(n, dst, src) \
     (op_.kind = SC_K_SCOPY_U, op_.bytes = (n), op_.p1 = SC_PTR(dst), op_.p2 = SC_PTR(src))
 #define SC_C_COPY2D(p, s) (op_.kind = SC_K_COPY2D, op_.stream = (s), op_.streamp = &(s), op_.p1 = (p))

@@ -44,7 +44,8 @@ static struct {
    are the model's. */
 _Static_assert((int)SC_FIX_NONE == (int)SC_PR_FIX_NONE && (int)SC_FIX_NO_WAIT == (int)SC_PR_FIX_NO_WAIT &&
                    (int)SC_FIX_PIN == (int)SC_PR_FIX_PIN && (int)SC_FIX_STREAM == (int)SC_PR_FIX_STREAM &&
-                   (int)SC_FIX_OWN_STREAM == (int)SC_PR_FIX_OWN_STREAM && (int)SC_FIX_DROP == (int)SC_PR_FIX_DROP,
+                   (int)SC_FIX_OWN_STREAM == (int)SC_PR_FIX_OWN_STREAM && (int)SC_FIX_DROP == (int)SC_PR_FIX_DROP &&
+                   (int)SC_FIX_PIPELINE == (int)SC_PR_FIX_PIPELINE,
                "rules.h's SC_FIX_* are pricing.h's sc_pr_fix");
 
 /* ------------------------------------------------------------- rates --- */
@@ -52,6 +53,46 @@ static void rates(sc_pr_device *dev, uint32_t d)
 {
     dev->rate[SC_PR_H2D] = sc_cal_rate(d, 0);
     dev->rate[SC_PR_D2H] = sc_cal_rate(d, 1);
+}
+
+/* The device's busy time less the shim's own copies that timed its rates
+   (calibrate.h): they were no program's work.  v (n spans, sorted, not
+   overlapping) is copied without them into a new array (NULL: out of
+   memory; v then stands). */
+static sc_pr_span *less_calibration(const sc_pr_span *v, size_t *n, uint32_t d)
+{
+    uint64_t a[2], b[2];
+    int k = 0;
+    for (int d2h = 0; d2h < 2; d2h++)
+        k += sc_cal_span(d, d2h, &a[k], &b[k]);
+    sc_pr_span *out = malloc((*n + 2 * (size_t)k + 1) * sizeof *out);
+    if (!out)
+        return NULL;
+    size_t m = 0;
+    for (size_t i = 0; i < *n; i++) {
+        sc_pr_span x[3] = {v[i]};
+        int nx = 1;
+        for (int j = 0; j < k; j++)   /* cut [a, b) out of each piece so far */
+            for (int q = nx; q-- > 0;) {
+                sc_pr_span y = x[q];
+                if (y.b <= a[j] || y.a >= b[j])
+                    continue;
+                x[q] = x[--nx];
+                if (y.a < a[j])
+                    x[nx++] = (sc_pr_span){y.a, a[j]};
+                if (y.b > b[j])
+                    x[nx++] = (sc_pr_span){b[j], y.b};
+            }
+        if (nx == 2 && x[0].a > x[1].a) {
+            sc_pr_span t = x[0];
+            x[0] = x[1];
+            x[1] = t;
+        }
+        for (int q = 0; q < nx; q++)
+            out[m++] = x[q];
+    }
+    *n = m;
+    return out;
 }
 
 /* ------------------------------------------------------------- dump --- */
@@ -88,12 +129,12 @@ static void dump(const sc_pr_model *m, const sc_pr_result *res)
         for (size_t i = 0; i < th->n; i++) {
             const sc_pr_call *c = &th->calls[i];
             fprintf(f, "  %llu +%llu wait %llu what %u stream %u nsub %u sub %u f %u,%u dir %u bytes %llu "
-                    "demand %.6f %.6f own %llu release %llu touch %llu %u\n", (unsigned long long)c->t0,
+                    "demand %.6f %.6f own %llu release %llu touch %llu %u dev %llx\n", (unsigned long long)c->t0,
                     (unsigned long long)(c->t1 - c->t0), (unsigned long long)c->wait_ns, c->what, c->stream,
                     c->nsub, c->sub_stream, c->finding[0], c->finding[1], c->dir, (unsigned long long)c->bytes,
                     c->demand, c->fast_demand,
                     (unsigned long long)c->own_ns, (unsigned long long)c->release_ns,
-                    (unsigned long long)c->touch_ns, c->touch_again);
+                    (unsigned long long)c->touch_ns, c->touch_again, (unsigned long long)c->dev);
         }
     }
     for (size_t d = 0; d < m->ndevices; d++)
@@ -203,6 +244,12 @@ void sc_price_run(void)
             dev[d].busy = v;
         } else {
             dev[d].known = sc_gs_busy(d, &dev[d].busy, &dev[d].nbusy);
+        }
+        sc_pr_span *cut = dev[d].known ? less_calibration(dev[d].busy, &dev[d].nbusy, d) : NULL;
+        if (cut) {
+            if (measured)
+                free((void *)dev[d].busy);
+            dev[d].busy = cut;
         }
         if (!dev[d].known)
             P.source = SC_PRICE_WAITS;

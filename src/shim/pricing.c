@@ -4,8 +4,9 @@
  *   stretch between their waits (see below);
  * - build: the replay graph of one scenario (nothing fixed, one finding
  *   fixed, every in_all finding fixed);
- * - sc_pr_price: the replays, and the savings;
- * - find_loop: the steady loop, where a hazard of every step shows it.
+ * - sc_pr_price: the replays, and the savings.
+ * The steady loop, where a hazard of every step shows it, is found in
+ * pricing_loop.c.
  */
 #include "config.h"
 
@@ -42,7 +43,15 @@
    earlier submissions that outlived their wait) goes to the last stretch
    that had submissions.  The copies' own times (a pageable or synchronous
    copy's staging, [t0 + wait, t1]) belong to the copies, not to work. */
-typedef struct work { double fast, self; } work;
+typedef struct work {
+    double fast, self;
+    /* copies, for SC_PR_FIX_PIPELINE (plan_copies): the thread's latest
+       earlier copy whose device range overlaps this one's (its index in the
+       thread; -1 none, -2 the range is unknown); the downloads whose
+       buffer the stream's later work may overwrite from this call on (a
+       list through war_link) */
+    int32_t prev, war_head, war_link;
+} work;
 
 static int waits(const sc_pr_call *c)
 {
@@ -61,7 +70,9 @@ static uint32_t device_of(const sc_pr_model *m, uint32_t stream)
 }
 
 typedef struct wpt { uint64_t s, e; } wpt;                 /* a wait */
-typedef struct spt { uint64_t a, b; double n, g; size_t w; uint8_t self; } spt;   /* submissions */
+/* submissions: n of them in [a, b]; g, the GPU time they get; fix, a pinned
+   copy's own time at this machine's pinned rate, which it gets first */
+typedef struct spt { uint64_t a, b; double n, g, fix; size_t w; uint8_t self; } spt;
 typedef struct dev_in {
     wpt *w; size_t nw;
     spt *p; size_t np;
@@ -105,6 +116,17 @@ static size_t group_of(const sc_pr_model *m, uint32_t stream)
     return d < m->ndevices && m->devices[d].known ? d : m->ndevices + (stream < m->nstreams ? stream : 0);
 }
 
+/* A recorded async copy's own time at the device's pinned rate, where it
+   is known (else 0: it shares the GPU's time by count, as work). */
+static double copy_ns(const sc_pr_model *m, const sc_pr_call *c)
+{
+    uint32_t d = device_of(m, c->stream);
+    if ((c->dir != SC_PR_H2D && c->dir != SC_PR_D2H) || !c->bytes || d >= m->ndevices)
+        return 0;
+    double r = m->devices[d].rate[c->dir];
+    return r > 0 ? (double)c->bytes / r : 0;
+}
+
 /* The waits, submission points and copies of every actor, per group. */
 static int gather(const sc_pr_model *m, dev_in *dv, size_t ng)
 {
@@ -118,10 +140,10 @@ static int gather(const sc_pr_model *m, dev_in *dv, size_t ng)
             size_t d = group_of(m, c->stream), ds = group_of(m, c->sub_stream);
             if (c->nsub) {   /* made between the previous call and this one, before its start */
                 uint64_t b = c->t0 ? c->t0 - 1 : 0, a = i ? th->calls[i - 1].t1 : b;
-                PUSH(dv[ds].p, dv[ds].np, cp[ds], ((spt){a < b ? a : b, b, c->nsub, 0, k, 0}));
+                PUSH(dv[ds].p, dv[ds].np, cp[ds], ((spt){a < b ? a : b, b, c->nsub, 0, 0, k, 0}));
             }
             if (c->what == SC_PR_SUBMIT)
-                PUSH(dv[d].p, dv[d].np, cp[d], ((spt){c->t0, c->t0, 1, 0, k, 1}));
+                PUSH(dv[d].p, dv[d].np, cp[d], ((spt){c->t0, c->t0, 1, 0, copy_ns(m, c), k, 1}));
             if (waits(c) && c->wait_ns)
                 PUSH(dv[d].w, dv[d].nw, cw[d], ((wpt){c->t0, c->t0 + c->wait_ns}));
             if (copies(c) && c->t1 > c->t0 + c->wait_ns)
@@ -179,10 +201,12 @@ static double in_range(const spt *p, uint64_t lo, uint64_t hi)
 }
 
 /* Shares one stretch's busy time among the submissions of [lo, hi), or
-   returns 0 when there were none. */
+   returns 0 when there were none.  Pinned copies whose own time is known
+   get it first (all of them together no more than the stretch's busy
+   time); the rest is shared by count. */
 static int share(dev_in *in, uint64_t lo, uint64_t hi, double busy, uint64_t span)
 {
-    double total = 0;
+    double total = 0, fixed = 0;
     size_t first = 0, last = in->np;
     /* points are sorted by start, and none is longer than span */
     size_t l = 0, r = in->np;
@@ -194,12 +218,21 @@ static int share(dev_in *in, uint64_t lo, uint64_t hi, double busy, uint64_t spa
             r = mid;
     }
     first = l;
-    for (size_t i = first; i < last && in->p[i].a < hi; i++)
-        total += in_range(&in->p[i], lo, hi);
-    if (total <= 0)
+    for (size_t i = first; i < last && in->p[i].a < hi; i++) {
+        if (in->p[i].fix > 0)
+            fixed += in_range(&in->p[i], lo, hi) > 0 ? in->p[i].fix : 0;
+        else
+            total += in_range(&in->p[i], lo, hi);
+    }
+    if (total <= 0 && fixed <= 0)
         return 0;
-    for (size_t i = first; i < last && in->p[i].a < hi; i++)
-        in->p[i].g += busy * in_range(&in->p[i], lo, hi) / total;
+    double scale = fixed > busy || total <= 0 ? busy / fixed : 1, rest = busy - fixed * scale;
+    for (size_t i = first; i < last && in->p[i].a < hi; i++) {
+        if (in->p[i].fix > 0)
+            in->p[i].g += in_range(&in->p[i], lo, hi) > 0 ? in->p[i].fix * scale : 0;
+        else if (total > 0)
+            in->p[i].g += rest * in_range(&in->p[i], lo, hi) / total;
+    }
     return 1;
 }
 
@@ -291,6 +324,103 @@ static work *attribute(const sc_pr_model *m, size_t *ncalls_out)
     return w;
 }
 
+/* What ties a thread's copies to its stream's order once they go to copy
+   streams (SC_PR_FIX_PIPELINE): the buffers they reuse.  Each copy's prev
+   is the thread's latest earlier copy whose device range overlaps its own.
+   An upload must wait for what last used its buffer: a download from it,
+   or the kernels of the piece the buffer held, those queued after that
+   upload and before the next upload (piped_copy).  A download whose buffer
+   a later copy uses again must be done before the kernels that write the
+   buffer anew: where that copy is a download, those queued after the last
+   upload before it, or right after the first download where no upload
+   comes between (war_head: the call after which the stream's work waits
+   for it); where it is an upload, the upload waits for the download, and
+   the kernels after it for the upload.
+   Sorted by start, each range is compared with the RANGE_SCAN ranges that
+   begin next (a buffer reused at one address, as PyTorch's caching
+   allocator hands a batch's, is its neighbour). */
+#define RANGE_SCAN 16
+typedef struct rng { uint64_t a, b; int32_t i; } rng;
+
+static int cmp_rng(const void *pa, const void *pb)
+{
+    const rng *a = pa, *b = pb;
+    return a->a != b->a ? (a->a > b->a) - (a->a < b->a) : (a->i > b->i) - (a->i < b->i);
+}
+
+static int is_copy(const sc_pr_call *c)
+{
+    return (c->dir == SC_PR_H2D || c->dir == SC_PR_D2H) &&
+           (c->what == SC_PR_SUBMIT || c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC);
+}
+
+static int plan_copies(const sc_pr_thread *th, work *w)
+{
+    size_t n = 0;
+    rng *v = malloc((th->n + 1) * sizeof *v);
+    int32_t *next = malloc((th->n + 1) * sizeof *next), *ups = malloc((th->n + 1) * sizeof *ups);
+    if (!v || !next || !ups) {
+        free(v);
+        free(next);
+        free(ups);
+        return -1;
+    }
+    size_t nups = 0;
+    for (size_t i = 0; i < th->n; i++) {
+        const sc_pr_call *c = &th->calls[i];
+        w[i].prev = -1;
+        w[i].war_head = w[i].war_link = -1;
+        next[i] = -1;
+        if (!is_copy(c))
+            continue;
+        if (c->dir == SC_PR_H2D)
+            ups[nups++] = (int32_t)i;
+        if (c->dev && c->bytes)
+            v[n++] = (rng){c->dev, c->dev + c->bytes, (int32_t)i};
+        else
+            w[i].prev = -2;
+    }
+    if (n)
+        qsort(v, n, sizeof *v, cmp_rng);
+    for (size_t j = 0; j < n; j++)
+        for (size_t k = j + 1; k < n && v[k].a < v[j].b && k - j <= RANGE_SCAN; k++) {
+            int32_t early = v[j].i < v[k].i ? v[j].i : v[k].i, late = v[j].i < v[k].i ? v[k].i : v[j].i;
+            if (w[late].prev != -2 && early > w[late].prev)
+                w[late].prev = early;
+            if (next[early] < 0 || late < next[early])
+                next[early] = late;
+        }
+    for (size_t i = 0; i < th->n; i++) {
+        if (!is_copy(&th->calls[i]) || th->calls[i].dir != SC_PR_D2H)
+            continue;
+        int32_t at = -1;
+        if (w[i].prev == -2) {
+            at = (int32_t)i;
+        } else if (next[i] >= 0 && th->calls[next[i]].dir == SC_PR_D2H) {
+            /* read again without an upload into it: the kernels that wrote it
+               anew came after the last upload between the two reads (an
+               upload into it waits for this download itself) */
+            size_t lo = 0, hi = nups;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (ups[mid] < next[i])
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            at = lo && ups[lo - 1] > (int32_t)i ? ups[lo - 1] : (int32_t)i;
+        }
+        if (at >= 0) {
+            w[i].war_link = w[at].war_head;
+            w[at].war_head = (int32_t)i;
+        }
+    }
+    free(v);
+    free(next);
+    free(ups);
+    return 0;
+}
+
 /* ------------------------------------------------------------ build --- */
 typedef struct scen {
     const sc_pr_model *m;
@@ -301,6 +431,8 @@ typedef struct scen {
     int *stream;         /* model stream -> replay stream */
     int *own;            /* per thread x device: its own stream, or -1 */
     int *copy;           /* per thread: the stream its fixed synchronous copies go to, or -1 */
+    uint8_t *pipe;       /* per model stream: its pinned copies go to copy streams (SC_PR_FIX_PIPELINE) */
+    int *up, *down;      /* per thread x device: the copy streams they go to, or -1 */
 } scen;
 
 /* only: the finding fixed; -1 none; -2 every in_all one; -3 every joint one */
@@ -366,6 +498,11 @@ typedef struct tstate {
     struct { int op, stream; } dep[DEPS];
     unsigned gen;
 } tstate;
+
+/* A thread's copies under SC_PR_FIX_PIPELINE (piped_copy): per call, the
+   replay operation of a copy and, of an upload, the stream's last
+   operation when the thread's next upload came; its last upload. */
+typedef struct copyst { int *op, *front; int32_t last_up; } copyst;
 
 /* A host wait the fix drops, for operation op on replay stream `stream`:
    the thread's later work on other streams, which the wait ordered after
@@ -450,6 +587,72 @@ static int copy_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
     return sc_rp_cpu(s->g, t, host) < 0;
 }
 
+/* The stream's later work waits for operation op (of replay stream st), as
+   cudaStreamWaitEvent would order it. */
+static void order_after(tstate *ts, int op, int st)
+{
+    ts->dep[ts->gen % DEPS].op = op;
+    ts->dep[ts->gen % DEPS].stream = st;
+    ts->gen++;
+}
+
+/* A pinned async copy of a stream whose copies go to copy streams
+   (SC_PR_FIX_PIPELINE, plan_copies), as cudaEventRecord and
+   cudaStreamWaitEvent would order them.  An upload goes to the thread's
+   upload stream, after what last used its buffer, and the stream's later
+   work waits for it; a download goes to its download stream, after the
+   stream's work so far (what made its data).  Then the downloads whose
+   buffers the stream's later work may overwrite hold that work back.
+   wk: the thread's work array, i the call's index in it; cs: its copy
+   state (op, the replay operation of each copy; front, for each upload,
+   the stream's last operation when the next upload came). */
+static int piped_copy(scen *s, int t, tstate *ts, const sc_pr_call *c, const work *wk, size_t i, copyst *cs)
+{
+    uint32_t dev = device_of(s->m, c->stream);
+    size_t k = (size_t)t * s->m->ndevices + (dev < s->m->ndevices ? dev : 0);
+    int d2h = c->dir == SC_PR_D2H, *x = d2h ? &s->down[k] : &s->up[k];
+    if (*x < 0 && (*x = sc_rp_stream(s->g, dev, SC_RP_NONBLOCKING)) < 0)
+        return -1;
+    int last = ts->last_on[c->stream], dep = last;
+    if (!d2h) {
+        if (cs->last_up >= 0 && cs->front[cs->last_up] < 0)
+            cs->front[cs->last_up] = last;
+        int32_t p = wk[i].prev;
+        if (p == -1)
+            dep = -1;
+        else if (p >= 0)
+            dep = s->m->threads[t].calls[p].dir == SC_PR_D2H ? cs->op[p] : cs->front[p] >= 0 ? cs->front[p] : last;
+        cs->last_up = (int32_t)i;
+    }
+    if (dep >= 0 && sc_rp_stream_wait_op(s->g, t, *x, dep) < 0)
+        return -1;
+    int op = sc_rp_submit(s->g, t, *x, d2h ? SC_RP_COPY_D2H : SC_RP_COPY_H2D, (uint64_t)(wk[i].self + 0.5), 1, 0);
+    if (op < 0)
+        return -1;
+    cs->op[i] = op;
+    ts->last_op = op;
+    ts->last_stream = *x;
+    ts->last_d2h = d2h;
+    if (!d2h)
+        order_after(ts, op, *x);
+    for (int32_t d = wk[i].war_head; d >= 0; d = wk[d].war_link)
+        if (cs->op[d] >= 0)
+            order_after(ts, cs->op[d], s->down[k]);
+    return 0;
+}
+
+/* A wait for a stream whose copies went to copy streams waits for them too
+   (the fixed program waits for its copies where it waited for the stream). */
+static int wait_piped(scen *s, int t, const sc_pr_call *c)
+{
+    if (c->stream >= s->m->nstreams || !s->pipe[c->stream])
+        return 0;
+    uint32_t dev = device_of(s->m, c->stream);
+    size_t k = (size_t)t * s->m->ndevices + (dev < s->m->ndevices ? dev : 0);
+    return (s->up[k] >= 0 && sc_rp_wait_stream(s->g, t, s->up[k]) < 0) ||
+           (s->down[k] >= 0 && sc_rp_wait_stream(s->g, t, s->down[k]) < 0) ? -1 : 0;
+}
+
 static int wait_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, unsigned fx)
 {
     int rc = 0;
@@ -464,7 +667,7 @@ static int wait_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
                     dropped_wait(ts, ts->last_on[j], stream_for(s, (size_t)t, j), ts->d2h_on[j]);
     } else {
         if (c->what == SC_PR_WAIT_STREAM)
-            rc = sc_rp_wait_stream(s->g, t, st);
+            rc = sc_rp_wait_stream(s->g, t, st) < 0 || wait_piped(s, t, c) < 0 ? -1 : 0;
         else if (c->what == SC_PR_WAIT_EVENT && ts->last_op >= 0)
             rc = sc_rp_wait_op(s->g, t, ts->last_op);
         else if (c->what == SC_PR_WAIT_DEVICE && (fx & (1u << SC_PR_FIX_STREAM)))
@@ -506,6 +709,25 @@ static int first_touch(scen *s, const sc_pr_thread *th, int rt)
     return ns && sc_rp_cpu(s->g, rt, ns) < 0 ? -1 : 0;
 }
 
+/* A recorded submission, w[i] its work: an async copy to or from pinned
+   memory runs on its copy engine, beside kernels and the other direction's
+   copies (or goes to a copy stream: piped_copy); a kernel on the device. */
+static int submit_call(scen *s, int rt, tstate *ts, const work *w, size_t i, int st, copyst *cs)
+{
+    const sc_pr_call *c = &s->m->threads[rt].calls[i];
+    int rc = 0;
+    if (w[i].self > 0 && c->bytes >= SC_PR_PIPE_MIN && copy_ns(s->m, c) > 0 && c->stream < s->m->nstreams &&
+        s->pipe[c->stream])
+        rc = piped_copy(s, rt, ts, c, w, i, cs) < 0;
+    else if (w[i].self > 0 && (c->dir == SC_PR_H2D || c->dir == SC_PR_D2H))
+        rc = submit(s, rt, ts, st, c->dir == SC_PR_D2H ? SC_RP_COPY_D2H : SC_RP_COPY_H2D, w[i].self, 1, c->stream) < 0;
+    else if (w[i].self > 0)
+        rc = submit(s, rt, ts, st, SC_RP_COMPUTE, w[i].self, c->demand > 0 ? c->demand : ts->demand, c->stream) < 0;
+    else
+        ts->last_stream = st;
+    return rc | (sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0);
+}
+
 /* Thread t's steps; its replay thread is t (made beforehand, so that a
    join can name a thread built later). */
 static int build_thread(scen *s, size_t t, const work *w)
@@ -518,14 +740,19 @@ static int build_thread(scen *s, size_t t, const work *w)
                  .last_on = malloc((s->m->nstreams + 1) * sizeof *ts.last_on),
                  .applied = calloc(s->m->nstreams + 1, sizeof *ts.applied),
                  .d2h_on = calloc(s->m->nstreams + 1, sizeof *ts.d2h_on)};
-    if (!ts.last_on || !ts.applied || !ts.d2h_on) {
+    copyst cs = {.op = malloc(th->n * sizeof *cs.op), .front = malloc(th->n * sizeof *cs.front), .last_up = -1};
+    if (!ts.last_on || !ts.applied || !ts.d2h_on || !cs.op || !cs.front) {
         free(ts.last_on);
         free(ts.applied);
         free(ts.d2h_on);
+        free(cs.op);
+        free(cs.front);
         return -1;
     }
     for (size_t i = 0; i < s->m->nstreams; i++)
         ts.last_on[i] = -1;
+    for (size_t i = 0; i < th->n; i++)
+        cs.op[i] = cs.front[i] = -1;
     double dsum = 0, dn = 0;
     for (size_t i = 0; i < th->n; i++) {
         if (th->calls[i].demand > 0) {
@@ -571,17 +798,7 @@ static int build_thread(scen *s, size_t t, const work *w)
         }
         switch ((sc_pr_what)c->what) {
         case SC_PR_SUBMIT:
-            /* an async copy to or from pinned memory runs on its copy
-               engine, beside kernels and the other direction's copies */
-            if (w[i].self > 0 && (c->dir == SC_PR_H2D || c->dir == SC_PR_D2H))
-                rc |= submit(s, rt, &ts, st, c->dir == SC_PR_D2H ? SC_RP_COPY_D2H : SC_RP_COPY_H2D, w[i].self, 1,
-                             c->stream) < 0;
-            else if (w[i].self > 0)
-                rc |= submit(s, rt, &ts, st, SC_RP_COMPUTE, w[i].self, c->demand > 0 ? c->demand : ts.demand,
-                             c->stream) < 0;
-            else
-                ts.last_stream = st;
-            rc |= sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0;
+            rc |= submit_call(s, rt, &ts, w, i, st, &cs);
             break;
         case SC_PR_OTHER:
             rc |= sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0;
@@ -604,6 +821,8 @@ static int build_thread(scen *s, size_t t, const work *w)
     free(ts.last_on);
     free(ts.applied);
     free(ts.d2h_on);
+    free(cs.op);
+    free(cs.front);
     return rc ? -1 : 0;
 }
 
@@ -620,7 +839,21 @@ static int64_t replay(const sc_pr_model *m, const work *w, const size_t *base, u
     s.stream = malloc((m->nstreams + 1) * sizeof *s.stream);
     s.own = malloc((m->nthreads * m->ndevices + 1) * sizeof *s.own);
     s.copy = malloc((m->nthreads + 1) * sizeof *s.copy);
-    int rc = !s.g || !s.stream || !s.own || !s.copy;
+    s.pipe = calloc(m->nstreams + 1, 1);
+    s.up = malloc((m->nthreads * m->ndevices + 1) * sizeof *s.up);
+    s.down = malloc((m->nthreads * m->ndevices + 1) * sizeof *s.down);
+    int rc = !s.g || !s.stream || !s.own || !s.copy || !s.pipe || !s.up || !s.down;
+    for (size_t i = 0; !rc && i < m->nthreads * m->ndevices; i++)
+        s.up[i] = s.down[i] = -1;
+    /* the streams whose copies a fixed SC_PR_FIX_PIPELINE finding moves */
+    for (size_t t = 0; !rc && t < m->nthreads; t++)
+        for (size_t i = 0; i < m->threads[t].n; i++) {
+            const sc_pr_call *c = &m->threads[t].calls[i];
+            for (int k = 0; k < 2; k++)
+                if (c->stream < m->nstreams && fixed(&s, c->finding[k]) &&
+                    m->findings[c->finding[k] - 1].fix == SC_PR_FIX_PIPELINE)
+                    s.pipe[c->stream] = 1;
+        }
     for (size_t i = 0; !rc && i < m->nthreads; i++)
         s.copy[i] = -1;
     for (size_t i = 0; !rc && i < m->nstreams; i++) {
@@ -641,6 +874,9 @@ static int64_t replay(const sc_pr_model *m, const work *w, const size_t *base, u
     free(s.stream);
     free(s.own);
     free(s.copy);
+    free(s.pipe);
+    free(s.up);
+    free(s.down);
     if (rc)
         return -1;
     *stalled |= r.stalled;
@@ -679,93 +915,6 @@ static int price_joint(const sc_pr_model *m, const work *w, const size_t *base, 
     return rc;
 }
 
-/* -------------------------------------------------- the steady loop --- */
-/* A hazard of every step shows where the program's loop is: a finding
-   whose calls repeat SC_PR_LOOP_MIN times or more, the last of them in the
-   window's second half (a burst of calls while the program sets up ends
-   earlier).  Its loop starts one period (the median time between its calls)
-   before the first of them; the loop is the earliest such start to the
-   window's end.  It counts only where it leaves a quarter of the window and
-   a second or more out (building a model on the GPU, NCCL's
-   initialization, the first steps' compilation): shares are then of the
-   loop.  A short program's phases (a C sample timing one way, then
-   another) are not a set-up.  A finding whose calls all end before the
-   loop is the set-up's, and keeps the whole window. */
-#define SC_PR_LOOP_MIN 5
-#define SC_PR_LOOP_SETUP_NS 1000000000ull
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Each call of finding f (index + 1) in the model, in turn. */
-#define FOR_CALLS_OF(m, c, k, f)                                               \
-    for (size_t t_ = 0; t_ < (m)->nthreads; t_++)                              \
-        for (size_t i_ = 0; i_ < (m)->threads[t_].n; i_++)                     \
-            for (int k = 0; k < 2; k++)                                        \
-                if ((c = &(m)->threads[t_].calls[i_], f = c->finding[k]) &&    \
-                    f <= (m)->nfindings)
-
-/* The loop's start, where one is recognized; else origin. */
-static uint64_t loop_start(const sc_pr_model *m, uint64_t origin, uint64_t end, const size_t *first,
-                           const uint64_t *t0)
-{
-    uint64_t start = end, half = origin + (end - origin) / 2;
-    uint64_t *gap = malloc((first[m->nfindings] + 1) * sizeof *gap);
-    if (!gap)
-        return origin;
-    for (size_t f = 0; f < m->nfindings; f++) {
-        size_t n = first[f + 1] - first[f];
-        const uint64_t *s = t0 + first[f];
-        if (n < SC_PR_LOOP_MIN || s[n - 1] < half)
-            continue;
-        for (size_t i = 0; i + 1 < n; i++)
-            gap[i] = s[i + 1] - s[i];
-        qsort(gap, n - 1, sizeof *gap, cmp_u64);
-        uint64_t period = gap[(n - 1) / 2];
-        uint64_t at = s[0] - origin > period ? s[0] - period : origin;
-        if (at < start)
-            start = at;
-    }
-    free(gap);
-    return start < end && (start - origin) * 4 >= end - origin && start - origin >= SC_PR_LOOP_SETUP_NS ? start
-                                                                                                     : origin;
-}
-
-static int find_loop(const sc_pr_model *m, uint64_t origin, uint64_t end, sc_pr_result *out)
-{
-    size_t nf = m->nfindings, *first = calloc(nf + 1, sizeof *first);
-    const sc_pr_call *c;
-    uint16_t f;
-    if (!first)
-        return -1;
-    FOR_CALLS_OF(m, c, k, f)
-        first[f]++;   /* f is the index + 1: counts at first[index + 1] */
-    for (size_t i = 0; i < nf; i++)
-        first[i + 1] += first[i];
-    uint64_t *t0 = malloc((first[nf] + 1) * sizeof *t0), *last = calloc(nf + 1, sizeof *last);
-    size_t *fill = calloc(nf + 1, sizeof *fill);
-    if (!t0 || !last || !fill) {
-        free(first), free(t0), free(last), free(fill);
-        return -1;
-    }
-    FOR_CALLS_OF(m, c, k, f) {
-        t0[first[f - 1] + fill[f - 1]++] = c->t0;
-        if (c->t1 > last[f - 1])
-            last[f - 1] = c->t1;
-    }
-    for (size_t i = 0; i < nf; i++)
-        qsort(t0 + first[i], first[i + 1] - first[i], sizeof *t0, cmp_u64);
-    uint64_t start = loop_start(m, origin, end, first, t0);
-    out->loop_ns = start > origin ? end - start : 0;
-    for (size_t i = 0; out->before_loop && i < nf; i++)
-        out->before_loop[i] = out->loop_ns && first[i + 1] > first[i] && last[i] <= start;
-    free(first), free(t0), free(last), free(fill);
-    return 0;
-}
-
 int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
 {
     uint64_t origin = UINT64_MAX, end = 0;
@@ -787,7 +936,7 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
     if (origin == UINT64_MAX || !m->nstreams)
         return 0;
     out->window_ns = end - origin;
-    if (find_loop(m, origin, end, out))
+    if (sc_pr_find_loop(m, origin, end, out))
         return -1;
     size_t ncalls = 0;
     work *w = attribute(m, &ncalls);
@@ -797,9 +946,11 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
         free(base);
         return -1;
     }
-    for (size_t t = 0; t < m->nthreads; t++)
-        base[t + 1] = base[t] + m->threads[t].n;
     int rc = 0;
+    for (size_t t = 0; t < m->nthreads; t++) {
+        base[t + 1] = base[t] + m->threads[t].n;
+        rc |= plan_copies(&m->threads[t], w + base[t]);
+    }
     int64_t b = replay(m, w, base, origin, -1, &out->stalled);
     rc = b < 0;
     out->model_ns = b > 0 ? (uint64_t)b : 0;

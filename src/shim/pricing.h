@@ -59,7 +59,19 @@ typedef enum sc_pr_fix {
     SC_PR_FIX_STREAM,     /* waits for the thread's own stream, not the whole device */
     SC_PR_FIX_OWN_STREAM, /* the thread's legacy-stream work goes to a stream of its own */
     SC_PR_FIX_DROP,       /* the call goes (an allocation hoisted out of the loop) */
+    SC_PR_FIX_PIPELINE,   /* the pinned copies of the stream of the finding's calls go to a stream
+                             per direction (per thread), ordered with the stream's kernels as
+                             events would order them: an upload before the kernels after it, a
+                             download after the kernels before it; a copy whose device range
+                             another copy of the thread's uses (a reused buffer, `reused`) also
+                             after the stream's work before it, and the kernels after a reused
+                             download after it */
 } sc_pr_fix;
+
+/* The smallest copy SC_PR_FIX_PIPELINE moves (the recorder records the
+   pinned copies of this size or more, runlog.h; smaller ones it counts among
+   a stretch's submissions, as kernels, and they stay where they were). */
+#define SC_PR_PIPE_MIN 65536
 
 typedef struct sc_pr_call {
     uint64_t t0, t1;      /* when it was called and returned, ns */
@@ -74,6 +86,7 @@ typedef struct sc_pr_call {
                              faulting in destination pages never written before; the fix's pinned
                              buffer has them touched where it is allocated, before the thread's work */
     uint64_t bytes;       /* copies */
+    uint64_t dev;         /* copies: the device side's address ([dev, dev + bytes) on the device); 0 unknown */
     uint32_t stream;      /* index into the model's streams; where it submitted or what it waited for */
     uint32_t nsub;        /* submissions the thread made since its previous recorded call, not recorded */
     uint32_t sub_stream;  /* where the last of them went */
@@ -149,5 +162,10 @@ typedef struct sc_pr_result {
    leaves out a quarter of the window or more, and a second or more.
    0, or -1 when out of memory. */
 int sc_pr_price(const sc_pr_model *m, sc_pr_result *out);
+
+/* The steady loop (pricing_loop.c), for sc_pr_price: sets out->loop_ns and
+   out->before_loop from the findings' calls in [origin, end].  0, or -1
+   when out of memory. */
+int sc_pr_find_loop(const sc_pr_model *m, uint64_t origin, uint64_t end, sc_pr_result *out);
 
 #endif /* SC_PRICING_H */

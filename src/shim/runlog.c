@@ -179,6 +179,56 @@ static float demand_of(unsigned dev, double threads)
     return r > 0 && threads < r ? (float)(threads / r) : 1.0f;
 }
 
+/* A copy's device side, for the model's ranges: 0 where unknown (an
+   array, a 2D or 3D copy). */
+static uint64_t dev_end(const sc_op *op)
+{
+    if (op->dir != SC_DIR_H2D && op->dir != SC_DIR_D2H)
+        return 0;
+    if (sc_kind_is(op->kind, SC_KF_UNIFIED))
+        return (uintptr_t)(op->dir == SC_DIR_H2D ? op->p1 : op->p2);
+    return op->kind == SC_K_COPY ? (uintptr_t)op->p2 : 0;
+}
+
+/* The thread's entry for the copy's stream (as passed), or -1. */
+static int piped_at(const sc_thread *t, const sc_op *op)
+{
+    for (unsigned i = 0; i < t->rl.npiped; i++)
+        if (t->rl.piped[i] == op->stream && (t->rl.piped_dirs[i] >> 2) == op->pt)
+            return (int)i;
+    return -1;
+}
+
+/* A direction's bit in piped_dirs: 1 to the device, 2 to the host. */
+static unsigned dir_bit(const sc_op *op)
+{
+    return op->dir == SC_DIR_D2H ? 2 : 1;
+}
+
+int sc_rl_piped(const sc_thread *t, const sc_op *op)
+{
+    int i = piped_at(t, op);
+    return i >= 0 && (t->rl.piped_dirs[i] & dir_bit(op));
+}
+
+int sc_rl_pipe_mark(sc_thread *t, const sc_op *op)
+{
+    if (!sc_rl_on || op->pageable || op->bytes < SC_RL_COPY_MIN || (op->dir != SC_DIR_H2D && op->dir != SC_DIR_D2H) ||
+        sc_rl_piped(t, op))
+        return 0;
+    int i = piped_at(t, op);
+    if (i < 0) {
+        i = (int)(t->rl.piped_next++ % 4);
+        t->rl.piped[i] = op->stream;
+        t->rl.piped_dirs[i] = (uint8_t)(op->pt << 2);
+        if (t->rl.npiped < 4)
+            t->rl.npiped++;
+    }
+    int first = !(t->rl.piped_dirs[i] & 3);
+    t->rl.piped_dirs[i] |= (uint8_t)dir_bit(op);
+    return first;
+}
+
 uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_t wait_ns)
 {
     if (!sc_rl_on)
@@ -200,7 +250,7 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
     sc_pr_call *c = &l->v[l->n];
     *c = (sc_pr_call){.t0 = t0, .t1 = t1 > t0 ? t1 : t0, .wait_ns = wait_ns, .bytes = op->bytes,
                       .touch_ns = op->touch_ns, .touch_again = op->touch_again,
-                      .nsub = t->rl.nsub, .what = what,
+                      .nsub = t->rl.nsub, .what = what, .dev = dev_end(op),
                       .dir = op->dir == SC_DIR_H2D ? SC_PR_H2D : op->dir == SC_DIR_D2H ? SC_PR_D2H : 0};
     if (c->wait_ns > c->t1 - c->t0)
         c->wait_ns = c->t1 - c->t0;

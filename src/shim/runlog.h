@@ -49,6 +49,17 @@ uint32_t sc_rl_record(struct sc_thread *t, struct sc_op *op, uint64_t t0, uint64
    when it succeeded. */
 int sc_rl_watches(const struct sc_thread *t, const struct sc_op *op);
 void sc_rl_watched(struct sc_thread *t, struct sc_op *op, uint64_t t0, CUresult r);
+/* Async copies from or to pinned memory of SC_RL_COPY_MIN bytes or more
+   are recorded (fast.h), with their device side, so the model knows what a
+   stream's kernels wait for (SC703).  sc_rl_piped: whether the copy's stream
+   (as passed) already had its first such copy this way, which takes the
+   slow path (the first of the stream for SC703's candidate, the first each
+   way to time the pinned rate); sc_rl_pipe_mark, on the slow path, notes
+   that an async copy of pinned memory of that size had, and returns 1 for
+   the stream's first. */
+#define SC_RL_COPY_MIN SC_PR_PIPE_MIN
+int sc_rl_piped(const struct sc_thread *t, const struct sc_op *op);
+int sc_rl_pipe_mark(struct sc_thread *t, const struct sc_op *op);
 /* The slow path's own time around record `rec` of thread t, in TSC ticks
    (the model takes it out of the host time around the call). */
 void sc_rl_own(struct sc_thread *t, uint32_t rec, uint64_t ticks);

@@ -126,7 +126,7 @@ typedef struct sc_op {
     CUlaunchConfig cfg;   /* the copy *cfgp points to once redirected */
     const void *host;     /* host side of a copy */
     const void *p1;       /* other pointer: destination, out-pointer, struct, event */
-    const void *p2;       /* source of unified copies */
+    const void *p2;       /* source of unified copies; an async copy's device side (NULL: none) */
     size_t bytes;
     unsigned flags;
     int prio;

@@ -337,11 +337,28 @@ static int sc403_drops(const sc_agg_key *k, const sc_agg_val *v)
            (unsigned __int128)saving * 10000 < (unsigned __int128)window * (uint64_t)sc_opt.warn_share_bp;
 }
 
+/* An SC703 candidate (a stream's first pinned copy) is a finding only where
+   copy streams save 5% or more of the time its share is of (or
+   --warn-share, if higher) and --warn-cost: a restructuring, worth
+   proposing only where the model says it pays (libstreamcheck(7), SC703). */
+#define SC703_MIN_BP 500
+static int sc703_drops(const sc_agg_key *k)
+{
+    uint64_t saving, window;
+    if (k->rule != SC_RULE_SC703)
+        return 0;
+    if (!sc_price_of(k, &saving) || !(window = share_window(k)))
+        return 1;
+    uint64_t bp = (uint64_t)sc_opt.warn_share_bp > SC703_MIN_BP ? (uint64_t)sc_opt.warn_share_bp : SC703_MIN_BP;
+    return saving < (uint64_t)sc_opt.warn_cost_us * 1000 ||
+           (unsigned __int128)saving * 10000 < (unsigned __int128)window * bp;
+}
+
 static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
 {
     build *b = arg;
     unsigned sev = k->sev;
-    if (sc403_drops(k, v))
+    if (sc403_drops(k, v) || sc703_drops(k))
         return;
     /* SC401: frequent device synchronization from one call site is a
        warning whatever was pending each time. */

@@ -42,6 +42,12 @@ typedef struct sc_rl_hot {
     CUstream last;        /* ... on this stream, as passed */
     uint32_t kernels;     /* of them, kernel launches ... */
     uint64_t threads;     /* ... and their threads (grid x block), summed: their demand */
+    /* the streams (as passed) whose first pinned copy each way took the
+       slow path (runlog.h, sc_rl_piped), the newest four: the directions
+       (bits 0 and 1), and the per-thread entry point (bit 2) */
+    CUstream piped[4];
+    uint8_t piped_dirs[4];
+    uint8_t npiped, piped_next;
 } sc_rl_hot;
 
 #endif /* SC_THREAD_PARTS_H */

@@ -839,9 +839,9 @@ START_TEST(reader_errors)
     /* unknown rule, wrong name, bad severity, wrong types */
     const char *t = with("5", "null", "0", "\"0x1\"");
     read_fails(subst(t, "SC101", "SC999"),
-               "in.json: findings[0].rule: unknown rule \"SC999\" (this streamcheck knows SC101 to SC702)");
+               "in.json: findings[0].rule: unknown rule \"SC999\" (this streamcheck knows SC101 to SC703)");
     read_fails(subst(t, "SC101", "sc101"),
-               "in.json: findings[0].rule: unknown rule \"sc101\" (this streamcheck knows SC101 to SC702)");
+               "in.json: findings[0].rule: unknown rule \"sc101\" (this streamcheck knows SC101 to SC703)");
     read_fails(subst(t, "legacy-default-stream", "legacy-default-strean"),
                "in.json: findings[0].name: \"legacy-default-strean\" is not the name of SC101 (legacy-default-stream)");
     read_fails(subst(t, "\"warning\"", "\"warnin_\""),
