@@ -72,7 +72,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < iters; i++) {
         float *xi = x + i * chunk, *yi = y + i * chunk, *dxi = dx + i * chunk, *dyi = dy + i * chunk;
         CHECK(cudaEventRecord(start[i], up));
-        CHECK(cudaMemcpyAsync(dxi, xi, chunk * sizeof(float), cudaMemcpyHostToDevice, up));
+        CHECK(cudaMemcpyAsync(dxi, xi, chunk * sizeof(float), cudaMemcpyHostToDevice, up)); // expect: SC703 x0+
         if (mode == HOSTSYNC)
             CHECK(cudaStreamSynchronize(up)); // upload_stream.synchronize()
         else

@@ -36,7 +36,8 @@ static float pass(seed_timer *t, cudaEvent_t ev, int nstreams)
         CHECK(cudaStreamWaitEvent(s[k], t->start, 0));
     for (int i = 0; i < iters; i++) {
         cudaStream_t si = s[i % nstreams];
-        CHECK(cudaMemcpyAsync(dA + i * nn, in + i * nn, nn * sizeof(float), cudaMemcpyHostToDevice, si));
+        size_t at = (size_t)i * nn;
+        CHECK(cudaMemcpyAsync(dA + at, in + at, nn * sizeof(float), cudaMemcpyHostToDevice, si)); // expect: SC703 x0+
         sc_matmul<<<grid, block, 0, si>>>(n, dA + i * nn, dA + i * nn, dC + i * nn);
         LAUNCHED();
         CHECK(cudaMemcpyAsync(out + i * nn, dC + i * nn, nn * sizeof(float), cudaMemcpyDeviceToHost, si));
