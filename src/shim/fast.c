@@ -12,12 +12,36 @@
    every call is timed and counted once.  The slow path is timed in full,
    every call: since the fast path keeps the notes, slow calls are few, and
    a TSC read costs a few ns. */
+__attribute__((noinline, cold)) int sc_fast_copy_recorded(sc_thread *t, sc_op *op)
+{
+    if (op->bytes < SC_RL_COPY_MIN || (op->dir != SC_DIR_H2D && op->dir != SC_DIR_D2H) ||
+        !atomic_load_explicit(&sc_rl_on, memory_order_relaxed))
+        return 0;
+    if (!sc_rl_piped(t, op))
+        return 1;
+    t->rl.watch |= SC_RL_WATCH_COPY;
+    return 0;
+}
+
+__attribute__((noinline, cold)) int sc_fast_copy_u(sc_thread *t, sc_op *op)
+{
+    int d1 = sc_devmem_contains(op->p1), d2 = sc_devmem_contains(op->p2);
+    if (!(d1 || sc_pinned_contains(op->p1, op->bytes)) || !(d2 || sc_pinned_contains(op->p2, op->bytes)))
+        return 1;   /* an end we cannot classify without asking the driver */
+    op->dir = d1 ? (d2 ? SC_DIR_D2D : SC_DIR_H2D) : (d2 ? SC_DIR_D2H : SC_DIR_H2H);
+    return sc_fast_copy_recorded(t, op);
+}
+
 int sc_fast_timed(sc_thread *t, sc_op *op)
 {
     uint64_t t0 = sc_tsc();
     int slow = sc_fast(t, op);
-    if (!slow)
-        slow = sc_fast_keep(t, op);
+    if (!slow) {
+        if (t->rl.watch)
+            slow = SC_FAST_WATCHED;
+        else
+            sc_fast_kept(t, op);
+    }
     uint64_t dt = sc_tsc() - t0;
     dt = dt > sc_tsc_overhead ? dt - sc_tsc_overhead : 0;
     if (SC_UNLIKELY(sc_prof_on)) {

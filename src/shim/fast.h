@@ -91,6 +91,23 @@ static inline CUresult sc_fast_after(sc_thread *t, sc_op *op, CUresult r)
     return r;
 }
 
+/* An async copy from or to pinned memory of SC_RL_COPY_MIN bytes or more,
+   while runs are recorded: the run log records it (its bytes, direction and
+   device side: runlog.h), so the pricing model knows the copies a stream's
+   kernels wait for (SC703).  The first such copy each way of each of the
+   thread's streams takes the slow path (SC703's candidate, the pinned
+   rate: dispatch.c); the others are handed to the wrapper as a watched call
+   is, by SC_RL_WATCH_COPY in the thread's watch (a copy into a capturing
+   stream runs nothing: the wrapper then counts it and clears the bit).
+   Only the copy wrappers' branch of sc_fast pays for this.  1: the slow
+   path. */
+int sc_fast_copy_recorded(sc_thread *t, sc_op *op);
+/* A unified copy (cuMemcpyAsync): both ends classified without the driver
+   (device memory, or pinned memory), its direction set, and the above; 1:
+   the slow path.  Both out of line (fast.c), so that the other calls' fast
+   path keeps its registers. */
+int sc_fast_copy_u(sc_thread *t, sc_op *op);
+
 /* The fast path: counts the call and decides whether it needs the slow
    path.  Returns nonzero for the slow path. */
 static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op)
@@ -103,11 +120,11 @@ static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op
         if (sc_kind_is(op->kind, SC_KFAST_COPY)) {
             if (op->host && !sc_pinned_contains(op->host, op->bytes))
                 return 1;       /* pageable: SC203 */
+            if (sc_fast_copy_recorded(t, op))
+                return 1;       /* the first of its stream this way */
         } else if (sc_kind_is(op->kind, SC_KFAST_COPY_U)) {
-            int d1 = sc_devmem_contains(op->p1), d2 = sc_devmem_contains(op->p2);
-            if (!(d1 || sc_pinned_contains(op->p1, op->bytes)) || !(d2 || sc_pinned_contains(op->p2, op->bytes)))
-                return 1;       /* an end we cannot classify without asking the driver */
-            op->dir = d1 ? (d2 ? SC_DIR_D2D : SC_DIR_H2D) : (d2 ? SC_DIR_D2H : SC_DIR_H2H);
+            if (sc_fast_copy_u(t, op))
+                return 1;
         } else if (sc_kind_is(op->kind, SC_KFAST_CAPTURE)) {
             return sc_fast_capture(t, op);
         } else {
@@ -185,37 +202,11 @@ static inline void sc_fast_kept(sc_thread *t, const sc_op *op)
     }
 }
 
-/* An async copy from or to pinned memory of SC_RL_COPY_MIN bytes or more
-   that the fast path kept, while runs are recorded: the run log records it
-   (its bytes, direction and device side: runlog.h), so the pricing model
-   knows the copies a stream's kernels wait for (SC703).  The first such copy
-   of each of the thread's streams takes the slow path, where SC703's
-   candidate is made at its line (dispatch.c); the others are recorded as a
-   watched call is.  A copy into a capturing stream runs nothing: counted. */
-static inline int sc_fast_copy_recorded(sc_thread *t, sc_op *op)
-{
-    return op->bytes >= SC_RL_COPY_MIN && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H) &&
-           atomic_load_explicit(&sc_rl_on, memory_order_relaxed) && sc_rl_watches(t, op);
-}
-
-/* A call sc_fast kept: counted for the run log, or handed to the wrapper
-   to record (SC_FAST_WATCHED), or, a pinned copy the slow path must see
-   first, 1. */
-enum { SC_FAST_WATCHED = 2 };
-static inline __attribute__((always_inline)) int sc_fast_keep(sc_thread *t, sc_op *op)
-{
-    if (sc_kind_is(op->kind, SC_KFAST_COPY | SC_KFAST_COPY_U) && sc_fast_copy_recorded(t, op))
-        return sc_rl_piped(t, op) ? SC_FAST_WATCHED : 1;
-    if (SC_UNLIKELY(t->rl.watch))
-        return SC_FAST_WATCHED;
-    sc_fast_kept(t, op);
-    return 0;
-}
-
 /* The fast path, timed once every SC_FAST_SAMPLE calls of a thread so the
    report can say what the shim cost without reading a clock per call (in
    profile mode, every call: sc_fast_timed sets the count back). */
 int sc_fast_timed(sc_thread *t, sc_op *op);
+enum { SC_FAST_WATCHED = 2 };
 /* 0: the fast path keeps the call (counted for the run log); 1: the slow
    path; SC_FAST_WATCHED: kept, not counted: after a wait, or a pinned copy,
    the run log records the call instead (runlog.h: the wrapper asks
@@ -225,7 +216,12 @@ static inline int sc_fast_sampled(sc_thread *t, sc_op *op)
     if (SC_UNLIKELY(++t->nfast == SC_FAST_SAMPLE))
         return sc_fast_timed(t, op);
     int slow = sc_fast(t, op);
-    return SC_LIKELY(!slow) ? sc_fast_keep(t, op) : slow;
+    if (SC_LIKELY(!slow)) {
+        if (SC_UNLIKELY(t->rl.watch))
+            return SC_FAST_WATCHED;
+        sc_fast_kept(t, op);
+    }
+    return slow;
 }
 
 #endif /* SC_FAST_H */

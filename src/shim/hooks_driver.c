@@ -114,7 +114,7 @@
                 return f_ A;                                                       \
             return sc_fast_after(t_, &op_, f_ A);                                  \
         }                                                                          \
-        if (s_ == SC_FAST_WATCHED) {   /* kept, after a wait (runlog.h) */          \
+        if (s_ == SC_FAST_WATCHED) {   /* kept: after a wait, a pinned copy */      \
             PFN f_ = SC_UNLIKELY(op_.call != NULL) ? (PFN)op_.call : real_;         \
             if (sc_rl_watches(t_, &op_)) {                                         \
                 uint64_t w0_ = sc_now_ns();                                        \
@@ -122,7 +122,8 @@
                 sc_rl_watched(t_, &op_, w0_, wr_);                                 \
                 return wr_;                                                        \
             }                                                                      \
-            sc_fast_kept(t_, &op_);   /* a capture's call: counted, not recorded */ \
+            t_->rl.watch &= SC_RL_WATCH_WAIT; /* a capture's call: counted */       \
+            sc_fast_kept(t_, &op_);                                                \
             if (!sc_kind_is(k_, SC_KFAST_CAPTURE))                                 \
                 return f_ A;                                                       \
             return sc_fast_after(t_, &op_, f_ A);                                  \

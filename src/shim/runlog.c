@@ -269,7 +269,7 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
         l->src[0].rec = (uint32_t)l->n + 1;
     }
     /* after a wait, the next submission says when the GPU got work again */
-    t->rl.watch = wait_ns > 0 || (t->rl.watch && what != SC_PR_SUBMIT);
+    t->rl.watch = wait_ns > 0 || ((t->rl.watch & SC_RL_WATCH_WAIT) && what != SC_PR_SUBMIT) ? SC_RL_WATCH_WAIT : 0;
     if (!l->lid)
         l->lid = sc_hb_lifetime();
     return (uint32_t)++l->n;
@@ -288,12 +288,15 @@ int sc_rl_watches(const sc_thread *t, const sc_op *op)
 
 void sc_rl_watched(sc_thread *t, sc_op *op, uint64_t t0, CUresult r)
 {
-    if (r != CUDA_SUCCESS)
-        return;   /* it did nothing: the slow path records no such call either */
+    if (r != CUDA_SUCCESS) {   /* it did nothing: the slow path records no such call either */
+        t->rl.watch &= SC_RL_WATCH_WAIT;
+        return;
+    }
     int err = errno;
     uint64_t tin = sc_tsc(), t1 = sc_now_ns();
     sc_busy_enter(t);
     if (atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE && !sc_busy_begin(t)) {
+        t->rl.watch &= SC_RL_WATCH_WAIT;
         errno = err;
         return;
     }

@@ -34,10 +34,12 @@ typedef struct sc_rd_last {
 } sc_rd_last;
 
 /* runlog.c's: what the fast path keeps for the run log (runlog.h). */
+enum { SC_RL_WATCH_WAIT = 1, SC_RL_WATCH_COPY = 2 };
 typedef struct sc_rl_hot {
     uint32_t nsub;        /* submissions the fast path let through since the last recorded call */
     uint32_t captured;    /* of them, work into a capturing stream: no GPU work (runlog.c) */
-    uint8_t watch;        /* after a wait: the next call is recorded (runlog.h, sc_rl_watched) */
+    uint8_t watch;        /* after a wait (SC_RL_WATCH_WAIT): the next call is recorded (runlog.h,
+                             sc_rl_watched); a pinned copy the fast path kept (SC_RL_WATCH_COPY) too */
     uint8_t last_pt;      /* the last of those submissions was passed to a per-thread entry point */
     CUstream last;        /* ... on this stream, as passed */
     uint32_t kernels;     /* of them, kernel launches ... */
