@@ -36,6 +36,7 @@ names them, and --list with --only lists them so):
                        downloaded on one stream vs on copy streams (SC703)
   train_resnet         tests/corpus/python/train_resnet.py --pin-memory 0 vs 1 (SC203)
   item_loop            tests/corpus/python/item_loop.py vs --metrics-on-gpu (SC403)
+  gpt2_item            tests/corpus/python/gpt2_step.py vs --metrics-on-gpu (SC403)
   readback_loop        tests/corpus/python/readback_loop.py: a 64 MiB result read
                        back with .cpu() each step (a fresh mapping each time)
                        vs into one pinned buffer (SC203)
@@ -157,6 +158,11 @@ def pair_table(a):
         Pair("item_loop", "python", "item_loop.py: loss and accuracy .item() every step vs --metrics-on-gpu",
              py("item_loop.py", *item), py("item_loop.py", "--metrics-on-gpu", *item),
              "SC403", "images_per_s", "item_loop.py", unit="step", batch=128, steps=220),
+        Pair("gpt2_item", "python", "gpt2_step.py: the loss summed with .item() every step vs on the GPU "
+             "(--metrics-on-gpu)",
+             py("gpt2_step.py", "--steps", 60, "--warmup", 10), py("gpt2_step.py", "--metrics-on-gpu", "--steps", 60,
+                                                                  "--warmup", 10),
+             "SC403", "tokens_per_s", "gpt2_step.py", unit="step", batch=16 * 256, steps=50),
         Pair("readback_loop", "python", "readback_loop.py: a 64 MiB result read back with .cpu() each step "
              "vs into one pinned buffer",
              py("readback_loop.py", *rb), py("readback_loop.py", "--pinned", *rb),

@@ -260,14 +260,6 @@ void sc_threads_foreach(void (*fn)(sc_thread *, void *), void *arg)
         fn(t, arg);
 }
 
-unsigned sc_threads_in_use(void)
-{
-    unsigned n = 0;
-    for (sc_thread *t = atomic_load(&thread_list); t; t = t->next)
-        n += atomic_load_explicit(&t->in_use, memory_order_relaxed) != 0;
-    return n;
-}
-
 /* ------------------------------------------------------------ parts --- */
 /* The registered modules, sorted by lock order.  Registration happens in
    constructors, one at a time; parts_lock covers a late one anyway. */

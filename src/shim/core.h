@@ -173,9 +173,6 @@ static inline int sc_judging(void)
     return m == SC_MODE_ACTIVE || m == SC_MODE_PAUSED;
 }
 void sc_threads_foreach(void (*fn)(sc_thread *, void *), void *arg);
-/* How many threads have a record now (threads that called CUDA and are
-   alive). */
-unsigned sc_threads_in_use(void);
 
 /* ----------------------------------------------------- the handshake --- */
 /* A thread in the slow path says where it is in sc_thread.busy: in the

@@ -425,14 +425,17 @@ static int calibrate_after(sc_thread *t, sc_op *op)
     return 1;
 }
 
-/* Whether the calling thread is the process's only one in CUDA and no
-   stream of the call's context has work (asked of the streams with marks,
-   cuStreamQuery; none only by mark): the timing's copies (on the legacy
-   stream) and allocations then hold nothing of the program's back, and no
-   other thread queues work meanwhile. */
+/* Whether no other thread of the program has used CUDA (the run log's
+   threads: one at most, this one) and no stream of the call's context has
+   work (asked of the streams with marks, cuStreamQuery; none only by
+   mark): the timing's copies (on the legacy stream) and allocations then
+   hold nothing of the program's back, and no other thread queues work
+   meanwhile.  (Counting every thread with a record would count the
+   driver's own threads, which take mutexes the shim interposes: on a GPU
+   the rate was then never timed.) */
 static int device_idle(sc_thread *t, sc_op *op)
 {
-    if (sc_threads_in_use() > 1)
+    if (sc_rl_threads() > 1)
         return 0;
     sc_busy_q q = {.ctx = sc_op_ctx(op)};
     return sc_busy_others(t, &q) == 0 && !q.unverified;

@@ -190,6 +190,23 @@ static uint64_t dev_end(const sc_op *op)
     return op->kind == SC_K_COPY ? (uintptr_t)op->p2 : 0;
 }
 
+/* Threads alive that made a call the run log recorded: the threads of the
+   program that use CUDA (a driver's or the shim's own threads, which take
+   the program's mutexes but make no CUDA call of the program's, have none). */
+static void count_actor(sc_thread *t, void *arg)
+{
+    const sc_rl_log *l = t->rlog;
+    if (atomic_load_explicit(&t->in_use, memory_order_relaxed) && l && l->tid == t->tid && l->n)
+        ++*(unsigned *)arg;
+}
+
+unsigned sc_rl_threads(void)
+{
+    unsigned n = 0;
+    sc_threads_foreach(count_actor, &n);
+    return n;
+}
+
 /* The thread's entry for the copy's stream (as passed), or -1. */
 static int piped_at(const sc_thread *t, const sc_op *op)
 {

@@ -60,6 +60,9 @@ void sc_rl_watched(struct sc_thread *t, struct sc_op *op, uint64_t t0, CUresult 
 #define SC_RL_COPY_MIN SC_PR_PIPE_MIN
 int sc_rl_piped(const struct sc_thread *t, const struct sc_op *op);
 int sc_rl_pipe_mark(struct sc_thread *t, const struct sc_op *op);
+/* How many threads alive have calls recorded (the program's threads that
+   use CUDA). */
+unsigned sc_rl_threads(void);
 /* The slow path's own time around record `rec` of thread t, in TSC ticks
    (the model takes it out of the host time around the call). */
 void sc_rl_own(struct sc_thread *t, uint32_t rec, uint64_t ticks);

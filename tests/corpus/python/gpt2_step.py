@@ -2,10 +2,12 @@
 
 A 4-layer GPT-2 (n_embd 256, 4 heads, vocabulary 8192) built from a
 GPT2Config, trained with AdamW on random token batches made on the GPU;
-the loss is logged with .item() every step, as a training script's
-progress line would.
+the loss is summed with .item() every step and printed every tenth, as a
+training script's progress line would.  --metrics-on-gpu sums it on the
+GPU instead (float64, in the same order: the same loss_sum) and reads it
+once at the end (SC403's fix, bench/price_check.py's gpt2_item pair).
 
-    python3 gpt2_step.py [--steps N] [--warmup N] [--batch-size N] [--seq-len N]
+    python3 gpt2_step.py [--steps N] [--warmup N] [--batch-size N] [--seq-len N] [--metrics-on-gpu]
 
 stdout: loss_sum=... loss_hex=... (deterministic run to run);
 stderr: tokens_per_s=... over the steps after the first --warmup (default
@@ -40,6 +42,8 @@ def main():
     p.add_argument("--warmup", type=int, default=3, help="steps before the timed ones (in --steps)")
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--seq-len", type=int, default=256)
+    p.add_argument("--metrics-on-gpu", action="store_true",
+                   help="sum the loss on the GPU, read once at the end (no .item() each step)")
     args = p.parse_args()
     if not 0 <= args.warmup < args.steps:
         p.error("--warmup must be at least 0 and less than --steps")
@@ -55,6 +59,7 @@ def main():
     gen = torch.Generator(device="cuda").manual_seed(1)
 
     loss_sum = 0.0
+    loss_acc = torch.zeros((), dtype=torch.float64, device="cuda") if args.metrics_on_gpu else None
     self_ns = getattr(ctypes.CDLL(None), "streamcheck_self_ns", None)   # under streamcheck only
     if self_ns:
         self_ns.restype = ctypes.c_uint64
@@ -72,9 +77,14 @@ def main():
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         optimizer.zero_grad()
-        loss_sum += loss.item()
+        if loss_acc is None:
+            loss_sum += loss.item()  # corpus: SC403
+        else:
+            loss_acc += loss.detach().double()
         if step % 10 == 0:
             print(f"step {step} loss {loss.item():.4f}", file=sys.stderr)
+    if loss_acc is not None:
+        loss_sum = loss_acc.item()
     torch.cuda.synchronize()
     t1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
     s1 = self_ns() if self_ns else 0
