@@ -425,17 +425,20 @@ static int calibrate_after(sc_thread *t, sc_op *op)
     return 1;
 }
 
-/* Whether no other thread of the program has used CUDA (the run log's
-   threads: one at most, this one) and no stream of the call's context has
-   work (asked of the streams with marks, cuStreamQuery; none only by
-   mark): the timing's copies (on the legacy stream) and allocations then
-   hold nothing of the program's back, and no other thread queues work
-   meanwhile.  (Counting every thread with a record would count the
-   driver's own threads, which take mutexes the shim interposes: on a GPU
-   the rate was then never timed.) */
+/* Whether the program uses one context and no other thread of it has used
+   CUDA (the run log's threads: one at most, this one), and no stream of the
+   context has work (asked of the streams with marks, cuStreamQuery; none
+   only by mark): the timing's copies (on the legacy stream) and
+   allocations, which synchronize, then hold nothing of the program's back,
+   and no other thread queues work meanwhile.  With two devices a pinned
+   allocation waited for the other device's work: on 2 H200s
+   multigpu_peer's read-back, which races its own peer copy, then read
+   the copy's later result (its checksum three times the native one).
+   (Counting every thread with a record, not the run log's, left the rate
+   untimed on a GPU.) */
 static int device_idle(sc_thread *t, sc_op *op)
 {
-    if (sc_rl_threads() > 1)
+    if (atomic_load(&sc_g.n_ctx) > 1 || sc_rl_threads() > 1)
         return 0;
     sc_busy_q q = {.ctx = sc_op_ctx(op)};
     return sc_busy_others(t, &q) == 0 && !q.unverified;
