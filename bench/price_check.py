@@ -104,12 +104,13 @@ class Pair:
     process a GPU, ranks rows)."""
 
     def __init__(self, key, group, title, hazard, fix, rule, metric, marks, unit="run", batch=None,
-                 steps=None, launch=None, same_output=True, sim_env=None):
+                 steps=None, launch=None, same_output=True, sim_env=None, sc_args=None):
         self.key, self.group, self.title = key, group, title
         self.hazard, self.fix, self.rule, self.metric, self.marks = hazard, fix, rule, metric, marks
         self.unit, self.batch, self.steps, self.launch = unit, batch, steps, launch
         self.same_output = same_output
         self.sim_env = sim_env or {}   # environment of its runs on the simulator
+        self.sc_args = sc_args or []   # streamcheck's options for the hazard's runs (--range=NAME)
         self.window = None    # --measure-window S:LEN, from its native runs (window_of)
 
 
@@ -147,7 +148,7 @@ def pair_table(a):
         Pair("copy_pipeline", "c", "copy_pipeline 8 16 0.5: 8 pieces of 16 MiB up, 0.5 ms of kernels, back, "
              "on one stream vs copy streams ordered by events",
              app("copy_pipeline", 8, 16, 0.5, "one"), app("copy_pipeline", 8, 16, 0.5, "streams"),
-             "SC703", "elapsed_ms", "copy_pipeline",
+             "SC703", "elapsed_ms", "copy_pipeline", sc_args=["--range=pipeline"],
              # a copy on the simulator takes its memmove's time, which cold
              # pages make several times what the warm buffer the pinned rate
              # is timed on gets: a 1 GB/s link makes them alike
@@ -199,7 +200,7 @@ def launch(a, p, cmd, sc=None):
         old = os.environ.get("LD_LIBRARY_PATH")
         env["LD_LIBRARY_PATH"] = a.simdir + (":" + old if old else "")
     if sc is not None:
-        sc = [a.streamcheck] + (["--simulate"] if a.sim else []) + sc + ["--"]
+        sc = [a.streamcheck] + (["--simulate"] if a.sim else []) + p.sc_args + sc + ["--"]
     if p.launch != "torchrun":
         return (sc or []) + cmd, env
     # torchrun as tools/multigpu-check.sh starts it: two processes on this

@@ -10,8 +10,13 @@
 //
 //   copy_pipeline [PIECES [MIB [GPU_MS [MODE]]]]   MODE: one (default) or streams
 // The pieces' elapsed time goes to stderr ("elapsed_ms=..."), a checksum to
-// stdout (the same either way).
+// stdout (the same either way).  The pieces are inside the NVTX range
+// "pipeline": streamcheck --range=pipeline prices what that time covers
+// (the self-test does; a GPU's copies and kernels of these sizes take a
+// few milliseconds, its context and pinned buffers hundreds).
 #include <time.h>
+
+#include <nvtx3/nvToolsExt.h>
 
 #include "common.h"
 
@@ -62,6 +67,7 @@ int main(int argc, char **argv)
     CHECK(cudaStreamSynchronize(up)); // expect: SC402 x0+
     CHECK(cudaStreamSynchronize(s)); // expect: SC402 x0+
     double t0 = now_ms();
+    nvtxRangePushA("pipeline");
     for (int i = 0; i < pieces; i++) {
         float *hi = h_in + i * n, *ho = h_out + i * n, *di = d + i * n;
         CHECK(cudaMemcpyAsync(di, hi, bytes, cudaMemcpyHostToDevice, streams ? up : s)); // expect: SC703 x1 warning
@@ -80,6 +86,7 @@ int main(int argc, char **argv)
     CHECK(cudaStreamSynchronize(s));
     CHECK(cudaStreamSynchronize(up)); // expect: SC402 x0+
     CHECK(cudaStreamSynchronize(down)); // expect: SC402 x0+
+    nvtxRangePop();
     fprintf(stderr, "elapsed_ms=%.3f\n", now_ms() - t0);
     double sum = 0;
     for (size_t i = 0; i < pieces * n; i++)

@@ -431,7 +431,8 @@ typedef struct scen {
     int *stream;         /* model stream -> replay stream */
     int *own;            /* per thread x device: its own stream, or -1 */
     int *copy;           /* per thread: the stream its fixed synchronous copies go to, or -1 */
-    uint8_t *pipe;       /* per model stream: its pinned copies go to copy streams (SC_PR_FIX_PIPELINE) */
+    uint64_t *pipe;      /* per model stream: its pinned copies from this time on go to copy streams
+                            (SC_PR_FIX_PIPELINE: from the first call of a fixed finding there; UINT64_MAX none) */
     int *up, *down;      /* per thread x device: the copy streams they go to, or -1 */
 } scen;
 
@@ -645,7 +646,7 @@ static int piped_copy(scen *s, int t, tstate *ts, const sc_pr_call *c, const wor
    (the fixed program waits for its copies where it waited for the stream). */
 static int wait_piped(scen *s, int t, const sc_pr_call *c)
 {
-    if (c->stream >= s->m->nstreams || !s->pipe[c->stream])
+    if (c->stream >= s->m->nstreams || s->pipe[c->stream] == UINT64_MAX)
         return 0;
     uint32_t dev = device_of(s->m, c->stream);
     size_t k = (size_t)t * s->m->ndevices + (dev < s->m->ndevices ? dev : 0);
@@ -717,7 +718,7 @@ static int submit_call(scen *s, int rt, tstate *ts, const work *w, size_t i, int
     const sc_pr_call *c = &s->m->threads[rt].calls[i];
     int rc = 0;
     if (w[i].self > 0 && c->bytes >= SC_PR_PIPE_MIN && copy_ns(s->m, c) > 0 && c->stream < s->m->nstreams &&
-        s->pipe[c->stream])
+        c->t0 >= s->pipe[c->stream])
         rc = piped_copy(s, rt, ts, c, w, i, cs) < 0;
     else if (w[i].self > 0 && (c->dir == SC_PR_H2D || c->dir == SC_PR_D2H))
         rc = submit(s, rt, ts, st, c->dir == SC_PR_D2H ? SC_RP_COPY_D2H : SC_RP_COPY_H2D, w[i].self, 1, c->stream) < 0;
@@ -839,20 +840,24 @@ static int64_t replay(const sc_pr_model *m, const work *w, const size_t *base, u
     s.stream = malloc((m->nstreams + 1) * sizeof *s.stream);
     s.own = malloc((m->nthreads * m->ndevices + 1) * sizeof *s.own);
     s.copy = malloc((m->nthreads + 1) * sizeof *s.copy);
-    s.pipe = calloc(m->nstreams + 1, 1);
+    s.pipe = malloc((m->nstreams + 1) * sizeof *s.pipe);
     s.up = malloc((m->nthreads * m->ndevices + 1) * sizeof *s.up);
     s.down = malloc((m->nthreads * m->ndevices + 1) * sizeof *s.down);
     int rc = !s.g || !s.stream || !s.own || !s.copy || !s.pipe || !s.up || !s.down;
     for (size_t i = 0; !rc && i < m->nthreads * m->ndevices; i++)
         s.up[i] = s.down[i] = -1;
-    /* the streams whose copies a fixed SC_PR_FIX_PIPELINE finding moves */
+    for (size_t i = 0; !rc && i <= m->nstreams; i++)
+        s.pipe[i] = UINT64_MAX;
+    /* the streams whose copies a fixed SC_PR_FIX_PIPELINE finding moves,
+       from its first call there on (a finding of a --range's range moves
+       the copies of its range, not the warm-up's before it) */
     for (size_t t = 0; !rc && t < m->nthreads; t++)
         for (size_t i = 0; i < m->threads[t].n; i++) {
             const sc_pr_call *c = &m->threads[t].calls[i];
             for (int k = 0; k < 2; k++)
                 if (c->stream < m->nstreams && fixed(&s, c->finding[k]) &&
-                    m->findings[c->finding[k] - 1].fix == SC_PR_FIX_PIPELINE)
-                    s.pipe[c->stream] = 1;
+                    m->findings[c->finding[k] - 1].fix == SC_PR_FIX_PIPELINE && c->t0 < s.pipe[c->stream])
+                    s.pipe[c->stream] = c->t0;
         }
     for (size_t i = 0; !rc && i < m->nthreads; i++)
         s.copy[i] = -1;

@@ -62,11 +62,19 @@ static inline unsigned scope(void)
     return atomic_load_explicit(&scope_id, memory_order_relaxed);
 }
 
+static _Atomic unsigned scope_entries;   /* ranges of --range's name opened so far */
+
 static void scope_enter_locked(void)
 {
     if (scope_open++ == 0)
         scope_since = sc_now_ns();
     scope_seen = 1;
+    atomic_fetch_add_explicit(&scope_entries, 1, memory_order_relaxed);
+}
+
+unsigned sc_range_scope_entries(void)
+{
+    return atomic_load_explicit(&scope_entries, memory_order_relaxed);
 }
 
 static void scope_leave_locked(void)

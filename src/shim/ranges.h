@@ -44,5 +44,9 @@ const char *sc_range_name(unsigned id);
    that name so far: the union over threads of the time one was open. */
 const char *sc_range_scope(void);
 uint64_t sc_range_scope_ns(void);
+/* How many ranges of --range's name have opened so far (0 without it): a
+   count that changes where the scope begins again (runlog.c starts its
+   per-stream firsts over there). */
+unsigned sc_range_scope_entries(void);
 
 #endif /* SC_RANGES_H */

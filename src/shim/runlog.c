@@ -16,6 +16,7 @@
 #include "hb.h"
 #include "kinds.h"
 #include "lanes.h"
+#include "ranges.h"
 #include "real.h"
 #include "runlog.h"
 #include "shim.h"
@@ -207,9 +208,16 @@ unsigned sc_rl_threads(void)
     return n;
 }
 
-/* The thread's entry for the copy's stream (as passed), or -1. */
-static int piped_at(const sc_thread *t, const sc_op *op)
+/* The thread's entry for the copy's stream (as passed), or -1.  Where a
+   range of --range's name opened since they were noted, the streams start
+   over: their first copies inside it are the candidates the report counts. */
+static int piped_at(sc_thread *t, const sc_op *op)
 {
+    unsigned scope = sc_range_scope_entries();
+    if (SC_UNLIKELY(t->rl.piped_scope != scope)) {
+        t->rl.piped_scope = scope;
+        t->rl.npiped = t->rl.piped_next = 0;
+    }
     for (unsigned i = 0; i < t->rl.npiped; i++)
         if (t->rl.piped[i] == op->stream && (t->rl.piped_dirs[i] >> 2) == op->pt)
             return (int)i;
@@ -222,7 +230,7 @@ static unsigned dir_bit(const sc_op *op)
     return op->dir == SC_DIR_D2H ? 2 : 1;
 }
 
-int sc_rl_piped(const sc_thread *t, const sc_op *op)
+int sc_rl_piped(sc_thread *t, const sc_op *op)
 {
     int i = piped_at(t, op);
     return i >= 0 && (t->rl.piped_dirs[i] & dir_bit(op));

@@ -54,11 +54,12 @@ void sc_rl_watched(struct sc_thread *t, struct sc_op *op, uint64_t t0, CUresult 
    stream's kernels wait for (SC703).  sc_rl_piped: whether the copy's stream
    (as passed) already had its first such copy this way, which takes the
    slow path (the first of the stream for SC703's candidate, the first each
-   way to time the pinned rate); sc_rl_pipe_mark, on the slow path, notes
+   way to time the pinned rate; again inside each range of --range's name);
+   sc_rl_pipe_mark, on the slow path, notes
    that an async copy of pinned memory of that size had, and returns 1 for
    the stream's first. */
 #define SC_RL_COPY_MIN SC_PR_PIPE_MIN
-int sc_rl_piped(const struct sc_thread *t, const struct sc_op *op);
+int sc_rl_piped(struct sc_thread *t, const struct sc_op *op);
 int sc_rl_pipe_mark(struct sc_thread *t, const struct sc_op *op);
 /* How many threads alive have calls recorded (the program's threads that
    use CUDA). */

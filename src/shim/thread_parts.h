@@ -50,6 +50,7 @@ typedef struct sc_rl_hot {
     CUstream piped[4];
     uint8_t piped_dirs[4];
     uint8_t npiped, piped_next;
+    unsigned piped_scope;   /* sc_range_scope_entries() when they were noted */
 } sc_rl_hot;
 
 #endif /* SC_THREAD_PARTS_H */
