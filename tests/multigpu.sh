@@ -12,10 +12,14 @@
 #    merges them into one that names the ranks (process table, findings);
 #  - two ranks of a DDP-style step (ddp_step: NCCL's stand-in beside the
 #    default stream), merged: no warnings in either rank;
-#  - the device list of a one-device run is as it always was.
+#  - the device list of a one-device run is as it always was;
+#  - two devices: the pinned rate of the run log's copies is not timed (its
+#    allocations synchronize: on 2 H200s, timed before multigpu_peer's
+#    read-back, they let the peer copy the read-back races finish first),
+#    where one device's run of copy_pipeline times it.
 # TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..10"
+echo "1..11"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d)
@@ -107,3 +111,14 @@ STREAMCHECK_SIM_DEVICES=1 "$SC_CLI" --simulate -- "$SC_APPS/multigpu_rank" >/dev
 grep -q '^@ Device  *: streamcheck simulated GPU; driver' "$tmp/one.err" && ! grep -q 'Devices\|Device  *: [0-9]' "$tmp/one.err" &&
     ! grep -q '^@ Rank' "$tmp/one.err"
 ok $? "one device, no rank: the header says 'Device: streamcheck simulated GPU' as before, findings name no device"
+
+# --- the pinned rate with two devices ------------------------------------------
+rates() { awk '/^device / { print $8, $10 }' "$1"/d.* 2>/dev/null | tr '\n' ' '; }
+mkdir -p "$tmp/rate2" "$tmp/rate1"
+STREAMCHECK_TEST_PRICE_DUMP="$tmp/rate2/d" "$SC_CLI" --simulate -- "$SC_APPS/multigpu_peer" >/dev/null 2>&1
+STREAMCHECK_SIM_DEVICES=1 STREAMCHECK_TEST_PRICE_DUMP="$tmp/rate1/d" "$SC_CLI" --simulate -- \
+    "$SC_APPS/copy_pipeline" 2 1 0 >/dev/null 2>&1
+two=$(rates "$tmp/rate2") one=$(rates "$tmp/rate1")
+echo "# pinned rates (h2d d2h per device): multigpu_peer $two; copy_pipeline $one"
+[ "$two" = "0.000 0.000 0.000 0.000 " ] && [ -n "$one" ] && [ "${one#0.000 0.000}" = "$one" ]
+ok $? "two devices: the run log's pinned copies are not timed (multigpu_peer); one device: they are (copy_pipeline)"
