@@ -354,18 +354,41 @@ static int is_copy(const sc_pr_call *c)
            (c->what == SC_PR_SUBMIT || c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC);
 }
 
+/* An upload of a thread's, by stream and place. */
+typedef struct upk { uint32_t st; int32_t i; } upk;
+
+static int cmp_upk(const void *pa, const void *pb)
+{
+    const upk *a = pa, *b = pb;
+    return a->st != b->st ? (a->st > b->st) - (a->st < b->st) : (a->i > b->i) - (a->i < b->i);
+}
+
+/* The last upload on stream st placed after `after` and before `before`, or -1. */
+static int32_t upload_between(const upk *u, size_t n, uint32_t st, int32_t after, int32_t before)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {   /* the first (st, before) or later */
+        size_t mid = (lo + hi) / 2;
+        if (u[mid].st < st || (u[mid].st == st && u[mid].i < before))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo && u[lo - 1].st == st && u[lo - 1].i > after ? u[lo - 1].i : -1;
+}
+
 static int plan_copies(const sc_pr_thread *th, work *w)
 {
-    size_t n = 0;
+    size_t n = 0, nups = 0;
     rng *v = malloc((th->n + 1) * sizeof *v);
-    int32_t *next = malloc((th->n + 1) * sizeof *next), *ups = malloc((th->n + 1) * sizeof *ups);
+    int32_t *next = malloc((th->n + 1) * sizeof *next);
+    upk *ups = malloc((th->n + 1) * sizeof *ups);
     if (!v || !next || !ups) {
         free(v);
         free(next);
         free(ups);
         return -1;
     }
-    size_t nups = 0;
     for (size_t i = 0; i < th->n; i++) {
         const sc_pr_call *c = &th->calls[i];
         w[i].prev = -1;
@@ -374,7 +397,7 @@ static int plan_copies(const sc_pr_thread *th, work *w)
         if (!is_copy(c))
             continue;
         if (c->dir == SC_PR_H2D)
-            ups[nups++] = (int32_t)i;
+            ups[nups++] = (upk){c->stream, (int32_t)i};
         if (c->dev && c->bytes)
             v[n++] = (rng){c->dev, c->dev + c->bytes, (int32_t)i};
         else
@@ -382,6 +405,8 @@ static int plan_copies(const sc_pr_thread *th, work *w)
     }
     if (n)
         qsort(v, n, sizeof *v, cmp_rng);
+    if (nups)
+        qsort(ups, nups, sizeof *ups, cmp_upk);
     for (size_t j = 0; j < n; j++)
         for (size_t k = j + 1; k < n && v[k].a < v[j].b && k - j <= RANGE_SCAN; k++) {
             int32_t early = v[j].i < v[k].i ? v[j].i : v[k].i, late = v[j].i < v[k].i ? v[k].i : v[j].i;
@@ -398,17 +423,10 @@ static int plan_copies(const sc_pr_thread *th, work *w)
             at = (int32_t)i;
         } else if (next[i] >= 0 && th->calls[next[i]].dir == SC_PR_D2H) {
             /* read again without an upload into it: the kernels that wrote it
-               anew came after the last upload between the two reads (an
-               upload into it waits for this download itself) */
-            size_t lo = 0, hi = nups;
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if (ups[mid] < next[i])
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            at = lo && ups[lo - 1] > (int32_t)i ? ups[lo - 1] : (int32_t)i;
+               anew came after the last upload of its stream between the two
+               reads (an upload into it waits for this download itself) */
+            int32_t u = upload_between(ups, nups, th->calls[i].stream, (int32_t)i, next[i]);
+            at = u >= 0 ? u : (int32_t)i;
         }
         if (at >= 0) {
             w[i].war_link = w[at].war_head;
@@ -501,9 +519,10 @@ typedef struct tstate {
 } tstate;
 
 /* A thread's copies under SC_PR_FIX_PIPELINE (piped_copy): per call, the
-   replay operation of a copy and, of an upload, the stream's last
-   operation when the thread's next upload came; its last upload. */
-typedef struct copyst { int *op, *front; int32_t last_up; } copyst;
+   replay operation of a copy and, of an upload, its stream's last
+   operation when the next upload of that stream came; per model stream,
+   its last upload. */
+typedef struct copyst { int *op, *front; int32_t *last_up; } copyst;
 
 /* A host wait the fix drops, for operation op on replay stream `stream`:
    the thread's later work on other streams, which the wait ordered after
@@ -616,14 +635,15 @@ static int piped_copy(scen *s, int t, tstate *ts, const sc_pr_call *c, const wor
         return -1;
     int last = ts->last_on[c->stream], dep = last;
     if (!d2h) {
-        if (cs->last_up >= 0 && cs->front[cs->last_up] < 0)
-            cs->front[cs->last_up] = last;
+        int32_t lu = cs->last_up[c->stream];
+        if (lu >= 0 && cs->front[lu] < 0)
+            cs->front[lu] = last;
         int32_t p = wk[i].prev;
         if (p == -1)
             dep = -1;
         else if (p >= 0)
             dep = s->m->threads[t].calls[p].dir == SC_PR_D2H ? cs->op[p] : cs->front[p] >= 0 ? cs->front[p] : last;
-        cs->last_up = (int32_t)i;
+        cs->last_up[c->stream] = (int32_t)i;
     }
     if (dep >= 0 && sc_rp_stream_wait_op(s->g, t, *x, dep) < 0)
         return -1;
@@ -741,17 +761,19 @@ static int build_thread(scen *s, size_t t, const work *w)
                  .last_on = malloc((s->m->nstreams + 1) * sizeof *ts.last_on),
                  .applied = calloc(s->m->nstreams + 1, sizeof *ts.applied),
                  .d2h_on = calloc(s->m->nstreams + 1, sizeof *ts.d2h_on)};
-    copyst cs = {.op = malloc(th->n * sizeof *cs.op), .front = malloc(th->n * sizeof *cs.front), .last_up = -1};
-    if (!ts.last_on || !ts.applied || !ts.d2h_on || !cs.op || !cs.front) {
+    copyst cs = {.op = malloc(th->n * sizeof *cs.op), .front = malloc(th->n * sizeof *cs.front),
+                 .last_up = malloc((s->m->nstreams + 1) * sizeof *cs.last_up)};
+    if (!ts.last_on || !ts.applied || !ts.d2h_on || !cs.op || !cs.front || !cs.last_up) {
         free(ts.last_on);
         free(ts.applied);
         free(ts.d2h_on);
         free(cs.op);
         free(cs.front);
+        free(cs.last_up);
         return -1;
     }
     for (size_t i = 0; i < s->m->nstreams; i++)
-        ts.last_on[i] = -1;
+        ts.last_on[i] = cs.last_up[i] = -1;
     for (size_t i = 0; i < th->n; i++)
         cs.op[i] = cs.front[i] = -1;
     double dsum = 0, dn = 0;
@@ -824,6 +846,7 @@ static int build_thread(scen *s, size_t t, const work *w)
     free(ts.d2h_on);
     free(cs.op);
     free(cs.front);
+    free(cs.last_up);
     return rc ? -1 : 0;
 }
 
