@@ -76,8 +76,9 @@ read_backs() {
     STREAMCHECK_TEST_PRICE_DUMP="$d/d" "$SC_CLI" --simulate --format=json --output="$d" \
         -- "$SC_APPS/pageable_loop" 8 4 1 40 "$1" >/dev/null 2>&1
     set -- "$1" "$d"/d.*
-    set -- "$@" $(awk '/what 5 / && / dir 2 / { for (i = 1; i < NF; i++) if ($i == "touch") { x = $(i + 1); y = $(i + 2) }
-                                             if (x > 0 || y) { n++; t += x; if (y) a++; else f += x } }
+    set -- "$@" $(awk '/what 5 / && / dir 2 / {
+                           for (i = 1; i < NF; i++) if ($i == "touch") { x = $(i + 1); y = $(i + 2) }
+                           if (x > 0 || y) { n++; t += x; if (y) a++; else f += x } }
                        END {print n + 0, a + 0, t + 0, f + 0}' "$2")
     nt=$3 again=$4 touch=$5 first=$6
     released=$(awk '/what 5 / && / dir 2 / { for (i = 1; i < NF; i++) if ($i == "release" && $(i + 1) > 0) n++ }

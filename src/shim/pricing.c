@@ -383,13 +383,8 @@ static int plan_copies(const sc_pr_thread *th, work *w)
     rng *v = malloc((th->n + 1) * sizeof *v);
     int32_t *next = malloc((th->n + 1) * sizeof *next);
     upk *ups = malloc((th->n + 1) * sizeof *ups);
-    if (!v || !next || !ups) {
-        free(v);
-        free(next);
-        free(ups);
-        return -1;
-    }
-    for (size_t i = 0; i < th->n; i++) {
+    int rc = !v || !next || !ups ? -1 : 0;
+    for (size_t i = 0; !rc && i < th->n; i++) {
         const sc_pr_call *c = &th->calls[i];
         w[i].prev = -1;
         w[i].war_head = w[i].war_link = -1;
@@ -415,7 +410,7 @@ static int plan_copies(const sc_pr_thread *th, work *w)
             if (next[early] < 0 || late < next[early])
                 next[early] = late;
         }
-    for (size_t i = 0; i < th->n; i++) {
+    for (size_t i = 0; !rc && i < th->n; i++) {
         if (!is_copy(&th->calls[i]) || th->calls[i].dir != SC_PR_D2H)
             continue;
         int32_t at = -1;
@@ -436,7 +431,7 @@ static int plan_copies(const sc_pr_thread *th, work *w)
     free(v);
     free(next);
     free(ups);
-    return 0;
+    return rc;
 }
 
 /* ------------------------------------------------------------ build --- */
@@ -641,8 +636,9 @@ static int piped_copy(scen *s, int t, tstate *ts, const sc_pr_call *c, const wor
         int32_t p = wk[i].prev;
         if (p == -1)
             dep = -1;
-        else if (p >= 0)
-            dep = s->m->threads[t].calls[p].dir == SC_PR_D2H ? cs->op[p] : cs->front[p] >= 0 ? cs->front[p] : last;
+        else if (p >= 0)   /* what last used its buffer; where that stayed in place, the stream so far */
+            dep = s->m->threads[t].calls[p].dir == SC_PR_D2H && cs->op[p] >= 0 ? cs->op[p]
+                : s->m->threads[t].calls[p].dir != SC_PR_D2H && cs->front[p] >= 0 ? cs->front[p] : last;
         cs->last_up[c->stream] = (int32_t)i;
     }
     if (dep >= 0 && sc_rp_stream_wait_op(s->g, t, *x, dep) < 0)
@@ -979,7 +975,7 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
         base[t + 1] = base[t] + m->threads[t].n;
         rc |= plan_copies(&m->threads[t], w + base[t]);
     }
-    int64_t b = replay(m, w, base, origin, -1, &out->stalled);
+    int64_t b = rc ? -1 : replay(m, w, base, origin, -1, &out->stalled);
     rc = b < 0;
     out->model_ns = b > 0 ? (uint64_t)b : 0;
     for (size_t f = 0; !rc && f < m->nfindings; f++) {
