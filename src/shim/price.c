@@ -83,11 +83,12 @@ static sc_pr_span *less_calibration(const sc_pr_span *v, size_t *n, uint32_t d)
                 if (y.b > b[j])
                     x[nx++] = (sc_pr_span){b[j], y.b};
             }
-        if (nx == 2 && x[0].a > x[1].a) {
-            sc_pr_span t = x[0];
-            x[0] = x[1];
-            x[1] = t;
-        }
+        for (int q = 1; q < nx; q++)   /* the pieces in order (three at most) */
+            for (int r = q; r > 0 && x[r - 1].a > x[r].a; r--) {
+                sc_pr_span tmp = x[r];
+                x[r] = x[r - 1];
+                x[r - 1] = tmp;
+            }
         for (int q = 0; q < nx; q++)
             out[m++] = x[q];
     }
