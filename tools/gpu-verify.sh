@@ -64,6 +64,12 @@
 #   kinds       bench/train_bench.py, KPAIRS (5) pairs: measured mode with
 #               each of its record kinds off in turn (STREAMCHECK_TEST_ABLATE
 #               rt, api, ext, copy)
+#   copies      SC703 on a GPU: copy_pipeline under streamcheck and checked
+#               against its expectations, its price against the fix
+#               (bench/price_check.py --only copy_pipeline), and
+#               multigpu_peer's output natively and under streamcheck (3
+#               runs each; the pinned rate's timing once changed it), each
+#               to $OUT as it ends
 # Environment: ROUNDS (resnet, default 5), MROUNDS (its --measure rounds,
 # default 2), PRICE_ONLY (price's pairs, default c,python), PRICE_MODES
 # (price's modes: detect, measure, window; default detect,measure), PRICE_BUDGET
@@ -221,6 +227,23 @@ overhead)
             --no-measure "$@" >"$res/overhead-$l.txt" 2>>"$out/overhead.log"
         cat "$res/overhead-$l.txt" | tee -a "$out/overhead.txt"; tail -n 3 "$out/overhead.log"
     done ;;
+copies)
+    step "SC703: copy_pipeline's finding and price, multigpu_peer's output"
+    mkdir -p "$res/copies"
+    streamcheck --range=pipeline --format=json,text --output="$res/copies" -- "$apps/copy_pipeline" \
+        >"$out/copies.txt" 2>&1
+    streamcheck report --expect "$apps/copy_pipeline.expect" "$res/copies"/*.json >>"$out/copies.txt" 2>&1
+    echo "copy_pipeline under streamcheck, against its expectations: exit $?" | tee -a "$out/copies.txt"
+    grep -E "SC703|fixing this|^streamcheck:" "$out/copies.txt" | head -n 4
+    python3 "$root/bench/price_check.py" --stage "$stage" --only copy_pipeline --out "$res/copies.json" \
+        >>"$out/copies.txt" 2>&1
+    grep "^| copy_pipeline" "$out/copies.txt"
+    if [ -x "$apps/multigpu_peer" ]; then
+        for i in 1 2 3; do
+            echo "multigpu_peer native: $("$apps/multigpu_peer" 2>/dev/null)"
+            echo "multigpu_peer shim:   $(streamcheck --log-level=quiet -- "$apps/multigpu_peer" 2>/dev/null)"
+        done | tee -a "$out/copies.txt"
+    fi ;;
 kinds)
     step "what measured mode's record kinds cost (${KPAIRS:-5} pairs)"
     python3 "$root/bench/train_bench.py" --pairs "${KPAIRS:-5}" --no-detect --ablate rt,api,ext,copy \
