@@ -21,6 +21,9 @@
  * is pinned host memory" (the synchronous forms); the Async forms are
  * asynchronous.
  *
+ * A copy takes its memmove's time on the stream's worker, or, with
+ * STREAMCHECK_SIM_COPY_GBPS=R, at least n / R ns (drv_sched.c, paced_copy).
+ *
  * Measured on an H100 (driver 580): pageable host->device cudaMemcpyAsync
  * of up to 1 MiB returns at once (the driver stages it without waiting
  * for the stream); 16 MiB waits.  STREAMCHECK_SIM_PAGEABLE_STAGE_MAX=N
