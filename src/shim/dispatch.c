@@ -451,7 +451,7 @@ static int device_idle(sc_thread *t, sc_op *op)
    a synchronization after which it has none (calibrate_idle). */
 static void calibrate_pinned(sc_thread *t, sc_op *op, const sc_facts *f)
 {
-    if (f->pageable || !sc_rl_on || op->bytes < SC_RL_COPY_MIN || (op->dir != SC_DIR_H2D && op->dir != SC_DIR_D2H))
+    if (f->pageable || !sc_rl_copy_recorded(op))
         return;
     unsigned dev = sc_op_device(op);
     int d2h = op->dir == SC_DIR_D2H;
@@ -520,11 +520,10 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         if (sc_rl_on) {
             uint64_t w = waited(op, blocked);
             op->rl = sc_rl_record(t, op, sc_drain_began(op), t1, w);
-            if (op->rl && (op->kind == SC_K_STREAM_SYNC || op->kind == SC_K_CTX_SYNC || op->kind == SC_K_EVENT_SYNC))
+            int sync = op->kind == SC_K_STREAM_SYNC || op->kind == SC_K_CTX_SYNC || op->kind == SC_K_EVENT_SYNC;
+            if (op->rl && sync)
                 sc_detect_waited(op, w);
-            if (!calibrate_after(t, op) ||
-                ((op->kind == SC_K_STREAM_SYNC || op->kind == SC_K_CTX_SYNC || op->kind == SC_K_EVENT_SYNC) &&
-                 !calibrate_idle(t, op))) {
+            if (!calibrate_after(t, op) || (sync && !calibrate_idle(t, op))) {
                 errno = err;
                 sc_busy_done(t);
                 return;

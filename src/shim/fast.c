@@ -14,8 +14,7 @@
    a TSC read costs a few ns. */
 __attribute__((noinline, cold)) int sc_fast_copy_recorded(sc_thread *t, sc_op *op)
 {
-    if (op->bytes < SC_RL_COPY_MIN || (op->dir != SC_DIR_H2D && op->dir != SC_DIR_D2H) ||
-        !atomic_load_explicit(&sc_rl_on, memory_order_relaxed))
+    if (!sc_rl_copy_recorded(op))
         return 0;
     if (!sc_rl_piped(t, op))
         return 1;

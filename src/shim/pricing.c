@@ -519,6 +519,15 @@ typedef struct tstate {
    its last upload. */
 typedef struct copyst { int *op, *front; int32_t *last_up; } copyst;
 
+/* The stream's later work waits for operation op (of replay stream st), as
+   cudaStreamWaitEvent would order it. */
+static void order_after(tstate *ts, int op, int st)
+{
+    ts->dep[ts->gen % DEPS].op = op;
+    ts->dep[ts->gen % DEPS].stream = st;
+    ts->gen++;
+}
+
 /* A host wait the fix drops, for operation op on replay stream `stream`:
    the thread's later work on other streams, which the wait ordered after
    op, is ordered after it on the GPU, as an event would order it (the
@@ -530,11 +539,8 @@ typedef struct copyst { int *op, *front; int32_t *last_up; } copyst;
    upload: with events the upload does not wait for it). */
 static void dropped_wait(tstate *ts, int op, int stream, int d2h)
 {
-    if (op < 0 || d2h)
-        return;
-    ts->dep[ts->gen % DEPS].op = op;
-    ts->dep[ts->gen % DEPS].stream = stream;
-    ts->gen++;
+    if (op >= 0 && !d2h)
+        order_after(ts, op, stream);
 }
 
 static int submit(scen *s, int t, tstate *ts, int stream, sc_rp_engine e, double ns, double demand,
@@ -600,15 +606,6 @@ static int copy_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
     if (c->dir == SC_PR_D2H && !nowait && c->what == SC_PR_COPY_SYNC && sc_rp_wait_op(s->g, t, op) < 0)
         return -1;
     return sc_rp_cpu(s->g, t, host) < 0;
-}
-
-/* The stream's later work waits for operation op (of replay stream st), as
-   cudaStreamWaitEvent would order it. */
-static void order_after(tstate *ts, int op, int st)
-{
-    ts->dep[ts->gen % DEPS].op = op;
-    ts->dep[ts->gen % DEPS].stream = st;
-    ts->gen++;
 }
 
 /* A pinned async copy of a stream whose copies go to copy streams

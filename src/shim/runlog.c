@@ -236,10 +236,15 @@ int sc_rl_piped(sc_thread *t, const sc_op *op)
     return i >= 0 && (t->rl.piped_dirs[i] & dir_bit(op));
 }
 
+int sc_rl_copy_recorded(const sc_op *op)
+{
+    return op->bytes >= SC_RL_COPY_MIN && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H) &&
+           atomic_load_explicit(&sc_rl_on, memory_order_relaxed);
+}
+
 int sc_rl_pipe_mark(sc_thread *t, const sc_op *op)
 {
-    if (!sc_rl_on || op->pageable || op->bytes < SC_RL_COPY_MIN || (op->dir != SC_DIR_H2D && op->dir != SC_DIR_D2H) ||
-        sc_rl_piped(t, op))
+    if (op->pageable || !sc_rl_copy_recorded(op) || sc_rl_piped(t, op))
         return 0;
     int i = piped_at(t, op);
     if (i < 0) {

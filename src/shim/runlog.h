@@ -59,6 +59,10 @@ void sc_rl_watched(struct sc_thread *t, struct sc_op *op, uint64_t t0, CUresult 
    that an async copy of pinned memory of that size had, and returns 1 for
    the stream's first. */
 #define SC_RL_COPY_MIN SC_PR_PIPE_MIN
+/* Whether runs are recorded and op, an async copy of pinned memory (the
+   caller knows it is pinned), is one the run log records: SC_RL_COPY_MIN
+   bytes or more, to or from the device. */
+int sc_rl_copy_recorded(const struct sc_op *op);
 int sc_rl_piped(struct sc_thread *t, const struct sc_op *op);
 int sc_rl_pipe_mark(struct sc_thread *t, const struct sc_op *op);
 /* How many threads alive have calls recorded (the program's threads that
