@@ -11,7 +11,8 @@
 #    report each: each names its rank and device, and `streamcheck report`
 #    merges them into one that names the ranks (process table, findings);
 #  - two ranks of a DDP-style step (ddp_step: NCCL's stand-in beside the
-#    default stream), merged: no warnings in either rank;
+#    default stream), merged: no warnings in either rank but the SC403 the
+#    app declares either way;
 #  - the device list of a one-device run is as it always was;
 #  - two devices: the pinned rate of the run log's copies is not timed (its
 #    allocations synchronize: on 2 H200s, timed before multigpu_peer's
@@ -99,12 +100,18 @@ for r in 0 1; do
     RANK=$r LOCAL_RANK=$r WORLD_SIZE=2 "$SC_CLI" --simulate --format=json --output="$tmp/ddp$r" -- \
         "$SC_APPS/ddp_step" >"$tmp/ddp$r.out" 2>"$tmp/ddp$r.err"
 done
-"$SC_CLI" report --fail-on warning "$tmp"/ddp0/*.json "$tmp"/ddp1/*.json >"$tmp/ddp.txt" 2>&1
+# The loss read each step is an SC403 either way (ddp_step.cu declares it
+# x0+): the model prices the wait the run made, 0.05-0.44 ms a run of rank
+# 0 here, and once 1.04 ms with two busy loops beside it (the shim of
+# b91e97a, before SC703, as well), which makes a warning.  Every other
+# rule: none.
+"$SC_CLI" report --ignore SC403 --fail-on warning "$tmp"/ddp0/*.json "$tmp"/ddp1/*.json >"$tmp/ddp.txt" 2>&1
 st=$?
 grep 'streamcheck:' "$tmp/ddp.txt" | sed 's/^/# /'
+[ "$st" -eq 0 ] || grep -A6 '^\[warning' "$tmp/ddp.txt" | sed 's/^/# /'
 [ "$st" -eq 0 ] && grep -q 'ddp_step: device 0' "$tmp/ddp0.out" && grep -q 'ddp_step: device 1' "$tmp/ddp1.out" &&
     grep -Eq '^ +1 +1 +[0-9]+ ' "$tmp/ddp.txt"   # rank 1's row of the process table
-ok $? "two DDP-style ranks (all-reduce on NCCL's stream beside the default stream): no warnings in the merged report"
+ok $? "two DDP-style ranks (all-reduce on NCCL's stream beside the default stream): no warnings in the merged report but the declared SC403"
 
 # --- one device: as before ----------------------------------------------------
 STREAMCHECK_SIM_DEVICES=1 "$SC_CLI" --simulate -- "$SC_APPS/multigpu_rank" >/dev/null 2>"$tmp/one.err"

@@ -7,9 +7,10 @@
 # GPU-bound and host-bound; threads taking turns on the legacy stream
 # (SC103); pieces copied up and back on one stream, where copy streams
 # would overlap the copies with the kernels (SC703, its copies paced as
-# over a 1 GB/s link: bench/price_check.py).  The simulator's times are the CPU's, shared with whatever else
-# runs: the bounds are wider than the GPU's (bench/price_check.py's
-# defaults), and a pair that misses is run once more before it fails.  The
+# over a 0.5 GB/s link: bench/price_check.py).  The simulator's times are
+# the CPU's, shared with whatever else runs: the bounds are wider than the
+# GPU's (bench/price_check.py's defaults), and a pair that misses is run
+# once more before it fails.  The
 # pageable-copy pairs are left to the GPU (make bench-price, tools/gpu-verify.sh
 # price): on the simulator a copy's rate is the CPU's memcpy under whatever
 # else runs, and on a loaded 2-core machine the twin's gain swings by more
