@@ -15,6 +15,15 @@ mkdir "$tmp/out"
 # 20 s): a minute there, where a lock inherited held still shows.
 case "$enable_sanitizers" in
 *thread*) FORK_STRESS_TIMEOUT_S=60; export FORK_STRESS_TIMEOUT_S ;;
+# gcc 12's AddressSanitizer does not hold its allocator's locks across fork:
+# a child can inherit one held by another thread and hang in its first malloc
+# (seen in CI: calloc in the child's report, a size class's mutex; gdb's stack
+# showed no lock of ours).  The plain and ThreadSanitizer builds run the test.
+*address*)
+    why="AddressSanitizer's allocator (gcc 12) is not fork-safe in a threaded process"
+    echo "ok 1 - 60 forks under load # SKIP $why"
+    echo "ok 2 - every process wrote its report # SKIP $why"
+    exit 0 ;;
 esac
 "$SC_CLI" --simulate --format=json --output="$tmp/out" -- "$abs_top_builddir/tests/fork_stress" 60 \
     >"$tmp/stdout" 2>"$tmp/stderr"
