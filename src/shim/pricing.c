@@ -45,12 +45,7 @@
    copy's staging, [t0 + wait, t1]) belong to the copies, not to work. */
 typedef struct work {
     double fast, self;
-    /* copies, for SC_PR_FIX_PIPELINE (plan_copies): the thread's latest
-       earlier copy whose device range overlaps this one's (its index in the
-       thread; -1 none, -2 the range is unknown); the downloads whose
-       buffer the stream's later work may overwrite from this call on (a
-       list through war_link) */
-    int32_t prev, war_head, war_link;
+    sc_pr_reuse ru;   /* its copy's buffer, for SC_PR_FIX_PIPELINE (sc_pr_plan_copies) */
 } work;
 
 static int waits(const sc_pr_call *c)
@@ -324,116 +319,6 @@ static work *attribute(const sc_pr_model *m, size_t *ncalls_out)
     return w;
 }
 
-/* What ties a thread's copies to its stream's order once they go to copy
-   streams (SC_PR_FIX_PIPELINE): the buffers they reuse.  Each copy's prev
-   is the thread's latest earlier copy whose device range overlaps its own.
-   An upload must wait for what last used its buffer: a download from it,
-   or the kernels of the piece the buffer held, those queued after that
-   upload and before the next upload (piped_copy).  A download whose buffer
-   a later copy uses again must be done before the kernels that write the
-   buffer anew: where that copy is a download, those queued after the last
-   upload before it, or right after the first download where no upload
-   comes between (war_head: the call after which the stream's work waits
-   for it); where it is an upload, the upload waits for the download, and
-   the kernels after it for the upload.
-   Sorted by start, each range is compared with the RANGE_SCAN ranges that
-   begin next (a buffer reused at one address, as PyTorch's caching
-   allocator hands a batch's, is its neighbour). */
-#define RANGE_SCAN 16
-typedef struct rng { uint64_t a, b; int32_t i; } rng;
-
-static int cmp_rng(const void *pa, const void *pb)
-{
-    const rng *a = pa, *b = pb;
-    return a->a != b->a ? (a->a > b->a) - (a->a < b->a) : (a->i > b->i) - (a->i < b->i);
-}
-
-static int is_copy(const sc_pr_call *c)
-{
-    return (c->dir == SC_PR_H2D || c->dir == SC_PR_D2H) &&
-           (c->what == SC_PR_SUBMIT || c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC);
-}
-
-/* An upload of a thread's, by stream and place. */
-typedef struct upk { uint32_t st; int32_t i; } upk;
-
-static int cmp_upk(const void *pa, const void *pb)
-{
-    const upk *a = pa, *b = pb;
-    return a->st != b->st ? (a->st > b->st) - (a->st < b->st) : (a->i > b->i) - (a->i < b->i);
-}
-
-/* The last upload on stream st placed after `after` and before `before`, or -1. */
-static int32_t upload_between(const upk *u, size_t n, uint32_t st, int32_t after, int32_t before)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {   /* the first (st, before) or later */
-        size_t mid = (lo + hi) / 2;
-        if (u[mid].st < st || (u[mid].st == st && u[mid].i < before))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo && u[lo - 1].st == st && u[lo - 1].i > after ? u[lo - 1].i : -1;
-}
-
-static int plan_copies(const sc_pr_thread *th, work *w)
-{
-    size_t n = 0, nups = 0;
-    rng *v = malloc((th->n + 1) * sizeof *v);
-    int32_t *next = malloc((th->n + 1) * sizeof *next);
-    upk *ups = malloc((th->n + 1) * sizeof *ups);
-    int rc = !v || !next || !ups ? -1 : 0;
-    for (size_t i = 0; !rc && i < th->n; i++) {
-        const sc_pr_call *c = &th->calls[i];
-        w[i].prev = -1;
-        w[i].war_head = w[i].war_link = -1;
-        next[i] = -1;
-        if (!is_copy(c))
-            continue;
-        if (c->dir == SC_PR_H2D)
-            ups[nups++] = (upk){c->stream, (int32_t)i};
-        if (c->dev && c->bytes)
-            v[n++] = (rng){c->dev, c->dev + c->bytes, (int32_t)i};
-        else
-            w[i].prev = -2;
-    }
-    if (n)
-        qsort(v, n, sizeof *v, cmp_rng);
-    if (nups)
-        qsort(ups, nups, sizeof *ups, cmp_upk);
-    for (size_t j = 0; j < n; j++)
-        for (size_t k = j + 1; k < n && v[k].a < v[j].b && k - j <= RANGE_SCAN; k++) {
-            int32_t early = v[j].i < v[k].i ? v[j].i : v[k].i, late = v[j].i < v[k].i ? v[k].i : v[j].i;
-            if (w[late].prev != -2 && early > w[late].prev)
-                w[late].prev = early;
-            if (next[early] < 0 || late < next[early])
-                next[early] = late;
-        }
-    for (size_t i = 0; !rc && i < th->n; i++) {
-        if (!is_copy(&th->calls[i]) || th->calls[i].dir != SC_PR_D2H)
-            continue;
-        int32_t at = -1;
-        if (w[i].prev == -2) {
-            at = (int32_t)i;
-        } else if (next[i] >= 0 && th->calls[next[i]].dir == SC_PR_D2H) {
-            /* read again without an upload into it: the kernels that wrote it
-               anew came after the last upload of its stream between the two
-               reads (an upload into it waits for this download itself) */
-            int32_t u = upload_between(ups, nups, th->calls[i].stream, (int32_t)i, next[i]);
-            at = u >= 0 ? u : (int32_t)i;
-        }
-        if (at >= 0) {
-            w[i].war_link = w[at].war_head;
-            w[at].war_head = (int32_t)i;
-        }
-    }
-    free(v);
-    free(next);
-    free(ups);
-    return rc;
-}
-
 /* ------------------------------------------------------------ build --- */
 typedef struct scen {
     const sc_pr_model *m;
@@ -608,8 +493,21 @@ static int copy_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
     return sc_rp_cpu(s->g, t, host) < 0;
 }
 
+/* An upload's place in its stream's order (copyst.front, last_up), kept for
+   the copies left in place too, as is their operation (copyst.op): a piped
+   upload whose buffer a copy before the finding used (a warm-up pass) waits
+   for that copy, or for the kernels that used the buffer then, not for all
+   the stream's work since. */
+static void note_upload(const tstate *ts, copyst *cs, const sc_pr_call *c, size_t i)
+{
+    int32_t lu = cs->last_up[c->stream];
+    if (lu >= 0 && cs->front[lu] < 0)
+        cs->front[lu] = ts->last_on[c->stream];
+    cs->last_up[c->stream] = (int32_t)i;
+}
+
 /* A pinned async copy of a stream whose copies go to copy streams
-   (SC_PR_FIX_PIPELINE, plan_copies), as cudaEventRecord and
+   (SC_PR_FIX_PIPELINE, sc_pr_plan_copies), as cudaEventRecord and
    cudaStreamWaitEvent would order them.  An upload goes to the thread's
    upload stream, after what last used its buffer, and the stream's later
    work waits for it; a download goes to its download stream, after the
@@ -627,16 +525,13 @@ static int piped_copy(scen *s, int t, tstate *ts, const sc_pr_call *c, const wor
         return -1;
     int last = ts->last_on[c->stream], dep = last;
     if (!d2h) {
-        int32_t lu = cs->last_up[c->stream];
-        if (lu >= 0 && cs->front[lu] < 0)
-            cs->front[lu] = last;
-        int32_t p = wk[i].prev;
+        note_upload(ts, cs, c, i);
+        int32_t p = wk[i].ru.prev;
         if (p == -1)
             dep = -1;
-        else if (p >= 0)   /* what last used its buffer; where that stayed in place, the stream so far */
+        else if (p >= 0)   /* what last used its buffer (note_upload); where unknown, the stream so far */
             dep = s->m->threads[t].calls[p].dir == SC_PR_D2H && cs->op[p] >= 0 ? cs->op[p]
                 : s->m->threads[t].calls[p].dir != SC_PR_D2H && cs->front[p] >= 0 ? cs->front[p] : last;
-        cs->last_up[c->stream] = (int32_t)i;
     }
     if (dep >= 0 && sc_rp_stream_wait_op(s->g, t, *x, dep) < 0)
         return -1;
@@ -649,7 +544,7 @@ static int piped_copy(scen *s, int t, tstate *ts, const sc_pr_call *c, const wor
     ts->last_d2h = d2h;
     if (!d2h)
         order_after(ts, op, *x);
-    for (int32_t d = wk[i].war_head; d >= 0; d = wk[d].war_link)
+    for (int32_t d = wk[i].ru.war_head; d >= 0; d = wk[d].ru.war_link)
         if (cs->op[d] >= 0)
             order_after(ts, cs->op[d], s->down[k]);
     return 0;
@@ -733,9 +628,15 @@ static int submit_call(scen *s, int rt, tstate *ts, const work *w, size_t i, int
     if (w[i].self > 0 && c->bytes >= SC_PR_PIPE_MIN && copy_ns(s->m, c) > 0 && c->stream < s->m->nstreams &&
         c->t0 >= s->pipe[c->stream])
         rc = piped_copy(s, rt, ts, c, w, i, cs) < 0;
-    else if (w[i].self > 0 && (c->dir == SC_PR_H2D || c->dir == SC_PR_D2H))
-        rc = submit(s, rt, ts, st, c->dir == SC_PR_D2H ? SC_RP_COPY_D2H : SC_RP_COPY_H2D, w[i].self, 1, c->stream) < 0;
-    else if (w[i].self > 0)
+    else if (w[i].self > 0 && (c->dir == SC_PR_H2D || c->dir == SC_PR_D2H)) {
+        int kept = c->stream < s->m->nstreams && sc_pr_is_copy(c);
+        if (kept && c->dir == SC_PR_H2D)
+            note_upload(ts, cs, c, i);
+        int op = submit(s, rt, ts, st, c->dir == SC_PR_D2H ? SC_RP_COPY_D2H : SC_RP_COPY_H2D, w[i].self, 1, c->stream);
+        rc = op < 0;
+        if (kept)
+            cs->op[i] = op;
+    } else if (w[i].self > 0)
         rc = submit(s, rt, ts, st, SC_RP_COMPUTE, w[i].self, c->demand > 0 ? c->demand : ts->demand, c->stream) < 0;
     else
         ts->last_stream = st;
@@ -970,7 +871,11 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
     int rc = 0;
     for (size_t t = 0; t < m->nthreads; t++) {
         base[t + 1] = base[t] + m->threads[t].n;
-        rc |= plan_copies(&m->threads[t], w + base[t]);
+        sc_pr_reuse *ru = m->threads[t].n ? sc_pr_plan_copies(&m->threads[t]) : NULL;
+        rc |= m->threads[t].n && !ru;
+        for (size_t i = 0; ru && i < m->threads[t].n; i++)
+            w[base[t] + i].ru = ru[i];
+        free(ru);
     }
     int64_t b = rc ? -1 : replay(m, w, base, origin, -1, &out->stalled);
     rc = b < 0;

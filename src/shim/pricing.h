@@ -168,4 +168,20 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out);
    when out of memory. */
 int sc_pr_find_loop(const sc_pr_model *m, uint64_t origin, uint64_t end, sc_pr_result *out);
 
+/* A copy's buffer (pricing_copies.c), for SC_PR_FIX_PIPELINE: prev, the
+   thread's latest earlier copy whose device range overlaps this one's (its
+   index in the thread; -1 none, -2 the range is unknown); war_head, the
+   downloads whose buffer the stream's later work may overwrite from this
+   call on (a list through war_link). */
+typedef struct sc_pr_reuse {
+    int32_t prev, war_head, war_link;
+} sc_pr_reuse;
+
+/* 1 if c is a copy between host and device (async, pageable or synchronous). */
+int sc_pr_is_copy(const sc_pr_call *c);
+
+/* Each of th's calls' sc_pr_reuse (malloc'd, th->n of them), or NULL when
+   out of memory. */
+sc_pr_reuse *sc_pr_plan_copies(const sc_pr_thread *th);
+
 #endif /* SC_PRICING_H */
