@@ -22,7 +22,8 @@
  * asynchronous.
  *
  * A copy takes its memmove's time on the stream's worker, or, with
- * STREAMCHECK_SIM_COPY_GBPS=R, at least n / R ns (drv_sched.c, paced_copy).
+ * STREAMCHECK_SIM_COPY_GBPS=R, at least n / R ns, and one with a pageable
+ * end n / P with STREAMCHECK_SIM_PAGEABLE_GBPS=P (drv_sched.c, paced_copy).
  *
  * Measured on an H100 (driver 580): pageable host->device cudaMemcpyAsync
  * of up to 1 MiB returns at once (the driver stages it without waiting

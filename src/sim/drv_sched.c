@@ -573,27 +573,37 @@ static void run_memset(scsim_work *w)
 /* STREAMCHECK_SIM_COPY_GBPS=R: a one-dimensional copy of n bytes takes at
  * least n / R ns, as over a link of R GB/s (the worker sleeps the rest out),
  * so that every copy of a size takes the same time, as a GPU's DMA copies do.
+ * STREAMCHECK_SIM_PAGEABLE_GBPS=P: one with an end in pageable host memory
+ * takes n / P (the driver stages it through its pinned buffers, slower than
+ * a pinned copy's DMA); unset, such a copy goes at R too.
  * Unset (the default) a copy takes its memmove's time, which the CPU's caches
  * and first touches of pages make vary with what was copied before: a
  * pinned rate timed on a warm buffer (what streamcheck's pricing model
  * calibrates, src/shim/calibrate.c) is then several times what a program's
  * copies of cold memory get. */
-static double copy_gbps(void)
+static double env_gbps(const char *name)
 {
-    static _Atomic int read;
-    static _Atomic double rate;
-    if (!atomic_load_explicit(&read, memory_order_acquire)) {
-        const char *e = getenv("STREAMCHECK_SIM_COPY_GBPS");
-        double r = e && *e ? strtod(e, NULL) : 0;
-        atomic_store(&rate, r > 0 ? r : 0);
-        atomic_store_explicit(&read, 1, memory_order_release);
-    }
-    return atomic_load(&rate);
+    const char *e = getenv(name);
+    double r = e && *e ? strtod(e, NULL) : 0;
+    return r > 0 ? r : 0;
 }
 
-static void paced_copy(void *dst, const void *src, size_t n)
+static double copy_gbps(bool pageable)
 {
-    double r = copy_gbps();
+    static _Atomic int read;
+    static _Atomic double rate, pageable_rate;
+    if (!atomic_load_explicit(&read, memory_order_acquire)) {
+        double r = env_gbps("STREAMCHECK_SIM_COPY_GBPS"), p = env_gbps("STREAMCHECK_SIM_PAGEABLE_GBPS");
+        atomic_store(&rate, r);
+        atomic_store(&pageable_rate, p > 0 ? p : r);
+        atomic_store_explicit(&read, 1, memory_order_release);
+    }
+    return atomic_load(pageable ? &pageable_rate : &rate);
+}
+
+static void paced_copy(void *dst, const void *src, size_t n, bool pageable)
+{
+    double r = copy_gbps(pageable);
     struct timespec t0;
     if (r > 0)
         clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -616,7 +626,8 @@ void scsim_work_run(scsim_work *w, struct CUstream_st *s)
         break;
     case SCSIM_W_COPY:
         if (w->u.copy.n)
-            paced_copy(w->u.copy.dst, w->u.copy.src, w->u.copy.n);
+            paced_copy(w->u.copy.dst, w->u.copy.src, w->u.copy.n,
+                       w->u.copy.dkind == SCSIM_MEM_PAGEABLE || w->u.copy.skind == SCSIM_MEM_PAGEABLE);
         break;
     case SCSIM_W_COPY2D:
         for (size_t r = 0; r < w->u.copy2d.height; r++)

@@ -564,6 +564,33 @@ START_TEST(pageable_staging_threshold)
 }
 END_TEST
 
+/* STREAMCHECK_SIM_COPY_GBPS and STREAMCHECK_SIM_PAGEABLE_GBPS: a copy of N
+ * bytes takes N / rate, a pageable one at the pageable rate (10 and 40 ms
+ * here); the bytes arrive as without pacing. */
+static double copy_ms(void *dst, const void *src)
+{
+    double t0 = st_now_ms();
+    ST_OK(cuMemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, N));
+    ST_OK(cuCtxSynchronize());
+    return st_now_ms() - t0;
+}
+
+START_TEST(paced_copies)
+{
+    setenv("STREAMCHECK_SIM_COPY_GBPS", "0.0004096", 1);
+    setenv("STREAMCHECK_SIM_PAGEABLE_GBPS", "0.0001024", 1);
+    st_init();
+    bufs b;
+    alloc_bufs(&b);
+    double pinned = copy_ms(b.dev, b.pinned);
+    ck_assert_int_eq(b.dev[N - 1], 2);
+    double pageable = copy_ms(b.dev2, b.pageable);
+    ck_assert_int_eq(b.dev2[N - 1], 1);
+    ck_assert_msg(pinned >= 10 && pinned < 35, "pinned copy %.1f ms, not 10", pinned);
+    ck_assert_msg(pageable >= 40, "pageable copy %.1f ms, not 40", pageable);
+}
+END_TEST
+
 /* ------------------------------------------------------------ pointers --- */
 
 START_TEST(pointer_attributes)
@@ -677,6 +704,7 @@ static Suite *suite(void)
     tcase_add_test(t, allocation_sync_can_be_disabled);
     tcase_add_test(t, allocation_sync_on_release_only);
     tcase_add_test(t, pageable_staging_threshold);
+    tcase_add_test(t, paced_copies);
     tcase_add_test(t, pointer_attributes);
     tcase_add_test(t, memory_info);
     suite_add_tcase(s, t);
