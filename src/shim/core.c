@@ -219,6 +219,7 @@ static void thread_exit(void *p)
     t->capturing_ptds = 0;
     t->last_handle = NULL;
     t->last_rec = NULL;
+    atomic_store_explicit(&t->rl_actor, 0, memory_order_relaxed);
     sc_tls_self = NULL;
     /* Counts stay: they are the process's; the next thread reuses the block. */
     atomic_store_explicit(&t->in_use, 0, memory_order_release);

@@ -196,9 +196,17 @@ static uint64_t dev_end(const sc_op *op)
    the program's mutexes but make no CUDA call of the program's, have none). */
 static void count_actor(sc_thread *t, void *arg)
 {
-    const sc_rl_log *l = t->rlog;
-    if (atomic_load_explicit(&t->in_use, memory_order_relaxed) && l && l->tid == t->tid && l->n)
+    /* the log's own fields are its thread's alone: asked of another thread,
+       only the flag the thread sets when its log holds a call */
+    if (atomic_load_explicit(&t->in_use, memory_order_relaxed) &&
+        atomic_load_explicit(&t->rl_actor, memory_order_relaxed))
         ++*(unsigned *)arg;
+}
+
+static void became_actor(sc_thread *t)
+{
+    if (!atomic_load_explicit(&t->rl_actor, memory_order_relaxed))
+        atomic_store_explicit(&t->rl_actor, 1, memory_order_relaxed);
 }
 
 unsigned sc_rl_threads(void)
@@ -302,6 +310,7 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
     t->rl.watch = wait_ns > 0 || ((t->rl.watch & SC_RL_WATCH_WAIT) && what != SC_PR_SUBMIT) ? SC_RL_WATCH_WAIT : 0;
     if (!l->lid)
         l->lid = sc_hb_lifetime();
+    became_actor(t);
     return (uint32_t)++l->n;
 }
 
@@ -370,6 +379,7 @@ void sc_rl_join(pthread_t other, uint64_t t0, uint64_t t1)
                                 .nsub = t->rl.nsub > t->rl.captured ? t->rl.nsub - t->rl.captured : 0};
     t->rl.nsub = t->rl.kernels = t->rl.captured = 0;
     t->rl.threads = 0;
+    became_actor(t);
     errno = saved;
 }
 

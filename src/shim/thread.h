@@ -54,6 +54,7 @@ struct sc_thread {
     struct sc_aggtab *agg;     /* this thread's findings (findings.c) */
     struct sc_sites_thread *sites; /* this thread's call-site caches (callsites.c) */
     struct sc_rl_log *rlog;    /* this thread's run log (runlog.c) */
+    _Atomic int rl_actor;      /* it holds a call of this thread's: other threads count it (sc_rl_threads) */
     sc_racache_ent racache[SC_RACACHE];   /* calling library of a return address (modules.h) */
     _Atomic uint64_t counts[SC_MAX_MODS][SC_NAPI];
     /* --redirect-method=stream: the blocking streams this thread's legacy
