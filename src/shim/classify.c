@@ -22,6 +22,7 @@
 static void legacy_barrier(sc_thread *t, sc_facts *f)
 {
     f->orders = f->cq.blocking > 0 || atomic_load(&sc_g.ptds_used);
+    f->unordered = !f->orders;
     if (!f->orders)
         return;
     sc_busy_q q = {.ctx = f->cq.ctx, .skip_legacy = 1, .blocking_only = 1};

@@ -27,6 +27,7 @@ typedef struct sc_facts {
        synchronization behavior), such as PyTorch's 128 pool streams. */
     uint8_t orders;
     uint8_t held_back;
+    uint8_t unordered;     /* such work, and the legacy stream orders it with no stream */
     uint8_t cublas;        /* legacy-lane work that cuBLAS submitted */
     uint8_t pageable;      /* an async copy between the device and pageable host memory */
     uint8_t lane_idle;     /* ... whose lane the shim saw drain since its last work (drain.h) */

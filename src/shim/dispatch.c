@@ -218,7 +218,7 @@ void sc_pre(sc_thread *t, sc_op *op)
        are committed right below). */
     if (SC_UNLIKELY(sc_measure_active) &&
         (op->nev || (op->marks & (SC_M_ALLOCSITE | SC_M_SC102 | SC_M_CHECK701))))
-        sc_measure_pre(op);
+        sc_measure_pre(op, f.unordered);
     if (op->marks & SC_M_CHECK701)
         PH(SC_PH_QUEUE, sc_detect_queues(t, op));
     if (op->marks & SC_M_SC102)

@@ -48,6 +48,7 @@ static SC_TLS int64_t tls_c0;
 typedef struct mev {
     uint16_t api, rt;
     uint32_t rules;        /* rules of the aggregates it was counted in, and their also */
+    uint8_t unordered;     /* legacy-stream work no other stream waits for (sc_measure_pre) */
     int main_commit;       /* index into commits of its main finding, -1 */
     unsigned ncommits;     /* aggregates it was counted in (0: sampled out, or a read) */
 } mev;
@@ -104,14 +105,14 @@ void sc_measure_start(void)
         sc_measure_window_start(w);
 }
 
-void sc_measure_pre(const sc_op *op)
+void sc_measure_pre(const sc_op *op, int unordered)
 {
     if (!sc_measure_active)
         return;
     uint64_t ext = atomic_fetch_add_explicit(&next_ext, 1, memory_order_relaxed);
     sc_tl_event t = {.ext = ext, .drain = (int64_t)op->drain_ns, .pthread = (uint32_t)(uintptr_t)pthread_self(),
                      .tid = (uint32_t)gettid(), .timed = op->timed};
-    mev e = {.api = op->id, .rt = sc_tls_rt, .main_commit = -1};
+    mev e = {.api = op->id, .rt = sc_tls_rt, .main_commit = -1, .unordered = (uint8_t)!!unordered};
     uint32_t mid = 0;
     pthread_mutex_lock(&ev_mu);
     if (evs.n < UINT32_MAX - 1 && SC_VEC_PUSH(tev, t)) {
@@ -162,7 +163,11 @@ void sc_measure_commit(uint32_t mid, const sc_agg_key *k, uint32_t also, unsigne
 }
 
 /* ----------------------------------------------------------- analysis --- */
-/* Rules whose call is a barrier for other streams' later work (rules.def). */
+/* Rules whose call is a barrier for other streams' later work (rules.def).
+   Not on the legacy stream where it orders with no stream: there the
+   timeline's other streams (created cudaStreamNonBlocking, as seed 000's
+   and PyTorch's) started late only for what the program ordered them
+   after, an event (DRV, 3. Stream synchronization behavior). */
 static uint32_t barrier_rules(void)
 {
     uint32_t m = 0;
@@ -181,7 +186,7 @@ static void analyse(void)
         (M.cost = malloc((tev.n ? tev.n : 1) * sizeof *M.cost))) {
         for (size_t i = 0; i < tev.n; i++) {
             tev.v[i].price = evs.v[i].ncommits != 0;
-            tev.v[i].barrier = (evs.v[i].rules & barrier_rules()) != 0;
+            tev.v[i].barrier = (evs.v[i].rules & barrier_rules()) != 0 && !evs.v[i].unordered;
         }
         sc_tl_price(&M.tl, tev.v, tev.n, M.cost);
         M.ncost = tev.n;

@@ -30,8 +30,11 @@ extern SC_TLS uint32_t sc_measure_tls_mid;  /* the current call's event, 0: none
 void sc_measure_start(void);
 /* Before the real call of a slow-path call with findings (dispatch.c):
    records an event, sets sc_measure_tls_mid (cleared by sc_measure_done
-   at the end of sc_post) and pushes its external correlation id. */
-void sc_measure_pre(const struct sc_op *op);
+   at the end of sc_post) and pushes its external correlation id.
+   unordered: legacy-stream work that no other stream waits for (no
+   blocking stream, no per-thread stream: classify.h), not a barrier
+   whatever its rules. */
+void sc_measure_pre(const struct sc_op *op, int unordered);
 /* Right after the real call: pops the id, records the call's end. */
 void sc_measure_post(void);
 static inline void sc_measure_done(void) { sc_measure_tls_mid = 0; }
