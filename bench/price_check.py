@@ -139,6 +139,15 @@ def pair_table(a):
         Pair("host_sync_loop-host", "c", hsl + " (host-bound: 10 4 10)",
              app("host_sync_loop", 10, 4, 10, "each"), app("host_sync_loop", 10, 4, 10, "end"),
              "SC403", "elapsed_ms", "host_sync_loop"),
+        # the same wait as programs write it: a device sync, an event's, a
+        # result read back with cudaMemcpy (C's loss.item()), cudaFree
+        *[Pair("host_sync_loop-" + m, "c", hsl + " (GPU-bound: 10 10 8), the wait " + how,
+               app("host_sync_loop", 10, 10, 8, m), app("host_sync_loop", 10, 10, 8, "end"),
+               rule, "elapsed_ms", "host_sync_loop")
+          for m, how, rule in (("device", "cudaDeviceSynchronize", "SC403"),
+                               ("event", "cudaEventSynchronize", "SC403"),
+                               ("read", "a 4-byte result read with cudaMemcpy", "SC403"),
+                               ("free", "cudaFree of a scratch buffer", "SC303"))],
         Pair("pageable_loop-gpu", "c", pgl + " (GPU-bound: 8 4 10 4)",
              app("pageable_loop", 8, 4, 10, 4, "pageable"), app("pageable_loop", 8, 4, 10, 4, "pinned"),
              "SC203", "elapsed_ms", "pageable_loop", sim_env=PAGEABLE_SIM),

@@ -2,12 +2,12 @@
 # loop.sh: shares are of the steady loop when a long set-up comes before it
 # (libstreamcheck(7), Window, shares and the summary), on the simulator.
 # testapps/host_sync_loop waits for the GPU in each step of 1 ms of GPU and
-# 1 ms of host work (SC403 at host_sync_loop.cu:53, saving about 1 ms a
+# 1 ms of host work (SC403 at host_sync_loop.cu:76, saving about 1 ms a
 # step), after SETUP_MS of host work:
 #  - 10 steps after 5000 ms of set-up: the report has a steady loop (process.loop_ns), a
 #    few tens of ms, inside the active window of over 5 s; SC403 is a
 #    warning, its share of the loop above 0.5% (of the window it would be
-#    under); the warm-up's wait before the loop (SC402 at :46, when it is
+#    under); the warm-up's wait before the loop (SC402 at :66, when it is
 #    a finding) keeps the window as what its share is of (finding.window_ns);
 #    the text report's header says "Steady loop" and gives the cost as a
 #    share of it.  (5 s: SC403 is about 37% of the loop, whose 10 steps take
@@ -36,7 +36,7 @@ run() {
 }
 # facts NAME: "loop window share severity setup" of the JSON report: the
 # loop and the window in ms, SC403's cost as a share (%) of what its share
-# is of and its severity, and whether SC402 at :46 (if found) keeps the window.
+# is of and its severity, and whether SC402 at :66 (if found) keeps the window.
 facts() {
     "$PYTHON3" - "$tmp/$1"/*.streamcheck.json <<'EOF'
 import json, sys
@@ -49,10 +49,10 @@ def line(f):
             return fr["line"]
     return 0
 loop, win = p.get("loop_ns", 0), p["window_ns"]
-sc403 = [f for f in r["findings"] if f["rule"] == "SC403" and line(f) == 53]
+sc403 = [f for f in r["findings"] if f["rule"] == "SC403" and line(f) == 76]
 f = sc403[0] if len(sc403) == 1 else {"cost_ns": 0, "severity": "none"}
 share = 100.0 * f["cost_ns"] / (loop or win)
-setup = [g for g in r["findings"] if g["rule"] == "SC402" and line(g) == 46]
+setup = [g for g in r["findings"] if g["rule"] == "SC402" and line(g) == 66]
 kept = all(g.get("window_ns") == win for g in setup) if loop else all("window_ns" not in g for g in setup)
 print("%.3f %.3f %.3f %s %s" % (loop / 1e6, win / 1e6, share, f["severity"], "kept" if kept else "not-kept"))
 EOF
@@ -64,7 +64,7 @@ echo "# set-up 5000 ms: loop $1 ms, window $2 ms, SC403 $3% of the loop, $4; the
 awk -v l="$1" -v w="$2" 'BEGIN { exit !(l > 10 && l < 300 && w > 5000 && l < w / 10) }'
 ok $? "after 5 s of set-up: a steady loop of tens of ms inside a window of over 5 s ($1 of $2 ms)"
 [ "$4" = warning ] && [ "$5" = kept ] && awk -v s="$3" -v l="$1" -v w="$2" 'BEGIN { exit !(s >= 0.5 && s * l / w < 0.5) }'
-ok $? "SC403 at host_sync_loop.cu:53 is a warning by its share of the loop ($3%), which of the window is under 0.5%; the set-up's finding keeps the window"
+ok $? "SC403 at host_sync_loop.cu:76 is a warning by its share of the loop ($3%), which of the window is under 0.5%; the set-up's finding keeps the window"
 grep -q '^@ Steady loop  *: [0-9.]* ms, from a step before a hazard of every step first repeats' "$tmp/setup/stderr" &&
     grep -q '^@ Estimated cost  *: [0-9.]* ms ([0-9.]*% of the steady loop) in 1 warning$' "$tmp/setup/stderr"
 ok $? "the text report's header has the steady loop, and the warnings' cost is a share of it"

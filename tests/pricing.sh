@@ -4,7 +4,9 @@
 # 5 rounds: the gain is the median of the rounds' differences), and the hazard
 # under streamcheck in detect and in measured mode: the finding at the app's
 # marked line must cost what the twin gained -- a wait each step (SC403),
-# GPU-bound and host-bound; threads taking turns on the legacy stream
+# GPU-bound and host-bound, and written four more ways (cudaDeviceSynchronize,
+# cudaEventSynchronize, a result read with cudaMemcpy, cudaFree of a
+# scratch buffer: SC303); threads taking turns on the legacy stream
 # (SC103); pieces copied up and back on one stream, where copy streams
 # would overlap the copies with the kernels (SC703); a batch copied from
 # pageable memory each step (SC203), GPU-bound and host-bound, and GPU-bound
@@ -18,9 +20,9 @@
 # before it fails.  The read-back pair (pages faulted in each step) is left
 # to the GPU (make bench-price, tools/gpu-verify.sh price).  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-pairs="host_sync_loop-gpu host_sync_loop-host multithread copy_pipeline pageable_loop-gpu pageable_loop-host
-    pageable_loop-even"
-echo "1..7"
+pairs="host_sync_loop-gpu host_sync_loop-host host_sync_loop-device host_sync_loop-event host_sync_loop-read
+    host_sync_loop-free multithread copy_pipeline pageable_loop-gpu pageable_loop-host pageable_loop-even"
+echo "1..11"
 # A sanitized build's times are its runtime's, not the program's.
 case "$enable_sanitizers" in
 no | '') ;;

@@ -119,6 +119,24 @@ void sc_report_judge(sc_report *r, const sc_judge_opts *j)
     }
 }
 
+/* Whether a predicted saving of f's is another finding's at its call site:
+   two rules of one call (cudaFree in a loop: SC301 and SC303) whose fixes
+   each remove the same wait.  Only the larger counts (the earlier of two
+   equal ones). */
+static int saving_counted_elsewhere(const sc_report *r, size_t i)
+{
+    const sc_finding *f = &r->findings[i];
+    if (!sc_cost_is_replay(f->basis) || !f->callsite[0])
+        return 0;
+    for (size_t k = 0; k < r->nfindings; k++) {
+        const sc_finding *g = &r->findings[k];
+        if (k != i && g->severity != SC_SEV_NOTE && sc_cost_is_replay(g->basis) && g->process == f->process &&
+            !strcmp(g->callsite, f->callsite) && (g->cost_ns > f->cost_ns || (g->cost_ns == f->cost_ns && k < i)))
+            return 1;
+    }
+    return 0;
+}
+
 uint64_t sc_report_cost(const sc_report *r)
 {
     uint64_t sum = 0;
@@ -128,7 +146,8 @@ uint64_t sc_report_cost(const sc_report *r)
        it is not counted twice. */
     for (size_t i = 0; i < r->nfindings; i++)
         if (r->findings[i].severity != SC_SEV_NOTE &&
-            !(r->findings[i].rule == SC_RULE_SC102 && r->findings[i].basis == SC_COST_GPU))
+            !(r->findings[i].rule == SC_RULE_SC102 && r->findings[i].basis == SC_COST_GPU) &&
+            !saving_counted_elsewhere(r, i))
             sum = sum + r->findings[i].cost_ns < sum ? UINT64_MAX : sum + r->findings[i].cost_ns;
     return sum;
 }

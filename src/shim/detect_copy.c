@@ -102,4 +102,11 @@ void sc_detect_copy_sync(sc_thread *t, sc_op *op, const sc_facts *f)
     } else if (!(op->dir == SC_DIR_H2D && op->pageable && op->bytes <= 65536)) {
         sc_event_add(op, SC_RULE_SC201, SC_SEV_WARNING, sc_busy_others(t, &q) > 0);
     }
+    /* A read of a result (C's loss.item(): cudaMemcpy of a few bytes to
+       the host each step) waits for its lane's queued work as a
+       synchronization does: an SC403 candidate, once the call says how long
+       it waited (dispatch.c).  Not a program's output, which it needs where
+       it reads it: its fix is SC201's. */
+    if (sc_detect_small_read(op) && !f->capturing && atomic_load(&sc_g.n_capturing) == 0 && sc_lane_busy(t, op) > 0)
+        op->marks |= SC_M_READ_WAITS;
 }

@@ -18,16 +18,8 @@
    redirect: the lane it then waits for). */
 void sc_detect_stream_sync(sc_thread *t, sc_op *op, const sc_facts *f)
 {
-    _Atomic uint64_t *m = sc_lane_mark(t, op);
-    int busy = 0;
-    if (m && atomic_load(&sc_g.n_capturing) == 0 && !f->capturing) {
-        if (op->lane == SC_LANE_PTDS)
-            busy = sc_query_ptds(t);
-        else
-            busy = sc_query_mark(m, op->lane == SC_LANE_CREATED ? op->stream : CU_STREAM_LEGACY);
-        if (!busy)
-            sc_event_add(op, SC_RULE_SC402, SC_SEV_NOTE, 0);
-    }
+    if (atomic_load(&sc_g.n_capturing) == 0 && !f->capturing && sc_lane_busy(t, op) == 0)
+        sc_event_add(op, SC_RULE_SC402, SC_SEV_NOTE, 0);
 }
 
 /* cuEventSynchronize */

@@ -521,7 +521,11 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
             uint64_t w = waited(op, blocked);
             op->rl = sc_rl_record(t, op, sc_drain_began(op), t1, w);
             int sync = op->kind == SC_K_STREAM_SYNC || op->kind == SC_K_CTX_SYNC || op->kind == SC_K_EVENT_SYNC;
-            if (op->rl && sync)
+            /* a read that waited for its stream's queued work: cudaMemcpy
+               to the host (detect_copy.c), or an "async" copy into pageable
+               memory, which waited before it copied (drain.h) */
+            int read = (op->marks & SC_M_READ_WAITS) || (sc_detect_small_read(op) && op->pageable && op->drain_ns);
+            if (op->rl && (sync || read))
                 sc_detect_waited(op, w);
             if (!calibrate_after(t, op) || (sync && !calibrate_idle(t, op))) {
                 errno = err;

@@ -412,3 +412,13 @@ void sc_mark_lane(sc_thread *t, sc_op *op)
             op->marks |= SC_M_CHECK701;   /* check the hardware queues after the rules */
     }
 }
+
+int sc_lane_busy(sc_thread *t, sc_op *op)
+{
+    _Atomic uint64_t *m = sc_lane_mark(t, op);
+    if (!m)
+        return -1;
+    if (op->lane == SC_LANE_PTDS)
+        return sc_query_ptds(t);
+    return sc_query_mark(m, op->lane == SC_LANE_CREATED ? op->stream : CU_STREAM_LEGACY);
+}

@@ -85,6 +85,9 @@ void sc_count_op_streams(sc_op *op, sc_count_q *cq);   /* of the call's context,
 void sc_resolve_lane(sc_thread *t, sc_op *op);
 int sc_lane_capturing(sc_thread *t, const sc_op *op);
 _Atomic uint64_t *sc_lane_mark(sc_thread *t, sc_op *op);
+/* Whether op's lane has work unfinished (a query, which clears its mark
+   when it has none): 1 busy, 0 idle, -1 no lane. */
+int sc_lane_busy(sc_thread *t, sc_op *op);
 
 /* Every device a context of the process was seen on (report time). */
 void sc_devices_foreach(void (*fn)(int ordinal, const char *name, void *), void *arg);

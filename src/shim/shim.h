@@ -103,6 +103,7 @@ enum {
     SC_M_LEGACY = 16,     /* count the call site's legacy-stream work (SC103) */
     SC_M_SPLIT = 32,      /* a pageable copy: its wait and its copy are told apart (drain.h) */
     SC_M_SPLIT_EST = 64,  /* ... after the call, by the rate: it did not wait first */
+    SC_M_READ_WAITS = 128, /* a synchronous copy to the host whose lane had work queued (SC403) */
 };
 
 typedef struct sc_op {
