@@ -614,6 +614,34 @@ END_TEST
    against a 100 ms loop, a note against the 1 s window it keeps as a
    finding of the set-up (finding.window_ns); the text says of which, the
    JSON carries both, and both read back. */
+/* Two rules of one call whose fixes each remove the same wait (cudaFree in
+   a loop: SC301 and SC303) count their predicted saving once: the larger;
+   a third finding at another site, and a measured cost at the same site,
+   count apart. */
+START_TEST(one_saving_per_site)
+{
+    sc_report *r = sc_report_new();
+    sc_finding *f = add(r, SC_RULE_SC301, SC_SEV_WARNING, 10, "00000000000000aa");
+    f->cost_ns = 83000000;
+    f->basis = SC_COST_REPLAY;
+    f = add(r, SC_RULE_SC303, SC_SEV_WARNING, 10, "00000000000000aa");
+    f->cost_ns = 83000000;
+    f->basis = SC_COST_REPLAY;
+    ck_assert_uint_eq(sc_report_cost(r), 83000000);
+    r->findings[1].cost_ns = 90000000;
+    ck_assert_uint_eq(sc_report_cost(r), 90000000);
+    f = add(r, SC_RULE_SC403, SC_SEV_WARNING, 10, "00000000000000bb");
+    f->cost_ns = 5000000;
+    f->basis = SC_COST_REPLAY_MEASURED;
+    ck_assert_uint_eq(sc_report_cost(r), 95000000);
+    f = add(r, SC_RULE_SC101, SC_SEV_WARNING, 10, "00000000000000aa");
+    f->cost_ns = 1000000;
+    f->basis = SC_COST_GPU;
+    ck_assert_uint_eq(sc_report_cost(r), 96000000);
+    sc_report_free(r);
+}
+END_TEST
+
 START_TEST(loop_shares)
 {
     sc_report *r = sc_report_new();
@@ -1033,6 +1061,7 @@ int main(void)
     tcase_add_test(tc, file_names);
     tcase_add_test(tc, write_never_replaces);
     tcase_add_test(tc, loop_shares);
+    tcase_add_test(tc, one_saving_per_site);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
