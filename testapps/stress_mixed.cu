@@ -42,7 +42,7 @@ static void *worker(void *arg)
             cudaMemcpyAsync(pin, d, BYTES, cudaMemcpyDeviceToHost, s);
             break;
         case 11:
-            cudaMemcpyAsync(pg + 2048, d, BYTES, cudaMemcpyDeviceToHost, s); // expect: SC203 x200000, SC403 x0+
+            cudaMemcpyAsync(pg + 2048, d, BYTES, cudaMemcpyDeviceToHost, s); // expect: SC203 x200000
             break;
         case 2: case 10:
             cudaMemsetAsync(d, 0, BYTES, s);

@@ -522,9 +522,10 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
             op->rl = sc_rl_record(t, op, sc_drain_began(op), t1, w);
             int sync = op->kind == SC_K_STREAM_SYNC || op->kind == SC_K_CTX_SYNC || op->kind == SC_K_EVENT_SYNC;
             /* a read that waited for its stream's queued work: cudaMemcpy
-               to the host (detect_copy.c), or an "async" copy into pageable
-               memory, which waited before it copied (drain.h) */
-            int read = (op->marks & SC_M_READ_WAITS) || (sc_detect_small_read(op) && op->pageable && op->drain_ns);
+               to the host (detect_copy.c).  Not an "async" copy into
+               pageable memory: PyTorch's .item() makes one and waits for
+               it after, and that wait is the candidate. */
+            int read = (op->marks & SC_M_READ_WAITS) != 0;
             if (op->rl && (sync || read))
                 sc_detect_waited(op, w);
             if (!calibrate_after(t, op) || (sync && !calibrate_idle(t, op))) {
