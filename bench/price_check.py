@@ -154,6 +154,10 @@ def pair_table(a):
         Pair("pageable_loop-host", "c", pgl + " (host-bound: 8 32 2 10)",
              app("pageable_loop", 8, 32, 2, 10, "pageable"), app("pageable_loop", 8, 32, 2, 10, "pinned"),
              "SC203", "elapsed_ms", "pageable_loop", sim_env=PAGEABLE_SIM),
+        Pair("pageable_loop-memcpy", "c", pgl + " (GPU-bound, 8 4 10 4), the batch copied with cudaMemcpy and the "
+             "kernels on the legacy stream, as C programs first write it, vs pinned",
+             app("pageable_loop", 8, 4, 10, 4, "memcpy"), app("pageable_loop", 8, 4, 10, 4, "pinned"),
+             "SC201", "elapsed_ms", "pageable_loop", sim_env=PAGEABLE_SIM),
         Pair("pageable_loop-even", "c", pgl + " (GPU-bound, 8 4 20 2, on the simulator pageable copies as fast "
              "as pinned: pinning gains next to nothing)",
              app("pageable_loop", 8, 4, 20, 2, "pageable"), app("pageable_loop", 8, 4, 20, 2, "pinned"),

@@ -21,10 +21,13 @@
 // tensor's .cpu() each step, then dropped), and the next mapping is where
 // the last was: one pinned buffer kept would serve every step, touched
 // once.  "readback-pinned" is fresh's fix: one pinned buffer, the copy
-// queued into it and waited for.
+// queued into it and waited for.  Mode "memcpy": the batch copied with
+// cudaMemcpy, the kernels on the legacy stream, as C programs first write it:
+// the copy waits for the last step's kernel, then holds the host while it
+// copies (SC201; "pinned" is its fix too).
 //
 //   pageable_loop [STEPS [MIB [GPU_MS [HOST_MS [MODE]]]]]
-//     MODE: pageable (default), pinned, shm, fresh, keep, readback-pinned
+//     MODE: pageable (default), pinned, shm, fresh, keep, readback-pinned, memcpy
 // The elapsed time of the loop goes to stderr ("elapsed_ms=...").
 #include <sys/mman.h>
 #include <time.h>
@@ -55,9 +58,10 @@ int main(int argc, char **argv)
     int pinned = argc > 5 && strcmp(argv[5], "pinned") == 0, shm = argc > 5 && strcmp(argv[5], "shm") == 0;
     int keep = argc > 5 && strcmp(argv[5], "keep") == 0, fresh = keep || (argc > 5 && strcmp(argv[5], "fresh") == 0);
     int rb_pinned = argc > 5 && strcmp(argv[5], "readback-pinned") == 0;
+    int sync_copy = argc > 5 && strcmp(argv[5], "memcpy") == 0;
     if (steps < 1 || mib < 1 || gpu_ms < 0 || host_ms < 0) {
-        fprintf(stderr, "usage: %s [STEPS [MIB [GPU_MS [HOST_MS [pageable|pinned|shm|fresh|keep|readback-pinned]]]]]\n",
-                argv[0]);
+        fprintf(stderr, "usage: %s [STEPS [MIB [GPU_MS [HOST_MS [MODE]]]]]\n"
+                "  MODE: pageable|pinned|shm|fresh|keep|readback-pinned|memcpy\n", argv[0]);
         return 2;
     }
     pinned = pinned || fresh || rb_pinned;   // the read-back modes' batches: pinned
@@ -72,6 +76,8 @@ int main(int argc, char **argv)
     CHECK(cudaMalloc(&d, n * sizeof(float)));
     cudaStream_t s;
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    if (sync_copy)
+        s = 0;   // cudaMemcpy orders with the legacy stream's work
     sc_spin<<<1, 1, 0, s>>>(0);
     LAUNCHED();
     CHECK(cudaStreamSynchronize(s)); // expect: SC402 x0+
@@ -90,7 +96,10 @@ int main(int argc, char **argv)
                 return 1;
             memset(batch, 1, n * sizeof(float));
         }
-        CHECK(cudaMemcpyAsync(d, batch, n * sizeof(float), cudaMemcpyHostToDevice, s)); // expect: SC203 x8
+        if (sync_copy)
+            CHECK(cudaMemcpy(d, batch, n * sizeof(float), cudaMemcpyHostToDevice)); // expect: SC201 x0+
+        else
+            CHECK(cudaMemcpyAsync(d, batch, n * sizeof(float), cudaMemcpyHostToDevice, s)); // expect: SC203 x8
         if (shm)
             munmap(batch, n * sizeof(float));
         sc_spin<<<1, 1, 0, s>>>((unsigned long long)(gpu_ms * 1e6));
@@ -117,7 +126,8 @@ int main(int argc, char **argv)
     free(kept);
     fprintf(stderr, "elapsed_ms=%.3f\n", now_ms() - t0);
     printf("pageable_loop: %d steps of %d MiB\n", steps, mib);
-    CHECK(cudaStreamDestroy(s));
+    if (s)
+        CHECK(cudaStreamDestroy(s));
     CHECK(cudaFree(d));
     if (pinned)
         CHECK(cudaFreeHost(h));

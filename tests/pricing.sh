@@ -9,7 +9,8 @@
 # scratch buffer: SC303); threads taking turns on the legacy stream
 # (SC103); pieces copied up and back on one stream, where copy streams
 # would overlap the copies with the kernels (SC703); a batch copied from
-# pageable memory each step (SC203), GPU-bound and host-bound, and GPU-bound
+# pageable memory each step (SC203), GPU-bound and host-bound, with
+# cudaMemcpy on the legacy stream (SC201), and GPU-bound
 # where pageable copies go as fast as pinned ones, so that pinning gains
 # next to nothing and the price must stay under 5% of the run.  The copies
 # are paced as over links (bench/price_check.py's sim_env: pinned 0.5 or 2
@@ -21,8 +22,9 @@
 # to the GPU (make bench-price, tools/gpu-verify.sh price).  TAP.
 . "${top_builddir:-.}/tests/env.sh"
 pairs="host_sync_loop-gpu host_sync_loop-host host_sync_loop-device host_sync_loop-event host_sync_loop-read
-    host_sync_loop-free multithread copy_pipeline pageable_loop-gpu pageable_loop-host pageable_loop-even"
-echo "1..11"
+    host_sync_loop-free multithread copy_pipeline pageable_loop-gpu pageable_loop-host pageable_loop-memcpy
+    pageable_loop-even"
+echo "1..12"
 # A sanitized build's times are its runtime's, not the program's.
 case "$enable_sanitizers" in
 no | '') ;;

@@ -31,6 +31,8 @@ typedef struct sc_facts {
     uint8_t cublas;        /* legacy-lane work that cuBLAS submitted */
     uint8_t pageable;      /* an async copy between the device and pageable host memory */
     uint8_t lane_idle;     /* ... whose lane the shim saw drain since its last work (drain.h) */
+    uint8_t staged;        /* a synchronous copy from pageable memory to the device: it waits
+                              for its stream, then stages, as a pageable async copy (drain.h) */
     uint8_t mem;           /* a legacy-lane memset that orders: SC_MEM_* of its destination */
 } sc_facts;
 

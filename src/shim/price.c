@@ -165,6 +165,32 @@ static void sc403_needs_work_after(sc_pr_model *m)
     }
 }
 
+/* A pinning fix pays where a buffer is copied again and again (a batch each
+   step): pinning one copied once or twice (an input uploaded at the start,
+   a result read at the end) costs about what it saves, as cudaHostAlloc
+   touches and locks every page of it.  Such a finding is not priced, nor
+   fixed in the all-fixed replay: it keeps its detect-mode estimate
+   (libstreamcheck(7), PRICING). */
+#define PIN_MIN_CALLS 3
+static void one_shot_pins(sc_pr_model *m)
+{
+    sc_pr_finding *f = (sc_pr_finding *)m->findings;
+    unsigned *n = calloc(m->nfindings + 1, sizeof *n);
+    if (!n)
+        return;
+    for (size_t t = 0; t < m->nthreads; t++)
+        for (size_t i = 0; i < m->threads[t].n; i++)
+            for (int k = 0; k < 2; k++) {
+                uint16_t x = m->threads[t].calls[i].finding[k];
+                if (x && x <= m->nfindings && (k == 0 || x != m->threads[t].calls[i].finding[0]))
+                    n[x - 1]++;
+            }
+    for (size_t i = 0; i < m->nfindings; i++)
+        if (f[i].fix == SC_PR_FIX_PIN && n[i] < PIN_MIN_CALLS)
+            f[i] = (sc_pr_finding){.fix = SC_PR_FIX_NONE};
+    free(n);
+}
+
 /* Threads the program makes take turns on the legacy stream (PyTorch's
    autograd thread runs the backward pass while the main thread waits for
    it) are one actor, not several: replayed apart, each would keep its own
@@ -228,6 +254,7 @@ void sc_price_run(void)
     m->findings = f;
     m->nfindings = nf;
     sc403_needs_work_after(m);
+    one_shot_pins(m);
     fold_turn_takers(m);
     sc_pr_thread *th = (sc_pr_thread *)m->threads;
     for (size_t t = 0; t < m->nthreads; t++)

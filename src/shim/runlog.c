@@ -143,6 +143,11 @@ static uint8_t what_of(const sc_op *op, uint64_t wait_ns)
     if (sc_kind_is(op->kind, SC_KF_COPY) && !sc_kind_is(op->kind, SC_KF_SYNC))
         return op->pageable && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H) ? SC_PR_COPY_PAGEABLE
                                                                                 : SC_PR_SUBMIT;
+    /* a synchronous copy from pageable memory to the device waits for its
+       stream and stages as an async one does (classify.h, staged) */
+    if (sc_kind_is(op->kind, SC_KF_SYNC) && sc_kind_is(op->kind, SC_KF_COPY) && op->pageable &&
+        op->dir == SC_DIR_H2D)
+        return SC_PR_COPY_PAGEABLE;
     if (sc_kind_is(op->kind, SC_KF_SYNC))
         return (op->marks & SC_M_DRAINS) ? SC_PR_COPY_SYNC : SC_PR_SUBMIT;
     if (sc_kind_is(op->kind, SC_KF_WAIT | SC_KF_JOIN))

@@ -4,8 +4,12 @@
  * Synchronous copies (cuMemcpy*, queued on the legacy stream, or the
  * calling thread's per-thread stream for _ptds):
  *  1. pageable host -> device: a stream sync is performed before the copy
- *     is initiated; the call returns once the data is staged (here: copied
- *     into a staging buffer), the copy to the device may complete later;
+ *     is initiated; the call returns once the data is staged, the copy to
+ *     the device may complete later.  The driver stages through pinned
+ *     buffers of its own, each reused once its part reached the device, so
+ *     a copy larger than them returns about when it is done: here the
+ *     source is copied into a staging buffer at once, and the call returns
+ *     when the copy from it is done;
  *  2. pinned host -> device: synchronous with respect to the host;
  *  3. device -> host (pageable or pinned): returns once the copy is done;
  *  4. device -> device: no host-side synchronization;
@@ -55,7 +59,7 @@
 enum host_wait {
     WAIT_NONE,   /* enqueue and return */
     WAIT_DONE,   /* return when the copy has completed */
-    WAIT_STAGED, /* stream sync, stage, enqueue, return */
+    WAIT_STAGED, /* stream sync, stage, enqueue, return when done */
     STAGE_ONLY,  /* stage, enqueue, return */
 };
 
@@ -123,7 +127,7 @@ static CUresult copy_submit(struct CUstream_st *s, scsim_work *w,
         }
         return r;
     }
-    if (how == WAIT_DONE && !captured)
+    if ((how == WAIT_DONE || how == WAIT_STAGED) && !captured)
         scsim_wait((scsim_dep){s, seq});
     return CUDA_SUCCESS;
 }
