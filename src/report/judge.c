@@ -139,13 +139,19 @@ static int saving_counted_elsewhere(const sc_report *r, size_t i)
 
 uint64_t sc_report_cost(const sc_report *r)
 {
+    return sc_report_cost_of(r, -1);
+}
+
+uint64_t sc_report_cost_of(const sc_report *r, long process)
+{
     uint64_t sum = 0;
     /* A measured SC102 (at a stream's creation site) prices the legacy-stream
        commands that had to wait for that stream: the same GPU time is the
        commands' own finding's (SC101, SC202, ...) at their call sites, so
        it is not counted twice. */
     for (size_t i = 0; i < r->nfindings; i++)
-        if (r->findings[i].severity != SC_SEV_NOTE &&
+        if ((process < 0 || r->findings[i].process == (unsigned long)process) &&
+            r->findings[i].severity != SC_SEV_NOTE &&
             !(r->findings[i].rule == SC_RULE_SC102 && r->findings[i].basis == SC_COST_GPU) &&
             !saving_counted_elsewhere(r, i))
             sum = sum + r->findings[i].cost_ns < sum ? UINT64_MAX : sum + r->findings[i].cost_ns;

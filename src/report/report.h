@@ -381,8 +381,12 @@ int sc_report_merge(sc_report *dst, const sc_report *src);
    Errors and notes are left as they are. */
 void sc_report_judge(sc_report *r, const sc_judge_opts *j);
 /* Estimated cost of the warnings (and errors) of a report, summed (a
-   measured SC102 is not added: its time is its commands' findings'). */
+   measured SC102 is not added: its time is its commands' findings'; a
+   predicted saving that a larger one at the same call site holds, two rules
+   of one call whose fixes remove the same wait, is not added either). */
 uint64_t sc_report_cost(const sc_report *r);
+/* The same for process `process` alone (-1: every process). */
+uint64_t sc_report_cost_of(const sc_report *r, long process);
 /* Run time of a process in ns, what the shares of its costs are of (0
    when unknown): with --range, the time inside the range
    (sc_process.range_ns).  sc_process_span_ns: start to end, always. */

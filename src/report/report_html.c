@@ -72,19 +72,7 @@ static void tally(const sc_report *r, long process, uint64_t *e, uint64_t *w, ui
         default: (*n)++; break;
         }
     }
-    if (process < 0) {
-        *cost = sc_report_cost(r);
-        return;
-    }
-    /* sc_report_cost of the process alone, summed through one-finding
-       views of the report, so that its rule (which findings count) holds */
-    sc_report one = *r;
-    for (size_t i = 0; i < r->nfindings; i++)
-        if (r->findings[i].process == (unsigned long)process) {
-            one.findings = &r->findings[i];
-            one.nfindings = 1;
-            *cost += sc_report_cost(&one);
-        }
+    *cost = sc_report_cost_of(r, process);
 }
 
 /* The headline: what the findings worth fixing cost. */

@@ -638,6 +638,14 @@ START_TEST(one_saving_per_site)
     f->cost_ns = 1000000;
     f->basis = SC_COST_GPU;
     ck_assert_uint_eq(sc_report_cost(r), 96000000);
+    /* per process (the HTML page's rows): the same rule within each */
+    f = add(r, SC_RULE_SC301, SC_SEV_WARNING, 10, "00000000000000aa");
+    f->cost_ns = 70000000;
+    f->basis = SC_COST_REPLAY;
+    f->process = 1;
+    ck_assert_uint_eq(sc_report_cost_of(r, 0), 96000000);
+    ck_assert_uint_eq(sc_report_cost_of(r, 1), 70000000);
+    ck_assert_uint_eq(sc_report_cost(r), 166000000);
     sc_report_free(r);
 }
 END_TEST
