@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
@@ -119,22 +120,31 @@ void sc_report_judge(sc_report *r, const sc_judge_opts *j)
     }
 }
 
-/* Whether a predicted saving of f's is another finding's at its call site:
-   two rules of one call (cudaFree in a loop: SC301 and SC303) whose fixes
-   each remove the same wait.  Only the larger counts (the earlier of two
-   equal ones). */
-static int saving_counted_elsewhere(const sc_report *r, size_t i)
+/* Predicted savings at one call site are not added up: two rules of one call
+   (cudaFree in a loop is SC301 and SC303; a read each step, SC201 and
+   SC403) have fixes that each change that call, and what they save is
+   mostly the same host wait.  The largest counts (the first of equal ones):
+   findings sorted by process, call site, then saving. */
+typedef struct site_cost { const sc_finding *f; size_t i; } site_cost;
+
+static int cmp_site_cost(const void *pa, const void *pb)
 {
-    const sc_finding *f = &r->findings[i];
-    if (!sc_cost_is_replay(f->basis) || !f->callsite[0])
-        return 0;
-    for (size_t k = 0; k < r->nfindings; k++) {
-        const sc_finding *g = &r->findings[k];
-        if (k != i && g->severity != SC_SEV_NOTE && sc_cost_is_replay(g->basis) && g->process == f->process &&
-            !strcmp(g->callsite, f->callsite) && (g->cost_ns > f->cost_ns || (g->cost_ns == f->cost_ns && k < i)))
-            return 1;
-    }
-    return 0;
+    const sc_finding *a = ((const site_cost *)pa)->f, *b = ((const site_cost *)pb)->f;
+    size_t ia = ((const site_cost *)pa)->i, ib = ((const site_cost *)pb)->i;
+    if (a->process != b->process)
+        return a->process < b->process ? -1 : 1;
+    int c = strcmp(a->callsite, b->callsite);
+    if (c)
+        return c;
+    if (a->cost_ns != b->cost_ns)
+        return a->cost_ns > b->cost_ns ? -1 : 1;
+    return ia < ib ? -1 : ia > ib;
+}
+
+static int counted(const sc_finding *f, long process)
+{
+    return (process < 0 || f->process == (unsigned long)process) && f->severity != SC_SEV_NOTE &&
+           !(f->rule == SC_RULE_SC102 && f->basis == SC_COST_GPU);
 }
 
 uint64_t sc_report_cost(const sc_report *r)
@@ -148,13 +158,24 @@ uint64_t sc_report_cost_of(const sc_report *r, long process)
     /* A measured SC102 (at a stream's creation site) prices the legacy-stream
        commands that had to wait for that stream: the same GPU time is the
        commands' own finding's (SC101, SC202, ...) at their call sites, so
-       it is not counted twice. */
-    for (size_t i = 0; i < r->nfindings; i++)
-        if ((process < 0 || r->findings[i].process == (unsigned long)process) &&
-            r->findings[i].severity != SC_SEV_NOTE &&
-            !(r->findings[i].rule == SC_RULE_SC102 && r->findings[i].basis == SC_COST_GPU) &&
-            !saving_counted_elsewhere(r, i))
-            sum = sum + r->findings[i].cost_ns < sum ? UINT64_MAX : sum + r->findings[i].cost_ns;
+       it is not counted twice (counted). */
+    site_cost *v = r->nfindings ? malloc(r->nfindings * sizeof *v) : NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const sc_finding *f = &r->findings[i];
+        if (!counted(f, process))
+            continue;
+        if (v && sc_cost_is_replay(f->basis) && f->callsite[0])
+            v[n++] = (site_cost){f, i};
+        else
+            sum = sum + f->cost_ns < sum ? UINT64_MAX : sum + f->cost_ns;
+    }
+    if (n)
+        qsort(v, n, sizeof *v, cmp_site_cost);
+    for (size_t k = 0; k < n; k++)
+        if (!k || v[k].f->process != v[k - 1].f->process || strcmp(v[k].f->callsite, v[k - 1].f->callsite))
+            sum = sum + v[k].f->cost_ns < sum ? UINT64_MAX : sum + v[k].f->cost_ns;
+    free(v);
     return sum;
 }
 

@@ -75,11 +75,7 @@ void sc_classify(sc_thread *t, sc_op *op, sc_facts *f)
         op->marks |= SC_M_DRAINS;
     if (sc_kind_is(k, SC_KF_COPY) && sc_kind_is(k, SC_KF_SUBMIT))
         f->pageable = op->pageable && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H);
-    /* DRV, 2. API synchronization behavior (Memcpy, Synchronous): "for
-       transfers from pageable host memory to device memory, a stream sync
-       is performed before the copy is initiated" */
-    if (sc_kind_is(k, SC_KF_COPY) && sc_kind_is(k, SC_KF_SYNC))
-        f->staged = op->pageable && op->dir == SC_DIR_H2D;
+    f->staged = (uint8_t)sc_staged_copy(op);
     if (f->pageable || f->staged)
         f->lane_idle = (uint8_t)lane_idle(t, op);
     int legacy = op->lane == SC_LANE_LEGACY;

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "kinds.h"
 #include "lanes.h"
 #include "shim.h"
 
@@ -32,9 +33,21 @@ typedef struct sc_facts {
     uint8_t pageable;      /* an async copy between the device and pageable host memory */
     uint8_t lane_idle;     /* ... whose lane the shim saw drain since its last work (drain.h) */
     uint8_t staged;        /* a synchronous copy from pageable memory to the device: it waits
-                              for its stream, then stages, as a pageable async copy (drain.h) */
+                              for its stream, then stages, as a pageable async copy (drain.h);
+                              sc_staged_copy */
     uint8_t mem;           /* a legacy-lane memset that orders: SC_MEM_* of its destination */
 } sc_facts;
+
+/* A synchronous copy from pageable memory to the device of over 64 KiB: "a
+   stream sync is performed before the copy is initiated" (DRV, 2. API
+   synchronization behavior), and the driver's staging holds the host about
+   as long as the copy; 64 KiB or less return once staged (detect_copy.c). */
+#define SC_STAGED_MIN 65536
+static inline int sc_staged_copy(const sc_op *op)
+{
+    return sc_kind_is(op->kind, SC_KF_COPY) && sc_kind_is(op->kind, SC_KF_SYNC) && op->pageable &&
+           op->dir == SC_DIR_H2D && op->bytes > SC_STAGED_MIN;
+}
 
 /* Sets op->lane and op->srec, a copy's direction and memory (op->dir,
    op->host, op->pageable), SC_M_DRAINS for a synchronous copy the host

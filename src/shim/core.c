@@ -371,6 +371,7 @@ static void zero_thread(sc_thread *t, void *arg)
     t->last_handle = NULL;
     t->last_rec = NULL;
     t->legacy_mark = NULL;   /* the parent's contexts are gone */
+    atomic_store(&t->rl_actor, 0);   /* the child's run log starts empty (runlog.c) */
     memset(t->own, 0, sizeof t->own);   /* the parent's streams are not the child's */
     t->has_own = 0;
     t->late = 0;

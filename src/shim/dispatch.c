@@ -106,10 +106,13 @@ static void pre_work(sc_thread *t, sc_op *op, const sc_facts *f)
         PH(SC_PH_COPY, sc_detect_memset(op, f));
     if (sc_kind_is(k, SC_KF_COPY) && sc_kind_is(k, SC_KF_SYNC))
         PH(SC_PH_COPY, sc_detect_copy_sync(t, op, f));
-    if (f->staged)   /* its wait for the stream and its staging told apart, as an async one's */
-        PH(SC_PH_COPY, sc_drain_before(op, f->lane_idle));
     if (op->lane == SC_LANE_LEGACY)
         PH(SC_PH_LEGACY, legacy_work(t, op, f));
+    /* its wait for the stream and its staging told apart, as an async one's,
+       once redirect has decided where it goes (drain.c waits for no
+       redirected call) */
+    if (f->staged)
+        PH(SC_PH_COPY, sc_drain_before(op, f->lane_idle));
     if (!sc_kind_is(k, SC_KF_WAIT))
         sc_mark_lane(t, op);
     if (sc_kind_is(k, SC_KF_COPY) && sc_kind_is(k, SC_KF_SUBMIT))

@@ -493,6 +493,18 @@ static int copy_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
     return sc_rp_cpu(s->g, t, host) < 0;
 }
 
+/* A copy SC_PR_FIX_PIPELINE can move (a known rate, 64 KiB or more), and
+   one it moves (from the finding's first call on: scen.pipe). */
+static int pipeable(const scen *s, const sc_pr_call *c)
+{
+    return c->bytes >= SC_PR_PIPE_MIN && copy_ns(s->m, c) > 0 && c->stream < s->m->nstreams;
+}
+
+static int piped(const scen *s, const sc_pr_call *c)
+{
+    return pipeable(s, c) && c->t0 >= s->pipe[c->stream];
+}
+
 /* An upload's place in its stream's order (copyst.front, last_up), kept for
    the copies left in place too, as is their operation (copyst.op): a piped
    upload whose buffer a copy before the finding used (a warm-up pass) waits
@@ -545,7 +557,7 @@ static int piped_copy(scen *s, int t, tstate *ts, const sc_pr_call *c, const wor
     if (!d2h)
         order_after(ts, op, *x);
     for (int32_t d = wk[i].ru.war_head; d >= 0; d = wk[d].ru.war_link)
-        if (cs->op[d] >= 0)
+        if (cs->op[d] >= 0 && piped(s, &s->m->threads[t].calls[d]))   /* one left in place is in stream order */
             order_after(ts, cs->op[d], s->down[k]);
     return 0;
 }
@@ -625,11 +637,13 @@ static int submit_call(scen *s, int rt, tstate *ts, const work *w, size_t i, int
 {
     const sc_pr_call *c = &s->m->threads[rt].calls[i];
     int rc = 0;
-    if (w[i].self > 0 && c->bytes >= SC_PR_PIPE_MIN && copy_ns(s->m, c) > 0 && c->stream < s->m->nstreams &&
-        c->t0 >= s->pipe[c->stream])
+    if (w[i].self > 0 && piped(s, c))
         rc = piped_copy(s, rt, ts, c, w, i, cs) < 0;
     else if (w[i].self > 0 && (c->dir == SC_PR_H2D || c->dir == SC_PR_D2H)) {
-        int kept = c->stream < s->m->nstreams && sc_pr_is_copy(c);
+        /* a piece's copy left in place (before the finding): a 4 KiB
+           parameter's upload between a piece's upload and its kernels is
+           no next piece's */
+        int kept = pipeable(s, c) && sc_pr_is_copy(c);
         if (kept && c->dir == SC_PR_H2D)
             note_upload(ts, cs, c, i);
         int op = submit(s, rt, ts, st, c->dir == SC_PR_D2H ? SC_RP_COPY_D2H : SC_RP_COPY_H2D, w[i].self, 1, c->stream);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "aggkey.h"
+#include "classify.h"
 #include "core.h"
 #include "hb.h"
 #include "kinds.h"
@@ -144,9 +145,8 @@ static uint8_t what_of(const sc_op *op, uint64_t wait_ns)
         return op->pageable && (op->dir == SC_DIR_H2D || op->dir == SC_DIR_D2H) ? SC_PR_COPY_PAGEABLE
                                                                                 : SC_PR_SUBMIT;
     /* a synchronous copy from pageable memory to the device waits for its
-       stream and stages as an async one does (classify.h, staged) */
-    if (sc_kind_is(op->kind, SC_KF_SYNC) && sc_kind_is(op->kind, SC_KF_COPY) && op->pageable &&
-        op->dir == SC_DIR_H2D)
+       stream and stages as an async one does (classify.h, sc_staged_copy) */
+    if (sc_staged_copy(op))
         return SC_PR_COPY_PAGEABLE;
     if (sc_kind_is(op->kind, SC_KF_SYNC))
         return (op->marks & SC_M_DRAINS) ? SC_PR_COPY_SYNC : SC_PR_SUBMIT;

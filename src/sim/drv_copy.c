@@ -9,7 +9,7 @@
  *     buffers of its own, each reused once its part reached the device, so
  *     a copy larger than them returns about when it is done: here the
  *     source is copied into a staging buffer at once, and the call returns
- *     when the copy from it is done;
+ *     when the copy from it is done if it is over STAGE_BUFFER bytes;
  *  2. pinned host -> device: synchronous with respect to the host;
  *  3. device -> host (pageable or pinned): returns once the copy is done;
  *  4. device -> device: no host-side synchronization;
@@ -56,10 +56,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The driver's staging buffer, as the CUDA docs' 64 KB limit for pageable
+ * copies that return once staged suggests. */
+#define STAGE_BUFFER 65536
+
 enum host_wait {
     WAIT_NONE,   /* enqueue and return */
     WAIT_DONE,   /* return when the copy has completed */
-    WAIT_STAGED, /* stream sync, stage, enqueue, return when done */
+    WAIT_STAGED, /* stream sync, stage, enqueue, return (when done, past STAGE_BUFFER) */
     STAGE_ONLY,  /* stage, enqueue, return */
 };
 
@@ -127,7 +131,7 @@ static CUresult copy_submit(struct CUstream_st *s, scsim_work *w,
         }
         return r;
     }
-    if ((how == WAIT_DONE || how == WAIT_STAGED) && !captured)
+    if ((how == WAIT_DONE || (how == WAIT_STAGED && w->u.copy.n > STAGE_BUFFER)) && !captured)
         scsim_wait((scsim_dep){s, seq});
     return CUDA_SUCCESS;
 }
