@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include "classify.h"
 #include "core.h"
 #include "detect.h"
 #include "lanes.h"
@@ -99,7 +100,7 @@ void sc_detect_copy_sync(sc_thread *t, sc_op *op, const sc_facts *f)
         /* A barrier for the streams the legacy stream orders with. */
         if (f->orders)
             sc_event_add(op, SC_RULE_SC204, SC_SEV_WARNING, f->held_back);
-    } else if (!(op->dir == SC_DIR_H2D && op->pageable && op->bytes <= 65536)) {
+    } else if (!(op->dir == SC_DIR_H2D && op->pageable && op->bytes <= SC_STAGED_MIN)) {
         sc_event_add(op, SC_RULE_SC201, SC_SEV_WARNING, sc_busy_others(t, &q) > 0);
     }
     /* A read of a result (C's loss.item(): cudaMemcpy of a few bytes to

@@ -120,7 +120,7 @@ static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op
         if (sc_kind_is(op->kind, SC_KFAST_COPY)) {
             if (op->host && !sc_pinned_contains(op->host, op->bytes))
                 return 1;       /* pageable: SC203 */
-            if (sc_fast_copy_recorded(t, op))
+            if (op->bytes >= SC_RL_COPY_MIN && sc_fast_copy_recorded(t, op))
                 return 1;       /* the first of its stream this way */
         } else if (sc_kind_is(op->kind, SC_KFAST_COPY_U)) {
             if (sc_fast_copy_u(t, op))

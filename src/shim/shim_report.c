@@ -318,6 +318,17 @@ static void priced_cost(const sc_agg_key *k, sc_finding *f)
         sc_price_window(&f->window_ns, &model, &fixed, &source);
 }
 
+/* Whether the model prices the aggregate k's fix at less than --warn-cost or
+   share_bp of the time its share is of (unpriced: yes). */
+static int saves_too_little(const sc_agg_key *k, uint64_t share_bp)
+{
+    uint64_t saving, window;
+    if (!sc_price_of(k, &saving) || !(window = share_window(k)))
+        return 1;
+    return saving < (uint64_t)sc_opt.warn_cost_us * 1000 ||
+           (unsigned __int128)saving * 10000 < (unsigned __int128)window * share_bp;
+}
+
 /* An SC403 candidate is a finding only when its call site waited three
    times or more (a wait in a loop: once or twice is set-up or the end) and
    not waiting there saves as much as a warning must (--warn-cost,
@@ -326,15 +337,7 @@ static void priced_cost(const sc_agg_key *k, sc_finding *f)
    (libstreamcheck(7), SC403). */
 static int sc403_drops(const sc_agg_key *k, const sc_agg_val *v)
 {
-    uint64_t saving, window;
-    if (k->rule != SC_RULE_SC403)
-        return 0;
-    if (v->count < 3)
-        return 1;
-    if (!sc_price_of(k, &saving) || !(window = share_window(k)))
-        return 1;
-    return saving < (uint64_t)sc_opt.warn_cost_us * 1000 ||
-           (unsigned __int128)saving * 10000 < (unsigned __int128)window * (uint64_t)sc_opt.warn_share_bp;
+    return k->rule == SC_RULE_SC403 && (v->count < 3 || saves_too_little(k, (uint64_t)sc_opt.warn_share_bp));
 }
 
 /* An SC703 candidate (a stream's first pinned copy) is a finding only where
@@ -344,14 +347,8 @@ static int sc403_drops(const sc_agg_key *k, const sc_agg_val *v)
 #define SC703_MIN_BP 500
 static int sc703_drops(const sc_agg_key *k)
 {
-    uint64_t saving, window;
-    if (k->rule != SC_RULE_SC703)
-        return 0;
-    if (!sc_price_of(k, &saving) || !(window = share_window(k)))
-        return 1;
     uint64_t bp = (uint64_t)sc_opt.warn_share_bp > SC703_MIN_BP ? (uint64_t)sc_opt.warn_share_bp : SC703_MIN_BP;
-    return saving < (uint64_t)sc_opt.warn_cost_us * 1000 ||
-           (unsigned __int128)saving * 10000 < (unsigned __int128)window * bp;
+    return k->rule == SC_RULE_SC703 && saves_too_little(k, bp);
 }
 
 static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
