@@ -158,9 +158,9 @@ def pair_table(a):
              "kernels on the legacy stream, as C programs first write it, vs pinned",
              app("pageable_loop", 8, 4, 10, 4, "memcpy"), app("pageable_loop", 8, 4, 10, 4, "pinned"),
              "SC201", "elapsed_ms", "pageable_loop", sim_env=PAGEABLE_SIM),
-        Pair("pageable_loop-even", "c", pgl + " (GPU-bound, 8 4 20 2, on the simulator pageable copies as fast "
+        Pair("pageable_loop-even", "c", pgl + " (GPU-bound, 8 4 40 2, on the simulator pageable copies as fast "
              "as pinned: pinning gains next to nothing)",
-             app("pageable_loop", 8, 4, 20, 2, "pageable"), app("pageable_loop", 8, 4, 20, 2, "pinned"),
+             app("pageable_loop", 8, 4, 40, 2, "pageable"), app("pageable_loop", 8, 4, 40, 2, "pinned"),
              "SC203", "elapsed_ms", "pageable_loop", sim_env=EVEN_SIM),
         Pair("readback", "c", "pageable_loop 8 16 1 5: a 16 MiB result read back each step into a new mapping "
              "(its pages faulted in each time) vs into one pinned buffer",
