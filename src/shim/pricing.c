@@ -518,6 +518,13 @@ static void note_upload(const tstate *ts, copyst *cs, const sc_pr_call *c, size_
     cs->last_up[c->stream] = (int32_t)i;
 }
 
+/* Thread t's copy streams for c's device: their index in scen.up, .down. */
+static size_t copy_slot(const scen *s, int t, const sc_pr_call *c)
+{
+    uint32_t dev = device_of(s->m, c->stream);
+    return (size_t)t * s->m->ndevices + (dev < s->m->ndevices ? dev : 0);
+}
+
 /* A pinned async copy of a stream whose copies go to copy streams
    (SC_PR_FIX_PIPELINE, sc_pr_plan_copies), as cudaEventRecord and
    cudaStreamWaitEvent would order them.  An upload goes to the thread's
@@ -531,7 +538,7 @@ static void note_upload(const tstate *ts, copyst *cs, const sc_pr_call *c, size_
 static int piped_copy(scen *s, int t, tstate *ts, const sc_pr_call *c, const work *wk, size_t i, copyst *cs)
 {
     uint32_t dev = device_of(s->m, c->stream);
-    size_t k = (size_t)t * s->m->ndevices + (dev < s->m->ndevices ? dev : 0);
+    size_t k = copy_slot(s, t, c);
     int d2h = c->dir == SC_PR_D2H, *x = d2h ? &s->down[k] : &s->up[k];
     if (*x < 0 && (*x = sc_rp_stream(s->g, dev, SC_RP_NONBLOCKING)) < 0)
         return -1;
@@ -568,8 +575,7 @@ static int wait_piped(scen *s, int t, const sc_pr_call *c)
 {
     if (c->stream >= s->m->nstreams || s->pipe[c->stream] == UINT64_MAX)
         return 0;
-    uint32_t dev = device_of(s->m, c->stream);
-    size_t k = (size_t)t * s->m->ndevices + (dev < s->m->ndevices ? dev : 0);
+    size_t k = copy_slot(s, t, c);
     return (s->up[k] >= 0 && sc_rp_wait_stream(s->g, t, s->up[k]) < 0) ||
            (s->down[k] >= 0 && sc_rp_wait_stream(s->g, t, s->down[k]) < 0) ? -1 : 0;
 }
