@@ -440,13 +440,24 @@ static int calibrate_after(sc_thread *t, sc_op *op)
    multigpu_peer's read-back, which races its own peer copy, then read
    the copy's later result (its checksum three times the native one).
    (Counting every thread with a record, not the run log's, left the rate
-   untimed on a GPU.) */
+   untimed on a GPU.)  The call's own stream is asked without clearing its
+   mark: sc_mark_lane has just marked it for this very copy, and a query
+   that found it empty (the copy not yet queued) cleared the mark, so the
+   synchronization after the copy said it found nothing to wait for (SC402,
+   priced at the copy's whole time). */
 static int device_idle(sc_thread *t, sc_op *op)
 {
     if (atomic_load(&sc_g.n_ctx) > 1 || sc_rl_threads() > 1)
         return 0;
-    sc_busy_q q = {.ctx = sc_op_ctx(op)};
-    return sc_busy_others(t, &q) == 0 && !q.unverified;
+    sc_busy_q q = {.ctx = sc_op_ctx(op), .skip = op->srec, .skip_legacy = op->lane == SC_LANE_LEGACY,
+                   .skip_ptds = op->lane == SC_LANE_PTDS};
+    if (sc_busy_others(t, &q) != 0 || q.unverified)
+        return 0;
+    if (op->lane == SC_LANE_NONE || !sc_d.StreamQuery)
+        return op->lane == SC_LANE_NONE;
+    CUstream own = op->lane == SC_LANE_LEGACY ? CU_STREAM_LEGACY
+                 : op->lane == SC_LANE_PTDS ? CU_STREAM_PER_THREAD : op->stream;
+    return sc_d.StreamQuery(own) == CUDA_SUCCESS;
 }
 
 /* The pinned rate of an async copy of pinned memory, which the run log
