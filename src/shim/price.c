@@ -165,14 +165,19 @@ static void sc403_needs_work_after(sc_pr_model *m)
     }
 }
 
-/* A pinning fix pays where a buffer is copied again and again (a batch each
-   step): pinning one copied once or twice (an input uploaded at the start,
-   a result read at the end) costs about what it saves, as cudaHostAlloc
-   touches and locks every page of it.  Such a finding is not priced, nor
-   fixed in the all-fixed replay: it keeps its detect-mode estimate
-   (libstreamcheck(7), PRICING). */
-#define PIN_MIN_CALLS 3
-static void one_shot_pins(sc_pr_model *m)
+/* Findings of fewer than 3 calls that no fix is priced for, nor applied in
+   the all-fixed replay (the header's prediction is of the findings the
+   report keeps):
+   - a pinning fix pays where a buffer is copied again and again (a batch
+     each step): pinning one copied once or twice (an input uploaded at the
+     start, a result read at the end) costs about what it saves, as
+     cudaHostAlloc touches and locks every page of it; such a finding keeps
+     its detect-mode estimate (libstreamcheck(7), PRICING);
+   - an SC403 candidate is reported only at a call site that waited 3 times
+     or more (shim_report.c, sc403_drops): a wait once or twice is set-up or
+     the end, where the results are needed. */
+#define FEW_CALLS 3
+static void few_calls_unfixed(sc_pr_model *m)
 {
     sc_pr_finding *f = (sc_pr_finding *)m->findings;
     unsigned *n = calloc(m->nfindings + 1, sizeof *n);
@@ -185,9 +190,11 @@ static void one_shot_pins(sc_pr_model *m)
                 if (x && x <= m->nfindings && (k == 0 || x != m->threads[t].calls[i].finding[0]))
                     n[x - 1]++;
             }
-    for (size_t i = 0; i < m->nfindings; i++)
-        if (f[i].fix == SC_PR_FIX_PIN && n[i] < PIN_MIN_CALLS)
+    for (size_t i = 0; i < m->nfindings; i++) {
+        const sc_agg_key *k = sc_rl_key((uint16_t)(i + 1));
+        if (n[i] < FEW_CALLS && (f[i].fix == SC_PR_FIX_PIN || (k && k->rule == SC_RULE_SC403)))
             f[i] = (sc_pr_finding){.fix = SC_PR_FIX_NONE};
+    }
     free(n);
 }
 
@@ -254,7 +261,7 @@ void sc_price_run(void)
     m->findings = f;
     m->nfindings = nf;
     sc403_needs_work_after(m);
-    one_shot_pins(m);
+    few_calls_unfixed(m);
     fold_turn_takers(m);
     sc_pr_thread *th = (sc_pr_thread *)m->threads;
     for (size_t t = 0; t < m->nthreads; t++)
