@@ -14,7 +14,8 @@ app="$abs_top_builddir/tests/parent_app"
 
 "$SC_CLI" --simulate --format=json --output="$tmp/r" --warn-cost=0 --warn-share=0 -- \
     sh -c "'$app' exit && '$SC_APPS/pageable_copy' > /dev/null" > /dev/null 2> "$tmp/run.err"
-grep -qxF "streamcheck: 1 process: 2 findings (0 errors, 2 warnings, 0 notes); left out: 1 that submitted no work to the GPU" "$tmp/run.err"
+# (pageable_copy.cu:33 copies once: a note whatever the bars, price.c few_calls_unfixed)
+grep -qxF "streamcheck: 1 process: 2 findings (0 errors, 1 warnings, 1 notes); left out: 1 that submitted no work to the GPU" "$tmp/run.err"
 r=$?
 ok $r "the launcher counts the process without GPU work apart"
 show $r "$tmp/run.err"

@@ -172,11 +172,11 @@ static void sc403_needs_work_after(sc_pr_model *m)
      each step): pinning one copied once or twice (an input uploaded at the
      start, a result read at the end) costs about what it saves, as
      cudaHostAlloc touches and locks every page of it; such a finding keeps
-     its detect-mode estimate (libstreamcheck(7), PRICING);
+     its detect-mode estimate, as a note (shim_report.c; libstreamcheck(7),
+     PRICING);
    - an SC403 candidate is reported only at a call site that waited 3 times
      or more (shim_report.c, sc403_drops): a wait once or twice is set-up or
      the end, where the results are needed. */
-#define FEW_CALLS 3
 static void few_calls_unfixed(sc_pr_model *m)
 {
     sc_pr_finding *f = (sc_pr_finding *)m->findings;
@@ -192,7 +192,7 @@ static void few_calls_unfixed(sc_pr_model *m)
             }
     for (size_t i = 0; i < m->nfindings; i++) {
         const sc_agg_key *k = sc_rl_key((uint16_t)(i + 1));
-        if (n[i] < FEW_CALLS && (f[i].fix == SC_PR_FIX_PIN || (k && k->rule == SC_RULE_SC403)))
+        if (n[i] < SC_FEW_CALLS && (f[i].fix == SC_PR_FIX_PIN || (k && k->rule == SC_RULE_SC403)))
             f[i] = (sc_pr_finding){.fix = SC_PR_FIX_NONE};
     }
     free(n);

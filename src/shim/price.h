@@ -16,6 +16,9 @@ void sc_price_run(void);
 /* What fixing the aggregate would save: 1 and *saving, or 0 when the
    model does not price it (its rule's fix is not modelled, or no model). */
 int sc_price_of(const struct sc_agg_key *k, uint64_t *saving);
+/* A call site of fewer calls than this is no loop's: an SC403 candidate
+   there is not reported, a pinning fix there not priced (price.c). */
+#define SC_FEW_CALLS 3
 /* What moving every racing thread's legacy-stream work to streams of
    their own would save (SC103, all its call sites together). */
 uint64_t sc_price_sc103(void);

@@ -337,7 +337,7 @@ static int saves_too_little(const sc_agg_key *k, uint64_t share_bp)
    (libstreamcheck(7), SC403). */
 static int sc403_drops(const sc_agg_key *k, const sc_agg_val *v)
 {
-    return k->rule == SC_RULE_SC403 && (v->count < 3 || saves_too_little(k, (uint64_t)sc_opt.warn_share_bp));
+    return k->rule == SC_RULE_SC403 && (v->count < SC_FEW_CALLS || saves_too_little(k, (uint64_t)sc_opt.warn_share_bp));
 }
 
 /* An SC703 candidate (a stream's first pinned copy) is a finding only where
@@ -357,6 +357,10 @@ static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     unsigned sev = k->sev;
     if (sc403_drops(k, v) || sc703_drops(k))
         return;
+    /* a buffer copied once or twice is not worth pinning (price.c,
+       few_calls_unfixed): what the copy cost stays, as a note */
+    if (sc_rule_props[k->rule].fix == SC_FIX_PIN && v->count < SC_FEW_CALLS && sev == SC_SEV_WARNING)
+        sev = SC_SEV_NOTE;
     /* SC401: frequent device synchronization from one call site is a
        warning whatever was pending each time. */
     if (k->rule == SC_RULE_SC401 && sev == SC_SEV_NOTE && (long)v->count >= sc_opt.sync_frequent)
