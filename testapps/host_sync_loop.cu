@@ -5,15 +5,15 @@
 // idles while the GPU works.  Waiting once, at the end (mode "end", the
 // fixed way), lets the two overlap: the run takes the longer of the two
 // instead of their sum.  PyTorch's loss.item() in every step is this hazard.
-// The wait, as programs write it (MODE):
-//   each    cudaStreamSynchronize (the default)
-//   device  cudaDeviceSynchronize
-//   event   cudaEventRecord after the work, then cudaEventSynchronize
+// The wait, as programs write it (MODE): each, cudaStreamSynchronize (the
+// default); device, cudaDeviceSynchronize; event, cudaEventRecord after the
+// work, then cudaEventSynchronize;
 //   read    the step's 4-byte result read back with cudaMemcpy, the work on
 //           the legacy stream (C's loss.item())
 //   free    a scratch buffer allocated with cudaMalloc before the work and
 //           released with cudaFree after it (cudaFree waits for the device)
-//
+//   item    the result read with cudaMemcpyAsync into pageable memory, then
+//           cudaStreamSynchronize (what PyTorch's .item() calls)
 //   host_sync_loop [STEPS [GPU_MS [HOST_MS [MODE [SETUP_MS]]]]]
 // The loop's elapsed time goes to stderr ("elapsed_ms=..."); SETUP_MS of host work come first (a set-up).
 #include <time.h>
@@ -37,8 +37,8 @@ static void host_work(double ms)
             x += i * 0.5;
 }
 
-static const char *const modes[] = {"each", "end", "device", "event", "read", "free", NULL};
-enum { EACH, END, DEVICE, EVENT, READ, FREE };
+static const char *const modes[] = {"each", "end", "device", "event", "read", "free", "item", NULL};
+enum { EACH, END, DEVICE, EVENT, READ, FREE, ITEM };
 
 int main(int argc, char **argv)
 {
@@ -49,7 +49,7 @@ int main(int argc, char **argv)
         if (!strcmp(argc > 4 ? argv[4] : "each", modes[m]))
             mode = m;
     if (steps < 1 || gpu_ms < 0 || host_ms < 0 || setup_ms < 0 || mode < 0) {
-        fprintf(stderr, "usage: %s [STEPS [GPU_MS [HOST_MS [each|end|device|event|read|free [SETUP_MS]]]]]\n",
+        fprintf(stderr, "usage: %s [STEPS [GPU_MS [HOST_MS [each|end|device|event|read|free|item [SETUP_MS]]]]]\n",
                 argv[0]);
         return 2;
     }
@@ -87,6 +87,10 @@ int main(int argc, char **argv)
             break;
         case FREE:
             CHECK(cudaFree(scratch)); // expect: SC301 x0+, SC303 x0+, SC403 x0+
+            break;
+        case ITEM:   // the copy returns once done: the sync after finds nothing left
+            CHECK(cudaMemcpyAsync(&result, d, sizeof(float), cudaMemcpyDeviceToHost, s)); // expect: SC403 x0+
+            CHECK(cudaStreamSynchronize(s)); // expect: SC402 x0+, SC403 x0+
             break;
         }
         host_work(host_ms);

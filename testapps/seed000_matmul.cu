@@ -9,8 +9,9 @@
 // after them with events; the event recorded on stream 0 to join it back is
 // legacy-stream work too (SC101).
 //
-// cublasDestroy synchronizes the device with nothing left to wait for
-// (SC402, as many times as cuBLAS chooses).
+// cublasDestroy synchronizes the device: SC402 where nothing was queued since
+// the last wait, none where other streams' work merely finished before it
+// (as many times as cuBLAS chooses).
 // Fixed twin: seed000_matmul_fixed.cu (one handle per stream).
 //
 //   seed000_matmul [STREAMS(1|2|4) [SIZE [REPS]]]     default 4 96 2
@@ -102,7 +103,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "seed000_matmul: %d stream(s), %d reps\nelapsed_ms=%.3f\n", nstreams,
             reps, ms);
 
-    cublasDestroy(h); // expect: SC402 x1+
+    cublasDestroy(h); // expect: SC402 x0+
     seed_timer_free(&t);
     CHECK(cudaEventDestroy(ev));
     for (int k = 0; k < nstreams; k++)

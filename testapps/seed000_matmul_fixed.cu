@@ -10,8 +10,9 @@
 // 10000 products fill the GPU by themselves and gain nothing (seed 000, "Will
 // my code always be faster with the use of CUDA streams?").
 //
-// cublasDestroy synchronizes the device (cuBLAS Library, cublasDestroy), with
-// nothing left to wait for: SC402, as many times as cuBLAS chooses.
+// cublasDestroy synchronizes the device (cuBLAS Library, cublasDestroy): SC402
+// where nothing was queued since the last wait, none where the other streams'
+// work merely finished before it (as many times as cuBLAS chooses).
 // Hazard twin: seed000_matmul.cu (one handle, left on stream 0).
 //
 //   seed000_matmul_fixed [STREAMS(1|2|4) [SIZE [REPS]]]     default 4 96 2
@@ -112,10 +113,10 @@ int main(int argc, char **argv)
     fprintf(stderr, "seed000_matmul_fixed: %d stream(s), %d reps\nelapsed_ms=%.3f\n", nstreams,
             reps, ms);
 
-    cublasDestroy(h[0]); // expect: SC402 x1+
-    cublasDestroy(h[1]); // expect: SC402 x1+
-    cublasDestroy(h[2]); // expect: SC402 x1+
-    cublasDestroy(h[3]); // expect: SC402 x1+
+    cublasDestroy(h[0]); // expect: SC402 x0+
+    cublasDestroy(h[1]); // expect: SC402 x0+
+    cublasDestroy(h[2]); // expect: SC402 x0+
+    cublasDestroy(h[3]); // expect: SC402 x0+
     seed_timer_free(&t);
     CHECK(cudaEventDestroy(ev));
     for (int k = 0; k < PAIRS; k++)

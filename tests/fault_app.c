@@ -61,7 +61,7 @@ static void install(int with_signal)
     }
 }
 
-/* The finding every mode makes: SC203. */
+/* The finding every mode makes: SC203 (the sync after finds its copies done: none). */
 static int hazard(void)
 {
     float *host = calloc(N, sizeof(float)), *dev = NULL;

@@ -22,9 +22,9 @@
 # to the GPU (make bench-price, tools/gpu-verify.sh price).  TAP.
 . "${top_builddir:-.}/tests/env.sh"
 pairs="host_sync_loop-gpu host_sync_loop-host host_sync_loop-device host_sync_loop-event host_sync_loop-read
-    host_sync_loop-free multithread copy_pipeline pageable_loop-gpu pageable_loop-host pageable_loop-memcpy
+    host_sync_loop-free host_sync_loop-item multithread copy_pipeline pageable_loop-gpu pageable_loop-host pageable_loop-memcpy
     pageable_loop-even"
-echo "1..12"
+echo "1..13"
 # A sanitized build's times are its runtime's, not the program's.
 case "$enable_sanitizers" in
 no | '') ;;

@@ -14,12 +14,23 @@
 #include "lanes.h"
 #include "real.h"
 
-/* cuStreamSynchronize (after a legacy-lane call was considered for
+/* SC402 is a synchronization with nothing queued to wait for since its
+   work was last waited for: it can go.  One whose queued work merely
+   finished before the call is no finding: the program may need it (a graph
+   launch, then a sync before the host reads what the graph copied back:
+   NVIDIA's jacobiCudaGraphs, whose small graph is done by the time the
+   sync comes), and without it the host would not know the work is done.
+
+   cuStreamSynchronize (after a legacy-lane call was considered for
    redirect: the lane it then waits for). */
 void sc_detect_stream_sync(sc_thread *t, sc_op *op, const sc_facts *f)
 {
-    if (atomic_load(&sc_g.n_capturing) == 0 && !f->capturing && sc_lane_busy(t, op) == 0)
+    if (atomic_load(&sc_g.n_capturing) > 0 || f->capturing)
+        return;
+    int state = sc_lane_state(t, op);
+    if (state == 0)
         sc_event_add(op, SC_RULE_SC402, SC_SEV_NOTE, 0);
+    op->found_done = state == 2;
 }
 
 /* cuEventSynchronize */
@@ -36,7 +47,9 @@ void sc_detect_ctx_sync(sc_thread *t, sc_op *op)
     unsigned busy = sc_busy_others(t, &q);
     if (atomic_load(&sc_g.n_capturing) > 0)
         return;
-    if (!busy)
+    if (!busy && q.finished)
+        op->found_done = 1;
+    else if (!busy)
         sc_event_add(op, SC_RULE_SC402, SC_SEV_NOTE, 0);
     else
         /* One busy stream: a stream or event synchronization would have
@@ -53,11 +66,12 @@ void sc_detect_ctx_sync(sc_thread *t, sc_op *op)
    it may be short only because an earlier wait of the step drained the
    GPU, and with that one gone it would wait in its place (the model prices
    waits together, pricing.h).  A wait under SC403_MIN_WAIT_NS is the
-   driver's round trip. */
+   driver's round trip, as is the wait of a synchronization whose queued
+   work had finished before it (found_done): the host was behind the GPU. */
 #define SC403_MIN_WAIT_NS 1000
 void sc_detect_waited(sc_op *op, uint64_t waited_ns)
 {
-    if (waited_ns < SC403_MIN_WAIT_NS || op->nev >= SC_MAX_EVENTS)
+    if (waited_ns < SC403_MIN_WAIT_NS || op->nev >= SC_MAX_EVENTS || op->found_done)
         return;
     for (unsigned i = 0; i < op->nev; i++)
         if (sc_rule_props[op->ev[i].rule].traits & SC_RF_IDLE)

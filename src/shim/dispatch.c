@@ -178,7 +178,7 @@ void sc_pre(sc_thread *t, sc_op *op)
     op->t0 = op->tin = op->drain_ns = op->drain_tk = op->touch_ns = 0;
     op->ctx = NULL;
     op->rl = 0;
-    op->gs_hold = op->touch_again = 0;
+    op->gs_hold = op->touch_again = op->found_done = 0;
     sc_busy_enter(t);
     if (atomic_load_explicit(&sc_g.mode, memory_order_relaxed) != SC_MODE_ACTIVE && !sc_busy_begin(t)) {
         op->bypass = 1;

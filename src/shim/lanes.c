@@ -191,7 +191,7 @@ void sc_unmark(_Atomic uint64_t *a, uint64_t tok)
 }
 
 /* h may be CU_STREAM_LEGACY or CU_STREAM_PER_THREAD (the calling thread's). */
-int sc_query_mark(_Atomic uint64_t *mark, CUstream h)
+static int query_mark(_Atomic uint64_t *mark, CUstream h, int *finished)
 {
     uint64_t tok = atomic_load(mark);
     if (!tok)
@@ -202,12 +202,19 @@ int sc_query_mark(_Atomic uint64_t *mark, CUstream h)
     if (r == CUDA_ERROR_NOT_READY)
         return 1;
     sc_unmark(mark, tok);
+    if (finished)
+        *finished = 1;
     return 0;
+}
+
+int sc_query_mark(_Atomic uint64_t *mark, CUstream h)
+{
+    return query_mark(mark, h, NULL);
 }
 
 /* The calling thread's per-thread lane: its per-thread stream and, with
    --redirect-method=stream, the streams its legacy work went to. */
-int sc_query_ptds(sc_thread *t)
+static int query_ptds(sc_thread *t, int *finished)
 {
     uint64_t tok = atomic_load(&t->ptds_active);
     if (!tok)
@@ -217,7 +224,12 @@ int sc_query_ptds(sc_thread *t)
         if (t->own[i].stream && t->own[i].gen == gen && sc_d.StreamQuery &&
             sc_d.StreamQuery(t->own[i].stream) == CUDA_ERROR_NOT_READY)
             return 1;
-    return sc_query_mark(&t->ptds_active, CU_STREAM_PER_THREAD);
+    return query_mark(&t->ptds_active, CU_STREAM_PER_THREAD, finished);
+}
+
+int sc_query_ptds(sc_thread *t)
+{
+    return query_ptds(t, NULL);
 }
 
 /* ---------------------------------------------------- busy streams --- */
@@ -234,7 +246,7 @@ static void q_stream(sc_stream *r, void *arg)
         return;
     if (q->program_only && atomic_load_explicit(&r->internal, memory_order_relaxed))
         return;
-    if (sc_query_mark(&r->active, r->handle)) {
+    if (query_mark(&r->active, r->handle, &q->finished)) {
         q->busy++;
         q->marked++;
     }
@@ -253,7 +265,7 @@ static void q_thread(sc_thread *t, void *arg)
     if (t == q->self) {
         if (q->skip_ptds || t->capturing_ptds)
             return;
-        if (sc_query_ptds(t)) {
+        if (query_ptds(t, &q->finished)) {
             q->busy++;
             q->marked++;
         }
@@ -276,7 +288,7 @@ unsigned sc_busy_others(sc_thread *t, sc_busy_q *q)
         CUcontext cur = sc_current_ctx();
         sc_ctx *c = sc_ctx_get(q->ctx ? q->ctx : cur);
         /* CU_STREAM_LEGACY is the current context's legacy stream. */
-        if ((!q->ctx || q->ctx == cur) && sc_query_mark(&c->legacy_active, CU_STREAM_LEGACY)) {
+        if ((!q->ctx || q->ctx == cur) && query_mark(&c->legacy_active, CU_STREAM_LEGACY, &q->finished)) {
             q->busy++;
             q->marked++;
         } else if (q->ctx && q->ctx != cur && atomic_load(&c->legacy_active)) {
@@ -413,12 +425,21 @@ void sc_mark_lane(sc_thread *t, sc_op *op)
     }
 }
 
-int sc_lane_busy(sc_thread *t, sc_op *op)
+int sc_lane_state(sc_thread *t, sc_op *op)
 {
     _Atomic uint64_t *m = sc_lane_mark(t, op);
+    int finished = 0, busy;
     if (!m)
         return -1;
     if (op->lane == SC_LANE_PTDS)
-        return sc_query_ptds(t);
-    return sc_query_mark(m, op->lane == SC_LANE_CREATED ? op->stream : CU_STREAM_LEGACY);
+        busy = query_ptds(t, &finished);
+    else
+        busy = query_mark(m, op->lane == SC_LANE_CREATED ? op->stream : CU_STREAM_LEGACY, &finished);
+    return busy ? 1 : finished ? 2 : 0;
+}
+
+int sc_lane_busy(sc_thread *t, sc_op *op)
+{
+    int s = sc_lane_state(t, op);
+    return s == 2 ? 0 : s;
 }

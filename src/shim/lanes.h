@@ -57,6 +57,7 @@ typedef struct sc_busy_q {
     unsigned busy;
     unsigned unverified;     /* busy by mark only (other threads' per-thread streams) */
     unsigned marked;         /* marks left after the queries */
+    int finished;            /* a marked stream's work was found finished (its mark cleared) */
 } sc_busy_q;
 unsigned sc_busy_others(sc_thread *t, sc_busy_q *q);
 /* The same over every context, for a call about to give its own lane work
@@ -88,6 +89,9 @@ _Atomic uint64_t *sc_lane_mark(sc_thread *t, sc_op *op);
 /* Whether op's lane has work unfinished (a query, which clears its mark
    when it has none): 1 busy, 0 idle, -1 no lane. */
 int sc_lane_busy(sc_thread *t, sc_op *op);
+/* The same, telling idle apart: 0 nothing queued since the lane was last
+   known drained (its mark clear), 2 work queued since, found finished. */
+int sc_lane_state(sc_thread *t, sc_op *op);
 
 /* Every device a context of the process was seen on (report time). */
 void sc_devices_foreach(void (*fn)(int ordinal, const char *name, void *), void *arg);

@@ -663,6 +663,47 @@ static int submit_call(scen *s, int rt, tstate *ts, const work *w, size_t i, int
     return rc | (sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0);
 }
 
+/* Call i of thread t, as the scenario's fixes make it (after the host time
+   and the fast path's work before it).  read_gone: the stream + 1 of a read
+   to the host the fix dropped just before, else 0. */
+static int call_step(scen *s, size_t t, tstate *ts, const work *w, size_t i, copyst *cs, uint64_t *read_gone)
+{
+    const sc_pr_call *c = &s->m->threads[t].calls[i];
+    int rt = (int)t, rc = 0;
+    int st = stream_for(s, t, c->stream);
+    unsigned fx = fixes(s, c);
+    /* PyTorch's .item() is an "async" copy into pageable memory, which
+       returns once done, then a cudaStreamSynchronize that finds it done:
+       the read the fix does not make takes that wait along */
+    if (*read_gone == c->stream + 1 && !c->nsub && c->what == SC_PR_WAIT_STREAM)
+        fx |= 1u << SC_PR_FIX_NO_WAIT;
+    *read_gone = (fx & (1u << SC_PR_FIX_NO_WAIT)) && !(fx & (1u << SC_PR_FIX_PIN)) && c->dir == SC_PR_D2H &&
+                 (c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC) ? c->stream + 1 : 0;
+    if (fx & (1u << SC_PR_FIX_DROP))
+        return 0;
+    switch ((sc_pr_what)c->what) {
+    case SC_PR_SUBMIT:
+        rc = submit_call(s, rt, ts, w, i, st, cs);
+        break;
+    case SC_PR_OTHER:
+        rc = sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0;
+        break;
+    case SC_PR_WAIT_STREAM: case SC_PR_WAIT_DEVICE: case SC_PR_WAIT_EVENT:
+        rc = wait_call(s, rt, ts, c, st, fx);
+        break;
+    case SC_PR_COPY_PAGEABLE: case SC_PR_COPY_SYNC:
+        rc = copy_call(s, rt, ts, c, st, fx);
+        break;
+    case SC_PR_JOIN:   /* the wait inside is for the other thread's end */
+        if (c->stream < s->m->nthreads && c->stream != t && s->m->threads[c->stream].n)
+            rc = sc_rp_after(s->g, rt, (int)c->stream, INT32_MAX) < 0;
+        else
+            rc = sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0;
+        break;
+    }
+    return rc;
+}
+
 /* Thread t's steps; its replay thread is t (made beforehand, so that a
    join can name a thread built later). */
 static int build_thread(scen *s, size_t t, const work *w)
@@ -703,6 +744,7 @@ static int build_thread(scen *s, size_t t, const work *w)
     }
     ts.demand = dn ? dsum / dn : 1;
     uint64_t prev = th->calls[0].t0;
+    uint64_t read_gone = 0;   /* the stream + 1 of a read to the host the fix dropped, just before */
     int rc = first_touch(s, th, rt);
     for (size_t i = 0; i < th->n && !rc; i++) {
         const sc_pr_call *c = &th->calls[i];
@@ -727,32 +769,7 @@ static int build_thread(scen *s, size_t t, const work *w)
         } else {
             rc = sc_rp_cpu(s->g, rt, gap) < 0;
         }
-        int st = stream_for(s, t, c->stream);
-        unsigned fx = fixes(s, c);
-        if (fx & (1u << SC_PR_FIX_DROP)) {
-            prev = c->t1;
-            continue;
-        }
-        switch ((sc_pr_what)c->what) {
-        case SC_PR_SUBMIT:
-            rc |= submit_call(s, rt, &ts, w, i, st, &cs);
-            break;
-        case SC_PR_OTHER:
-            rc |= sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0;
-            break;
-        case SC_PR_WAIT_STREAM: case SC_PR_WAIT_DEVICE: case SC_PR_WAIT_EVENT:
-            rc |= wait_call(s, rt, &ts, c, st, fx);
-            break;
-        case SC_PR_COPY_PAGEABLE: case SC_PR_COPY_SYNC:
-            rc |= copy_call(s, rt, &ts, c, st, fx);
-            break;
-        case SC_PR_JOIN:   /* the wait inside is for the other thread's end */
-            if (c->stream < s->m->nthreads && c->stream != t && s->m->threads[c->stream].n)
-                rc |= sc_rp_after(s->g, rt, (int)c->stream, INT32_MAX) < 0;
-            else
-                rc |= sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0;
-            break;
-        }
+        rc |= call_step(s, t, &ts, w, i, &cs, &read_gone);
         prev = c->t1;
     }
     free(ts.last_on);

@@ -147,6 +147,8 @@ typedef struct sc_op {
                              log's demand); set by the launch wrappers only */
     uint32_t rl;          /* its record in the thread's run log (runlog.h), 0: none */
     uint8_t gs_hold;      /* it holds the GPU sampler off while a stream or context goes */
+    uint8_t found_done;   /* a synchronization whose queued work had finished before it: it
+                             waited for no GPU work (no SC402, no SC403: detect_sync.c) */
     CUcontext ctx;        /* slow path: the current context, once looked up */
     uint8_t has_ctx;
     CUcontext peer_ctx[2]; /* dir SC_DIR_PEER: the contexts of the two ends (NULL: unknown) */

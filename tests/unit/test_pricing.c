@@ -82,6 +82,38 @@ START_TEST(wait_each_step)
 }
 END_TEST
 
+/* The same steps, the wait PyTorch's .item(): a 4-byte copy into pageable
+   memory, which waits for the kernel and returns once done, then a stream
+   sync that finds nothing left.  The fix (the result kept on the GPU)
+   makes neither call: 100 ms as above, less the reads' own 10 us of GPU
+   time a step (the busy spans hold them): 99.9 ms.  Without the sync going
+   with the read, it would wait in the read's place and the fix would save
+   next to nothing. */
+START_TEST(item_read_then_sync)
+{
+    static run r;
+    r = (run){0};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    for (uint64_t k = 0; k < 10; k++) {
+        uint64_t t = k * 18 * MS;
+        add(&r, 0, SC_PR_SUBMIT, t, t + 10000, 0, 0);
+        sc_pr_call *c = add(&r, 0, SC_PR_COPY_PAGEABLE, t + 10000, t + 10 * MS, 10 * MS - 20000, 0);
+        c->dir = SC_PR_D2H;
+        c->bytes = 4;
+        c->finding[0] = 1;
+        add(&r, 0, SC_PR_WAIT_STREAM, t + 10 * MS, t + 10 * MS + 2000, 0, 0);
+        busy(&r, t, t + 10 * MS);
+    }
+    add(&r, 0, SC_PR_OTHER, 180 * MS, 180 * MS + 10000, 0, 0);
+    sc_pr_finding f = {.fix = SC_PR_FIX_NO_WAIT, .in_all = 1};
+    uint64_t saving;
+    sc_pr_result res = price(&r, 1, &st, 1, &f, 1, 0, 0, &saving);
+    near(res.model_ns, 180 * MS + 10000);
+    near(res.fixed_ns, 100 * MS - 100000);
+    near(saving, 80 * MS + 110000);
+}
+END_TEST
+
 /* Four threads queue five 5 ms kernels each on the legacy stream at once
    and wait: they take turns, 100 ms.  On streams of their own their small
    kernels overlap: 25 ms. */
@@ -576,6 +608,7 @@ int main(void)
     Suite *su = suite_create("pricing");
     TCase *tc = tcase_create("pricing");
     tcase_add_test(tc, wait_each_step);
+    tcase_add_test(tc, item_read_then_sync);
     tcase_add_test(tc, threads_on_the_legacy_stream);
     tcase_add_test(tc, pageable_copies);
     tcase_add_test(tc, released_sources);
