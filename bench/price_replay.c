@@ -132,7 +132,7 @@ static int price(dump *d)
         }
         for (size_t i = 0; i < d->nfinds; i++)
             f[i] = d->finds[i].f;
-        sc_pr_model m = {th, d->nthreads, d->streams, d->nstreams, dev, d->ndevs, f, d->nfinds};
+        sc_pr_model m = {th, d->nthreads, d->streams, d->nstreams, dev, d->ndevs, f, d->nfinds, 0};
         sc_pr_result r = {.saving = saving, .before_loop = before};
         if (sc_pr_price(&m, &r) == 0) {
             printf("window %llu model %llu fixed %llu loop %llu stalled %d\n", (unsigned long long)r.window_ns,

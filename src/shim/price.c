@@ -28,6 +28,7 @@
 #include "measure.h"
 #include "price.h"
 #include "pricing.h"
+#include "ranges.h"
 #include "runlog.h"
 #include "shim.h"
 
@@ -226,6 +227,16 @@ static void fold_turn_takers(sc_pr_model *m)
             th[t].n = 0;
 }
 
+unsigned sc_price_keep_bp(unsigned rule)
+{
+    unsigned share = (unsigned)sc_opt.warn_share_bp;
+    if (rule == SC_RULE_SC403)
+        return share;
+    if (rule == SC_RULE_SC703)
+        return share > SC703_MIN_BP ? share : SC703_MIN_BP;
+    return 0;
+}
+
 /* -------------------------------------------------------------- run --- */
 /* Once, at report time, after every thread left the slow path. */
 void sc_price_run(void)
@@ -253,13 +264,16 @@ void sc_price_run(void)
         const sc_agg_key *k = sc_rl_key((uint16_t)(i + 1));
         int finding = k && k->table == SC_AGG_FINDING;
         f[i] = (sc_pr_finding){.fix = finding ? sc_rule_props[k->rule].fix : SC_PR_FIX_NONE, .in_all = finding,
-                               .joint = finding && sc_rule_props[k->rule].fix == SC_FIX_NO_WAIT};
+                               .joint = finding && sc_rule_props[k->rule].fix == SC_FIX_NO_WAIT,
+                               .keep_bp = (uint16_t)(finding ? sc_price_keep_bp(k->rule) : 0),
+                               .keep_ns = (uint64_t)sc_opt.warn_cost_us * 1000};
         if (k && k->table == SC_AGG_ALLOC)   /* an SC303 site, if the report makes one of it */
             f[i].fix = sc_rule_props[SC_RULE_SC303].fix;
     }
     f[nf - 1] = (sc_pr_finding){.fix = sc_rule_props[SC_RULE_SC103].fix, .in_all = 1};
     m->findings = f;
     m->nfindings = nf;
+    m->scope_ns = sc_range_scope() ? sc_range_scope_ns() : 0;   /* as shim_report.c's shares */
     sc403_needs_work_after(m);
     few_calls_unfixed(m);
     fold_turn_takers(m);

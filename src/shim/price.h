@@ -19,6 +19,12 @@ int sc_price_of(const struct sc_agg_key *k, uint64_t *saving);
 /* A call site of fewer calls than this is no loop's: an SC403 candidate
    there is not reported, a pinning fix there not priced (price.c). */
 #define SC_FEW_CALLS 3
+/* A candidate of `rule` (SC403, SC703) is reported, and fixed in the
+   "everything fixed" prediction, only where its fix saves this share
+   (hundredths of a percent) of the time its share is of, and --warn-cost;
+   0 for the other rules.  SC703, a restructuring, at least 5%. */
+#define SC703_MIN_BP 500
+unsigned sc_price_keep_bp(unsigned rule);
 /* What moving every racing thread's legacy-stream work to streams of
    their own would save (SC103, all its call sites together). */
 uint64_t sc_price_sc103(void);

@@ -874,6 +874,24 @@ static int price_joint(const sc_pr_model *m, const work *w, const size_t *base, 
     return rc;
 }
 
+/* The findings of the "everything fixed" run: a candidate the report
+   leaves out for saving too little (keep_bp of the time its share is of:
+   the range's, the steady loop's where it is in it, else the window's; and
+   keep_ns) is not in it.  A copy of m's, or NULL. */
+static sc_pr_finding *all_fixed(const sc_pr_model *m, const sc_pr_result *out)
+{
+    sc_pr_finding *f = malloc((m->nfindings + 1) * sizeof *f);
+    for (size_t i = 0; f && i < m->nfindings; i++) {
+        f[i] = m->findings[i];
+        uint64_t of = m->scope_ns ? m->scope_ns
+                    : out->loop_ns && !(out->before_loop && out->before_loop[i]) ? out->loop_ns : out->window_ns;
+        if (f[i].keep_bp && (out->saving[i] < f[i].keep_ns ||
+                             (unsigned __int128)out->saving[i] * 10000 < (unsigned __int128)of * f[i].keep_bp))
+            f[i].in_all = 0;
+    }
+    return f;
+}
+
 int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
 {
     uint64_t origin = UINT64_MAX, end = 0;
@@ -926,7 +944,12 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
     }
     if (!rc)
         rc = price_joint(m, w, base, origin, b, out);
-    int64_t all = rc ? -1 : replay(m, w, base, origin, -2, &out->stalled);
+    sc_pr_finding *kept = rc ? NULL : all_fixed(m, out);
+    sc_pr_model km = *m;
+    km.findings = kept;
+    rc |= !kept;
+    int64_t all = rc ? -1 : replay(&km, w, base, origin, -2, &out->stalled);
+    free(kept);
     rc |= all < 0;
     out->fixed_ns = all > 0 ? (uint64_t)all : 0;
     free(w);

@@ -130,6 +130,10 @@ typedef struct sc_pr_finding {
     uint8_t fix;             /* sc_pr_fix */
     uint8_t in_all;          /* part of the "everything fixed" run */
     uint8_t joint;           /* priced with the other joint findings (see sc_pr_price) */
+    uint16_t keep_bp;        /* a candidate the report keeps only where its saving is keep_bp
+                                (hundredths of a percent) of its share's time or more, and keep_ns:
+                                left out of the "everything fixed" run where it saves less */
+    uint64_t keep_ns;
 } sc_pr_finding;
 
 typedef struct sc_pr_model {
@@ -137,6 +141,8 @@ typedef struct sc_pr_model {
     const sc_pr_stream *streams; size_t nstreams;
     const sc_pr_device *devices; size_t ndevices;
     const sc_pr_finding *findings; size_t nfindings;
+    uint64_t scope_ns;       /* the time shares are of where the report's are of a range; 0: the
+                                steady loop for findings in it, else the window (keep_bp) */
 } sc_pr_model;
 
 typedef struct sc_pr_result {
@@ -152,7 +158,8 @@ typedef struct sc_pr_result {
 } sc_pr_result;
 
 /* Replays the model as it was, once per finding with a fix, and once with
-   every in_all finding fixed.  Joint findings (waits: one removed alone
+   every in_all finding fixed (but candidates that save less than their
+   keep_bp, keep_ns).  Joint findings (waits: one removed alone
    moves the wait to the next, as a loss.item() then an accuracy .item()
    each step) are also replayed fixed together; each one's saving is the
    larger of its own and its share of theirs, by the time its calls waited.

@@ -337,18 +337,16 @@ static int saves_too_little(const sc_agg_key *k, uint64_t share_bp)
    (libstreamcheck(7), SC403). */
 static int sc403_drops(const sc_agg_key *k, const sc_agg_val *v)
 {
-    return k->rule == SC_RULE_SC403 && (v->count < SC_FEW_CALLS || saves_too_little(k, (uint64_t)sc_opt.warn_share_bp));
+    return k->rule == SC_RULE_SC403 && (v->count < SC_FEW_CALLS || saves_too_little(k, sc_price_keep_bp(k->rule)));
 }
 
 /* An SC703 candidate (a stream's first pinned copy) is a finding only where
    copy streams save 5% or more of the time its share is of (or
    --warn-share, if higher) and --warn-cost: a restructuring, worth
    proposing only where the model says it pays (libstreamcheck(7), SC703). */
-#define SC703_MIN_BP 500
 static int sc703_drops(const sc_agg_key *k)
 {
-    uint64_t bp = (uint64_t)sc_opt.warn_share_bp > SC703_MIN_BP ? (uint64_t)sc_opt.warn_share_bp : SC703_MIN_BP;
-    return k->rule == SC_RULE_SC703 && saves_too_little(k, bp);
+    return k->rule == SC_RULE_SC703 && saves_too_little(k, sc_price_keep_bp(k->rule));
 }
 
 static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)

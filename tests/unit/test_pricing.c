@@ -82,6 +82,34 @@ START_TEST(wait_each_step)
 }
 END_TEST
 
+/* The same steps, the waits a candidate that the report keeps only where
+   it saves keep_bp of the window: 80 ms of 180 (44%) is kept at a 40% bar,
+   and is then in the "everything fixed" run (100 ms), but not at a 50% bar
+   (the run as it was), nor at an absolute bar of 90 ms.  Its own saving is
+   priced either way. */
+START_TEST(all_fixed_keeps_what_the_report_keeps)
+{
+    static const struct { uint16_t bp; uint64_t ns; int kept; } bar[] = {
+        {4000, 0, 1}, {5000, 0, 0}, {4000, 90 * MS, 0}};
+    static run r;
+    r = (run){0};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    for (uint64_t k = 0; k < 10; k++) {
+        uint64_t t = k * 18 * MS;
+        add(&r, 0, SC_PR_SUBMIT, t, t + 10000, 0, 0);
+        sc_pr_call *w = add(&r, 0, SC_PR_WAIT_STREAM, t + 10000, t + 10 * MS, 10 * MS - 10000, 0);
+        w->finding[0] = 1;
+        busy(&r, t, t + 10 * MS);
+    }
+    add(&r, 0, SC_PR_OTHER, 180 * MS, 180 * MS + 10000, 0, 0);
+    sc_pr_finding f = {.fix = SC_PR_FIX_NO_WAIT, .in_all = 1, .keep_bp = bar[_i].bp, .keep_ns = bar[_i].ns};
+    uint64_t saving;
+    sc_pr_result res = price(&r, 1, &st, 1, &f, 1, 0, 0, &saving);
+    near(saving, 80 * MS + 10000);
+    near(res.fixed_ns, bar[_i].kept ? 100 * MS : 180 * MS + 10000);
+}
+END_TEST
+
 /* The same steps, the wait PyTorch's .item(): a 4-byte copy into pageable
    memory, which waits for the kernel and returns once done, then a stream
    sync that finds nothing left.  The fix (the result kept on the GPU)
@@ -609,6 +637,7 @@ int main(void)
     TCase *tc = tcase_create("pricing");
     tcase_add_test(tc, wait_each_step);
     tcase_add_test(tc, item_read_then_sync);
+    tcase_add_loop_test(tc, all_fixed_keeps_what_the_report_keeps, 0, 3);
     tcase_add_test(tc, threads_on_the_legacy_stream);
     tcase_add_test(tc, pageable_copies);
     tcase_add_test(tc, released_sources);
