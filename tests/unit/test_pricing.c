@@ -56,14 +56,11 @@ static sc_pr_result price(run *r, int nthreads, const sc_pr_stream *st, size_t n
 #define near(a, b) ck_assert_msg(((a) > (b) ? (a) - (b) : (b) - (a)) <= 20000, \
                                  "%s = %llu, expected %llu", #a, (unsigned long long)(a), (unsigned long long)(b))
 
-/* Ten steps: a 10 ms kernel, a wait for it, 8 ms of host work.  As run:
-   180 ms.  Without the waits the host queues a step every 8 ms and the GPU
-   is the bottleneck: 100 ms, so the waits cost 80. */
-START_TEST(wait_each_step)
+/* Ten steps: a 10 ms kernel, a wait for it (finding 1), 8 ms of host work. */
+static run *wait_steps(void)
 {
     static run r;
     r = (run){0};
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
     for (uint64_t k = 0; k < 10; k++) {
         uint64_t t = k * 18 * MS;
         add(&r, 0, SC_PR_SUBMIT, t, t + 10000, 0, 0);
@@ -72,9 +69,19 @@ START_TEST(wait_each_step)
         busy(&r, t, t + 10 * MS);
     }
     add(&r, 0, SC_PR_OTHER, 180 * MS, 180 * MS + 10000, 0, 0);
+    return &r;
+}
+
+/* Ten steps: a 10 ms kernel, a wait for it, 8 ms of host work.  As run:
+   180 ms.  Without the waits the host queues a step every 8 ms and the GPU
+   is the bottleneck: 100 ms, so the waits cost 80. */
+START_TEST(wait_each_step)
+{
+    run *r = wait_steps();
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
     sc_pr_finding f = {.fix = SC_PR_FIX_NO_WAIT, .in_all = 1};
     uint64_t saving;
-    sc_pr_result res = price(&r, 1, &st, 1, &f, 1, 0, 0, &saving);
+    sc_pr_result res = price(r, 1, &st, 1, &f, 1, 0, 0, &saving);
     near(res.window_ns, 180 * MS + 10000);
     near(res.model_ns, 180 * MS + 10000);
     near(res.fixed_ns, 100 * MS);
@@ -91,20 +98,11 @@ START_TEST(all_fixed_keeps_what_the_report_keeps)
 {
     static const struct { uint16_t bp; uint64_t ns; int kept; } bar[] = {
         {4000, 0, 1}, {5000, 0, 0}, {4000, 90 * MS, 0}};
-    static run r;
-    r = (run){0};
+    run *r = wait_steps();
     sc_pr_stream st = {0, SC_PR_NONBLOCKING};
-    for (uint64_t k = 0; k < 10; k++) {
-        uint64_t t = k * 18 * MS;
-        add(&r, 0, SC_PR_SUBMIT, t, t + 10000, 0, 0);
-        sc_pr_call *w = add(&r, 0, SC_PR_WAIT_STREAM, t + 10000, t + 10 * MS, 10 * MS - 10000, 0);
-        w->finding[0] = 1;
-        busy(&r, t, t + 10 * MS);
-    }
-    add(&r, 0, SC_PR_OTHER, 180 * MS, 180 * MS + 10000, 0, 0);
     sc_pr_finding f = {.fix = SC_PR_FIX_NO_WAIT, .in_all = 1, .keep_bp = bar[_i].bp, .keep_ns = bar[_i].ns};
     uint64_t saving;
-    sc_pr_result res = price(&r, 1, &st, 1, &f, 1, 0, 0, &saving);
+    sc_pr_result res = price(r, 1, &st, 1, &f, 1, 0, 0, &saving);
     near(saving, 80 * MS + 10000);
     near(res.fixed_ns, bar[_i].kept ? 100 * MS : 180 * MS + 10000);
 }
