@@ -539,8 +539,9 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
             int sync = op->kind == SC_K_STREAM_SYNC || op->kind == SC_K_CTX_SYNC || op->kind == SC_K_EVENT_SYNC;
             /* a read that waited for its stream's queued work: cudaMemcpy
                to the host (detect_copy.c).  Not an "async" copy into
-               pageable memory: PyTorch's .item() makes one and waits for
-               it after, and that wait is the candidate. */
+               pageable memory (PyTorch's .item()): settle.c makes that one
+               the candidate once the synchronization after it shows it is
+               a read (SC_HELD_READ). */
             int read = (op->marks & SC_M_READ_WAITS) != 0;
             if (op->rl && (sync || read))
                 sc_detect_waited(op, w);

@@ -674,8 +674,11 @@ static int call_step(scen *s, size_t t, tstate *ts, const work *w, size_t i, cop
     unsigned fx = fixes(s, c);
     /* PyTorch's .item() is an "async" copy into pageable memory, which
        returns once done, then a cudaStreamSynchronize that finds it done:
-       the read the fix does not make takes that wait along */
-    if (*read_gone == c->stream + 1 && !c->nsub && c->what == SC_PR_WAIT_STREAM)
+       the read the fix does not make takes that wait along.  A wait for its
+       stream or the device with nothing submitted since, as settle.c tells
+       such a read (SC_HELD_READ) */
+    if (*read_gone && !c->nsub &&
+        ((c->what == SC_PR_WAIT_STREAM && *read_gone == c->stream + 1) || c->what == SC_PR_WAIT_DEVICE))
         fx |= 1u << SC_PR_FIX_NO_WAIT;
     *read_gone = (fx & (1u << SC_PR_FIX_NO_WAIT)) && !(fx & (1u << SC_PR_FIX_PIN)) && c->dir == SC_PR_D2H &&
                  (c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC) ? c->stream + 1 : 0;

@@ -110,7 +110,7 @@ END_TEST
 
 /* The same steps, the wait PyTorch's .item(): a 4-byte copy into pageable
    memory, which waits for the kernel and returns once done, then a stream
-   sync that finds nothing left.  The fix (the result kept on the GPU)
+   sync (or, _i 1, a device sync) that finds nothing left.  The fix (the result kept on the GPU)
    makes neither call: 100 ms as above, less the reads' own 10 us of GPU
    time a step (the busy spans hold them): 99.9 ms.  Without the sync going
    with the read, it would wait in the read's place and the fix would save
@@ -127,7 +127,7 @@ START_TEST(item_read_then_sync)
         c->dir = SC_PR_D2H;
         c->bytes = 4;
         c->finding[0] = 1;
-        add(&r, 0, SC_PR_WAIT_STREAM, t + 10 * MS, t + 10 * MS + 2000, 0, 0);
+        add(&r, 0, _i ? SC_PR_WAIT_DEVICE : SC_PR_WAIT_STREAM, t + 10 * MS, t + 10 * MS + 2000, 0, 0);
         busy(&r, t, t + 10 * MS);
     }
     add(&r, 0, SC_PR_OTHER, 180 * MS, 180 * MS + 10000, 0, 0);
@@ -634,7 +634,7 @@ int main(void)
     Suite *su = suite_create("pricing");
     TCase *tc = tcase_create("pricing");
     tcase_add_test(tc, wait_each_step);
-    tcase_add_test(tc, item_read_then_sync);
+    tcase_add_loop_test(tc, item_read_then_sync, 0, 2);
     tcase_add_loop_test(tc, all_fixed_keeps_what_the_report_keeps, 0, 3);
     tcase_add_test(tc, threads_on_the_legacy_stream);
     tcase_add_test(tc, pageable_copies);
