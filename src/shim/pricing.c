@@ -394,6 +394,7 @@ typedef struct tstate {
     unsigned *applied;
     double demand;
     uint64_t spared;
+    uint64_t shadow_until;   /* a wait called by then goes too (shadowed): 0, or after a dropped wait */
     struct { int op, stream; } dep[DEPS];
     unsigned gen;
 } tstate;
@@ -663,6 +664,25 @@ static int submit_call(scen *s, int rt, tstate *ts, const work *w, size_t i, int
     return rc | (sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0);
 }
 
+/* A wait the program makes right after one the fix drops (within
+   SHADOW_GAP_NS of host time, no wait kept between), which found its work
+   done or nearly (under SHADOW_WAIT_NS): the step's second .item() (a
+   loop reads its loss, then its accuracy).  It found the GPU idle only
+   because the wait before drained it; with that one gone it would wait in
+   its place, and the fix, which keeps the step's results on the GPU until
+   they are used, makes neither.  A read of more than SHADOW_READ_BYTES
+   (detect.h's SC403_READ_MAX) is data the host works on, not a metric: it
+   stays, as does every wait after a wait kept. */
+#define SHADOW_GAP_NS 1000000
+#define SHADOW_WAIT_NS 50000
+#define SHADOW_READ_BYTES 4096
+static int shadowed(const tstate *ts, const sc_pr_call *c)
+{
+    if (!waits(c) || c->t0 > ts->shadow_until || c->wait_ns >= SHADOW_WAIT_NS)
+        return 0;
+    return !copies(c) || (c->dir == SC_PR_D2H && c->bytes <= SHADOW_READ_BYTES);
+}
+
 /* Call i of thread t, as the scenario's fixes make it (after the host time
    and the fast path's work before it).  read_gone: the stream + 1 of a read
    to the host the fix dropped just before, else 0. */
@@ -680,7 +700,12 @@ static int call_step(scen *s, size_t t, tstate *ts, const work *w, size_t i, cop
     if (*read_gone && !c->nsub &&
         ((c->what == SC_PR_WAIT_STREAM && *read_gone == c->stream + 1) || c->what == SC_PR_WAIT_DEVICE))
         fx |= 1u << SC_PR_FIX_NO_WAIT;
-    *read_gone = (fx & (1u << SC_PR_FIX_NO_WAIT)) && !(fx & (1u << SC_PR_FIX_PIN)) && c->dir == SC_PR_D2H &&
+    if (shadowed(ts, c))
+        fx |= 1u << SC_PR_FIX_NO_WAIT;
+    int gone = (fx & (1u << SC_PR_FIX_NO_WAIT)) && !(fx & (1u << SC_PR_FIX_PIN));
+    if (waits(c))
+        ts->shadow_until = gone ? c->t1 + SHADOW_GAP_NS : 0;
+    *read_gone = gone && c->dir == SC_PR_D2H &&
                  (c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC) ? c->stream + 1 : 0;
     if (fx & (1u << SC_PR_FIX_DROP))
         return 0;
@@ -846,7 +871,10 @@ static int64_t replay(const sc_pr_model *m, const work *w, const size_t *base, u
 }
 
 /* The joint findings fixed together; each gets the larger of its own
-   saving and its share of theirs by the time its calls waited. */
+   saving and its share of theirs by the time its calls held the host: a
+   wait's, or a blocking copy's whole call, whose copy the fix may not
+   make at all (a read of a result kept on the GPU), not only its wait for
+   the stream. */
 static int price_joint(const sc_pr_model *m, const work *w, const size_t *base, uint64_t origin, int64_t b,
                        sc_pr_result *out)
 {
@@ -858,7 +886,7 @@ static int price_joint(const sc_pr_model *m, const work *w, const size_t *base, 
             const sc_pr_call *c = &m->threads[t].calls[i];
             for (int k = 0; k < 2; k++)
                 if (c->finding[k] && c->finding[k] <= m->nfindings && m->findings[c->finding[k] - 1].joint)
-                    waited[c->finding[k] - 1] += (double)c->wait_ns;
+                    waited[c->finding[k] - 1] += (double)(copies(c) ? c->t1 - c->t0 : c->wait_ns);
         }
     for (size_t f = 0; f < m->nfindings; f++)
         total += waited[f];
