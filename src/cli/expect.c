@@ -221,11 +221,14 @@ static int parse_line(sc_expect *e, size_t *cap, const char *l, size_t n, unsign
     memcpy(buf, l, n);
     buf[n] = '\0';
 
+    const char *first = buf + strspn(buf, " \t");
+    if (*first == '#')   /* a comment, however many words it has */
+        return 0;
     char *tok[MAXTOK + 1];
     int nt = split_fields(buf, tok);
     if (nt < 0)
         return bad(err, errlen, where, "too many fields");
-    if (!nt || tok[0][0] == '#')
+    if (!nt)
         return 0;
     exp_line x = {.lineno = lineno, .rule = -1, .severity = -1, .device = -1};
     int rc;

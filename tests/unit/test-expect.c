@@ -37,7 +37,8 @@ static int check(const char *text, const sc_report *r, char **out)
 
 /* Every finding of the fixture, exactly. */
 static const char *const exact =
-    "# the merged fixture\n"
+    "# the merged fixture: every finding of it, as many as it has, and the api counts\n"
+    "  # an indented comment\n"
     "finding SC203 train.py:42 192\n"
     "finding device-alloc-sync app.cu:57 12\n"
     "finding SC101 - 2000\n"
