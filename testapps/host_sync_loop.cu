@@ -13,7 +13,7 @@
 //   free    a scratch buffer allocated with cudaMalloc before the work and
 //           released with cudaFree after it (cudaFree waits for the device)
 //   item    the result read with cudaMemcpyAsync into pageable memory, then
-//           cudaStreamSynchronize (what PyTorch's .item() calls)
+//           cudaStreamSynchronize (what PyTorch's .item() calls); cpu, 4 MiB so (.cpu())
 //   host_sync_loop [STEPS [GPU_MS [HOST_MS [MODE [SETUP_MS]]]]]
 // The loop's elapsed time goes to stderr ("elapsed_ms=..."); SETUP_MS of host work come first (a set-up).
 #include <time.h>
@@ -37,8 +37,8 @@ static void host_work(double ms)
             x += i * 0.5;
 }
 
-static const char *const modes[] = {"each", "end", "device", "event", "read", "free", "item", NULL};
-enum { EACH, END, DEVICE, EVENT, READ, FREE, ITEM };
+static const char *const modes[] = {"each", "end", "device", "event", "read", "free", "item", "cpu", NULL};
+enum { EACH, END, DEVICE, EVENT, READ, FREE, ITEM, CPU };
 
 int main(int argc, char **argv)
 {
@@ -49,13 +49,13 @@ int main(int argc, char **argv)
         if (!strcmp(argc > 4 ? argv[4] : "each", modes[m]))
             mode = m;
     if (steps < 1 || gpu_ms < 0 || host_ms < 0 || setup_ms < 0 || mode < 0) {
-        fprintf(stderr, "usage: %s [STEPS [GPU_MS [HOST_MS [each|end|device|event|read|free|item [SETUP_MS]]]]]\n",
+        fprintf(stderr, "usage: %s [STEPS [GPU_MS [HOST_MS [each|end|device|event|read|free|item|cpu [SETUP_MS]]]]]\n",
                 argv[0]);
         return 2;
     }
     cudaStream_t s;
     cudaEvent_t done;
-    float *d, *scratch, result = 0;
+    float *d, *scratch, result = 0; void *big = NULL; char *host_big = NULL;   // big: mode cpu's
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
     CHECK(cudaMalloc(&d, sizeof(float)));
@@ -91,6 +91,12 @@ int main(int argc, char **argv)
         case ITEM:   // the copy returns once done: the sync after finds nothing left
             CHECK(cudaMemcpyAsync(&result, d, sizeof(float), cudaMemcpyDeviceToHost, s)); // expect: SC403 x0+
             CHECK(cudaStreamSynchronize(s)); // expect: SC402 x0+, SC403 x0+
+            break;
+        case CPU:   // a 4 MiB result read back to work on (.cpu()): data the host needs, not a metric
+            if (!big && (cudaMalloc(&big, 4 << 20) != cudaSuccess || !(host_big = (char *)malloc(4 << 20))))
+                return 1;
+            CHECK(cudaMemcpyAsync(host_big, big, 4 << 20, cudaMemcpyDeviceToHost, s)); // expect: SC203 x0+, SC403 x0
+            CHECK(cudaStreamSynchronize(s)); // expect: SC402 x0+, SC403 x0
             break;
         }
         host_work(host_ms);

@@ -85,3 +85,14 @@ SUFFIXES += .expect
 .cu.expect:
 	@$(MKDIR_P) testapps
 	$(AM_V_GEN)$(AWK) -f $(srcdir)/testapps/expect.awk $< > $@
+
+# Hand-written expectations of an app run with other arguments
+# (selftest.list's expect=), copied beside the generated ones.
+SC_APP_EXPECTS_HAND = testapps/host_sync_loop-cpu.expect
+$(SC_APP_EXPECTS_HAND): testapps/%.expect: $(srcdir)/testapps/%.expect.in
+	@$(MKDIR_P) testapps
+	$(AM_V_GEN)cp $< $@
+testapps_DATA += $(SC_APP_EXPECTS_HAND)
+all_local_targets += $(SC_APP_EXPECTS_HAND)
+CLEANFILES += $(SC_APP_EXPECTS_HAND)
+EXTRA_DIST += $(addsuffix .in,$(SC_APP_EXPECTS_HAND))

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include "detect.h"
 #include "findings.h"
 #include "kinds.h"
 #include "settle.h"
@@ -15,8 +16,11 @@
    - READ: a device-to-host copy into pageable memory followed by a
      synchronization of the same stream (or the device) with nothing
      submitted since is a deliberate synchronous read (PyTorch's .item()).
-     Its wait is an SC403 candidate (the pricing model says whether the GPU
-     idled for it); the copy is SC203 only when pinning it is worth it:
+     Its wait is an SC403 candidate when it reads a result's few bytes
+     (SC403_READ_MAX: a loss, a count, which the program could keep on the
+     GPU; the pricing model says whether the GPU idled for it), not data the
+     host works on (a tensor's .cpu(), which it cannot do without); the
+     copy is SC203 only when pinning it is worth it:
      above SC_READ_PIN_MIN bytes (a scalar's 4 bytes copy in the time the
      call takes anyway; 4 MiB do not).
    - HOST: a call that blocked the host while other streams were busy cost
@@ -59,8 +63,9 @@ int sc_held_settle(sc_thread *t, const sc_op *op)
             h->pending = 0;
         break;
     }
-    if (read) {
+    if (read)
         t->held.reads++;
+    if (read && h->bytes <= SC403_READ_MAX) {
         sc_hit w = *h;
         w.rule = SC_RULE_SC403;
         w.sev = SC_SEV_WARNING;
