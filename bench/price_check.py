@@ -98,7 +98,8 @@ SKIPPED = 77
 class Pair:
     """A hazard and its fix.  unit: "run" (the metric is the run's time in
     ms) or "step" (ms a step: the metric is images_per_s with batch images a
-    step, or step_ms; the estimate is divided by steps, every step run).
+    step, tokens_per_s with batch tokens a step, or step_ms; the estimate
+    is divided by steps, every step run).
     marks: the C app whose .expect names the rule's lines, or the Python
     script whose "# corpus:" comments do.  launch: None, or "torchrun" (a
     process a GPU, ranks rows)."""
@@ -245,7 +246,7 @@ def unit_time(p, m):
     v = m.get(p.metric)
     if v is None or v <= 0:
         return None
-    return 1000.0 * p.batch / v if p.metric == "images_per_s" else v
+    return 1000.0 * p.batch / v if p.metric in ("images_per_s", "tokens_per_s") else v
 
 
 def median(v):
@@ -577,7 +578,8 @@ def parse_args():
                    help="a gain under this share of the hazard's time counts as none (default 0.05)")
     p.add_argument("--timeout-s", type=float, default=300.0, help="limit for one run (default 300 s)")
     p.add_argument("--budget-s", type=float, default=0, help="start no pair after this many seconds (0: no limit)")
-    p.add_argument("--out", help="the JSON results (default $OUT/price-check.json, else price-check.json)")
+    p.add_argument("--out", help="the JSON results (default $OUT/price-check.json, else price-check.json), "
+                   "rewritten after each pair, the table so far beside it (NAME.so-far.md, removed at the end)")
     p.add_argument("--keep", help="copy the JSON reports into this directory")
     a = p.parse_args()
     if a.pairs < 5:
@@ -722,6 +724,7 @@ def main():
             "modes": a.modes}
     runner = seeds.Runner(a)
     results, t0 = [], time.monotonic()
+    so_far = os.path.splitext(out)[0] + ".so-far.md"
     for p in chosen:
         if a.budget_s and time.monotonic() - t0 > a.budget_s:
             results.append({"key": p.key, "title": p.title, "rule": p.rule, "rows": [], "problems": [],
@@ -731,15 +734,26 @@ def main():
         r = results[-1]
         print("price_check: %-20s %s (%.0f s)" % (p.key, r["skipped"] or ("fail" if failed(r) else "pass"),
                                                   time.monotonic() - t0), file=sys.stderr, flush=True)
+        # So far, after every pair: a run cut short (a lent GPU's time
+        # limit) still leaves the pairs it finished, and their table.
+        write_out(out, outdir, meta, results, runner)
+        with open(so_far, "w") as fh:
+            fh.write(markdown(a, results, meta))
     text = markdown(a, results, meta)
     print(text, end="")
+    write_out(out, outdir, meta, results, runner)
+    if os.path.exists(so_far):
+        os.unlink(so_far)
+    print("price_check: %s written" % out, file=sys.stderr)
+    shutil.rmtree(runner.tmp, ignore_errors=True)
+    return 1 if any(failed(r) for r in results) else 0
+
+
+def write_out(out, outdir, meta, results, runner):
     with open(out, "w") as fh:
         # Paths made portable as bench/seeds.py keeps them (./..., <scratch>/...).
         json.dump({"meta": meta, "pairs": results,
                    "runs": [seeds.portable_run(r, outdir, runner.tmp) for r in runner.raw]}, fh, indent=1, default=str)
-    print("price_check: %s written" % out, file=sys.stderr)
-    shutil.rmtree(runner.tmp, ignore_errors=True)
-    return 1 if any(failed(r) for r in results) else 0
 
 
 if __name__ == "__main__":

@@ -12,6 +12,12 @@ bench/data/h200-price-dumps-2.tar.xz holds the same from a later run on a
 readback pairs and the DDP loop's two ranks; its pairs.txt names each
 pair's rule and the pids of its detect and measured dumps (tab-separated),
 where the first set's are the list below.
+bench/data/h200-price-dumps-3.tar.xz: a third run on a 2-GPU H200 host,
+after a wait found drained by the .item() before it was priced with it
+(item_loop: recorded by that build; item_loop-busy: the same loop recorded
+by the build before, on a machine so loaded that the fixed loop's own host
+work ran 3 ms a step faster, which no model of the hazard's run can see)
+and SC403 left to reads of a few bytes (readback_loop, recorded before).
 Each dump is replayed by bench/price_replay with this tree's model; the
 hazard's saving, against the one the dump recorded, scales the recorded
 estimate, and so its est/gain:

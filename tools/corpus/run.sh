@@ -117,6 +117,7 @@ python)
         train_resnet-pin0) one py "$c" "$c" python3 "$pydir/train_resnet.py" --pin-memory 0 --deterministic --steps 40 --warmup 10 ;;
         train_resnet-pin1) one py "$c" "$c" python3 "$pydir/train_resnet.py" --pin-memory 1 --deterministic --steps 40 --warmup 10 ;;
         compile_step-*) one py "$c" "$c" python3 "$pydir/compile_step.py" --mode "${c#compile_step-}" ;;
+        item_loop) one py "$c" "$c" python3 "$pydir/item_loop.py" --deterministic ;;
         *) one py "$c" "$c" python3 "$pydir/$c.py" ;;
     esac; done ;;
 resnet-pairs)
