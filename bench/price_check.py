@@ -150,7 +150,9 @@ def pair_table(a):
                                ("read", "a 4-byte result read with cudaMemcpy", "SC403"),
                                ("free", "cudaFree of a scratch buffer", "SC303"),
                                ("item", "a 4-byte result read with cudaMemcpyAsync into pageable memory, then "
-                                "cudaStreamSynchronize (PyTorch's .item())", "SC403"))],
+                                "cudaStreamSynchronize (PyTorch's .item())", "SC403"),
+                               ("item2", "two such reads, the second of a tiny kernel's result (a loss.item(), "
+                                "then an accuracy's)", "SC403"))],
         Pair("pageable_loop-gpu", "c", pgl + " (GPU-bound: 8 4 10 4)",
              app("pageable_loop", 8, 4, 10, 4, "pageable"), app("pageable_loop", 8, 4, 10, 4, "pinned"),
              "SC203", "elapsed_ms", "pageable_loop", sim_env=PAGEABLE_SIM),

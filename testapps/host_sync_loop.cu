@@ -13,7 +13,7 @@
 //   free    a scratch buffer allocated with cudaMalloc before the work and
 //           released with cudaFree after it (cudaFree waits for the device)
 //   item    the result read with cudaMemcpyAsync into pageable memory, then
-//           cudaStreamSynchronize (what PyTorch's .item() calls); cpu, 4 MiB so (.cpu())
+//           cudaStreamSynchronize (PyTorch's .item()); item2, two so; cpu, 4 MiB so (.cpu())
 //   host_sync_loop [STEPS [GPU_MS [HOST_MS [MODE [SETUP_MS]]]]]
 // The loop's elapsed time goes to stderr ("elapsed_ms=..."); SETUP_MS of host work come first (a set-up).
 #include <time.h>
@@ -37,8 +37,8 @@ static void host_work(double ms)
             x += i * 0.5;
 }
 
-static const char *const modes[] = {"each", "end", "device", "event", "read", "free", "item", "cpu", NULL};
-enum { EACH, END, DEVICE, EVENT, READ, FREE, ITEM, CPU };
+static const char *const modes[] = {"each", "end", "device", "event", "read", "free", "item", "cpu", "item2", NULL};
+enum { EACH, END, DEVICE, EVENT, READ, FREE, ITEM, CPU, ITEM2 };
 
 int main(int argc, char **argv)
 {
@@ -49,8 +49,8 @@ int main(int argc, char **argv)
         if (!strcmp(argc > 4 ? argv[4] : "each", modes[m]))
             mode = m;
     if (steps < 1 || gpu_ms < 0 || host_ms < 0 || setup_ms < 0 || mode < 0) {
-        fprintf(stderr, "usage: %s [STEPS [GPU_MS [HOST_MS [each|end|device|event|read|free|item|cpu [SETUP_MS]]]]]\n",
-                argv[0]);
+        fprintf(stderr, "usage: %s [STEPS [GPU_MS [HOST_MS [MODE [SETUP_MS]]]]]\n"
+                "  MODE: each|end|device|event|read|free|item|cpu|item2\n", argv[0]);
         return 2;
     }
     cudaStream_t s;
@@ -97,6 +97,15 @@ int main(int argc, char **argv)
                 return 1;
             CHECK(cudaMemcpyAsync(host_big, big, 4 << 20, cudaMemcpyDeviceToHost, s)); // expect: SC203 x0+, SC403 x0
             CHECK(cudaStreamSynchronize(s)); // expect: SC402 x0+, SC403 x0
+            break;
+        case ITEM2:   // item's read, then a second: a loop's loss.item(), then its accuracy's, of a tiny kernel
+            CHECK(cudaMemcpyAsync(&result, d, sizeof(float), cudaMemcpyDeviceToHost, s)); // expect: SC403 x0+
+            CHECK(cudaStreamSynchronize(s)); // expect: SC402 x0+, SC403 x0+
+            sc_spin<<<1, 1, 0, s>>>(0);
+            LAUNCHED();
+            host_work(0.3);   // Python's time around it: the tiny kernel is done when the read comes
+            CHECK(cudaMemcpyAsync(&result, d, sizeof(float), cudaMemcpyDeviceToHost, s)); // expect: SC403 x0+
+            CHECK(cudaStreamSynchronize(s)); // expect: SC402 x0+, SC403 x0+
             break;
         }
         host_work(host_ms);

@@ -6,7 +6,8 @@
 # marked line must cost what the twin gained -- a wait each step (SC403),
 # GPU-bound and host-bound, and written four more ways (cudaDeviceSynchronize,
 # cudaEventSynchronize, a result read with cudaMemcpy, cudaFree of a
-# scratch buffer: SC303); threads taking turns on the legacy stream
+# scratch buffer: SC303; PyTorch's .item(), once a step and twice, the
+# second of a tiny kernel's result); threads taking turns on the legacy stream
 # (SC103); pieces copied up and back on one stream, where copy streams
 # would overlap the copies with the kernels (SC703); a batch copied from
 # pageable memory each step (SC203), GPU-bound and host-bound, with
@@ -22,9 +23,9 @@
 # to the GPU (make bench-price, tools/gpu-verify.sh price).  TAP.
 . "${top_builddir:-.}/tests/env.sh"
 pairs="host_sync_loop-gpu host_sync_loop-host host_sync_loop-device host_sync_loop-event host_sync_loop-read
-    host_sync_loop-free host_sync_loop-item multithread copy_pipeline pageable_loop-gpu pageable_loop-host pageable_loop-memcpy
-    pageable_loop-even"
-echo "1..13"
+    host_sync_loop-free host_sync_loop-item host_sync_loop-item2 multithread copy_pipeline pageable_loop-gpu
+    pageable_loop-host pageable_loop-memcpy pageable_loop-even"
+echo "1..14"
 # A sanitized build's times are its runtime's, not the program's.
 case "$enable_sanitizers" in
 no | '') ;;

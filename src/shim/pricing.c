@@ -395,6 +395,7 @@ typedef struct tstate {
     double demand;
     uint64_t spared;
     uint64_t shadow_until;   /* a wait called by then goes too (shadowed): 0, or after a dropped wait */
+    uint64_t shadow_of;      /* the longest wait of the dropped ones it follows, as recorded */
     struct { int op, stream; } dep[DEPS];
     unsigned gen;
 } tstate;
@@ -666,8 +667,9 @@ static int submit_call(scen *s, int rt, tstate *ts, const work *w, size_t i, int
 
 /* A wait the program makes right after one the fix drops (within
    SHADOW_GAP_NS of host time, no wait kept between), which found its work
-   done or nearly (under SHADOW_WAIT_NS): the step's second .item() (a
-   loop reads its loss, then its accuracy).  It found the GPU idle only
+   done or nearly (under SHADOW_WAIT_NS, or a tenth of the dropped wait's:
+   a tiny kernel's own time): the step's second .item() (a loop reads its
+   loss, then its accuracy).  It found the GPU idle only
    because the wait before drained it; with that one gone it would wait in
    its place, and the fix, which keeps the step's results on the GPU until
    they are used, makes neither.  A read of more than SHADOW_READ_BYTES
@@ -678,7 +680,7 @@ static int submit_call(scen *s, int rt, tstate *ts, const work *w, size_t i, int
 #define SHADOW_READ_BYTES 4096
 static int shadowed(const tstate *ts, const sc_pr_call *c)
 {
-    if (!waits(c) || c->t0 > ts->shadow_until || c->wait_ns >= SHADOW_WAIT_NS)
+    if (!waits(c) || c->t0 > ts->shadow_until || (c->wait_ns >= SHADOW_WAIT_NS && c->wait_ns * 10 >= ts->shadow_of))
         return 0;
     return !copies(c) || (c->dir == SC_PR_D2H && c->bytes <= SHADOW_READ_BYTES);
 }
@@ -703,6 +705,8 @@ static int call_step(scen *s, size_t t, tstate *ts, const work *w, size_t i, cop
     if (shadowed(ts, c))
         fx |= 1u << SC_PR_FIX_NO_WAIT;
     int gone = (fx & (1u << SC_PR_FIX_NO_WAIT)) && !(fx & (1u << SC_PR_FIX_PIN));
+    if (waits(c) && gone)
+        ts->shadow_of = c->t0 <= ts->shadow_until && ts->shadow_of > c->wait_ns ? ts->shadow_of : c->wait_ns;
     if (waits(c))
         ts->shadow_until = gone ? c->t1 + SHADOW_GAP_NS : 0;
     *read_gone = gone && c->dir == SC_PR_D2H &&
