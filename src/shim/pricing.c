@@ -674,14 +674,20 @@ static int submit_call(scen *s, int rt, tstate *ts, const work *w, size_t i, int
    its place, and the fix, which keeps the step's results on the GPU until
    they are used, makes neither.  A read of more than SHADOW_READ_BYTES
    (detect.h's SC403_READ_MAX) is data the host works on, not a metric: it
-   stays, as does every wait after a wait kept. */
+   stays, as does every wait after a wait kept, and a call another fix
+   prices (cudaFree's wait for the device, an allocation site's: dropping
+   the sync before it leaves that wait). */
 #define SHADOW_GAP_NS 1000000
 #define SHADOW_WAIT_NS 50000
 #define SHADOW_READ_BYTES 4096
-static int shadowed(const tstate *ts, const sc_pr_call *c)
+static int shadowed(const scen *s, const tstate *ts, const sc_pr_call *c)
 {
     if (!waits(c) || c->t0 > ts->shadow_until || (c->wait_ns >= SHADOW_WAIT_NS && c->wait_ns * 10 >= ts->shadow_of))
         return 0;
+    for (int k = 0; k < 2; k++)
+        if (c->finding[k] && c->finding[k] <= s->m->nfindings &&
+            s->m->findings[c->finding[k] - 1].fix != SC_PR_FIX_NO_WAIT)
+            return 0;
     return !copies(c) || (c->dir == SC_PR_D2H && c->bytes <= SHADOW_READ_BYTES);
 }
 
@@ -702,7 +708,7 @@ static int call_step(scen *s, size_t t, tstate *ts, const work *w, size_t i, cop
     if (*read_gone && !c->nsub &&
         ((c->what == SC_PR_WAIT_STREAM && *read_gone == c->stream + 1) || c->what == SC_PR_WAIT_DEVICE))
         fx |= 1u << SC_PR_FIX_NO_WAIT;
-    if (shadowed(ts, c))
+    if (shadowed(s, ts, c))
         fx |= 1u << SC_PR_FIX_NO_WAIT;
     int gone = (fx & (1u << SC_PR_FIX_NO_WAIT)) && !(fx & (1u << SC_PR_FIX_PIN));
     if (waits(c) && gone)
