@@ -73,6 +73,8 @@ dist_check_SCRIPTS += tests/pricing.sh
 TESTS += tests/pricing.sh
 dist_check_SCRIPTS += tests/loop.sh
 TESTS += tests/loop.sh
+dist_check_SCRIPTS += tests/second-read.sh
+TESTS += tests/second-read.sh
 dist_check_SCRIPTS += tests/price-replay.sh
 TESTS += tests/price-replay.sh
 

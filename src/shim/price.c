@@ -37,6 +37,7 @@ static struct {
     sc_pr_model m;
     uint64_t *saving;          /* per model finding; the last one is SC103's */
     uint8_t *before;           /* per model finding: all its calls before the steady loop */
+    uint32_t *shadowed;        /* per model finding: the waits its fix took along */
     sc_pr_result res;
     int source;                /* SC_PRICE_* */
 } P;
@@ -254,7 +255,8 @@ void sc_price_run(void)
     sc_pr_device *dev = calloc(m->ndevices ? m->ndevices : 1, sizeof *dev);
     P.saving = calloc(nf, sizeof *P.saving);
     P.before = calloc(nf, sizeof *P.before);
-    if (!f || !dev || !P.saving || !P.before) {
+    P.shadowed = calloc(nf, sizeof *P.shadowed);
+    if (!f || !dev || !P.saving || !P.before || !P.shadowed) {
         free(dev);
         if (f)
             m->findings = f;
@@ -307,6 +309,7 @@ void sc_price_run(void)
     m->devices = dev;
     P.res.saving = P.saving;
     P.res.before_loop = P.before;
+    P.res.shadowed = P.shadowed;
     P.ok = sc_pr_price(m, &P.res) == 0;
     if (P.ok)
         dump(m, &P.res);
@@ -337,6 +340,12 @@ int sc_price_of(const sc_agg_key *k, uint64_t *saving)
         return 0;
     *saving = P.saving[i];
     return 1;
+}
+
+uint32_t sc_price_shadowed(const sc_agg_key *k)
+{
+    long i = index_of(k);
+    return i >= 0 && P.shadowed ? P.shadowed[i] : 0;
 }
 
 int sc_price_before_loop(const sc_agg_key *k)

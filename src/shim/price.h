@@ -16,6 +16,10 @@ void sc_price_run(void);
 /* What fixing the aggregate would save: 1 and *saving, or 0 when the
    model does not price it (its rule's fix is not modelled, or no model). */
 int sc_price_of(const struct sc_agg_key *k, uint64_t *saving);
+/* The waits right after the aggregate's calls that its fix took along in
+   that price, which found the GPU drained by them (a step's accuracy
+   .item() after its loss.item(), SC403): 0 where none. */
+uint32_t sc_price_shadowed(const struct sc_agg_key *k);
 /* A call site of fewer calls than this is no loop's: an SC403 candidate
    there is not reported, a pinning fix there not priced (price.c). */
 #define SC_FEW_CALLS 3

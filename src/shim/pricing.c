@@ -1,12 +1,12 @@
 /* pricing.c: the pricing model (pricing.h says what it is built from and
- * what a fix changes).  Three parts:
- * - attribute: the GPU's busy time to the actors' submissions, stretch by
- *   stretch between their waits (see below);
+ * what a fix changes).  Two parts, after pricing_attribute.c has given the
+ * GPU's busy time to the actors' submissions, stretch by stretch between
+ * their waits:
  * - build: the replay graph of one scenario (nothing fixed, one finding
  *   fixed, every in_all finding fixed);
  * - sc_pr_price: the replays, and the savings.
- * The steady loop, where a hazard of every step shows it, is found in
- * pricing_loop.c.
+ * The steady loop, where a hazard of every step shows it, and the findings
+ * of the "everything fixed" run are in pricing_loop.c.
  */
 #include "config.h"
 
@@ -26,299 +26,6 @@
    copy's submission). */
 #define SUBMIT_NS 5000
 
-/* ------------------------------------------------------ attribution --- */
-/* Per call of every actor: the GPU work of the submissions the fast path
-   let through before it, and of its own submission.
-
-   A stream runs its work in submission order, so a wait that began at s
-   and ended at e says the work submitted before s was done by e, and the
-   work submitted after s began after e.  With the actors' waits on a
-   device ordered by their ends, e1 < e2 < ..., the GPU's busy time between
-   e(k-1) and e(k) is the work submitted between s(k-1) and s(k) (the
-   starts made monotone): it is shared by the submissions made then, in
-   proportion to their number.  That is exact for one stream, whoever
-   submits to it (threads taking turns on the legacy stream), and an
-   approximation where several streams drain apart.  Busy time of a stretch
-   in which no actor submitted (work of threads that never wait, or of
-   earlier submissions that outlived their wait) goes to the last stretch
-   that had submissions.  The copies' own times (a pageable or synchronous
-   copy's staging, [t0 + wait, t1]) belong to the copies, not to work. */
-typedef struct work {
-    double fast, self;
-    sc_pr_reuse ru;   /* its copy's buffer, for SC_PR_FIX_PIPELINE (sc_pr_plan_copies) */
-} work;
-
-static int waits(const sc_pr_call *c)
-{
-    return c->what == SC_PR_WAIT_STREAM || c->what == SC_PR_WAIT_DEVICE || c->what == SC_PR_WAIT_EVENT ||
-           c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC;
-}
-
-static int copies(const sc_pr_call *c)
-{
-    return c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC;
-}
-
-static uint32_t device_of(const sc_pr_model *m, uint32_t stream)
-{
-    return stream < m->nstreams ? m->streams[stream].device : 0;
-}
-
-typedef struct wpt { uint64_t s, e; } wpt;                 /* a wait */
-/* submissions: n of them in [a, b]; g, the GPU time they get; fix, a pinned
-   copy's own time at this machine's pinned rate, which it gets first */
-typedef struct spt { uint64_t a, b; double n, g, fix; size_t w; uint8_t self; } spt;
-typedef struct dev_in {
-    wpt *w; size_t nw;
-    spt *p; size_t np;
-    sc_pr_span *x; size_t nx;   /* the copies' own times */
-} dev_in;
-
-static int cmp_wpt(const void *pa, const void *pb)
-{
-    const wpt *a = pa, *b = pb;
-    return a->e < b->e ? -1 : a->e > b->e ? 1 : (a->s > b->s) - (a->s < b->s);
-}
-
-static int cmp_spt(const void *pa, const void *pb)
-{
-    const spt *a = pa, *b = pb;
-    return (a->a > b->a) - (a->a < b->a);
-}
-
-static int cmp_span(const void *pa, const void *pb)
-{
-    const sc_pr_span *a = pa, *b = pb;
-    return (a->a > b->a) - (a->a < b->a);
-}
-
-#define PUSH(v, n, cap, item)                                                  \
-    do {                                                                       \
-        if (sc_grow_cap(&(v), &(cap), (n) + 1, sizeof *(v), 64)) {             \
-            free(cw);                                                          \
-            return -1;                                                         \
-        }                                                                      \
-        (v)[(n)++] = (item);                                                   \
-    } while (0)
-
-/* Where a stream's work is attributed: its device's group when the
-   device's busy time is known (the waits order all its streams' work, as
-   far as that goes), else a group of its own (each stream's waits say when
-   its own work ran; per-thread default streams run side by side). */
-static size_t group_of(const sc_pr_model *m, uint32_t stream)
-{
-    uint32_t d = device_of(m, stream);
-    return d < m->ndevices && m->devices[d].known ? d : m->ndevices + (stream < m->nstreams ? stream : 0);
-}
-
-/* A recorded async copy's own time at the device's pinned rate, where it
-   is known (else 0: it shares the GPU's time by count, as work). */
-static double copy_ns(const sc_pr_model *m, const sc_pr_call *c)
-{
-    uint32_t d = device_of(m, c->stream);
-    if ((c->dir != SC_PR_H2D && c->dir != SC_PR_D2H) || !c->bytes || d >= m->ndevices)
-        return 0;
-    double r = m->devices[d].rate[c->dir];
-    return r > 0 ? (double)c->bytes / r : 0;
-}
-
-/* The waits, submission points and copies of every actor, per group. */
-static int gather(const sc_pr_model *m, dev_in *dv, size_t ng)
-{
-    size_t *cw = calloc(3 * ng, sizeof *cw), *cp = cw + ng, *cx = cp + ng, k = 0;
-    if (!cw)
-        return -1;
-    for (size_t t = 0; t < m->nthreads; t++) {
-        const sc_pr_thread *th = &m->threads[t];
-        for (size_t i = 0; i < th->n; i++, k++) {
-            const sc_pr_call *c = &th->calls[i];
-            size_t d = group_of(m, c->stream), ds = group_of(m, c->sub_stream);
-            if (c->nsub) {   /* made between the previous call and this one, before its start */
-                uint64_t b = c->t0 ? c->t0 - 1 : 0, a = i ? th->calls[i - 1].t1 : b;
-                PUSH(dv[ds].p, dv[ds].np, cp[ds], ((spt){a < b ? a : b, b, c->nsub, 0, 0, k, 0}));
-            }
-            if (c->what == SC_PR_SUBMIT)
-                PUSH(dv[d].p, dv[d].np, cp[d], ((spt){c->t0, c->t0, 1, 0, copy_ns(m, c), k, 1}));
-            if (waits(c) && c->wait_ns)
-                PUSH(dv[d].w, dv[d].nw, cw[d], ((wpt){c->t0, c->t0 + c->wait_ns}));
-            if (copies(c) && c->t1 > c->t0 + c->wait_ns)
-                PUSH(dv[d].x, dv[d].nx, cx[d], ((sc_pr_span){c->t0 + c->wait_ns, c->t1}));
-        }
-    }
-    free(cw);
-    return 0;
-}
-
-/* The busy spans less the copies' own times, sorted. */
-static sc_pr_span *less_copies(const sc_pr_device *d, dev_in *in, size_t *n)
-{
-    if (in->nx)   /* qsort's array may not be NULL, even empty */
-        qsort(in->x, in->nx, sizeof *in->x, cmp_span);
-    sc_pr_span *v = malloc((d->nbusy * 2 + in->nx + 1) * sizeof *v);
-    size_t k = 0, j = 0;
-    for (size_t i = 0; v && i < d->nbusy; i++) {
-        uint64_t a = d->busy[i].a, b = d->busy[i].b;
-        while (j < in->nx && in->x[j].b <= a)
-            j++;
-        for (size_t q = j; q < in->nx && in->x[q].a < b && a < b; q++) {
-            if (in->x[q].a > a)
-                v[k++] = (sc_pr_span){a, in->x[q].a};
-            if (in->x[q].b > a)
-                a = in->x[q].b;
-        }
-        if (a < b)
-            v[k++] = (sc_pr_span){a, b};
-    }
-    *n = k;
-    return v;
-}
-
-static double busy_in(const sc_pr_span *v, size_t n, size_t *i, uint64_t x, uint64_t y)
-{
-    while (*i < n && v[*i].b <= x)
-        (*i)++;
-    double sum = 0;
-    for (size_t k = *i; k < n && v[k].a < y; k++) {
-        uint64_t a = v[k].a > x ? v[k].a : x, b = v[k].b < y ? v[k].b : y;
-        if (b > a)
-            sum += (double)(b - a);
-    }
-    return sum;
-}
-
-/* The part of a submission point's count made in [lo, hi). */
-static double in_range(const spt *p, uint64_t lo, uint64_t hi)
-{
-    if (p->a == p->b)
-        return p->a >= lo && p->a < hi ? p->n : 0;
-    uint64_t a = p->a > lo ? p->a : lo, b = p->b < hi ? p->b : hi;
-    return b > a ? p->n * (double)(b - a) / (double)(p->b - p->a) : 0;
-}
-
-/* Shares one stretch's busy time among the submissions of [lo, hi), or
-   returns 0 when there were none.  Pinned copies whose own time is known
-   get it first (all of them together no more than the stretch's busy
-   time); the rest is shared by count. */
-static int share(dev_in *in, uint64_t lo, uint64_t hi, double busy, uint64_t span)
-{
-    double total = 0, fixed = 0;
-    size_t first = 0, last = in->np;
-    /* points are sorted by start, and none is longer than span */
-    size_t l = 0, r = in->np;
-    while (l < r) {
-        size_t mid = (l + r) / 2;
-        if (in->p[mid].a + span < lo)
-            l = mid + 1;
-        else
-            r = mid;
-    }
-    first = l;
-    for (size_t i = first; i < last && in->p[i].a < hi; i++) {
-        if (in->p[i].fix > 0)
-            fixed += in_range(&in->p[i], lo, hi) > 0 ? in->p[i].fix : 0;
-        else
-            total += in_range(&in->p[i], lo, hi);
-    }
-    if (total <= 0 && fixed <= 0)
-        return 0;
-    double scale = fixed > busy || total <= 0 ? busy / fixed : 1, rest = busy - fixed * scale;
-    for (size_t i = first; i < last && in->p[i].a < hi; i++) {
-        if (in->p[i].fix > 0)
-            in->p[i].g += in_range(&in->p[i], lo, hi) > 0 ? in->p[i].fix * scale : 0;
-        else if (total > 0)
-            in->p[i].g += rest * in_range(&in->p[i], lo, hi) / total;
-    }
-    return 1;
-}
-
-/* A group's busy time to its submission points: a device's, or without a
-   busy record (dev NULL) one stream's, whose waits are all that is known: a
-   stretch's GPU time is from its first submission to the end of the wait
-   that found work. */
-static int attribute_device(const sc_pr_device *dev, dev_in *in)
-{
-    static const sc_pr_device unknown = {0};
-    if (!dev)
-        dev = &unknown;
-    if (in->nw)
-        qsort(in->w, in->nw, sizeof *in->w, cmp_wpt);
-    if (in->np)
-        qsort(in->p, in->np, sizeof *in->p, cmp_spt);
-    for (size_t i = in->nw; i-- > 1;)   /* starts made monotone */
-        if (in->w[i - 1].s > in->w[i].s)
-            in->w[i - 1].s = in->w[i].s;
-    uint64_t span = 0;
-    for (size_t i = 0; i < in->np; i++)
-        if (in->p[i].b - in->p[i].a > span)
-            span = in->p[i].b - in->p[i].a;
-    size_t nb = 0, cur = 0;
-    sc_pr_span *busy = dev->known ? less_copies(dev, in, &nb) : NULL;
-    if (dev->known && !busy)
-        return -1;
-    double carry = 0;
-    uint64_t plo = 0, phi = 0;   /* the last stretch with submissions */
-    for (size_t k = 0; k <= in->nw; k++) {
-        uint64_t lo = k ? in->w[k - 1].s : 0, hi = k < in->nw ? in->w[k].s : UINT64_MAX;
-        uint64_t e0 = k ? in->w[k - 1].e : 0, e1 = k < in->nw ? in->w[k].e : UINT64_MAX;
-        double b;
-        if (dev->known) {
-            b = busy_in(busy, nb, &cur, e0, e1);
-        } else {
-            b = 0;
-            for (size_t i = 0; k < in->nw && i < in->np; i++)
-                if (in->p[i].b >= lo && in->p[i].a < hi) {
-                    uint64_t first = in->p[i].a > lo ? in->p[i].a : lo;
-                    b = first < e1 ? (double)(e1 - first) : 0;
-                    break;
-                }
-        }
-        if (share(in, lo, hi, b + carry, span)) {
-            carry = 0;
-            plo = lo;
-            phi = hi;
-        } else {
-            carry += b;
-        }
-    }
-    if (carry > 0 && phi > plo)
-        share(in, plo, phi, carry, span);
-    free(busy);
-    return 0;
-}
-
-static work *attribute(const sc_pr_model *m, size_t *ncalls_out)
-{
-    size_t total = 0;
-    for (size_t t = 0; t < m->nthreads; t++)
-        total += m->threads[t].n;
-    work *w = calloc(total ? total : 1, sizeof *w);
-    size_t ng = m->ndevices + m->nstreams;
-    dev_in *dv = calloc(ng ? ng : 1, sizeof *dv);
-    int rc = !w || !dv || gather(m, dv, ng);
-    for (size_t d = 0; !rc && d < ng; d++) {
-        rc = attribute_device(d < m->ndevices && m->devices[d].known ? &m->devices[d] : NULL, &dv[d]);
-        for (size_t i = 0; !rc && i < dv[d].np; i++) {
-            work *x = &w[dv[d].p[i].w];
-            if (dv[d].p[i].self)
-                x->self += dv[d].p[i].g;
-            else
-                x->fast += dv[d].p[i].g;
-        }
-    }
-    for (size_t d = 0; dv && d < ng; d++) {
-        free(dv[d].w);
-        free(dv[d].p);
-        free(dv[d].x);
-    }
-    free(dv);
-    if (rc) {
-        free(w);
-        return NULL;
-    }
-    *ncalls_out = total;
-    return w;
-}
-
 /* ------------------------------------------------------------ build --- */
 typedef struct scen {
     const sc_pr_model *m;
@@ -332,6 +39,9 @@ typedef struct scen {
     uint64_t *pipe;      /* per model stream: its pinned copies from this time on go to copy streams
                             (SC_PR_FIX_PIPELINE: from the first call of a fixed finding there; UINT64_MAX none) */
     int *up, *down;      /* per thread x device: the copy streams they go to, or -1 */
+    uint32_t nshadow;    /* waits the fixes took along (shadowed) */
+    const sc_pr_work *w0; /* the first thread's first call's, for the index of a call */
+    uint8_t *taken;      /* per call, or NULL: 1 where a finding's own fix took it along */
 } scen;
 
 /* only: the finding fixed; -1 none; -2 every in_all one; -3 every joint one */
@@ -373,7 +83,7 @@ static int stream_for(scen *s, size_t t, uint32_t st)
 
 static double pinned_ns(const scen *s, const sc_pr_call *c)
 {
-    uint32_t d = device_of(s->m, c->stream);
+    uint32_t d = sc_pr_device_of(s->m, c->stream);
     double r = d < s->m->ndevices && c->dir <= SC_PR_D2H ? s->m->devices[d].rate[c->dir] : 0;
     uint64_t copy = c->t1 - c->t0 - c->wait_ns;
     return r > 0 ? (double)c->bytes / r : (double)copy;
@@ -396,6 +106,7 @@ typedef struct tstate {
     uint64_t spared;
     uint64_t shadow_until;   /* a wait called by then goes too (shadowed): 0, or after a dropped wait */
     uint64_t shadow_of;      /* the longest wait of the dropped ones it follows, as recorded */
+    int read_shadowed;       /* the read just before, dropped, was shadowed */
     struct { int op, stream; } dep[DEPS];
     unsigned gen;
 } tstate;
@@ -474,7 +185,7 @@ static int copy_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
            made the data): not after every blocking stream's work, as the
            legacy stream's synchronous copy waited */
         int *cs = &s->copy[t], dep = c->stream < s->m->nstreams ? ts->last_on[c->stream] : -1;
-        if (*cs < 0 && (*cs = sc_rp_stream(s->g, device_of(s->m, c->stream), SC_RP_NONBLOCKING)) < 0)
+        if (*cs < 0 && (*cs = sc_rp_stream(s->g, sc_pr_device_of(s->m, c->stream), SC_RP_NONBLOCKING)) < 0)
             return -1;
         if (dep >= 0 && sc_rp_stream_wait_op(s->g, t, *cs, dep) < 0)
             return -1;
@@ -499,7 +210,7 @@ static int copy_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
    one it moves (from the finding's first call on: scen.pipe). */
 static int pipeable(const scen *s, const sc_pr_call *c)
 {
-    return c->bytes >= SC_PR_PIPE_MIN && copy_ns(s->m, c) > 0 && c->stream < s->m->nstreams;
+    return c->bytes >= SC_PR_PIPE_MIN && sc_pr_copy_ns(s->m, c) > 0 && c->stream < s->m->nstreams;
 }
 
 static int piped(const scen *s, const sc_pr_call *c)
@@ -523,7 +234,7 @@ static void note_upload(const tstate *ts, copyst *cs, const sc_pr_call *c, size_
 /* Thread t's copy streams for c's device: their index in scen.up, .down. */
 static size_t copy_slot(const scen *s, int t, const sc_pr_call *c)
 {
-    uint32_t dev = device_of(s->m, c->stream);
+    uint32_t dev = sc_pr_device_of(s->m, c->stream);
     return (size_t)t * s->m->ndevices + (dev < s->m->ndevices ? dev : 0);
 }
 
@@ -537,9 +248,9 @@ static size_t copy_slot(const scen *s, int t, const sc_pr_call *c)
    wk: the thread's work array, i the call's index in it; cs: its copy
    state (op, the replay operation of each copy; front, for each upload,
    the stream's last operation when the next upload came). */
-static int piped_copy(scen *s, int t, tstate *ts, const sc_pr_call *c, const work *wk, size_t i, copyst *cs)
+static int piped_copy(scen *s, int t, tstate *ts, const sc_pr_call *c, const sc_pr_work *wk, size_t i, copyst *cs)
 {
-    uint32_t dev = device_of(s->m, c->stream);
+    uint32_t dev = sc_pr_device_of(s->m, c->stream);
     size_t k = copy_slot(s, t, c);
     int d2h = c->dir == SC_PR_D2H, *x = d2h ? &s->down[k] : &s->up[k];
     if (*x < 0 && (*x = sc_rp_stream(s->g, dev, SC_RP_NONBLOCKING)) < 0)
@@ -592,7 +303,7 @@ static int wait_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
             dropped_wait(ts, ts->last_op, ts->last_stream, ts->last_d2h);
         else if (c->what == SC_PR_WAIT_DEVICE)   /* what it waited for on each of the thread's streams */
             for (uint32_t j = 0; j < s->m->nstreams; j++)
-                if (ts->last_on[j] >= 0 && device_of(s->m, j) == device_of(s->m, c->stream))
+                if (ts->last_on[j] >= 0 && sc_pr_device_of(s->m, j) == sc_pr_device_of(s->m, c->stream))
                     dropped_wait(ts, ts->last_on[j], stream_for(s, (size_t)t, j), ts->d2h_on[j]);
     } else {
         if (c->what == SC_PR_WAIT_STREAM)
@@ -602,7 +313,7 @@ static int wait_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
         else if (c->what == SC_PR_WAIT_DEVICE && (fx & (1u << SC_PR_FIX_STREAM)))
             rc = ts->last_stream >= 0 ? sc_rp_wait_stream(s->g, t, ts->last_stream) : 0;
         else if (c->what == SC_PR_WAIT_DEVICE)
-            rc = sc_rp_wait_device(s->g, t, device_of(s->m, c->stream));
+            rc = sc_rp_wait_device(s->g, t, sc_pr_device_of(s->m, c->stream));
     }
     return rc < 0 || sc_rp_cpu(s->g, t, c->t1 - c->t0 - c->wait_ns) < 0;
 }
@@ -615,8 +326,8 @@ static int wait_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
    would be done by the wait, and the replay would miss the wait's time. */
 static double backlog(const sc_pr_model *m, const sc_pr_call *c, double fast)
 {
-    if (!waits(c) || !c->wait_ns || (c->what != SC_PR_WAIT_DEVICE && c->stream != c->sub_stream) ||
-        device_of(m, c->stream) != device_of(m, c->sub_stream))
+    if (!sc_pr_waits(c) || !c->wait_ns || (c->what != SC_PR_WAIT_DEVICE && c->stream != c->sub_stream) ||
+        sc_pr_device_of(m, c->stream) != sc_pr_device_of(m, c->sub_stream))
         return 0;   /* it waited for other work than theirs */
     return (double)c->wait_ns < fast ? (double)c->wait_ns : fast;
 }
@@ -641,7 +352,7 @@ static int first_touch(scen *s, const sc_pr_thread *th, int rt)
 /* A recorded submission, w[i] its work: an async copy to or from pinned
    memory runs on its copy engine, beside kernels and the other direction's
    copies (or goes to a copy stream: piped_copy); a kernel on the device. */
-static int submit_call(scen *s, int rt, tstate *ts, const work *w, size_t i, int st, copyst *cs)
+static int submit_call(scen *s, int rt, tstate *ts, const sc_pr_work *w, size_t i, int st, copyst *cs)
 {
     const sc_pr_call *c = &s->m->threads[rt].calls[i];
     int rc = 0;
@@ -682,19 +393,20 @@ static int submit_call(scen *s, int rt, tstate *ts, const work *w, size_t i, int
 #define SHADOW_READ_BYTES 4096
 static int shadowed(const scen *s, const tstate *ts, const sc_pr_call *c)
 {
-    if (!waits(c) || c->t0 > ts->shadow_until || (c->wait_ns >= SHADOW_WAIT_NS && c->wait_ns * 10 >= ts->shadow_of))
+    if (!sc_pr_waits(c) || c->t0 > ts->shadow_until ||
+        (c->wait_ns >= SHADOW_WAIT_NS && c->wait_ns * 10 >= ts->shadow_of))
         return 0;
     for (int k = 0; k < 2; k++)
         if (c->finding[k] && c->finding[k] <= s->m->nfindings &&
             s->m->findings[c->finding[k] - 1].fix != SC_PR_FIX_NO_WAIT)
             return 0;
-    return !copies(c) || (c->dir == SC_PR_D2H && c->bytes <= SHADOW_READ_BYTES);
+    return !sc_pr_copies(c) || (c->dir == SC_PR_D2H && c->bytes <= SHADOW_READ_BYTES);
 }
 
 /* Call i of thread t, as the scenario's fixes make it (after the host time
    and the fast path's work before it).  read_gone: the stream + 1 of a read
    to the host the fix dropped just before, else 0. */
-static int call_step(scen *s, size_t t, tstate *ts, const work *w, size_t i, copyst *cs, uint64_t *read_gone)
+static int call_step(scen *s, size_t t, tstate *ts, const sc_pr_work *w, size_t i, copyst *cs, uint64_t *read_gone)
 {
     const sc_pr_call *c = &s->m->threads[t].calls[i];
     int rt = (int)t, rc = 0;
@@ -705,15 +417,24 @@ static int call_step(scen *s, size_t t, tstate *ts, const work *w, size_t i, cop
        the read the fix does not make takes that wait along.  A wait for its
        stream or the device with nothing submitted since, as settle.c tells
        such a read (SC_HELD_READ) */
+    int shadow = 0;
     if (*read_gone && !c->nsub &&
-        ((c->what == SC_PR_WAIT_STREAM && *read_gone == c->stream + 1) || c->what == SC_PR_WAIT_DEVICE))
+        ((c->what == SC_PR_WAIT_STREAM && *read_gone == c->stream + 1) || c->what == SC_PR_WAIT_DEVICE)) {
         fx |= 1u << SC_PR_FIX_NO_WAIT;
-    if (shadowed(s, ts, c))
+        shadow = ts->read_shadowed;
+    }
+    if (!(fx & (1u << SC_PR_FIX_NO_WAIT)) && shadowed(s, ts, c)) {
         fx |= 1u << SC_PR_FIX_NO_WAIT;
+        s->nshadow++;
+        shadow = 1;
+    }
+    if (shadow && s->taken)
+        s->taken[&w[i] - s->w0] = 1;
+    ts->read_shadowed = shadow;
     int gone = (fx & (1u << SC_PR_FIX_NO_WAIT)) && !(fx & (1u << SC_PR_FIX_PIN));
-    if (waits(c) && gone)
+    if (sc_pr_waits(c) && gone)
         ts->shadow_of = c->t0 <= ts->shadow_until && ts->shadow_of > c->wait_ns ? ts->shadow_of : c->wait_ns;
-    if (waits(c))
+    if (sc_pr_waits(c))
         ts->shadow_until = gone ? c->t1 + SHADOW_GAP_NS : 0;
     *read_gone = gone && c->dir == SC_PR_D2H &&
                  (c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC) ? c->stream + 1 : 0;
@@ -744,7 +465,7 @@ static int call_step(scen *s, size_t t, tstate *ts, const work *w, size_t i, cop
 
 /* Thread t's steps; its replay thread is t (made beforehand, so that a
    join can name a thread built later). */
-static int build_thread(scen *s, size_t t, const work *w)
+static int build_thread(scen *s, size_t t, const sc_pr_work *w)
 {
     const sc_pr_thread *th = &s->m->threads[t];
     if (!th->n)
@@ -825,10 +546,10 @@ static const sc_rp_stream_kind kinds[] = {
 };
 
 /* Replays one scenario; its end relative to the origin, or -1. */
-static int64_t replay(const sc_pr_model *m, const work *w, const size_t *base, uint64_t origin, long only,
-                      int *stalled)
+static int64_t replay(const sc_pr_model *m, const sc_pr_work *w, const size_t *base, uint64_t origin, long only,
+                      int *stalled, uint32_t *nshadow, uint8_t *taken)
 {
-    scen s = {.m = m, .origin = origin, .only = only, .g = sc_rp_new()};
+    scen s = {.m = m, .origin = origin, .only = only, .g = sc_rp_new(), .w0 = w, .taken = taken};
     s.stream = malloc((m->nstreams + 1) * sizeof *s.stream);
     s.own = malloc((m->nthreads * m->ndevices + 1) * sizeof *s.own);
     s.copy = malloc((m->nthreads + 1) * sizeof *s.copy);
@@ -877,6 +598,8 @@ static int64_t replay(const sc_pr_model *m, const work *w, const size_t *base, u
     if (rc)
         return -1;
     *stalled |= r.stalled;
+    if (nshadow)
+        *nshadow = s.nshadow;
     return (int64_t)r.end_ns;
 }
 
@@ -884,9 +607,10 @@ static int64_t replay(const sc_pr_model *m, const work *w, const size_t *base, u
    saving and its share of theirs by the time its calls held the host: a
    wait's, or a blocking copy's whole call, whose copy the fix may not
    make at all (a read of a result kept on the GPU), not only its wait for
-   the stream. */
-static int price_joint(const sc_pr_model *m, const work *w, const size_t *base, uint64_t origin, int64_t b,
-                       sc_pr_result *out)
+   the stream.  A call another finding's fix took along (taken: shadowed)
+   is in that one's saving already, and counts for none. */
+static int price_joint(const sc_pr_model *m, const sc_pr_work *w, const size_t *base, uint64_t origin, int64_t b,
+                       const uint8_t *taken, sc_pr_result *out)
 {
     double *waited = calloc(m->nfindings + 1, sizeof *waited), total = 0;
     if (!waited)
@@ -895,14 +619,15 @@ static int price_joint(const sc_pr_model *m, const work *w, const size_t *base, 
         for (size_t i = 0; i < m->threads[t].n; i++) {
             const sc_pr_call *c = &m->threads[t].calls[i];
             for (int k = 0; k < 2; k++)
-                if (c->finding[k] && c->finding[k] <= m->nfindings && m->findings[c->finding[k] - 1].joint)
-                    waited[c->finding[k] - 1] += (double)(copies(c) ? c->t1 - c->t0 : c->wait_ns);
+                if (c->finding[k] && c->finding[k] <= m->nfindings && m->findings[c->finding[k] - 1].joint &&
+                    !(taken && taken[base[t] + i]))
+                    waited[c->finding[k] - 1] += (double)(sc_pr_copies(c) ? c->t1 - c->t0 : c->wait_ns);
         }
     for (size_t f = 0; f < m->nfindings; f++)
         total += waited[f];
     int rc = 0;
     if (total > 0) {
-        int64_t e = replay(m, w, base, origin, -3, &out->stalled);
+        int64_t e = replay(m, w, base, origin, -3, &out->stalled, NULL, NULL);
         rc = e < 0;
         double joint = !rc && e < b ? (double)(b - e) : 0;
         for (size_t f = 0; f < m->nfindings; f++) {
@@ -913,24 +638,6 @@ static int price_joint(const sc_pr_model *m, const work *w, const size_t *base, 
     }
     free(waited);
     return rc;
-}
-
-/* The findings of the "everything fixed" run: a candidate the report
-   leaves out for saving too little (keep_bp of the time its share is of:
-   the range's, the steady loop's where it is in it, else the window's; and
-   keep_ns) is not in it.  A copy of m's, or NULL. */
-static sc_pr_finding *all_fixed(const sc_pr_model *m, const sc_pr_result *out)
-{
-    sc_pr_finding *f = malloc((m->nfindings + 1) * sizeof *f);
-    for (size_t i = 0; f && i < m->nfindings; i++) {
-        f[i] = m->findings[i];
-        uint64_t of = m->scope_ns ? m->scope_ns
-                    : out->loop_ns && !(out->before_loop && out->before_loop[i]) ? out->loop_ns : out->window_ns;
-        if (f[i].keep_bp && (out->saving[i] < f[i].keep_ns ||
-                             (unsigned __int128)out->saving[i] * 10000 < (unsigned __int128)of * f[i].keep_bp))
-            f[i].in_all = 0;
-    }
-    return f;
 }
 
 int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
@@ -945,10 +652,13 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
         if (th->calls[th->n - 1].t1 > end)
             end = th->calls[th->n - 1].t1;
     }
-    for (size_t f = 0; f < m->nfindings; f++)
+    for (size_t f = 0; f < m->nfindings; f++) {
         out->saving[f] = 0;
-    for (size_t f = 0; out->before_loop && f < m->nfindings; f++)
-        out->before_loop[f] = 0;
+        if (out->before_loop)
+            out->before_loop[f] = 0;
+        if (out->shadowed)
+            out->shadowed[f] = 0;
+    }
     out->window_ns = out->model_ns = out->fixed_ns = out->loop_ns = 0;
     out->stalled = 0;
     if (origin == UINT64_MAX || !m->nstreams)
@@ -957,11 +667,13 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
     if (sc_pr_find_loop(m, origin, end, out))
         return -1;
     size_t ncalls = 0;
-    work *w = attribute(m, &ncalls);
+    sc_pr_work *w = sc_pr_attribute(m, &ncalls);
     size_t *base = calloc(m->nthreads + 1, sizeof *base);
-    if (!w || !base) {
+    uint8_t *taken = calloc(ncalls + 1, 1);
+    if (!w || !base || !taken) {
         free(w);
         free(base);
+        free(taken);
         return -1;
     }
     int rc = 0;
@@ -973,27 +685,29 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
             w[base[t] + i].ru = ru[i];
         free(ru);
     }
-    int64_t b = rc ? -1 : replay(m, w, base, origin, -1, &out->stalled);
+    int64_t b = rc ? -1 : replay(m, w, base, origin, -1, &out->stalled, NULL, NULL);
     rc = b < 0;
     out->model_ns = b > 0 ? (uint64_t)b : 0;
     for (size_t f = 0; !rc && f < m->nfindings; f++) {
         if (m->findings[f].fix == SC_PR_FIX_NONE)
             continue;
-        int64_t e = replay(m, w, base, origin, (long)f, &out->stalled);
+        int64_t e = replay(m, w, base, origin, (long)f, &out->stalled, out->shadowed ? &out->shadowed[f] : NULL,
+                           taken);
         rc = e < 0;
         out->saving[f] = !rc && e < b ? (uint64_t)(b - e) : 0;
     }
     if (!rc)
-        rc = price_joint(m, w, base, origin, b, out);
-    sc_pr_finding *kept = rc ? NULL : all_fixed(m, out);
+        rc = price_joint(m, w, base, origin, b, taken, out);
+    sc_pr_finding *kept = rc ? NULL : sc_pr_all_fixed(m, out);
     sc_pr_model km = *m;
     km.findings = kept;
     rc |= !kept;
-    int64_t all = rc ? -1 : replay(&km, w, base, origin, -2, &out->stalled);
+    int64_t all = rc ? -1 : replay(&km, w, base, origin, -2, &out->stalled, NULL, NULL);
     free(kept);
     rc |= all < 0;
     out->fixed_ns = all > 0 ? (uint64_t)all : 0;
     free(w);
     free(base);
+    free(taken);
     return rc ? -1 : 0;
 }

@@ -154,6 +154,8 @@ typedef struct sc_pr_result {
     uint64_t *saving;     /* per finding (caller's array of nfindings) */
     uint8_t *before_loop; /* per finding (caller's array, or NULL): 1 where all its calls end
                              before the loop (the set-up's) */
+    uint32_t *shadowed;   /* per finding (caller's array, or NULL): the waits right after its
+                             calls that its own fix took along (found the GPU drained by them) */
     int stalled;          /* a replay could not finish (a wait for work never queued) */
 } sc_pr_result;
 
@@ -174,6 +176,10 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out);
    out->before_loop from the findings' calls in [origin, end].  0, or -1
    when out of memory. */
 int sc_pr_find_loop(const sc_pr_model *m, uint64_t origin, uint64_t end, sc_pr_result *out);
+/* The findings of the "everything fixed" run (pricing_loop.c): a copy of
+   m's, without the candidates the report leaves out for saving too little;
+   NULL when out of memory. */
+sc_pr_finding *sc_pr_all_fixed(const sc_pr_model *m, const sc_pr_result *out);
 
 /* A copy's buffer (pricing_copies.c), for SC_PR_FIX_PIPELINE: prev, the
    thread's latest earlier copy whose device range overlaps this one's (its
@@ -190,5 +196,45 @@ int sc_pr_is_copy(const sc_pr_call *c);
 /* Each of th's calls' sc_pr_reuse (malloc'd, th->n of them), or NULL when
    out of memory. */
 sc_pr_reuse *sc_pr_plan_copies(const sc_pr_thread *th);
+
+/* pricing.c and pricing_attribute.c, the model's two parts: */
+/* Per call of every actor: the GPU work of the submissions the fast path
+   let through before it (fast), and of its own submission (self), in ns. */
+typedef struct sc_pr_work {
+    double fast, self;
+    sc_pr_reuse ru;   /* its copy's buffer, for SC_PR_FIX_PIPELINE (sc_pr_plan_copies) */
+} sc_pr_work;
+
+static inline int sc_pr_waits(const sc_pr_call *c)
+{
+    return c->what == SC_PR_WAIT_STREAM || c->what == SC_PR_WAIT_DEVICE || c->what == SC_PR_WAIT_EVENT ||
+           c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC;
+}
+
+static inline int sc_pr_copies(const sc_pr_call *c)
+{
+    return c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC;
+}
+
+static inline uint32_t sc_pr_device_of(const sc_pr_model *m, uint32_t stream)
+{
+    return stream < m->nstreams ? m->streams[stream].device : 0;
+}
+
+/* A recorded async copy's own time at the device's pinned rate, where it
+   is known (else 0: it shares the GPU's time by count, as work). */
+static inline double sc_pr_copy_ns(const sc_pr_model *m, const sc_pr_call *c)
+{
+    uint32_t d = sc_pr_device_of(m, c->stream);
+    if ((c->dir != SC_PR_H2D && c->dir != SC_PR_D2H) || !c->bytes || d >= m->ndevices)
+        return 0;
+    double r = m->devices[d].rate[c->dir];
+    return r > 0 ? (double)c->bytes / r : 0;
+}
+
+/* The GPU's busy time to every actor's calls (pricing_attribute.c): an
+   array of one work per call, threads one after another; NULL when out of
+   memory. */
+sc_pr_work *sc_pr_attribute(const sc_pr_model *m, size_t *ncalls_out);
 
 #endif /* SC_PRICING_H */

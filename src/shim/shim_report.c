@@ -401,6 +401,14 @@ static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
             snprintf(d, sizeof d, "%llu device synchronizations from this call site",
                      (unsigned long long)v->count);
         break;
+    case SC_RULE_SC403: {
+        uint32_t n = sc_price_shadowed(k);
+        if (n)
+            snprintf(d, sizeof d, "the price takes along %u wait(s) right after these (another read of the step, "
+                     "which found the GPU drained by this one and would wait in its place): it is saved only with "
+                     "those results kept on the GPU too", n);
+        break;
+    }
     case SC_RULE_SC601: {
         unsigned all = 0, legacy = 0;
         sc_cublas_summary(&all, &legacy);
