@@ -35,6 +35,7 @@ names them, and --list with --only lists them so):
   copy_pipeline        testapps/copy_pipeline: pieces uploaded, computed and
                        downloaded on one stream vs on copy streams (SC703)
   train_resnet         tests/corpus/python/train_resnet.py --pin-memory 0 vs 1 (SC203)
+  resnet_item          tests/corpus/python/train_resnet.py, pinned, vs --metrics-on-gpu (SC403)
   item_loop            tests/corpus/python/item_loop.py vs --metrics-on-gpu (SC403)
   gpt2_item            tests/corpus/python/gpt2_step.py vs --metrics-on-gpu (SC403)
   readback_loop        tests/corpus/python/readback_loop.py: a 64 MiB result read
@@ -187,6 +188,10 @@ def pair_table(a):
         Pair("train_resnet", "python", "train_resnet.py: DataLoader pin_memory 0 vs 1",
              py("train_resnet.py", "--pin-memory", 0, *resnet), py("train_resnet.py", "--pin-memory", 1, *resnet),
              "SC203", "images_per_s", "train_resnet.py", unit="step", batch=64, steps=50),
+        Pair("resnet_item", "python", "train_resnet.py, pinned: loss.item() every step vs --metrics-on-gpu",
+             py("train_resnet.py", "--pin-memory", 1, *resnet),
+             py("train_resnet.py", "--pin-memory", 1, "--metrics-on-gpu", *resnet),
+             "SC403", "images_per_s", "train_resnet.py", unit="step", batch=64, steps=50),
         Pair("item_loop", "python", "item_loop.py: loss and accuracy .item() every step vs --metrics-on-gpu",
              py("item_loop.py", *item), py("item_loop.py", "--metrics-on-gpu", *item),
              "SC403", "images_per_s", "item_loop.py", unit="step", batch=128, steps=220),

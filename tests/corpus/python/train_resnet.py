@@ -7,7 +7,7 @@ CrossEntropyLoss, and loss.item() every step.
 
     python3 train_resnet.py [--pin-memory {0,1}] [--steps N] [--warmup N]
                             [--deterministic] [--samples N] [--batch-size N]
-                            [--torch-profiler]
+                            [--torch-profiler] [--metrics-on-gpu]
 
 stdout: loss_sum=..., loss_hex=... (the float64 sum of every step's
 loss.item(); with --deterministic it is the same run to run, with or
@@ -24,6 +24,9 @@ non_blocking copy at the "# corpus: SC203" line is not asynchronous.
 With --torch-profiler the whole loop runs inside torch.profiler (GPU
 activity only): what CUPTI's tracing costs this loop when PyTorch's own
 profiler does it, beside streamcheck --measure.
+With --metrics-on-gpu the loss is summed on the GPU (in float64, as
+Python's float sums loss.item()) and read once, after the loop: the fix of
+the SC403 at loss.item(), bench/price_check.py's resnet_item pair.
 Exits 77 without torch or a GPU.
 """
 import argparse
@@ -87,6 +90,8 @@ def main():
     p.add_argument("--workers", type=int, default=4)
     p.add_argument("--deterministic", action="store_true")
     p.add_argument("--torch-profiler", action="store_true")
+    p.add_argument("--metrics-on-gpu", action="store_true",
+                   help="sum the loss on the GPU and read it once, after the loop")
     args = p.parse_args()
 
     if args.deterministic:
@@ -139,6 +144,8 @@ STEP_ENDS = []  # when each timed step ended (loss.item() waits for it)
 def loop(args, model, optimizer, criterion, loader, total):
     step = 0
     loss_sum = 0.0
+    if args.metrics_on_gpu:
+        loss_acc = torch.zeros((), dtype=torch.float64, device="cuda")
     t0 = None
     ends = STEP_ENDS
     while step < total:
@@ -154,7 +161,10 @@ def loop(args, model, optimizer, criterion, loader, total):
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
-            loss_sum += loss.item()  # corpus: SC403
+            if args.metrics_on_gpu:
+                loss_acc += loss.detach()
+            else:
+                loss_sum += loss.item()  # corpus: SC403
             step += 1
             if step > args.warmup:
                 ends.append(time.clock_gettime_ns(time.CLOCK_MONOTONIC))
@@ -163,6 +173,8 @@ def loop(args, model, optimizer, criterion, loader, total):
     torch.cuda.synchronize()
     t1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
     SELF_AT[1] = SELF_NS() if SELF_NS else 0
+    if args.metrics_on_gpu:
+        loss_sum = loss_acc.item()
     return loss_sum, t0, t1
 
 
