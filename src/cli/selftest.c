@@ -36,6 +36,7 @@
 
 typedef struct app {
     char name[128];
+    char label[160];       /* name, with its arguments if any: host_sync_loop[6,4,4,cpu] (one word) */
     char where[8];         /* any, gpu, sim */
     char expect[PATH_MAX + 256]; /* "" = none required (expect=-) */
     char *env[MAX_ENV];
@@ -75,6 +76,12 @@ static int parse_line(char *line, app *a, const char *dir)
             return -1;
         }
     }
+    /* An app listed twice with other arguments: its lines told apart. */
+    size_t n = (size_t)snprintf(a->label, sizeof a->label, "%s", a->name);
+    for (int i = 0; i < a->nargs && n < sizeof a->label; i++)
+        n += (size_t)snprintf(a->label + n, sizeof a->label - n, "%c%s", i ? ',' : '[', a->args[i]);
+    if (a->nargs && n < sizeof a->label)
+        snprintf(a->label + n, sizeof a->label - n, "]");
     return 1;
 }
 
@@ -277,7 +284,7 @@ static int skipped_itself(const app *a, const char *simdir, const char *expected
         fclose(f);
     line[strcspn(line, "\r\n")] = 0;
     const char *why = !strncmp(line, "SKIP: ", 6) ? line + 6 : line;
-    printf("%-32s %-5s %-28s %-28s skip (%s)\n", a->name, simdir ? "sim" : "gpu", expected, "-", why);
+    printf("%-32s %-5s %-28s %-28s skip (%s)\n", a->label, simdir ? "sim" : "gpu", expected, "-", why);
     return 1;
 }
 
@@ -342,12 +349,12 @@ static int one(const app *a, const char *appdir, const char *self, const char *s
     char expected[256];
     expected_summary(a->expect, expected, sizeof expected);
     if ((!strcmp(a->where, "gpu") && simdir) || (!strcmp(a->where, "sim") && !simdir)) {
-        printf("%-32s %-5s %-28s %-28s %s\n", a->name, a->where, expected, "-",
+        printf("%-32s %-5s %-28s %-28s %s\n", a->label, a->where, expected, "-",
                simdir ? "skip (needs a GPU)" : "skip (simulator only)");
         return 2;
     }
     if (!mkdtemp(dir)) {
-        printf("%-32s cannot create a temporary directory: %s\n", a->name, strerror(errno));
+        printf("%-32s cannot create a temporary directory: %s\n", a->label, strerror(errno));
         return 1;
     }
     char pout[PATH_MAX], perr[PATH_MAX], sout[PATH_MAX], serr[PATH_MAX];
@@ -370,7 +377,7 @@ static int one(const app *a, const char *appdir, const char *self, const char *s
     found_summary(r, found, sizeof found);
     FILE *diff = tmpfile();
     judge(a, st1, st2, timeout, pout, sout, r, files, err, diff, why, sizeof why);
-    printf("%-32s %-5s %-28s %-28s %s\n", a->name, simdir ? "sim" : "gpu", expected, found,
+    printf("%-32s %-5s %-28s %-28s %s\n", a->label, simdir ? "sim" : "gpu", expected, found,
            why[0] ? "FAIL" : "pass");
     if (why[0])
         print_failure(why, diff, serr);
