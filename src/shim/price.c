@@ -38,6 +38,7 @@ static struct {
     uint64_t *saving;          /* per model finding; the last one is SC103's */
     uint8_t *before;           /* per model finding: all its calls before the steady loop */
     uint32_t *shadowed;        /* per model finding: the waits its fix took along */
+    uint8_t *dropped;          /* per model finding: under its keep bar (sc_price_keep_bp) */
     sc_pr_result res;
     int source;                /* SC_PRICE_* */
 } P;
@@ -256,7 +257,8 @@ void sc_price_run(void)
     P.saving = calloc(nf, sizeof *P.saving);
     P.before = calloc(nf, sizeof *P.before);
     P.shadowed = calloc(nf, sizeof *P.shadowed);
-    if (!f || !dev || !P.saving || !P.before || !P.shadowed) {
+    P.dropped = calloc(nf, sizeof *P.dropped);
+    if (!f || !dev || !P.saving || !P.before || !P.shadowed || !P.dropped) {
         free(dev);
         if (f)
             m->findings = f;
@@ -310,6 +312,7 @@ void sc_price_run(void)
     P.res.saving = P.saving;
     P.res.before_loop = P.before;
     P.res.shadowed = P.shadowed;
+    P.res.dropped = P.dropped;
     P.ok = sc_pr_price(m, &P.res) == 0;
     if (P.ok)
         dump(m, &P.res);
@@ -340,6 +343,12 @@ int sc_price_of(const sc_agg_key *k, uint64_t *saving)
         return 0;
     *saving = P.saving[i];
     return 1;
+}
+
+int sc_price_keeps(const sc_agg_key *k)
+{
+    long i = index_of(k);
+    return i >= 0 && P.m.findings[i].fix != SC_PR_FIX_NONE && !P.dropped[i];
 }
 
 uint32_t sc_price_shadowed(const sc_agg_key *k)

@@ -29,6 +29,9 @@ uint32_t sc_price_shadowed(const struct sc_agg_key *k);
    0 for the other rules.  SC703, a restructuring, at least 5%. */
 #define SC703_MIN_BP 500
 unsigned sc_price_keep_bp(unsigned rule);
+/* Whether the model priced the aggregate k at its bar or more (the report
+   keeps it; "everything fixed" fixes it): 0 below it, or unpriced. */
+int sc_price_keeps(const struct sc_agg_key *k);
 /* What moving every racing thread's legacy-stream work to streams of
    their own would save (SC103, all its call sites together). */
 uint64_t sc_price_sc103(void);

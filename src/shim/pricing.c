@@ -658,6 +658,8 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
             out->before_loop[f] = 0;
         if (out->shadowed)
             out->shadowed[f] = 0;
+        if (out->dropped)   /* unpriced: left out (sc_pr_all_fixed says once priced) */
+            out->dropped[f] = m->findings[f].keep_bp != 0;
     }
     out->window_ns = out->model_ns = out->fixed_ns = out->loop_ns = 0;
     out->stalled = 0;

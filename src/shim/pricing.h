@@ -156,6 +156,9 @@ typedef struct sc_pr_result {
                              before the loop (the set-up's) */
     uint32_t *shadowed;   /* per finding (caller's array, or NULL): the waits right after its
                              calls that its own fix took along (found the GPU drained by them) */
+    uint8_t *dropped;     /* per finding (caller's array, or NULL): 1 where it saves less than
+                             its keep_bp or keep_ns (or the run has no model): the report leaves
+                             it out, and "everything fixed" does not fix it */
     int stalled;          /* a replay could not finish (a wait for work never queued) */
 } sc_pr_result;
 
@@ -179,7 +182,7 @@ int sc_pr_find_loop(const sc_pr_model *m, uint64_t origin, uint64_t end, sc_pr_r
 /* The findings of the "everything fixed" run (pricing_loop.c): a copy of
    m's, without the candidates the report leaves out for saving too little;
    NULL when out of memory. */
-sc_pr_finding *sc_pr_all_fixed(const sc_pr_model *m, const sc_pr_result *out);
+sc_pr_finding *sc_pr_all_fixed(const sc_pr_model *m, sc_pr_result *out);
 
 /* A copy's buffer (pricing_copies.c), for SC_PR_FIX_PIPELINE: prev, the
    thread's latest earlier copy whose device range overlaps this one's (its

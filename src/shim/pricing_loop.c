@@ -100,17 +100,20 @@ int sc_pr_find_loop(const sc_pr_model *m, uint64_t origin, uint64_t end, sc_pr_r
 /* The findings of the "everything fixed" run: a candidate the report
    leaves out for saving too little (keep_bp of the time its share is of:
    the range's, the steady loop's where it is in it, else the window's; and
-   keep_ns) is not in it.  A copy of m's, or NULL. */
-sc_pr_finding *sc_pr_all_fixed(const sc_pr_model *m, const sc_pr_result *out)
+   keep_ns) is not in it, and is out->dropped.  A copy of m's, or NULL. */
+sc_pr_finding *sc_pr_all_fixed(const sc_pr_model *m, sc_pr_result *out)
 {
     sc_pr_finding *f = malloc((m->nfindings + 1) * sizeof *f);
     for (size_t i = 0; f && i < m->nfindings; i++) {
         f[i] = m->findings[i];
         uint64_t of = m->scope_ns ? m->scope_ns
                     : out->loop_ns && !(out->before_loop && out->before_loop[i]) ? out->loop_ns : out->window_ns;
-        if (f[i].keep_bp && (out->saving[i] < f[i].keep_ns ||
-                             (unsigned __int128)out->saving[i] * 10000 < (unsigned __int128)of * f[i].keep_bp))
+        int drop = f[i].keep_bp && (!of || out->saving[i] < f[i].keep_ns ||
+                                    (unsigned __int128)out->saving[i] * 10000 < (unsigned __int128)of * f[i].keep_bp);
+        if (drop)
             f[i].in_all = 0;
+        if (out->dropped)
+            out->dropped[i] = (uint8_t)drop;
     }
     return f;
 }

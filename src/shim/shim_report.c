@@ -291,21 +291,6 @@ static sc_cost_basis replay_basis(void)
     return source == SC_PRICE_MEASURED ? SC_COST_REPLAY_MEASURED : SC_COST_REPLAY;
 }
 
-/* What the share of the aggregate k is of: with --range, the time in the
-   range (as the report judges every finding, judge.c); else the steady
-   loop where the model found one, unless all k's calls came before it
-   (the set-up's: of the active window); 0 without a model. */
-static uint64_t share_window(const sc_agg_key *k)
-{
-    uint64_t window, model, fixed, loop = sc_price_loop();
-    int source;
-    if (!sc_price_window(&window, &model, &fixed, &source))
-        return 0;
-    if (sc_range_scope() && sc_range_scope_ns())
-        return sc_range_scope_ns();
-    return loop && !sc_price_before_loop(k) ? loop : window;
-}
-
 static void priced_cost(const sc_agg_key *k, sc_finding *f)
 {
     uint64_t saving, model, fixed;
@@ -318,17 +303,6 @@ static void priced_cost(const sc_agg_key *k, sc_finding *f)
         sc_price_window(&f->window_ns, &model, &fixed, &source);
 }
 
-/* Whether the model prices the aggregate k's fix at less than --warn-cost or
-   share_bp of the time its share is of (unpriced: yes). */
-static int saves_too_little(const sc_agg_key *k, uint64_t share_bp)
-{
-    uint64_t saving, window;
-    if (!sc_price_of(k, &saving) || !(window = share_window(k)))
-        return 1;
-    return saving < (uint64_t)sc_opt.warn_cost_us * 1000 ||
-           (unsigned __int128)saving * 10000 < (unsigned __int128)window * share_bp;
-}
-
 /* An SC403 candidate is a finding only when its call site waited three
    times or more (a wait in a loop: once or twice is set-up or the end) and
    not waiting there saves as much as a warning must (--warn-cost,
@@ -337,7 +311,7 @@ static int saves_too_little(const sc_agg_key *k, uint64_t share_bp)
    (libstreamcheck(7), SC403). */
 static int sc403_drops(const sc_agg_key *k, const sc_agg_val *v)
 {
-    return k->rule == SC_RULE_SC403 && (v->count < SC_FEW_CALLS || saves_too_little(k, sc_price_keep_bp(k->rule)));
+    return k->rule == SC_RULE_SC403 && (v->count < SC_FEW_CALLS || !sc_price_keeps(k));
 }
 
 /* An SC703 candidate (a stream's first pinned copy) is a finding only where
@@ -346,7 +320,7 @@ static int sc403_drops(const sc_agg_key *k, const sc_agg_val *v)
    proposing only where the model says it pays (libstreamcheck(7), SC703). */
 static int sc703_drops(const sc_agg_key *k)
 {
-    return k->rule == SC_RULE_SC703 && saves_too_little(k, sc_price_keep_bp(k->rule));
+    return k->rule == SC_RULE_SC703 && !sc_price_keeps(k);
 }
 
 static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)

@@ -38,6 +38,9 @@ static void busy(run *r, uint64_t a, uint64_t b)
         r->busy[r->nbusy++] = (sc_pr_span){a, b};
 }
 
+/* The last price()'s verdicts (sc_pr_result.dropped), per finding. */
+static uint8_t dropped[8];
+
 static sc_pr_result price(run *r, int nthreads, const sc_pr_stream *st, size_t nst, sc_pr_finding *f,
                           size_t nf, uint16_t legacy_finding, double pinned_rate, uint64_t *saving)
 {
@@ -47,7 +50,8 @@ static sc_pr_result price(run *r, int nthreads, const sc_pr_stream *st, size_t n
     sc_pr_device dev = {.busy = r->busy, .nbusy = r->nbusy, .known = 1, .rate = {0, pinned_rate, pinned_rate}};
     sc_pr_model m = {.threads = th, .nthreads = (size_t)nthreads, .streams = st, .nstreams = nst,
                      .devices = &dev, .ndevices = 1, .findings = f, .nfindings = nf};
-    sc_pr_result res = {.saving = saving};
+    ck_assert_uint_le(nf, sizeof dropped);
+    sc_pr_result res = {.saving = saving, .dropped = dropped};
     ck_assert_int_eq(sc_pr_price(&m, &res), 0);
     ck_assert_int_eq(res.stalled, 0);
     return res;
@@ -92,8 +96,9 @@ END_TEST
 /* The same steps, the waits a candidate that the report keeps only where
    it saves keep_bp of the window: 80 ms of 180 (44%) is kept at a 40% bar,
    and is then in the "everything fixed" run (100 ms), but not at a 50% bar
-   (the run as it was), nor at an absolute bar of 90 ms.  Its own saving is
-   priced either way. */
+   (the run as it was), nor at an absolute bar of 90 ms, where the result
+   says it is dropped, as the report then does.  Its own saving is priced
+   either way. */
 START_TEST(all_fixed_keeps_what_the_report_keeps)
 {
     static const struct { uint16_t bp; uint64_t ns; int kept; } bar[] = {
@@ -105,6 +110,7 @@ START_TEST(all_fixed_keeps_what_the_report_keeps)
     sc_pr_result res = price(r, 1, &st, 1, &f, 1, 0, 0, &saving);
     near(saving, 80 * MS + 10000);
     near(res.fixed_ns, bar[_i].kept ? 100 * MS : 180 * MS + 10000);
+    ck_assert_int_eq(dropped[0], !bar[_i].kept);   /* what the report keeps (price.c, sc_price_keeps) */
 }
 END_TEST
 
