@@ -227,11 +227,6 @@ static int query_ptds(sc_thread *t, int *finished)
     return query_mark(&t->ptds_active, CU_STREAM_PER_THREAD, finished);
 }
 
-int sc_query_ptds(sc_thread *t)
-{
-    return query_ptds(t, NULL);
-}
-
 /* ---------------------------------------------------- busy streams --- */
 static void q_stream(sc_stream *r, void *arg)
 {

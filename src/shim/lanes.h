@@ -40,7 +40,6 @@ unsigned sc_ctx_device(CUcontext c);
    seen idle. */
 void sc_unmark(_Atomic uint64_t *a, uint64_t tok);   /* clears it unless marked again */
 int sc_query_mark(_Atomic uint64_t *mark, CUstream h);   /* 1 busy; clears the mark when idle */
-int sc_query_ptds(sc_thread *t);   /* the calling thread's per-thread lane */
 void sc_mark_lane(sc_thread *t, sc_op *op);   /* the call gives its lane work */
 
 /* Which streams other than the caller's have unfinished work right now. */
