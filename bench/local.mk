@@ -59,7 +59,8 @@ EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/framework_lo
 	bench/price_check.py bench/step_timer.py tests/corpus/python/item_loop.py \
 	tests/corpus/python/readback_loop.py
 EXTRA_DIST += bench/exit_time.py bench/price_offline.py bench/data/h200-price-dumps.tar.xz \
-	bench/data/h200-price-dumps-2.tar.xz bench/data/h200-price-dumps-3.tar.xz
+	bench/data/h200-price-dumps-2.tar.xz bench/data/h200-price-dumps-3.tar.xz \
+	bench/data/h200-price-dumps-4.tar.xz
 $(SC_BENCH_CU): bench/%: $(srcdir)/bench/%.cu $(srcdir)/kernels/sc_kernels.cuh
 	@$(MKDIR_P) bench
 	$(NVCCAPP_V)$(NVCC) $(NVCCFLAGS) -cudart shared -o $@ $<

@@ -18,6 +18,9 @@ after a wait found drained by the .item() before it was priced with it
 by the build before, on a machine so loaded that the fixed loop's own host
 work ran 3 ms a step faster, which no model of the hazard's run can see)
 and SC403 left to reads of a few bytes (readback_loop, recorded before).
+bench/data/h200-price-dumps-4.tar.xz: a fourth, the build after those
+changes: train_resnet's loss.item() against the loss summed on the GPU
+(resnet_item) and host_sync_loop's two reads a step (host_sync_loop-item2).
 Each dump is replayed by bench/price_replay with this tree's model; the
 hazard's saving, against the one the dump recorded, scales the recorded
 estimate, and so its est/gain:
