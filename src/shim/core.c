@@ -682,7 +682,7 @@ static unsigned ablate_parse(const char *v)
             bits |= parts_off[i].bit;
         else
             sc_warn("STREAMCHECK_TEST_ABLATE: '%.*s' is not one of hb, slow, walk, rt, api, ext, ts, copy, "
-                    "parse; ignored", (int)n, v);
+                    "parse, drain; ignored", (int)n, v);
         v += n + (v[n] == ',');
     }
     if (bits)
