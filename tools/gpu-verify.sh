@@ -63,7 +63,8 @@
 #               many loops (a lent machine brings back eight)
 #   kinds       bench/train_bench.py, KPAIRS (5) pairs: measured mode with
 #               each of its record kinds off in turn (STREAMCHECK_TEST_ABLATE
-#               rt, api, ext, copy)
+#               rt, api, ext, copy), then item_loop's host phases a step
+#               under each, KROUNDS (2) rounds
 #   copies      SC703 on a GPU: copy_pipeline under streamcheck and checked
 #               against its expectations, its price against the fix
 #               (bench/price_check.py --only copy_pipeline), and
@@ -248,6 +249,22 @@ kinds)
     step "what measured mode's record kinds cost (${KPAIRS:-5} pairs)"
     python3 "$root/bench/train_bench.py" --pairs "${KPAIRS:-5}" --no-detect --ablate rt,api,ext,copy \
         >"$res/kinds.txt" 2>"$out/kinds.log"
+    # The host's own time a step under each arm: item_loop times its phases
+    # (prepare the batch, launch the step, read the metrics), and what a
+    # record kind adds inside the host's calls is what --measure's replay
+    # cannot tell from the program's own work (man libstreamcheck(7)).
+    echo "item_loop.py --steps 200 (medians a step, ms), ${KROUNDS:-2} rounds of each arm in turn:" >>"$res/kinds.txt"
+    for round in $(seq "${KROUNDS:-2}"); do
+        for arm in native measure rt api ext copy; do
+            set -- python3 "$root/tests/corpus/python/item_loop.py" --steps 200 --warmup 20 --deterministic
+            case $arm in
+            native) "$@" >/dev/null 2>"$res/k.err" ;;
+            measure) streamcheck --measure --log-level=quiet -- "$@" >/dev/null 2>"$res/k.err" ;;
+            *) STREAMCHECK_TEST_ABLATE=$arm streamcheck --measure --log-level=quiet -- "$@" >/dev/null 2>"$res/k.err" ;;
+            esac
+            echo "  $round ${arm}: $(grep -E '^(images_per_s|phase_)' "$res/k.err" | tr '\n' ' ')" >>"$res/kinds.txt"
+        done
+    done
     cat "$res/kinds.txt"; cp "$res/kinds.txt" "$out"/ ;;
 html)
     step "HTML reports of measured runs"
