@@ -7,7 +7,7 @@
 # per figure, the medians, the pairs' ratios and every run, and fails on a
 # figure the command does not print.  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..5"
+echo "1..6"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 graphs=$abs_top_builddir/bench/graphs
@@ -50,12 +50,22 @@ launches=$(awk '/^thread/ {t++; next} t == 1 && prev == 2 && $6 == 0 && $10 == 0
 [ "$slow" = 20 ] && [ "$launches" = 15 ]
 echo "$([ $? = 0 ] && echo ok || echo not ok) 3 - a capture after a wait stays on the fast path: 20 slow calls (got ${slow:-none}); each of the 15 graph launches recorded after its repetition's wait, the capture's 20 launches no submissions (got $launches)"
 
+# The profile's walk rows: every walk counted once among those whose depth
+# is told, never more frames needed than walked (a stack this short ends
+# before the walk's first want: each needs all it has, none more than
+# depth + 16).
+row() { sed -n "s/^ *$1  *\([0-9]*\)  *\([0-9]*\) frames .*/\1 \2/p" "$tmp/prof.err"; }
+walks=$(row 'call-site walks (native)') need=$(row "frames needed, to the program's depth-th")
+long=$(sed -n 's/^ *walks that needed more than depth + 16  *\([0-9]*\) .*/\1/p' "$tmp/prof.err")
+[ -n "$walks" ] && [ "${walks%% *}" -gt 0 ] && [ "$need" = "$walks" ] && [ "$long" = 0 ]
+echo "$([ $? = 0 ] && echo ok || echo not ok) 4 - profile: the frames each walk needed, for every walk (walks, frames: ${walks:-none}; needed: ${need:-none}; over depth + 16: ${long:-none})"
+
 # ThreadSanitizer's runtime, preloaded into the shell that runs
 # side-by-side.sh, crashes it: its figures are left to the other builds.
 case "$enable_sanitizers" in
 *thread*)
-    echo "ok 4 - side-by-side.sh # SKIP the shell does not run with ThreadSanitizer's runtime preloaded"
     echo "ok 5 - side-by-side.sh # SKIP the shell does not run with ThreadSanitizer's runtime preloaded"
+    echo "ok 6 - side-by-side.sh # SKIP the shell does not run with ThreadSanitizer's runtime preloaded"
     exit 0 ;;
 esac
 sc_sim env STREAMCHECK="$SC_CLI" sh "$abs_top_srcdir/bench/side-by-side.sh" graphs \
@@ -64,10 +74,10 @@ st=$?
 [ $st = 0 ] && [ "$(grep -c '^graphs  *\(capture\|launch\)_us  *native  *[0-9.]*  streamcheck  *[0-9.]*  ratio [0-9.]*  (median of 2)$' "$tmp/sbs.out")" = 2 ] &&
     [ "$(grep -c '^  pairs: ratio median [0-9.]*, min [0-9.]*, max [0-9.]* (2 pairs)$' "$tmp/sbs.out")" = 2 ] &&
     [ "$(grep -c '^  runs: native [0-9.]* [0-9.]* $' "$tmp/sbs.out")" = 2 ]
-echo "$([ $? = 0 ] && echo ok || echo not ok) 4 - side-by-side.sh: each figure's medians, its pairs' spread and its runs"
+echo "$([ $? = 0 ] && echo ok || echo not ok) 5 - side-by-side.sh: each figure's medians, its pairs' spread and its runs"
 sed 's/^/# /' "$tmp/sbs.out"
 
 sc_sim env STREAMCHECK="$SC_CLI" sh "$abs_top_srcdir/bench/side-by-side.sh" graphs \
     launch_us,nothing_us 1 -- "$graphs" 20 2 >"$tmp/bad.out" 2>"$tmp/bad.err"
 [ $? = 1 ] && grep -q "graphs: the command printed no nothing_us=" "$tmp/bad.err" && grep -q '^graphs  *launch_us' "$tmp/bad.out"
-echo "$([ $? = 0 ] && echo ok || echo not ok) 5 - side-by-side.sh fails on a figure the command does not print, after the others"
+echo "$([ $? = 0 ] && echo ok || echo not ok) 6 - side-by-side.sh fails on a figure the command does not print, after the others"

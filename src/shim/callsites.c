@@ -236,6 +236,14 @@ static uint64_t capture(sc_thread *t)
         want = (int)depth + WALK_MORE;
     }
     sc_prof_add(t, SC_PH_WALK, p0, walked);
+    if (SC_UNLIKELY(p0) && t) {
+        /* How deep the walk had to go: what a shorter first walk (want)
+           would save, or cost in second walks, on this program's stacks. */
+        unsigned need = own >= depth && nk ? keep[nk - 1] + 1 : (unsigned)(n > 0 ? n : 0);
+        t->prof[SC_PH_WALKNEED].calls++;
+        t->prof[SC_PH_WALKNEED].items += need;
+        t->prof[SC_PH_WALKLONG].calls += need > depth + 16;
+    }
 
     sc_frame_ref fr[64];
     unsigned nf = 0;

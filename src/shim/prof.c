@@ -66,6 +66,8 @@ static const struct {
     {SC_PH_POST, 1, "after the call (sc_post)", ""},
     {SC_PH_TRACK, 2, "state tracking", ""},
     {SC_PH_WALK, 2, "call-site walks (native)", "frames"},
+    {SC_PH_WALKNEED, 3, "frames needed, to the program's depth-th", "frames"},
+    {SC_PH_WALKLONG, 3, "walks that needed more than depth + 16", ""},
     {SC_PH_PYFRAMES, 2, "Python frames", "frames"},
     {SC_PH_COMMIT, 2, "findings committed", ""},
     {SC_PH_HB, 0, "pthread tracker, acquires and releases with a clock", "joined/published"},
@@ -160,7 +162,9 @@ static void print_profile(void)
         "% run");
     for (size_t r = 0; r < SC_ARRAY_LEN(rows); r++) {
         const sc_prof_cell *c = &a.c[rows[r].ph];
-        if (!c->calls && !c->items)
+        /* a count of walks shows its 0 beside the walks it counts among */
+        int zero_shown = rows[r].ph == SC_PH_WALKLONG && a.c[SC_PH_WALKNEED].calls;
+        if (!c->calls && !c->items && !zero_shown)
             continue;
         double t = (double)c->ticks * ns;
         char name[64];
