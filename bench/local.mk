@@ -58,7 +58,7 @@ EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/framework_lo
 	bench/side-by-side.sh bench/redirect.sh bench/train_bench.py bench/torch_train.py bench/redirect-torch.sh \
 	bench/price_check.py bench/step_timer.py tests/corpus/python/item_loop.py \
 	tests/corpus/python/readback_loop.py
-EXTRA_DIST += bench/exit_time.py bench/price_offline.py bench/data/h200-price-dumps.tar.xz \
+EXTRA_DIST += bench/exit_time.py bench/price_offline.py bench/pyframes_cost.py bench/data/h200-price-dumps.tar.xz \
 	bench/data/h200-price-dumps-2.tar.xz bench/data/h200-price-dumps-3.tar.xz \
 	bench/data/h200-price-dumps-4.tar.xz
 $(SC_BENCH_CU): bench/%: $(srcdir)/bench/%.cu $(srcdir)/kernels/sc_kernels.cuh
@@ -66,9 +66,12 @@ $(SC_BENCH_CU): bench/%: $(srcdir)/bench/%.cu $(srcdir)/kernels/sc_kernels.cuh
 	$(NVCCAPP_V)$(NVCC) $(NVCCFLAGS) -cudart shared -o $@ $<
 
 SC_HAVE_GPU = nvidia-smi -L >/dev/null 2>&1
-bench: bench/shim_cost$(EXEEXT) $(SC_BENCH_CU) src/streamcheck$(EXEEXT) src/libstreamcheck.la
+bench: bench/shim_cost$(EXEEXT) $(SC_BENCH_CU) src/streamcheck$(EXEEXT) src/libstreamcheck.la \
+		tests/pyframes/libpyprobe.la
 	@echo "== the shim's own cost per call (fake driver)"
 	@bench/shim_cost$(EXEEXT)
+	@echo "== reading a hazard's Python frames under a package's"
+	@python3 $(srcdir)/bench/pyframes_cost.py tests/pyframes/.libs/libpyprobe.so || true
 	@if $(SC_HAVE_GPU); then \
 	  . tests/env.sh; export STREAMCHECK="$$SC_CLI"; \
 	  echo "== launch overhead, native vs streamcheck"; \

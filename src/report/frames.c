@@ -286,13 +286,22 @@ long sc_callsite_primary(const sc_callsite *cs)
    path after one of these is the package's own path. */
 static const char *const py_lib_dirs[] = {"/site-packages/", "/dist-packages/", "/lib/python3"};
 
+/* Whether one of py_lib_dirs occurs in file: what strstr of each would
+   answer, in one pass over the path's slashes.  The shim asks this of every
+   Python frame it passes over on a hazard's path (pyframes.c), 30 or more
+   under a Hugging Face model, where three strstr calls over a path without
+   "/site-packages/" (Debian's dist-packages) cost several times as much. */
 int sc_pyframe_is_library(const char *file)
 {
     if (!file || file[0] == '<')   /* <frozen importlib._bootstrap>, <string> */
         return 1;
-    for (size_t i = 0; i < sizeof py_lib_dirs / sizeof py_lib_dirs[0]; i++)
-        if (strstr(file, py_lib_dirs[i]))
-            return 1;
+    for (const char *p = strchr(file, '/'); p; p = strchr(p + 1, '/')) {
+        for (size_t i = 0; i < sizeof py_lib_dirs / sizeof py_lib_dirs[0]; i++) {
+            const char *d = py_lib_dirs[i];   /* "/" then the rest */
+            if (p[1] == d[1] && !strncmp(p + 1, d + 1, strlen(d + 1)))
+                return 1;
+        }
+    }
     return 0;
 }
 

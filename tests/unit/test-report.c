@@ -743,6 +743,20 @@ START_TEST(via_frames)
     ck_assert_str_eq(sc_pyframe_libpath("/home/u/train.py"), "/home/u/train.py");
     ck_assert_int_eq(sc_pyframe_is_library("/home/u/train.py"), 0);
     ck_assert_int_eq(sc_pyframe_is_library("<string>"), 1);
+    /* what strstr of "/site-packages/", "/dist-packages/" or "/lib/python3" answers: a slash before, the
+       whole name after, anywhere in the path */
+    static const struct { const char *path; int lib; } paths[] = {
+        {"/usr/local/lib/python3.12/dist-packages/torch/nn/modules/module.py", 1},
+        {"/home/u/venv/lib64/site-packages/torch/optim/adam.py", 1},
+        {"/usr/lib64/python3.12/contextlib.py", 0},   /* lib64/python3: not /lib/python3 */
+        {"/opt/x/lib/python3", 1}, {"x/lib/python3.9/y.py", 1}, {"/lib/python2.7/y.py", 0},
+        {"site-packages/a.py", 0}, {"/a/site-packages", 0}, {"/a/site-packagesX/b.py", 0},
+        {"/x//dist-packages/y.py", 1}, {"/x/my-site-packages/y.py", 0}, {"/", 0}, {"", 0}, {"train.py", 0},
+        {"/work/site/packages/dist/x.py", 0}, {"/dist-packages/", 1},
+    };
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
+        ck_assert_msg(sc_pyframe_is_library(paths[i].path) == paths[i].lib, "%s: expected %d", paths[i].path,
+                      paths[i].lib);
     /* JSON: via is the index in python, null without one */
     char *j = render(r, SC_FMT_JSON);
     ck_assert_ptr_nonnull(strstr(j, "\"id\": \"00000000000000a1\",\n      \"primary\": null,\n      \"via\": 0,"));
