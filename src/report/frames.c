@@ -283,13 +283,15 @@ long sc_callsite_primary(const sc_callsite *cs)
 /* ------------------------------------------------------------ Python --- */
 
 /* Where installed packages and the standard library live: the part of a
-   path after one of these is the package's own path. */
-static const char *const py_lib_dirs[] = {"/site-packages/", "/dist-packages/", "/lib/python3"};
+   path after one of these is the package's own path.  The standard library
+   is lib/python3.X, or lib64/python3.X where Red Hat's distributions put it
+   (/usr/lib64/python3.12/contextlib.py). */
+static const char *const py_lib_dirs[] = {"/site-packages/", "/dist-packages/", "/lib/python3", "/lib64/python3"};
 
 /* Whether one of py_lib_dirs occurs in file: what strstr of each would
    answer, in one pass over the path's slashes.  The shim asks this of every
    Python frame it passes over on a hazard's path (pyframes.c), 30 or more
-   under a Hugging Face model, where three strstr calls over a path without
+   under a Hugging Face model, where a strstr for each over a path without
    "/site-packages/" (Debian's dist-packages) cost several times as much. */
 int sc_pyframe_is_library(const char *file)
 {
@@ -313,9 +315,10 @@ const char *sc_pyframe_libpath(const char *file)
     for (size_t i = 0; i < 2; i++)
         if ((p = strstr(file, py_lib_dirs[i])))
             return p + strlen(py_lib_dirs[i]);
-    /* the standard library: after lib/python3.X/ */
-    if ((p = strstr(file, py_lib_dirs[2])) && (p = strchr(p + 1, '/')) && (p = strchr(p + 1, '/')) && p[1])
-        return p + 1;
+    /* the standard library: after lib/python3.X/ or lib64/python3.X/ */
+    for (size_t i = 2; i < 4; i++)
+        if ((p = strstr(file, py_lib_dirs[i])) && (p = strchr(p + 1, '/')) && (p = strchr(p + 1, '/')) && p[1])
+            return p + 1;
     return file;
 }
 

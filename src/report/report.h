@@ -467,8 +467,8 @@ long sc_callsite_shown(const sc_callsite *cs, int *py);
    or -1. */
 long sc_callsite_via(const sc_callsite *cs);
 /* Whether a Python file is an installed package's (site-packages,
-   dist-packages) or the standard library's (lib/python3.X, <frozen ...>),
-   not the program's own. */
+   dist-packages) or the standard library's (lib/python3.X, lib64/python3.X,
+   <frozen ...>), not the program's own. */
 int sc_pyframe_is_library(const char *file);
 /* Its path inside site-packages (lightning/fabric/utilities/apply_func.py)
    or the standard library (contextlib.py); else file itself. */

@@ -741,14 +741,16 @@ START_TEST(via_frames)
     ck_assert_str_eq(sc_pyframe_libpath("/usr/lib/python3.12/contextlib.py"), "contextlib.py");
     ck_assert_str_eq(sc_pyframe_libpath("/x/dist-packages/torch/_tensor.py"), "torch/_tensor.py");
     ck_assert_str_eq(sc_pyframe_libpath("/home/u/train.py"), "/home/u/train.py");
+    ck_assert_str_eq(sc_pyframe_libpath("/usr/lib64/python3.12/contextlib.py"), "contextlib.py");
+    ck_assert_str_eq(sc_pyframe_libpath("/usr/lib64/python3.12/site-packages/numpy/core.py"), "numpy/core.py");
     ck_assert_int_eq(sc_pyframe_is_library("/home/u/train.py"), 0);
     ck_assert_int_eq(sc_pyframe_is_library("<string>"), 1);
-    /* what strstr of "/site-packages/", "/dist-packages/" or "/lib/python3" answers: a slash before, the
-       whole name after, anywhere in the path */
+    /* what strstr of "/site-packages/", "/dist-packages/", "/lib/python3" or "/lib64/python3" answers: a
+       slash before, the whole name after, anywhere in the path */
     static const struct { const char *path; int lib; } paths[] = {
         {"/usr/local/lib/python3.12/dist-packages/torch/nn/modules/module.py", 1},
         {"/home/u/venv/lib64/site-packages/torch/optim/adam.py", 1},
-        {"/usr/lib64/python3.12/contextlib.py", 0},   /* lib64/python3: not /lib/python3 */
+        {"/usr/lib64/python3.12/contextlib.py", 1}, {"/usr/lib32/python3.12/x.py", 0},
         {"/opt/x/lib/python3", 1}, {"x/lib/python3.9/y.py", 1}, {"/lib/python2.7/y.py", 0},
         {"site-packages/a.py", 0}, {"/a/site-packages", 0}, {"/a/site-packagesX/b.py", 0},
         {"/x//dist-packages/y.py", 1}, {"/x/my-site-packages/y.py", 0}, {"/", 0}, {"", 0}, {"train.py", 0},
