@@ -25,6 +25,7 @@
 #include "core.h"
 #include "lanes.h"
 #include "memclass.h"
+#include "pricing.h"
 #include "shim.h"
 #include "thread.h"
 
@@ -55,12 +56,11 @@ void sc_detect_stream_sync(sc_thread *t, sc_op *op, const sc_facts *f);   /* SC4
 void sc_detect_event_sync(sc_op *op);   /* SC402 */
 void sc_detect_ctx_sync(sc_thread *t, sc_op *op);   /* SC401, SC402 */
 void sc_detect_waited(sc_op *op, uint64_t waited_ns);   /* SC403, after the call */
-/* A copy to the host of a result's few bytes (SC403_READ_MAX or less: a
+/* A copy to the host of a result's few bytes (SC_PR_READ_MAX or less: a
    loss, a count, a flag), which the program could keep on the GPU. */
-#define SC403_READ_MAX 4096
 static inline int sc_detect_small_read(const sc_op *op)
 {
-    return op->dir == SC_DIR_D2H && op->bytes <= SC403_READ_MAX;
+    return op->dir == SC_DIR_D2H && op->bytes <= SC_PR_READ_MAX;
 }
 /* detect_queue.c */
 void sc_detect_queues(sc_thread *t, sc_op *op);   /* SC701 */

@@ -354,7 +354,7 @@ int sc_price_keeps(const sc_agg_key *k)
 uint32_t sc_price_shadowed(const sc_agg_key *k)
 {
     long i = index_of(k);
-    return i >= 0 && P.shadowed ? P.shadowed[i] : 0;
+    return i >= 0 ? P.shadowed[i] : 0;
 }
 
 int sc_price_before_loop(const sc_agg_key *k)

@@ -383,14 +383,13 @@ static int submit_call(scen *s, int rt, tstate *ts, const sc_pr_work *w, size_t 
    loss, then its accuracy).  It found the GPU idle only
    because the wait before drained it; with that one gone it would wait in
    its place, and the fix, which keeps the step's results on the GPU until
-   they are used, makes neither.  A read of more than SHADOW_READ_BYTES
-   (detect.h's SC403_READ_MAX) is data the host works on, not a metric: it
+   they are used, makes neither.  A read of more than SC_PR_READ_MAX
+   (pricing.h) is data the host works on, not a metric: it
    stays, as does every wait after a wait kept, and a call another fix
    prices (cudaFree's wait for the device, an allocation site's: dropping
    the sync before it leaves that wait). */
 #define SHADOW_GAP_NS 1000000
 #define SHADOW_WAIT_NS 50000
-#define SHADOW_READ_BYTES 4096
 static int shadowed(const scen *s, const tstate *ts, const sc_pr_call *c)
 {
     if (!sc_pr_waits(c) || c->t0 > ts->shadow_until ||
@@ -400,7 +399,7 @@ static int shadowed(const scen *s, const tstate *ts, const sc_pr_call *c)
         if (c->finding[k] && c->finding[k] <= s->m->nfindings &&
             s->m->findings[c->finding[k] - 1].fix != SC_PR_FIX_NO_WAIT)
             return 0;
-    return !sc_pr_copies(c) || (c->dir == SC_PR_D2H && c->bytes <= SHADOW_READ_BYTES);
+    return !sc_pr_copies(c) || (c->dir == SC_PR_D2H && c->bytes <= SC_PR_READ_MAX);
 }
 
 /* Call i of thread t, as the scenario's fixes make it (after the host time

@@ -73,6 +73,13 @@ typedef enum sc_pr_fix {
    a stretch's submissions, as kernels, and they stay where they were). */
 #define SC_PR_PIPE_MIN 65536
 
+/* A copy to the host of a result's few bytes (this many or less: a loss, a
+   count, a flag), which the program could keep on the GPU: SC403's read
+   (detect.h, sc_detect_small_read), and a read the fix of a wait before it
+   takes along (pricing.c, shadowed).  A larger one is data the host works
+   on. */
+#define SC_PR_READ_MAX 4096
+
 typedef struct sc_pr_call {
     uint64_t t0, t1;      /* when it was called and returned, ns */
     uint64_t wait_ns;     /* of that, waiting for earlier GPU work (from t0) */

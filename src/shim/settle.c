@@ -17,7 +17,7 @@
      synchronization of the same stream (or the device) with nothing
      submitted since is a deliberate synchronous read (PyTorch's .item()).
      Its wait is an SC403 candidate when it reads a result's few bytes
-     (SC403_READ_MAX: a loss, a count, which the program could keep on the
+     (SC_PR_READ_MAX: a loss, a count, which the program could keep on the
      GPU; the pricing model says whether the GPU idled for it), not data the
      host works on (a tensor's .cpu(), which it cannot do without); the
      copy is SC203 only when pinning it is worth it:
@@ -65,7 +65,7 @@ int sc_held_settle(sc_thread *t, const sc_op *op)
     }
     if (read)
         t->held.reads++;
-    if (read && h->bytes <= SC403_READ_MAX) {
+    if (read && h->bytes <= SC_PR_READ_MAX) {
         sc_hit w = *h;
         w.rule = SC_RULE_SC403;
         w.sev = SC_SEV_WARNING;
