@@ -56,7 +56,7 @@ echo "$([ $? = 0 ] && echo ok || echo not ok) 3 - a capture after a wait stays o
 # depth + 16).
 row() { sed -n "s/^ *$1  *\([0-9]*\)  *\([0-9]*\) frames .*/\1 \2/p" "$tmp/prof.err"; }
 walks=$(row 'call-site walks (native)') need=$(row "frames needed, to the program's depth-th")
-long=$(sed -n 's/^ *walks that needed more than depth + 16  *\([0-9]*\) .*/\1/p' "$tmp/prof.err")
+long=$(sed -n 's/^ *walked again: needed more than depth + 16  *\([0-9]*\) .*/\1/p' "$tmp/prof.err")
 [ -n "$walks" ] && [ "${walks%% *}" -gt 0 ] && [ "$need" = "$walks" ] && [ "$long" = 0 ]
 echo "$([ $? = 0 ] && echo ok || echo not ok) 4 - profile: the frames each walk needed, for every walk (walks, frames: ${walks:-none}; needed: ${need:-none}; over depth + 16: ${long:-none})"
 

@@ -534,6 +534,7 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
         if (op->marks & SC_M_SPLIT)
             blocked = sc_drain_after(op, blocked);   /* its wait and its copy (drain.h) */
         if (sc_rl_on) {
+            uint64_t r0 = sc_prof_t0();
             uint64_t w = waited(op, blocked);
             op->rl = sc_rl_record(t, op, sc_drain_began(op), t1, w);
             int sync = op->kind == SC_K_STREAM_SYNC || op->kind == SC_K_CTX_SYNC || op->kind == SC_K_EVENT_SYNC;
@@ -545,7 +546,9 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
             int read = (op->marks & SC_M_READ_WAITS) != 0;
             if (op->rl && (sync || read))
                 sc_detect_waited(op, w);
-            if (!calibrate_after(t, op) || (sync && !calibrate_idle(t, op))) {
+            int gone = !calibrate_after(t, op) || (sync && !calibrate_idle(t, op));
+            sc_prof_add(t, SC_PH_RUNLOG, r0, 0);
+            if (gone) {
                 errno = err;
                 sc_busy_done(t);
                 return;

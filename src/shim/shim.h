@@ -225,10 +225,12 @@ typedef enum sc_phase {
     SC_PH_DRAIN,       /* drain.c: the driver's own wait, not ours (excluded) */
     SC_PH_TRACK,       /* track.c after the call */
     SC_PH_COMMIT,      /* findings and sites committed */
+    SC_PH_RUNLOG,      /* the pricing model's run log after the call: its record, waits, copy rates */
     SC_PH_WALK,        /* call-site walks; items: native frames walked */
     SC_PH_WALKNEED,    /* of them, the frames each needed (to the depth-th of the program's, or all);
                           items: those frames (no time) */
-    SC_PH_WALKLONG,    /* of them, walks that needed more than depth + 16 frames (no time) */
+    SC_PH_WALKLONG,    /* of them, walks that needed more than depth + WALK_SLACK (16) frames,
+                          walked again (no time) */
     SC_PH_PYFRAMES,    /* Python frames; items: frames read */
     SC_PH_INIT,        /* initialization */
     SC_PH_FORK,        /* fork handlers (prepare to parent, or to child) */

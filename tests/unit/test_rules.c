@@ -163,23 +163,24 @@ static void add_sampled(const sc_agg_key *k, const sc_agg_val *v, void *arg)
 }
 
 /* A one-stream program's notes: exact for a thread's first 256, then one
-   in 64 counted for 64, and past 256 + 256 * 64 = 16640 one in 1024
-   counted for 1024 (dispatch.c).  20000 launches: 16640 + 3 * 1024. */
+   in 64 counted for 64, and past 256 + 64 * 64 = 4352 one in 1024 counted
+   for 1024 (notes.h).  20000 launches: 4352 + 15 * 1024 counted (the last
+   656 wait for a sample that does not come). */
 START_TEST(sc101_note_sites_sampled)
 {
     cuInit(0);
     for (int i = 0; i < 20000; i++)
         launch(NULL);
-    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_NOTE), 16640 + 3 * 1024);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_NOTE), 4352 + 15 * 1024);
     uint64_t sampled = 0;
     sc_aggs_foreach(SC_AGG_FINDING, add_sampled, &sampled);
-    ck_assert_uint_eq(sampled, 256 * 64 + 3 * 1024);
+    ck_assert_uint_eq(sampled, 64 * 64 + 15 * 1024);
 }
 END_TEST
 
 /* PyTorch: every launch on the legacy stream, 128 idle non-blocking pool
    streams beside it.  The notes are counted on the fast path; only the
-   sampled ones (256 + 256 + 3 of 20000) take the slow path, each with one
+   sampled ones (256 + 64 + 15 of 20000) take the slow path, each with one
    context lookup and no stream query; the counts are those of the slow
    path alone (sc101_note_sites_sampled). */
 START_TEST(sc101_notes_of_pytorch_stay_on_the_fast_path)
@@ -193,21 +194,21 @@ START_TEST(sc101_notes_of_pytorch_stay_on_the_fast_path)
         launch(i % 2 ? NULL : CU_STREAM_LEGACY);
     ck_assert_int_eq(fake.launches, 20000);
     ck_assert_int_eq(fake.queries - q0, 0);
-    ck_assert_int_eq(fake.ctx_queries - c0, 256 + 256 + 3);
-    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_NOTE), 16640 + 3 * 1024);
+    ck_assert_int_eq(fake.ctx_queries - c0, 256 + 64 + 15);
+    ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_NOTE), 4352 + 15 * 1024);
     ck_assert_uint_eq(seen(SC_RULE_SC101, SC_SEV_WARNING), 0);
     uint64_t sampled = 0;
     sc_aggs_foreach(SC_AGG_FINDING, add_sampled, &sampled);
-    ck_assert_uint_eq(sampled, 256 * 64 + 3 * 1024);
+    ck_assert_uint_eq(sampled, 64 * 64 + 15 * 1024);
     /* Waits on the legacy stream are no note: never the slow path. */
     for (int i = 0; i < 100; i++)
         cuStreamWaitEvent(NULL, NULL, 0);
-    ck_assert_int_eq(fake.ctx_queries - c0, 256 + 256 + 3);
+    ck_assert_int_eq(fake.ctx_queries - c0, 256 + 64 + 15);
     /* The profile counts every call on the fast path, and the slow ones:
        cuInit, the 128 creations and the sampled notes. */
     sc_thread *t = sc_tls_self;
     ck_assert_uint_eq(t->prof[SC_PH_FAST].calls, 1 + 128 + 20000 + 100);
-    ck_assert_uint_eq(t->prof[SC_PH_SLOW].calls, 1 + 128 + 256 + 256 + 3);
+    ck_assert_uint_eq(t->prof[SC_PH_SLOW].calls, 1 + 128 + 256 + 64 + 15);
     ck_assert_uint_eq(t->prof[SC_PH_BUSY].items, 0);   /* no cuStreamQuery */
     ck_assert_uint_eq(t->prof[SC_PH_COUNT].calls, 0);  /* no stream-table walk */
     ck_assert_uint_gt(atomic_load(&t->own_ticks), 0);
