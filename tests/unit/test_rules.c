@@ -165,7 +165,7 @@ static void add_sampled(const sc_agg_key *k, const sc_agg_val *v, void *arg)
 /* A one-stream program's notes: exact for a thread's first 256, then one
    in 64 counted for 64, and past 256 + 64 * 64 = 4352 one in 1024 counted
    for 1024 (notes.h).  20000 launches: 4352 + 15 * 1024 counted (the last
-   656 wait for a sample that does not come). */
+   288 wait for a sample that does not come). */
 START_TEST(sc101_note_sites_sampled)
 {
     cuInit(0);
