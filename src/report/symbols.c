@@ -49,6 +49,16 @@ typedef struct dwapi {
     const char *(*filesrc)(Dwarf_Files *, size_t, Dwarf_Word *, Dwarf_Word *);
 } dwapi;
 
+/* A frame looked up before: the call sites of a program share most of
+   their frames (an interpreter's, a framework's dispatch), and libdw reads
+   a compile unit's scopes again for each (about 1 ms a frame in a
+   libpython built with -g). */
+typedef struct sym_memo {
+    uint64_t offset;
+    unsigned n, max;                  /* frames found, with out's size; max 0: a free slot */
+    sc_symframe *f;                   /* n of them, the strings owned here */
+} sym_memo;
+
 /* A module read once: its file's debug information, or NULL when it
    cannot be read or is another build. */
 typedef struct sym_module {
@@ -56,6 +66,8 @@ typedef struct sym_module {
     Dwfl *dwfl;
     Dwfl_Module *mod;
     char build_id[SC_BUILD_ID_MAX];   /* its file's, "" when it has none */
+    sym_memo *memo;                   /* open addressing by offset; cap a power of 2 */
+    size_t nmemo, capmemo;
 } sym_module;
 
 struct sc_symbols {
@@ -158,6 +170,84 @@ sc_symbols *sc_symbols_open(sc_dlsym_fn lookup)
     return s;
 }
 
+/* ------------------------------------------------------------- memo --- */
+static void symframes_free(sc_symframe *f, unsigned n)
+{
+    for (unsigned j = 0; f && j < n; j++) {
+        free(f[j].function);
+        free(f[j].file);
+    }
+    free(f);
+}
+
+static void memo_free(sym_module *m)
+{
+    for (size_t i = 0; i < m->capmemo; i++)
+        symframes_free(m->memo[i].f, m->memo[i].n);
+    free(m->memo);
+}
+
+static size_t memo_slot(const sym_module *m, uint64_t offset)
+{
+    size_t i = (size_t)((offset * 0x9e3779b97f4a7c15ull) >> 32) & (m->capmemo - 1);
+    while (m->memo[i].max && m->memo[i].offset != offset)
+        i = (i + 1) & (m->capmemo - 1);
+    return i;
+}
+
+/* The frame at offset as looked up before with out's size max: copied into
+   out; -1 when it was not. */
+static int memo_get(const sym_module *m, uint64_t offset, sc_symframe *out, unsigned max)
+{
+    if (!m->capmemo)
+        return -1;
+    const sym_memo *e = &m->memo[memo_slot(m, offset)];
+    if (!e->max || e->max != max)
+        return -1;
+    memset(out, 0, max * sizeof *out);
+    for (unsigned j = 0; j < e->n; j++) {
+        out[j].function = e->f[j].function ? strdup(e->f[j].function) : NULL;
+        out[j].file = e->f[j].file ? strdup(e->f[j].file) : NULL;
+        out[j].line = e->f[j].line;
+    }
+    return (int)e->n;
+}
+
+/* Keeps a copy of out[0..n) for offset; nothing when out of memory. */
+static void memo_put(sym_module *m, uint64_t offset, const sc_symframe *out, unsigned n, unsigned max)
+{
+    if (2 * (m->nmemo + 1) > m->capmemo) {   /* at most half full */
+        size_t cap = m->capmemo ? 2 * m->capmemo : 64;
+        sym_memo *old = m->memo, *v = calloc(cap, sizeof *v);
+        if (!v)
+            return;
+        size_t oldcap = m->capmemo;
+        m->memo = v;
+        m->capmemo = cap;
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i].max)
+                m->memo[memo_slot(m, old[i].offset)] = old[i];
+        free(old);
+    }
+    sym_memo *e = &m->memo[memo_slot(m, offset)];
+    if (e->max)
+        return;
+    sc_symframe *f = n ? calloc(n, sizeof *f) : NULL;
+    if (n && !f)
+        return;
+    for (unsigned j = 0; j < n; j++) {
+        f[j].function = out[j].function ? strdup(out[j].function) : NULL;
+        f[j].file = out[j].file ? strdup(out[j].file) : NULL;
+        f[j].line = out[j].line;
+        if ((out[j].function && !f[j].function) || (out[j].file && !f[j].file)) {
+            symframes_free(f, j + 1);
+            return;
+        }
+    }
+    *e = (sym_memo){.offset = offset, .n = n, .max = max, .f = f};
+    m->nmemo++;
+}
+
 void sc_symbols_close(sc_symbols *s)
 {
     if (!s)
@@ -166,6 +256,7 @@ void sc_symbols_close(sc_symbols *s)
         if (s->mods[i].dwfl)
             s->dw.end(s->mods[i].dwfl);
         free(s->mods[i].path);
+        memo_free(&s->mods[i]);
     }
     free(s->mods);
     free(s);
@@ -188,11 +279,19 @@ static void read_build_id(sc_symbols *s, sym_module *m)
         snprintf(m->build_id + 2 * i, 3, "%02x", bits[i]);
 }
 
-static sym_module *module_get(sc_symbols *s, const char *path)
+static sym_module *module_find(sc_symbols *s, const char *path)
 {
     for (size_t i = 0; i < s->nmods; i++)
         if (!strcmp(s->mods[i].path, path))
             return &s->mods[i];
+    return NULL;
+}
+
+static sym_module *module_get(sc_symbols *s, const char *path)
+{
+    sym_module *found = module_find(s, path);
+    if (found)
+        return found;
     sym_module *ms = realloc(s->mods, (s->nmods + 1) * sizeof *ms);
     if (!ms)
         return NULL;
@@ -326,16 +425,23 @@ unsigned sc_symbols_frame(sc_symbols *s, const char *module, const char *build_i
     *late = 0;
     if (!s || !module || !max)
         return 0;
-    if (s->deadline && now_ns() >= s->deadline) {
+    /* Past the limit a frame looked up before is still named (a copy), but
+       no module is opened and nothing is read. */
+    int past = s->deadline && now_ns() >= s->deadline;
+    sym_module *m = past ? module_find(s, module) : module_get(s, module);
+    int ok = m && m->mod && !(build_id && *build_id && strcmp(build_id, m->build_id));
+    int n = ok ? memo_get(m, offset, out, max) : -1;
+    if (n >= 0 || (!past && !ok))
+        return n > 0 ? (unsigned)n : 0;
+    if (past) {
         *late = 1;
         return 0;
     }
-    sym_module *m = module_get(s, module);
-    if (!m || !m->mod || (build_id && *build_id && strcmp(build_id, m->build_id)))
-        return 0;
     memset(out, 0, max * sizeof *out);
     lookup_one(s, m->mod, (Dwarf_Addr)offset, out);
-    return s->inline_ok ? unfold(s, m->mod, (Dwarf_Addr)offset, out, max) : 1;
+    unsigned got = s->inline_ok ? unfold(s, m->mod, (Dwarf_Addr)offset, out, max) : 1;
+    memo_put(m, offset, out, got, max);
+    return got;
 }
 
 /* ------------------------------------------------------------ report --- */

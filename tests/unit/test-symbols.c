@@ -126,12 +126,52 @@ START_TEST(other_builds_left_alone)
 }
 END_TEST
 
+/* Call sites that share a frame: it is read once and each gets its own
+   copy of the chain; past the limit, a frame looked up before is still
+   named, one never looked up is not (and is counted). */
+START_TEST(frames_shared_by_sites)
+{
+    sc_symbols *s = sc_symbols_open(NULL);
+    if (!s)
+        return;
+    outer();
+    sc_report *a = one_frame(seen_pc, NULL), *b = one_frame(seen_pc, NULL);
+    ck_assert_int_eq(sc_report_symbolize(a, s, 0), 0);
+    ck_assert_int_eq(sc_report_symbolize(b, s, 0), 0);
+    for (int i = 0; i < 2; i++) {
+        const sc_frame *fa = &a->callsites[0].frames[i], *fb = &b->callsites[0].frames[i];
+        ck_assert_uint_eq(b->callsites[0].nframes, 2);
+        ck_assert_str_eq(fa->function, fb->function);
+        ck_assert_str_eq(fa->file, fb->file);
+        ck_assert_uint_eq(fa->line, fb->line);
+        ck_assert_ptr_ne(fa->function, fb->function);   /* each report owns its strings */
+        ck_assert_ptr_ne(fa->file, fb->file);
+    }
+    ck_assert_str_eq(b->callsites[0].frames[1].function, "outer");
+    sc_report_free(a);
+    sc_report_free(b);
+    sc_symbols_limit(s, 1);
+    struct timespec ts = {0, 5 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    sc_report *c = one_frame(seen_pc, NULL), *d = one_frame(seen_pc + 1, NULL);
+    ck_assert_int_eq(sc_report_symbolize(c, s, 0), 0);
+    ck_assert_uint_eq(c->callsites[0].nframes, 2);
+    ck_assert_uint_eq(c->callsites[0].frames[0].line, line_of("LINE_INNER"));
+    ck_assert_int_eq(sc_report_symbolize(d, s, 0), 1);
+    ck_assert_ptr_null(d->callsites[0].frames[0].file);
+    sc_report_free(c);
+    sc_report_free(d);
+    sc_symbols_close(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("symbols");
     TCase *tc = tcase_create("symbols");
     tcase_add_test(tc, own_frames);
     tcase_add_test(tc, other_builds_left_alone);
+    tcase_add_test(tc, frames_shared_by_sites);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_ENV);
