@@ -411,9 +411,12 @@ static uint64_t waited(const sc_op *op, uint64_t blocked)
    the tables are the report's. */
 static int calibrate(sc_thread *t, unsigned dev, int d2h, uint64_t bytes)
 {
+    uint64_t p0 = sc_prof_t0();
     sc_busy_driver(t);
     sc_cal_note(dev, d2h, bytes);
-    return sc_busy_back(t);
+    int back = sc_busy_back(t);
+    sc_prof_add(t, SC_PH_CALIBRATE, p0, 0);
+    return back;
 }
 
 static int calibrate_after(sc_thread *t, sc_op *op)

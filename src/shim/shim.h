@@ -226,6 +226,7 @@ typedef enum sc_phase {
     SC_PH_TRACK,       /* track.c after the call */
     SC_PH_COMMIT,      /* findings and sites committed */
     SC_PH_RUNLOG,      /* the pricing model's run log after the call: its record, waits, copy rates */
+    SC_PH_CALIBRATE,   /* the pinned rate timed (calibrate.c), inside sc_pre or sc_post */
     SC_PH_WALK,        /* call-site walks; items: native frames walked */
     SC_PH_WALKNEED,    /* of them, the frames each needed (to the depth-th of the program's, or all);
                           items: those frames (no time) */
@@ -236,6 +237,8 @@ typedef enum sc_phase {
     SC_PH_FORK,        /* fork handlers (prepare to parent, or to child) */
     SC_PH_QUIESCE,     /* exit handshake */
     SC_PH_BUILD,       /* report model at exit (symbolization included) */
+    SC_PH_BUILDPRICE,  /* of which the pricing model (price.c) */
+    SC_PH_BUILDNAMES,  /* of which the call sites' frames named by dladdr; items: call sites */
     SC_PH_SYMBOLIZE,   /* of which symbolization */
     SC_PH_JUDGE,       /* filters, judgement, sorting at exit */
     SC_PH_WRITE,       /* rendering and writing the report (not in the estimate) */

@@ -545,6 +545,51 @@ static char *dynamic_name(uintptr_t pc)
     return dladdr((void *)pc, &info) && info.dli_sname ? sc_demangle(info.dli_sname, sc_dlsym_real) : NULL;
 }
 
+/* The frames' dynamic-symbol names, each pc looked up once: a program's
+   call sites share most of their frames (an interpreter's, a framework's
+   dispatch), and glibc's dladdr scans the library's whole dynamic symbol
+   table (about 2.3 ns a symbol, measured here: a millisecond in a library
+   of hundreds of thousands, as PyTorch's are).  Open addressing by pc,
+   never more than half full; without memory, each frame asks dladdr. */
+typedef struct name_memo {
+    uintptr_t *pc;   /* 0: a free slot */
+    char **name;
+    size_t cap;
+} name_memo;
+
+static void names_init(name_memo *m, size_t frames)
+{
+    size_t cap = 16;
+    while (cap < 2 * frames)
+        cap *= 2;
+    m->pc = calloc(cap, sizeof *m->pc);
+    m->name = calloc(cap, sizeof *m->name);
+    m->cap = m->pc && m->name ? cap : 0;
+}
+
+/* pc's name, malloc'd (NULL when it has none). */
+static char *names_get(name_memo *m, uintptr_t pc)
+{
+    if (!m->cap || !pc)
+        return dynamic_name(pc);
+    size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 32) & (m->cap - 1);
+    while (m->pc[i] && m->pc[i] != pc)
+        i = (i + 1) & (m->cap - 1);
+    if (!m->pc[i]) {
+        m->pc[i] = pc;
+        m->name[i] = dynamic_name(pc);
+    }
+    return xstrdup(m->name[i]);
+}
+
+static void names_free(name_memo *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->name[i]);
+    free(m->pc);
+    free(m->name);
+}
+
 /* Each call site's frames as module (path and build ID), offset and, but
    in a report while the program runs (built while its slow paths wait: not
    even dladdr, which takes the loader's lock), the dynamic-symbol name;
@@ -557,6 +602,15 @@ static void fill_callsites(build *b)
     if (!r->callsites)
         return;
     r->ncallsites = b->nsites;
+    name_memo names = {0};
+    if (!b->raw) {
+        size_t frames = 0;
+        for (size_t i = 0; i < b->nsites; i++) {
+            const sc_site *s = sc_site_get(b->sites[i]);
+            frames += s ? s->nframes : 0;
+        }
+        names_init(&names, frames);
+    }
     for (size_t i = 0; i < b->nsites; i++) {
         const sc_site *s = sc_site_get(b->sites[i]);
         sc_callsite *c = &r->callsites[i];
@@ -573,7 +627,7 @@ static void fill_callsites(build *b)
             f->module = xstrdup(sc_module_path(s->frames[k].mod));
             f->build_id = xstrdup(sc_module_build_id(s->frames[k].mod));
             f->offset = s->frames[k].off;
-            f->function = b->raw ? NULL : dynamic_name(s->frames[k].pc);
+            f->function = b->raw ? NULL : names_get(&names, s->frames[k].pc);
         }
         for (unsigned k = 0; k < s->npy; k++) {
             sc_pyframe *p = &c->py[c->npy++];
@@ -582,6 +636,7 @@ static void fill_callsites(build *b)
             p->line = s->py[k].line;
         }
     }
+    names_free(&names);
 }
 
 /* Names the frames with file:line here, at exit, the costliest call sites
@@ -774,7 +829,9 @@ static sc_report *build_report(int partial)
     /* The prices (price.c): once, for the final report (the run's record
        then ends); a report while the program runs goes with detect mode's. */
     if (!partial) {
+        uint64_t k0 = sc_tsc();
         sc_price_run();
+        sc_prof_proc(SC_PH_BUILDPRICE, sc_tsc() - k0, 0);
         if (r->nprocs)
             fill_window(&r->procs[0]);
     }
@@ -784,7 +841,10 @@ static sc_report *build_report(int partial)
     sc_aggs_foreach(SC_AGG_LEGACY, add_legacy_site, &b);
     price_sc103(r);
     sc_aggs_foreach(SC_AGG_REDIRECT, add_redirect, &b);
+    uint64_t k1 = sc_tsc();
     fill_callsites(&b);
+    if (!partial)
+        sc_prof_proc(SC_PH_BUILDNAMES, sc_tsc() - k1, b.nsites);
     free(b.sites);
     if (!partial)
         sc_measure_fill(r);   /* the GPU timeline, once recording has stopped */
