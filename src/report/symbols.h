@@ -47,7 +47,8 @@ typedef struct sc_symframe {
    of that call.  The module's file must have build_id when both are known
    (NULL or "": not checked).  Returns how many of out were filled, 0 when
    the frame cannot be named (no such file, another build, past the limit:
-   then *late is set). */
+   then *late is set).  A frame is read once: asked again, even past the
+   limit, it is copied from what the first lookup found. */
 unsigned sc_symbols_frame(sc_symbols *s, const char *module, const char *build_id, uint64_t offset,
                           sc_symframe *out, unsigned max, int *late);
 
