@@ -429,14 +429,15 @@ unsigned sc_symbols_frame(sc_symbols *s, const char *module, const char *build_i
        no module is opened and nothing is read. */
     int past = s->deadline && now_ns() >= s->deadline;
     sym_module *m = past ? module_find(s, module) : module_get(s, module);
-    int ok = m && m->mod && !(build_id && *build_id && strcmp(build_id, m->build_id));
-    int n = ok ? memo_get(m, offset, out, max) : -1;
-    if (n >= 0 || (!past && !ok))
-        return n > 0 ? (unsigned)n : 0;
+    int ok = m && m->mod && !(build_id && *build_id && strcmp(build_id, m->build_id)), n;
+    if (ok && (n = memo_get(m, offset, out, max)) >= 0)
+        return (unsigned)n;
     if (past) {
         *late = 1;
         return 0;
     }
+    if (!ok)
+        return 0;
     memset(out, 0, max * sizeof *out);
     lookup_one(s, m->mod, (Dwarf_Addr)offset, out);
     unsigned got = s->inline_ok ? unfold(s, m->mod, (Dwarf_Addr)offset, out, max) : 1;
