@@ -5,8 +5,12 @@
  * recorded on a GPU without the GPU, and set against what the fixes gained
  * there (bench/price_check.py's table).
  *
- *   price_replay DUMP     the dump's first line and its finding lines, as
- *                         the current model prices them
+ *   price_replay [--duplex R] DUMP
+ *                         the dump's first line and its finding lines, as
+ *                         the current model prices them; --duplex R: the
+ *                         rate of pinned copies both ways at once, bytes
+ *                         per ns in all, in place of the dump's (a dump
+ *                         from before it was timed has none)
  *
  * Each finding's flags are the ones price.c gives it: a finding (not an
  * allocation site) is in the all-fixed run, and is priced jointly when its
@@ -73,7 +77,7 @@ static int line_of(dump *d, const char *l)
 {
     unsigned a, b, c;
     unsigned long long x, y;
-    double h2d, d2h;
+    double h2d, d2h, duplex = 0;
     int known;
     char rule[16];
     size_t n;
@@ -83,12 +87,14 @@ static int line_of(dump *d, const char *l)
         if (room(&d->streams, &d->nstreams, &d->cstreams, a, sizeof *d->streams))
             return -1;
         d->streams[a] = (sc_pr_stream){b, (uint8_t)c};
-    } else if (sscanf(l, "device %u known %d spans %zu h2d %lf d2h %lf", &a, &known, &n, &h2d, &d2h) == 5) {
+    } else if (sscanf(l, "device %u known %d spans %zu h2d %lf d2h %lf duplex %lf", &a, &known, &n, &h2d, &d2h,
+                      &duplex) >= 5) {
         if (room(&d->devs, &d->ndevs, &d->cdevs, a, sizeof *d->devs))
             return -1;
         d->devs[a].dev.known = known;
         d->devs[a].dev.rate[SC_PR_H2D] = h2d;
         d->devs[a].dev.rate[SC_PR_D2H] = d2h;
+        d->devs[a].dev.duplex = duplex;
     } else if (sscanf(l, "finding %u rule %15s fix %u saving %llu", &a, rule, &b, &x) == 4 && a > 0) {
         if (room(&d->finds, &d->nfinds, &d->cfinds, a - 1, sizeof *d->finds))
             return -1;
@@ -111,7 +117,7 @@ static int line_of(dump *d, const char *l)
     return 0;
 }
 
-static int price(dump *d)
+static int price(dump *d, double duplex)
 {
     sc_pr_thread *th = calloc(d->nthreads + 1, sizeof *th);
     sc_pr_device *dev = calloc(d->ndevs + 1, sizeof *dev);
@@ -129,6 +135,8 @@ static int price(dump *d)
             dev[i] = d->devs[i].dev;
             dev[i].busy = d->devs[i].v;
             dev[i].nbusy = d->devs[i].n;
+            if (duplex > 0)
+                dev[i].duplex = duplex;
         }
         for (size_t i = 0; i < d->nfinds; i++)
             f[i] = d->finds[i].f;
@@ -150,8 +158,19 @@ static int price(dump *d)
 
 int main(int argc, char **argv)
 {
+    double duplex = 0;
+    char *end = NULL;
+    if (argc == 4 && !strcmp(argv[1], "--duplex")) {
+        duplex = strtod(argv[2], &end);
+        if (end == argv[2] || *end || !(duplex > 0)) {
+            fprintf(stderr, "price_replay: --duplex: '%s' is not a rate above 0 (bytes per ns)\n", argv[2]);
+            return 2;
+        }
+        argv += 2;
+        argc -= 2;
+    }
     if (argc != 2) {
-        fprintf(stderr, "usage: price_replay DUMP  (a file STREAMCHECK_TEST_PRICE_DUMP wrote)\n");
+        fprintf(stderr, "usage: price_replay [--duplex R] DUMP  (a file STREAMCHECK_TEST_PRICE_DUMP wrote)\n");
         return 2;
     }
     FILE *in = fopen(argv[1], "r");
@@ -172,7 +191,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "price_replay: %s:%lu: not a line of a pricing model's dump\n", argv[1], lineno);
         return 2;
     }
-    int rc = price(&d);
+    int rc = price(&d, duplex);
     if (rc)
         fprintf(stderr, "price_replay: %s: the model cannot be priced (out of memory)\n", argv[1]);
     for (size_t i = 0; i < d.nthreads; i++)

@@ -539,6 +539,22 @@ static int build_thread(scen *s, size_t t, const sc_pr_work *w)
     return rc ? -1 : 0;
 }
 
+/* What a copy each way runs at while one runs the other way (replay.h,
+   sc_rp_set_duplex): the rate both ways at once over the sum of the rates
+   each way alone, 1 where the copies do not slow each other or a rate is
+   unknown.  Both ways at once move at least what the faster way moves
+   alone: a lower rate is a timing gone wrong (the host busy), and counts
+   as that. */
+static double duplex_fraction(const sc_pr_device *d)
+{
+    double up = d->rate[SC_PR_H2D], down = d->rate[SC_PR_D2H], both = d->duplex;
+    if (!(both > 0) || !(up > 0) || !(down > 0) || both >= up + down)
+        return 1;
+    if (both < (up > down ? up : down))
+        both = up > down ? up : down;
+    return both / (up + down);
+}
+
 static const sc_rp_stream_kind kinds[] = {
     [SC_PR_LEGACY] = SC_RP_LEGACY, [SC_PR_BLOCKING] = SC_RP_BLOCKING,
     [SC_PR_NONBLOCKING] = SC_RP_NONBLOCKING, [SC_PR_PTDS] = SC_RP_BLOCKING,
@@ -580,6 +596,8 @@ static int64_t replay(const sc_pr_model *m, const sc_pr_work *w, const size_t *b
     }
     for (size_t i = 0; !rc && i < m->nthreads * m->ndevices; i++)
         s.own[i] = -1;
+    for (size_t i = 0; !rc && i < m->ndevices; i++)
+        rc = sc_rp_set_duplex(s.g, (unsigned)i, duplex_fraction(&m->devices[i])) < 0;
     for (size_t t = 0; !rc && t < m->nthreads; t++)
         rc = sc_rp_thread(s.g, m->threads[t].n ? m->threads[t].calls[0].t0 - origin : 0) != (int)t;
     for (size_t t = 0; !rc && t < m->nthreads; t++)

@@ -7,7 +7,8 @@
  *   many submissions the fast path let through before each (runlog.c);
  * - per device, when the GPU had work (the union of its operations in
  *   measured mode; sampled in detect mode, gpusample.c);
- * - per device, the rate of a copy from pinned memory each way.
+ * - per device, the rate of a copy from pinned memory each way, and of
+ *   copies both ways at once.
  * A thread that waits for the GPU is an actor of the model: its host time
  * between calls is replayed as it was; the GPU time between its waits,
  * shared among the actors submitting at that time in proportion to their
@@ -131,6 +132,9 @@ typedef struct sc_pr_device {
     size_t nbusy;
     int known;               /* busy is known (else: the waits are all the model knows) */
     double rate[3];          /* [SC_PR_H2D], [SC_PR_D2H]: pinned copy rate, bytes per ns (0: unknown) */
+    double duplex;           /* pinned copies both ways at once: bytes per ns in all (0: unknown);
+                                under rate[H2D] + rate[D2H], the replay slows copies that overlap
+                                one the other way by duplex / (rate[H2D] + rate[D2H]) */
 } sc_pr_device;
 
 typedef struct sc_pr_finding {

@@ -63,6 +63,7 @@ struct sc_rp {
     hthread *th; size_t nth, capth;
     int32_t *deps; size_t ndeps, capdeps;
     int32_t *legacy_last; size_t nlegacy;   /* per device: the last legacy-stream operation */
+    double *duplex;                         /* per device: copies' rate while both ways copy */
     double latency;
     int ran;
 };
@@ -93,6 +94,7 @@ void sc_rp_free(sc_rp *g)
     free(g->st);
     free(g->deps);
     free(g->legacy_last);
+    free(g->duplex);
     free(g);
 }
 
@@ -101,19 +103,39 @@ void sc_rp_set_latency(sc_rp *g, uint64_t ns)
     g->latency = (double)ns;
 }
 
+/* Room for device d in the per-device arrays: 0, or -1. */
+static int device_room(sc_rp *g, unsigned device)
+{
+    if (device < g->nlegacy)
+        return 0;
+    int32_t *l = realloc(g->legacy_last, (device + 1) * sizeof *l);
+    if (!l)
+        return -1;
+    g->legacy_last = l;
+    double *f = realloc(g->duplex, (device + 1) * sizeof *f);
+    if (!f)
+        return -1;
+    g->duplex = f;
+    for (size_t i = g->nlegacy; i <= device; i++) {
+        l[i] = -1;
+        f[i] = 1;
+    }
+    g->nlegacy = device + 1;
+    return 0;
+}
+
+int sc_rp_set_duplex(sc_rp *g, unsigned device, double f)
+{
+    if (!(f > 0 && f <= 1) || device_room(g, device))
+        return -1;
+    g->duplex[device] = f;
+    return 0;
+}
+
 int sc_rp_stream(sc_rp *g, unsigned device, sc_rp_stream_kind kind)
 {
-    if (grow(&g->st, &g->capst, g->nst + 1, sizeof *g->st))
+    if (grow(&g->st, &g->capst, g->nst + 1, sizeof *g->st) || device_room(g, device))
         return -1;
-    if (device >= g->nlegacy) {
-        int32_t *l = realloc(g->legacy_last, (device + 1) * sizeof *l);
-        if (!l)
-            return -1;
-        for (size_t i = g->nlegacy; i <= device; i++)
-            l[i] = -1;
-        g->legacy_last = l;
-        g->nlegacy = device + 1;
-    }
     g->st[g->nst] = (rstream){.device = device, .kind = (uint8_t)kind, .head = -1, .tail = -1, .last = -1,
                              .prev_running = -1, .pending_dep = -1};
     return (int)g->nst++;
@@ -376,7 +398,8 @@ static int can_start(const sim *s, const rop *o)
 }
 
 /* The rate of every running operation: per device, kernels share it by
-   demand and copies their engine by count. */
+   demand and copies their engine by count, and copies each way run at the
+   device's duplex fraction while the other way copies too. */
 static int rates(sim *s)
 {
     sc_rp *g = s->g;
@@ -393,8 +416,12 @@ static int rates(sim *s)
     for (size_t i = 0; i < s->nrun; i++) {
         rop *o = &g->ops[s->running[i]];
         unsigned d = g->st[o->stream].device;
-        double share = o->engine == SC_RP_COMPUTE ? demand[d] : count[d * SC_RP_NENGINES + o->engine];
+        const double *c = count + d * SC_RP_NENGINES;
+        double share = o->engine == SC_RP_COMPUTE ? demand[d] : c[o->engine];
         o->rate = share > 1 ? 1 / share : 1;
+        if ((o->engine == SC_RP_COPY_H2D || o->engine == SC_RP_COPY_D2H) && c[SC_RP_COPY_H2D] > 0 &&
+            c[SC_RP_COPY_D2H] > 0)
+            o->rate *= g->duplex[d];
     }
     return 0;
 }

@@ -29,7 +29,9 @@
  * once share the device: each asks for a fraction of it (its demand, 1 for
  * a kernel that fills the device); while the demands sum to more than 1
  * each runs slower by that sum.  Copies share their copy engine (one per
- * direction) equally.  Nothing here knows CUDA's types: streams, threads and
+ * direction) equally; where copies both ways at once share the link between
+ * host and device (sc_rp_set_duplex), those each way run slower while the
+ * other way copies too.  Nothing here knows CUDA's types: streams, threads and
  * operations are indices, times are nanoseconds.
  */
 #ifndef SC_REPLAY_H
@@ -77,6 +79,14 @@ int sc_rp_after(sc_rp *g, int thread, int other, int step);  /* until `other` ha
 /* How long an operation takes from its submission to its earliest start
    (default 0). */
 void sc_rp_set_latency(sc_rp *g, uint64_t ns);
+
+/* While copies run both ways at once on a device (SC_RP_COPY_H2D and
+   SC_RP_COPY_D2H), each runs at `f` of the rate it has alone (0 < f <= 1;
+   default 1: the two copy engines do not slow each other).  The rates of
+   a copy each way alone and of copies both ways at once give it
+   (calibrate.h, sc_cal_duplex).  0, or -1 (out of memory, f out of
+   range). */
+int sc_rp_set_duplex(sc_rp *g, unsigned device, double f);
 
 typedef struct sc_rp_result {
     uint64_t end_ns;      /* the last thread's end or the last operation's, whichever is later */

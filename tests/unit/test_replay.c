@@ -1,8 +1,8 @@
 /* test_replay.c: the replay of a run's dependency graph (src/shim/replay.c)
  * on small graphs whose answers are known by hand: stream order, the
  * legacy stream's barrier, event waits, host waits, devices shared by
- * demand and copy engines shared by count, submission latency, orders
- * between host threads.
+ * demand and copy engines shared by count, copies both ways sharing the
+ * link (duplex), submission latency, orders between host threads.
  */
 #include "config.h"
 
@@ -148,6 +148,43 @@ START_TEST(copy_engines)
 }
 END_TEST
 
+START_TEST(duplex_copies)
+{
+    /* a copy each way, the second from 50: with a duplex fraction of 0.5
+       the first copies alone until 50 (half its work done), then both at
+       half rate, so the first ends at 150 and the second, with 50 done
+       then, alone at full rate until 200; a third on another device is not
+       slowed; 1 (the default) leaves the engines independent */
+    static const double f[] = {0.5, 1};
+    static const uint64_t want[][2] = {{150, 200}, {100, 150}};
+    for (int k = 0; k < 2; k++) {
+        sc_rp *g = sc_rp_new();
+        int a = sc_rp_stream(g, 0, SC_RP_NONBLOCKING), b = sc_rp_stream(g, 0, SC_RP_NONBLOCKING);
+        int c = sc_rp_stream(g, 1, SC_RP_NONBLOCKING);
+        ck_assert_int_eq(sc_rp_set_duplex(g, 0, f[k]), 0);
+        int t = sc_rp_thread(g, 0);
+        int x = sc_rp_submit(g, t, a, SC_RP_COPY_H2D, 100, 1, 0);
+        int z = sc_rp_submit(g, t, c, SC_RP_COPY_H2D, 100, 1, 0);
+        sc_rp_cpu(g, t, 50);
+        int y = sc_rp_submit(g, t, b, SC_RP_COPY_D2H, 100, 1, 0);
+        sc_rp_wait_device(g, t, 0);
+        sc_rp_wait_device(g, t, 1);
+        sc_rp_result r = run(g);
+        ck_assert_uint_eq(sc_rp_op_end(g, x), want[k][0]);
+        ck_assert_uint_eq(sc_rp_op_end(g, y), want[k][1]);
+        ck_assert_uint_eq(sc_rp_op_end(g, z), 100);
+        ck_assert_uint_eq(r.end_ns, want[k][1]);
+        sc_rp_free(g);
+    }
+    /* out of range, and a device with no stream yet */
+    sc_rp *g = sc_rp_new();
+    ck_assert_int_eq(sc_rp_set_duplex(g, 0, 0), -1);
+    ck_assert_int_eq(sc_rp_set_duplex(g, 0, 1.5), -1);
+    ck_assert_int_eq(sc_rp_set_duplex(g, 3, 0.25), 0);
+    sc_rp_free(g);
+}
+END_TEST
+
 START_TEST(event_wait_and_sync)
 {
     sc_rp *g = sc_rp_new();
@@ -238,6 +275,7 @@ int main(void)
     tcase_add_test(tc, legacy_barrier);
     tcase_add_test(tc, threads_share_the_legacy_stream);
     tcase_add_test(tc, copy_engines);
+    tcase_add_test(tc, duplex_copies);
     tcase_add_test(tc, event_wait_and_sync);
     tcase_add_test(tc, latency_and_thread_order);
     tcase_add_test(tc, waits_on_nothing_and_devices);
