@@ -27,5 +27,9 @@ int sc_cal_span(unsigned device, int d2h, uint64_t *a, uint64_t *b);
 /* The pinned rate measured for a device and direction, in bytes per ns; 0
    when none was. */
 double sc_cal_rate(unsigned device, int d2h);
+/* Pinned copies both ways at once on a device, in bytes per ns in all,
+   timed with the second direction's rate (at least 2 MiB); 0 when it was
+   not. */
+double sc_cal_duplex(unsigned device);
 
 #endif

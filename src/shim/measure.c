@@ -37,6 +37,8 @@
 SC_TLS uint32_t sc_measure_tls_mid;
 static SC_TLS uint64_t tls_ext;      /* id pushed for the current call */
 static SC_TLS int64_t tls_c0;
+static SC_TLS int tls_own;          /* the shim's own calls: OWN_EXT pushed */
+#define OWN_EXT UINT64_MAX          /* next_ext counts up from 1 and never gets there */
 
 #define MODEL_OPS_MAX 200000u      /* GPU operations kept in the report's timeline */
 #define MODEL_SPANS_MAX 200000u
@@ -177,10 +179,70 @@ static uint32_t barrier_rules(void)
     return m;
 }
 
+void sc_measure_own_begin(void)
+{
+    if (sc_measure_active && !tls_own) {
+        sc_cupti_push(OWN_EXT);
+        tls_own = 1;
+    }
+}
+
+void sc_measure_own_end(void)
+{
+    if (tls_own) {
+        sc_cupti_pop();
+        tls_own = 0;
+    }
+}
+
+static int cmp_u32(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    return (a > b) - (a < b);
+}
+
+static int own_corr(const uint32_t *v, size_t n, uint32_t corr)
+{
+    size_t lo = SC_FIRST(m, 0, n, v[m] < corr);
+    return corr && lo < n && v[lo] == corr;
+}
+
+/* The records of the shim's own calls (sc_measure_own_begin) taken out:
+   their API calls, the operations they queued, their correlations. */
+static void drop_own(sc_cupti_records *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->nexts; i++)
+        n += r->exts[i].ext == OWN_EXT;
+    uint32_t *v = n ? malloc(n * sizeof *v) : NULL;
+    if (!v)
+        return;
+    size_t k = 0, j = 0;
+    for (size_t i = 0; i < r->nexts; i++)
+        if (r->exts[i].ext == OWN_EXT)
+            v[k++] = r->exts[i].corr;
+        else
+            r->exts[j++] = r->exts[i];
+    r->nexts = j;
+    qsort(v, n, sizeof *v, cmp_u32);
+    j = 0;
+    for (size_t i = 0; i < r->nops; i++)
+        if (!own_corr(v, n, r->ops[i].corr))
+            r->ops[j++] = r->ops[i];
+    r->nops = j;
+    j = 0;
+    for (size_t i = 0; i < r->napis; i++)
+        if (!own_corr(v, n, r->apis[i].corr))
+            r->apis[j++] = r->apis[i];
+    r->napis = j;
+    free(v);
+}
+
 /* Prices the events that were counted in an aggregate. */
 static void analyse(void)
 {
     sc_cupti_take(&M.rec);
+    drop_own(&M.rec);
     pthread_mutex_lock(&ev_mu);
     if (!sc_tl_build(&M.tl, M.rec.ops, M.rec.nops, M.rec.apis, M.rec.napis, M.rec.exts, M.rec.nexts) &&
         (M.cost = malloc((tev.n ? tev.n : 1) * sizeof *M.cost))) {

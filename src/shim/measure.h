@@ -38,6 +38,12 @@ void sc_measure_pre(const struct sc_op *op, int unordered);
 /* Right after the real call: pops the id, records the call's end. */
 void sc_measure_post(void);
 static inline void sc_measure_done(void) { sc_measure_tls_mid = 0; }
+/* Around the shim's own CUDA calls (calibrate.c's timed copies, from
+   dispatch.c): CUPTI tags what they record with an external id of the
+   shim's own, and the analysis leaves it out (their copies are no work of
+   the program's, their streams none of its streams).  Nest nothing. */
+void sc_measure_own_begin(void);
+void sc_measure_own_end(void);
 /* An aggregate the event `mid` was counted in (findings.c). */
 void sc_measure_commit(uint32_t mid, const struct sc_agg_key *k, uint32_t also, unsigned weight);
 /* At exit, before the report is built: flushes CUPTI and analyses. */

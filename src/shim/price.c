@@ -56,6 +56,7 @@ static void rates(sc_pr_device *dev, uint32_t d)
 {
     dev->rate[SC_PR_H2D] = sc_cal_rate(d, 0);
     dev->rate[SC_PR_D2H] = sc_cal_rate(d, 1);
+    dev->duplex = sc_cal_duplex(d);
 }
 
 /* The device's busy time less the shim's own copies that timed its rates
@@ -119,8 +120,9 @@ static void dump(const sc_pr_model *m, const sc_pr_result *res)
     for (size_t i = 0; i < m->nstreams; i++)
         fprintf(f, "stream %zu device %u kind %u\n", i, m->streams[i].device, m->streams[i].kind);
     for (size_t i = 0; i < m->ndevices; i++)
-        fprintf(f, "device %zu known %d spans %zu h2d %.3f d2h %.3f\n", i, m->devices[i].known,
-                m->devices[i].nbusy, m->devices[i].rate[SC_PR_H2D], m->devices[i].rate[SC_PR_D2H]);
+        fprintf(f, "device %zu known %d spans %zu h2d %.3f d2h %.3f duplex %.3f\n", i, m->devices[i].known,
+                m->devices[i].nbusy, m->devices[i].rate[SC_PR_H2D], m->devices[i].rate[SC_PR_D2H],
+                m->devices[i].duplex);
     for (size_t i = 0; i < m->nfindings; i++) {
         const sc_agg_key *k = sc_rl_key((uint16_t)(i + 1));
         fprintf(f, "finding %zu rule %s fix %u saving %llu\n", i + 1,

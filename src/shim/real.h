@@ -64,6 +64,8 @@ typedef struct sc_drv {
     PFN_cuMemFreeHost_v2000 MemFreeHost;
     PFN_cuMemcpyHtoD_v3020 MemcpyHtoD;
     PFN_cuMemcpyDtoH_v3020 MemcpyDtoH;
+    PFN_cuMemcpyHtoDAsync_v3020 MemcpyHtoDAsync;   /* copies both ways at once, timed (calibrate.c) */
+    PFN_cuMemcpyDtoHAsync_v3020 MemcpyDtoHAsync;
 } sc_drv;
 extern sc_drv sc_d;
 void sc_drv_resolve(void);   /* fills sc_d once libcuda is loaded */
