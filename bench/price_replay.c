@@ -53,13 +53,16 @@ static int room(void *pp, size_t *n, size_t *cap, size_t i, size_t elt)
 
 static int call_line(dump *d, const char *l)
 {
-    unsigned long long t0, dur, wait, bytes, own = 0, release = 0, touch = 0, dev = 0;
-    unsigned what, stream, nsub, sub, f0, f1, dir, again = 0;
+    unsigned long long t0, dur, wait, bytes, own = 0, release = 0, touch = 0, dev = 0, gself = 0, gfast = 0;
+    unsigned what, stream, nsub, sub, f0, f1, dir, again = 0, gknown = 0;
     float d1, d2;
     if (!d->nthreads || sscanf(l, " %llu +%llu wait %llu what %u stream %u nsub %u sub %u f %u,%u dir %u bytes "
                                "%llu demand %f %f own %llu release %llu touch %llu %u dev %llx", &t0, &dur, &wait,
                                &what, &stream, &nsub, &sub, &f0, &f1, &dir, &bytes, &d1, &d2, &own, &release, &touch,
                                &again, &dev) < 13)
+        return -1;
+    const char *g = strstr(l, " gpu ");   /* measured mode's GPU times, in dumps since they were recorded */
+    if (g && sscanf(g, " gpu %u %llu %llu", &gknown, &gself, &gfast) != 3)
         return -1;
     tcalls *t = &d->threads[d->nthreads - 1];
     if (room(&t->v, &t->n, &t->cap, t->n, sizeof *t->v))
@@ -69,6 +72,7 @@ static int call_line(dump *d, const char *l)
                                   .stream = stream, .nsub = nsub, .sub_stream = sub,
                                   .finding = {(uint16_t)f0, (uint16_t)f1}, .what = (uint8_t)what,
                                   .dir = (uint8_t)dir, .touch_again = (uint8_t)!!again, .demand = d1,
+                                  .gpu_known = (uint8_t)!!gknown, .gpu_ns = gself, .fast_gpu_ns = gfast,
                                   .fast_demand = d2};
     return 0;
 }

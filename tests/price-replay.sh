@@ -83,7 +83,7 @@ read_backs() {
     nt=$3 again=$4 touch=$5 first=$6
     released=$(awk '/what 5 / && / dir 2 / { for (i = 1; i < NF; i++) if ($i == "release" && $(i + 1) > 0) n++ }
                     END { print n + 0 }' "$2")
-    sed 's/ touch [0-9]* [01]\( dev [0-9a-f]*\)\{0,1\}$/ touch 0 0\1/' "$2" >"$d/zeroed"
+    sed 's/ touch [0-9]* [01]\( \|$\)/ touch 0 0\1/' "$2" >"$d/zeroed"
     count=$("$PYTHON3" - "$d"/*.streamcheck.json "$read_back" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -293,6 +293,53 @@ int sc_measure_busy(unsigned device, sc_pr_span **v, size_t *n)
     return 1;   /* measured, and no work at all on it */
 }
 
+/* The GPU time of the operations queued by the API calls of `th` that
+   began in [a, b) (relative to sc_start_ns) and ended before `before`
+   (own 0) or at `before` or later (own 1: the recorded call's own, whose
+   record, a runtime call around the driver call the shim saw, may begin
+   before it); how many operations those were. */
+static size_t queued_in(const sc_tl_thread *th, int64_t a, int64_t b, int64_t before, int own, uint64_t *ns)
+{
+    const sc_timeline *tl = &M.tl;
+    size_t lo = SC_FIRST(m, th->a0, th->a0 + th->n, tl->by_thread[m]->start < a), nops = 0;
+    for (size_t i = lo; i < th->a0 + th->n && tl->by_thread[i]->start < b; i++) {
+        uint32_t corr = tl->by_thread[i]->corr;
+        if ((tl->by_thread[i]->end >= before) != own || !corr)
+            continue;
+        size_t k = SC_FIRST(m, 0, tl->nops, tl->by_corr[m].corr < corr);
+        for (; k < tl->nops && tl->by_corr[k].corr == corr; k++, nops++) {
+            const sc_tl_op *o = &tl->ops[tl->by_corr[k].op];
+            *ns += o->end > o->start ? (uint64_t)(o->end - o->start) : 0;
+        }
+    }
+    return nops;
+}
+
+void sc_measure_queued(sc_pr_model *m)
+{
+    if (!M.done || M.rec.handed || M.rec.windowed)
+        return;
+    const sc_timeline *tl = &M.tl;
+    for (size_t t = 0; t < m->nthreads; t++) {
+        size_t j = SC_FIRST(q, 0, tl->nthreads, tl->threads[q].id < m->threads[t].pthread);
+        if (j >= tl->nthreads || tl->threads[j].id != m->threads[t].pthread)
+            continue;
+        sc_pr_call *c = (sc_pr_call *)m->threads[t].calls;
+        int64_t o = (int64_t)sc_start_ns;
+        for (size_t i = 0; i < m->threads[t].n; i++) {
+            int64_t a = i ? (int64_t)c[i - 1].t1 - o : INT64_MIN, t0 = (int64_t)c[i].t0 - o;
+            uint64_t fast = 0, own = 0;
+            size_t nfast = queued_in(&tl->threads[j], a, t0, t0, 0, &fast);
+            queued_in(&tl->threads[j], a, (int64_t)c[i].t1 - o + 1, t0, 1, &own);
+            /* submissions the fast path let through, and none of them found,
+               are not this thread's as CUPTI saw it: the weights stay unknown */
+            c[i].gpu_known = !c[i].nsub || nfast > 0;
+            c[i].gpu_ns = own;
+            c[i].fast_gpu_ns = fast;
+        }
+    }
+}
+
 /* ------------------------------------------------------------- report --- */
 int sc_measure_price(const sc_agg_key *k, uint64_t count, uint64_t *lost_ns)
 {

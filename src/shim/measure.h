@@ -53,6 +53,13 @@ void sc_measure_stop(void);
    when the device had none), or 0 when not measured. */
 struct sc_pr_span;
 int sc_measure_busy(unsigned device, struct sc_pr_span **v, size_t *n);
+/* Measured mode's GPU time per recorded call of the pricing model's
+   threads (sc_pr_call.gpu_ns, fast_gpu_ns, gpu_known), from the operations
+   each API call of the thread queued (CUPTI's threads and correlation
+   ids): what the call queued, and what the calls before it since the
+   previous one queued.  Nothing when not measured from start to end. */
+struct sc_pr_model;
+void sc_measure_queued(struct sc_pr_model *m);
 /* What the aggregate's events cost on the GPU; 0 when not measured.  In a
    window (--measure-window), scaled from its events there to its count of
    calls over the run. */

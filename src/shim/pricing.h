@@ -107,6 +107,10 @@ typedef struct sc_pr_call {
                              in its own time (touch_ns 0), all of which the fix saves */
     float demand;         /* launches: the share of the device it asks for (0: unknown) */
     float fast_demand;    /* the same for the kernels among the nsub submissions before it */
+    uint8_t gpu_known;    /* measured mode recorded the GPU operations of the thread around it: */
+    uint64_t gpu_ns;      /* the GPU time of what the call itself queued, and ... */
+    uint64_t fast_gpu_ns; /* ... of what the nsub submissions before it queued (CUPTI's durations:
+                             the weights by which a stretch's busy time is shared, pricing_attribute.c) */
 } sc_pr_call;
 
 typedef struct sc_pr_thread {
@@ -114,6 +118,7 @@ typedef struct sc_pr_thread {
     size_t n;
     uint32_t id;              /* the recorder's name for it */
     uint16_t legacy_finding;  /* an SC103-style finding covering its legacy-stream work: index + 1 */
+    uint32_t pthread;         /* pthread_self() in 32 bits, as CUPTI's records name the thread */
 } sc_pr_thread;
 
 typedef enum sc_pr_stream_kind {

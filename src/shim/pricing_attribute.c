@@ -27,11 +27,18 @@
    in which no actor submitted (work of threads that never wait, or of
    earlier submissions that outlived their wait) goes to the last stretch
    that had submissions.  The copies' own times (a pageable or synchronous
-   copy's staging, [t0 + wait, t1]) belong to the copies, not to work. */
+   copy's staging, [t0 + wait, t1]) belong to the copies, not to work.
+   Where measured mode recorded what each submission queued (gpu_known),
+   a stretch's time is shared in proportion to those GPU times, not to the
+   submissions' number: a 2 ms kernel after sixty of 3 us each (seed003's
+   settling spin after its chunks) keeps its 2 ms, where shared by number
+   each would have had 30 us, work a pipeline then overlaps with copies.
+   The stretch's total stays its busy time: kernels that ran at once
+   (NCCL's beside compute) count once. */
 typedef struct wpt { uint64_t s, e; } wpt;                 /* a wait */
 /* submissions: n of them in [a, b]; g, the GPU time they get; fix, a pinned
    copy's own time at this machine's pinned rate, which it gets first */
-typedef struct spt { uint64_t a, b; double n, g, fix; size_t w; uint8_t self; } spt;
+typedef struct spt { uint64_t a, b; double n, g, fix, wt; size_t w; uint8_t self; } spt;
 typedef struct dev_in {
     wpt *w; size_t nw;
     spt *p; size_t np;
@@ -88,10 +95,12 @@ static int gather(const sc_pr_model *m, dev_in *dv, size_t ng)
             size_t d = group_of(m, c->stream), ds = group_of(m, c->sub_stream);
             if (c->nsub) {   /* made between the previous call and this one, before its start */
                 uint64_t b = c->t0 ? c->t0 - 1 : 0, a = i ? th->calls[i - 1].t1 : b;
-                PUSH(dv[ds].p, dv[ds].np, cp[ds], ((spt){a < b ? a : b, b, c->nsub, 0, 0, k, 0}));
+                double wt = c->gpu_known ? (double)c->fast_gpu_ns : -1;
+                PUSH(dv[ds].p, dv[ds].np, cp[ds], ((spt){a < b ? a : b, b, c->nsub, 0, 0, wt, k, 0}));
             }
             if (c->what == SC_PR_SUBMIT)
-                PUSH(dv[d].p, dv[d].np, cp[d], ((spt){c->t0, c->t0, 1, 0, sc_pr_copy_ns(m, c), k, 1}));
+                PUSH(dv[d].p, dv[d].np, cp[d], ((spt){c->t0, c->t0, 1, 0, sc_pr_copy_ns(m, c),
+                                                      c->gpu_known ? (double)c->gpu_ns : -1, k, 1}));
             if (sc_pr_waits(c) && c->wait_ns)
                 PUSH(dv[d].w, dv[d].nw, cw[d], ((wpt){c->t0, c->t0 + c->wait_ns}));
             if (sc_pr_copies(c) && c->t1 > c->t0 + c->wait_ns)
@@ -166,20 +175,30 @@ static int share(dev_in *in, uint64_t lo, uint64_t hi, double busy, uint64_t spa
             r = mid;
     }
     first = l;
+    double wtotal = 0;
+    int weighed = 1;   /* every point's GPU time is known */
     for (size_t i = first; i < last && in->p[i].a < hi; i++) {
-        if (in->p[i].fix > 0)
-            fixed += in_range(&in->p[i], lo, hi) > 0 ? in->p[i].fix : 0;
-        else
-            total += in_range(&in->p[i], lo, hi);
+        double part = in_range(&in->p[i], lo, hi);
+        if (in->p[i].fix > 0) {
+            fixed += part > 0 ? in->p[i].fix : 0;
+        } else if (part > 0) {
+            total += part;
+            weighed &= in->p[i].wt >= 0;
+            wtotal += in->p[i].wt > 0 ? in->p[i].wt * part / in->p[i].n : 0;
+        }
     }
     if (total <= 0 && fixed <= 0)
         return 0;
+    weighed &= wtotal > 0;
     double scale = fixed > busy || total <= 0 ? busy / fixed : 1, rest = busy - fixed * scale;
     for (size_t i = first; i < last && in->p[i].a < hi; i++) {
+        double part = in_range(&in->p[i], lo, hi);
         if (in->p[i].fix > 0)
-            in->p[i].g += in_range(&in->p[i], lo, hi) > 0 ? in->p[i].fix * scale : 0;
+            in->p[i].g += part > 0 ? in->p[i].fix * scale : 0;
+        else if (weighed)
+            in->p[i].g += in->p[i].wt > 0 ? rest * in->p[i].wt * part / in->p[i].n / wtotal : 0;
         else if (total > 0)
-            in->p[i].g += rest * in_range(&in->p[i], lo, hi) / total;
+            in->p[i].g += rest * part / total;
     }
     return 1;
 }

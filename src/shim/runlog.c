@@ -489,7 +489,7 @@ int sc_rl_model(sc_pr_model *m)
     for (sc_rl_log *l = logs; l && of; l = l->next)
         if (l->n && waited(l)) {
             of[--k] = l;
-            th[k] = (sc_pr_thread){.calls = l->v, .n = l->n, .id = l->lid};
+            th[k] = (sc_pr_thread){.calls = l->v, .n = l->n, .id = l->lid, .pthread = (uint32_t)(uintptr_t)l->self};
         }
     if (of)
         name_joins(of, n);

@@ -749,6 +749,63 @@ START_TEST(copies_both_ways_share_the_link)
 }
 END_TEST
 
+/* Eight pieces, each a 2 ms upload, a 0.1 ms kernel and a 2 ms download
+   into buffers of their own, then a 10 ms kernel, all queued on one stream,
+   and a wait: 42.8 ms.  Shared by number, the 10.8 ms of kernels give each
+   of the nine 1.2 ms, which a pipeline overlaps with the copies: uploads
+   back to back, each download after its kernel, the last kernel after the
+   eighth: 2 x 8 + 1.2 + 2 = 19.2 ms, a saving of 23.6.  With each
+   submission's GPU time recorded (measured mode), the pieces' kernels keep
+   0.1 ms and the last one 10: it runs after the eighth kernel, at 16.1,
+   until 26.1, a saving of 16.7.  A recorded time of one submission missing
+   leaves the stretch shared by number. */
+static uint64_t long_last_kernel(int known, int one_unknown)
+{
+    static run r;
+    r = (run){0};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    uint64_t at = 0;
+    for (int k = 0; k < 8; k++)
+        for (int j = 0; j < 3; j++, at += 10000) {
+            sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 0);
+            c->gpu_known = (uint8_t)known;
+            if (j == 1) {
+                c->demand = 1;
+                c->gpu_ns = MS / 10;
+                continue;
+            }
+            c->gpu_ns = 2 * MS;
+            c->dir = j ? SC_PR_D2H : SC_PR_H2D;
+            c->bytes = 2 * MS;
+            c->dev = 0x10000000ull + (uint64_t)(2 * k + !!j) * 0x1000000ull;
+            c->finding[0] = k || j ? 0 : 1;
+        }
+    sc_pr_call *last = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 0);
+    last->demand = 1;
+    last->gpu_known = (uint8_t)(known && !one_unknown);
+    last->gpu_ns = 10 * MS;
+    at += 10000;
+    uint64_t end = 5000 + 42 * MS + 8 * MS / 10;
+    add(&r, 0, SC_PR_WAIT_STREAM, at, end, end - at, 0);
+    busy(&r, 5000, end);
+    sc_pr_finding f = {.fix = SC_PR_FIX_PIPELINE, .in_all = 1};
+    uint64_t saving;
+    sc_pr_result res = price(&r, 1, &st, 1, &f, 1, 0, 1.0, &saving);
+    near(res.model_ns, end);
+    return saving;
+}
+
+START_TEST(kernels_weighed_by_their_recorded_time)
+{
+    uint64_t by_number = long_last_kernel(0, 0), weighed = long_last_kernel(1, 0);
+    ck_assert_uint_gt(by_number, 23 * MS);   /* 23.6 */
+    ck_assert_uint_lt(by_number, 24 * MS + MS / 5);
+    ck_assert_uint_gt(weighed, 16 * MS);     /* 16.7 */
+    ck_assert_uint_lt(weighed, 17 * MS + MS / 2);
+    ck_assert_uint_eq(long_last_kernel(1, 1), by_number);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("pricing");
@@ -770,6 +827,7 @@ int main(void)
     tcase_add_loop_test(tc, copies_beside_kernels, 0, 2);
     tcase_add_test(tc, parameters_between_pieces);
     tcase_add_test(tc, copies_both_ways_share_the_link);
+    tcase_add_test(tc, kernels_weighed_by_their_recorded_time);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
