@@ -63,8 +63,8 @@ static void name_frames(sc_finish *f, sc_report *r)
     long late = sc_report_symbolize(r, f->syms, 0);
     if (late > 0)
         fprintf(stderr, "%s: symbolization stopped after %ld ms (STREAMCHECK_SYMBOLIZE_MS): %ld native frames "
-                "of the least costly call sites are named from the dynamic symbol table only, without "
-                "file:line\n", SC_PROG, f->opt->symbolize_ms, late);
+                "of the least costly call sites are named from their module's symbol table only, "
+                "without file:line\n", SC_PROG, f->opt->symbolize_ms, late);
 }
 
 int sc_finish_report(sc_finish *f, sc_pstatus *p)

@@ -11,6 +11,13 @@
  * module reported at bias 0 answers for it.  A module whose file has
  * another build ID than the process saw (rebuilt since, another machine)
  * is not read.
+ *
+ * The function a frame lies in comes from the module's symbol table, as
+ * libdw's dwfl_module_addrname would name it; but that reads the whole
+ * table for each address (4.9 ms a frame for the 258,000 symbols of a
+ * libLLVM, and PyTorch's libtorch_cuda.so has more), so each module's
+ * table is read once into an index sorted by address (45 ms for that
+ * libLLVM), and each frame is a bisection (0.1 us).
  */
 #include "config.h"
 
@@ -47,6 +54,15 @@ typedef struct dwapi {
     int (*formudata)(Dwarf_Attribute *, Dwarf_Word *);
     int (*getsrcfiles)(Dwarf_Die *, Dwarf_Files **, size_t *);
     const char *(*filesrc)(Dwarf_Files *, size_t, Dwarf_Word *, Dwarf_Word *);
+    /* The symbol index (optional: without them, libdw searches its table
+       for each frame, and past the limit a frame gets no name). */
+    int (*getsymtab)(Dwfl_Module *);
+    int (*first_global)(Dwfl_Module *);
+    const char *(*getsym_info)(Dwfl_Module *, int, GElf_Sym *, GElf_Addr *, GElf_Word *, Elf **, Dwarf_Addr *);
+    Elf *(*getelf)(Dwfl_Module *, GElf_Addr *);
+    Elf_Scn *(*nextscn)(Elf *, Elf_Scn *);
+    GElf_Shdr *(*getshdr)(Elf_Scn *, GElf_Shdr *);
+    size_t (*ndxscn)(Elf_Scn *);
 } dwapi;
 
 /* A frame looked up before: the call sites of a program share most of
@@ -59,6 +75,24 @@ typedef struct sym_memo {
     sc_symframe *f;                   /* n of them, the strings owned here */
 } sym_memo;
 
+/* A symbol of the index: one dwfl_module_addrname may answer with (named,
+   defined, not a section, file or thread-local symbol).  24 bytes, as the
+   largest tables have hundreds of thousands. */
+typedef struct sym_name {
+    uint64_t value;                   /* its address */
+    uint64_t maxend;                  /* the highest value + size of it and of all before it in the index */
+    uint32_t size;
+    uint32_t info;                    /* table index << 3 | absolute (libdw: a section index >= SHN_LORESERVE)
+                                         << 2 | binding rank (GLOBAL 3, WEAK 2, LOCAL 1, others 0) */
+} sym_name;
+
+/* An allocated section of a module's file, which libdw compares a
+   symbol without a size and the address with. */
+typedef struct sym_section {
+    uint64_t start, end;
+    size_t ndx;
+} sym_section;
+
 /* A module read once: its file's debug information, or NULL when it
    cannot be read or is another build. */
 typedef struct sym_module {
@@ -68,11 +102,20 @@ typedef struct sym_module {
     char build_id[SC_BUILD_ID_MAX];   /* its file's, "" when it has none */
     sym_memo *memo;                   /* open addressing by offset; cap a power of 2 */
     size_t nmemo, capmemo;
+    int names_state;                  /* the index: 0 not built yet, 1 built, -1 none (libdw searches) */
+    uint32_t first_global;            /* the table index of the first symbol that is not local */
+    sym_name *names;                  /* by value, then table index */
+    size_t nnames;
+    const sym_name **held;            /* scratch: the symbols holding one address */
+    size_t capheld;
+    sym_section *secs;                /* sorted as libdw sorts them */
+    size_t nsecs;
 } sym_module;
 
 struct sc_symbols {
     dwapi dw;
     int inline_ok;                    /* the optional inline functions are there */
+    int index_ok;                     /* the optional symbol index functions are there */
     sc_dlsym_fn lookup;
     Dwfl_Callbacks cb;
     char *debuginfo_path;
@@ -154,6 +197,13 @@ sc_symbols *sc_symbols_open(sc_dlsym_fn lookup)
     GET(d->formudata, "dwarf_formudata");
     GET(d->getsrcfiles, "dwarf_getsrcfiles");
     GET(d->filesrc, "dwarf_filesrc");
+    GET(d->getsymtab, "dwfl_module_getsymtab");
+    GET(d->first_global, "dwfl_module_getsymtab_first_global");
+    GET(d->getsym_info, "dwfl_module_getsym_info");
+    GET(d->getelf, "dwfl_module_getelf");
+    GET(d->nextscn, "elf_nextscn");          /* libelf's, which libdw loaded: a handle's lookup reaches it */
+    GET(d->getshdr, "gelf_getshdr");
+    GET(d->ndxscn, "elf_ndxscn");
     GET(s->cb.find_elf, "dwfl_build_id_find_elf");
     GET(s->cb.find_debuginfo, "dwfl_standard_find_debuginfo");
     GET(s->cb.section_address, "dwfl_offline_section_address");
@@ -165,6 +215,8 @@ sc_symbols *sc_symbols_open(sc_dlsym_fn lookup)
     }
     s->inline_ok = d->addrdie && d->getscopes && d->tag && d->attr_integrate && d->attr && d->formstring &&
                    d->formudata && d->getsrcfiles && d->filesrc;
+    s->index_ok = d->getsymtab && d->first_global && d->getsym_info && d->getelf && d->nextscn && d->getshdr &&
+                  d->ndxscn;
     s->cb.debuginfo_path = &s->debuginfo_path;
     s->lookup = lookup;
     return s;
@@ -257,6 +309,9 @@ void sc_symbols_close(sc_symbols *s)
             s->dw.end(s->mods[i].dwfl);
         free(s->mods[i].path);
         memo_free(&s->mods[i]);
+        free(s->mods[i].names);
+        free(s->mods[i].held);
+        free(s->mods[i].secs);
     }
     free(s->mods);
     free(s);
@@ -313,6 +368,256 @@ static sym_module *module_get(sc_symbols *s, const char *path)
     return m;
 }
 
+/* ------------------------------------------------------- symbol index --- */
+/* What follows answers as dwfl_module_addrname does (elfutils 0.158 and
+   later, dwfl_module_addrsym.c), which reads the table in order, the
+   symbols that are not local first, and keeps or replaces a candidate by
+   rules that depend on that order: the index replays them on the few
+   symbols that can matter.  Function descriptors (ppc64 ELFv1), where
+   libdw also tries a second address per symbol, are not followed. */
+static uint32_t binding_rank(unsigned char st_info)
+{
+    switch (GELF_ST_BIND(st_info)) {
+    case STB_GLOBAL:
+        return 3;
+    case STB_WEAK:
+        return 2;
+    case STB_LOCAL:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static uint32_t name_ndx(const sym_name *e) { return e->info >> 3; }
+static uint32_t name_rank(const sym_name *e) { return e->info & 3; }
+static int name_global(const sym_module *m, const sym_name *e) { return name_ndx(e) >= m->first_global; }
+
+static int cmp_sym_name(const void *pa, const void *pb)
+{
+    const sym_name *a = pa, *b = pb;
+    if (a->value != b->value)
+        return a->value < b->value ? -1 : 1;
+    return (name_ndx(a) > name_ndx(b)) - (name_ndx(a) < name_ndx(b));
+}
+
+static int cmp_section(const void *pa, const void *pb)
+{
+    const sym_section *a = pa, *b = pb;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    if (a->end != b->end)
+        return a->end < b->end ? -1 : 1;
+    return (a->ndx > b->ndx) - (a->ndx < b->ndx);
+}
+
+/* The allocated sections of the module's file, as libdw lists them to
+   place an address (derelocate.c); none when they cannot be read, as
+   there. */
+static void sections_read(const sc_symbols *s, sym_module *m)
+{
+    GElf_Addr bias = 0;
+    Elf *elf = s->dw.getelf(m->mod, &bias);
+    Elf_Scn *scn = NULL;
+    size_t cap = 0;
+    while (elf && (scn = s->dw.nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!s->dw.getshdr(scn, &sh)) {
+            m->nsecs = 0;
+            return;
+        }
+        if (!(sh.sh_flags & SHF_ALLOC))
+            continue;
+        if (m->nsecs == cap) {
+            sym_section *v = realloc(m->secs, (cap = cap ? 2 * cap : 32) * sizeof *v);
+            if (!v) {
+                m->nsecs = 0;
+                return;
+            }
+            m->secs = v;
+        }
+        m->secs[m->nsecs++] = (sym_section){sh.sh_addr + bias, sh.sh_addr + bias + sh.sh_size, s->dw.ndxscn(scn)};
+    }
+    qsort(m->secs, m->nsecs, sizeof *m->secs, cmp_section);
+}
+
+/* The section index of a, as libdw finds it: a section's end belongs to it
+   unless the next one starts there; 0 (SHN_UNDEF) in none. */
+static size_t section_of(const sym_module *m, uint64_t a)
+{
+    size_t lo = 0, hi = m->nsecs;
+    while (lo < hi) {
+        size_t i = lo + (hi - lo) / 2;
+        if (a < m->secs[i].start)
+            hi = i;
+        else if (a > m->secs[i].end)
+            lo = i + 1;
+        else
+            return m->secs[i + (a == m->secs[i].end && i + 1 < m->nsecs && a == m->secs[i + 1].start)].ndx;
+    }
+    return SHN_UNDEF;
+}
+
+/* Reads the module's symbol table into its index: 0, or -1 when it cannot
+   be indexed (out of memory, a symbol over 4 GiB), and libdw is asked. */
+static int names_build(const sc_symbols *s, sym_module *m)
+{
+    int n = s->dw.getsymtab(m->mod), fg = n > 0 ? s->dw.first_global(m->mod) : -1;
+    if (n <= 0 || fg < 0)
+        return 0;   /* no table: libdw names nothing either */
+    sym_name *v = n < (1 << 28) ? malloc((size_t)n * sizeof *v) : NULL;
+    size_t k = 0;
+    if (!v)
+        return -1;
+    for (int i = 1; i < n; i++) {   /* 0 is the null symbol, which libdw skips too */
+        GElf_Sym sym;
+        GElf_Addr value;
+        GElf_Word shndx;
+        const char *name = s->dw.getsym_info(m->mod, i, &sym, &value, &shndx, NULL, NULL);
+        if (!name || !name[0] || sym.st_shndx == SHN_UNDEF || GELF_ST_TYPE(sym.st_info) == STT_SECTION ||
+            GELF_ST_TYPE(sym.st_info) == STT_FILE || GELF_ST_TYPE(sym.st_info) == STT_TLS)
+            continue;
+        if (sym.st_size > UINT32_MAX) {
+            free(v);
+            return -1;
+        }
+        v[k++] = (sym_name){.value = value, .size = (uint32_t)sym.st_size,
+                            .info = (uint32_t)i << 3 | (uint32_t)(shndx >= SHN_LORESERVE) << 2 |
+                                    binding_rank(sym.st_info)};
+    }
+    qsort(v, k, sizeof *v, cmp_sym_name);
+    uint64_t top = 0;
+    for (size_t j = 0; j < k; j++) {
+        uint64_t end = v[j].value + v[j].size;
+        v[j].maxend = top = end > top ? end : top;
+    }
+    m->names = v;
+    m->nnames = k;
+    m->first_global = (uint32_t)fg;   /* 0 (a table found without sections): none is local */
+    sections_read(s, m);
+    return 0;
+}
+
+static int cmp_held(const void *pa, const void *pb)
+{
+    uint32_t a = name_ndx(*(const sym_name *const *)pa), b = name_ndx(*(const sym_name *const *)pb);
+    return (a > b) - (a < b);
+}
+
+/* Of the sized symbols in h that hold the address, the one libdw keeps,
+   reading them in table order: a later one replaces it when it starts
+   higher or binds more strongly, or starts at the same address, is
+   smaller and binds as strongly. */
+static const sym_name *closest(const sym_name **h, size_t n)
+{
+    qsort(h, n, sizeof *h, cmp_held);
+    const sym_name *c = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const sym_name *e = h[i];
+        if (!c || c->value < e->value || name_rank(c) < name_rank(e) ||
+            (c->value == e->value && c->size > e->size && name_rank(c) <= name_rank(e)))
+            c = e;
+    }
+    return c;
+}
+
+/* Keeps the sized symbols of one part of the table (global: those that
+   are not local) among the n in m->held; returns how many. */
+static size_t held_part(sym_module *m, size_t n, int global)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (name_global(m, m->held[i]) == global)
+            m->held[k++] = m->held[i];
+    return k;
+}
+
+/* Where no sized symbol holds a (assembly labels, _init, padding): the
+   last symbol without a size, in libdw's reading order, at the highest
+   address that any symbol at or below a reaches, when it lies in a's
+   section.  The end of the entries at or below a is lo. */
+static const sym_name *sizeless(const sym_module *m, uint64_t a, size_t lo)
+{
+    const sym_name *v = m->names, *best = NULL;
+    uint64_t top = v[lo - 1].maxend;
+    if (top != v[lo - 1].value)
+        return NULL;   /* a sized symbol ends above the last label: libdw names nothing */
+    for (size_t i = lo; i-- > 0 && v[i].value == top;) {
+        int same = v[i].info & 4 ? top == a : section_of(m, top) == section_of(m, a);
+        uint64_t key = (uint64_t)!name_global(m, &v[i]) << 32 | name_ndx(&v[i]);
+        if (same && (!best || key > ((uint64_t)!name_global(m, best) << 32 | name_ndx(best))))
+            best = &v[i];
+    }
+    return best;
+}
+
+/* The index's entry for the symbol dwfl_module_addrname names a with:
+   sized symbols that are not local and hold a; else the last such symbol
+   without a size at a itself, which ends libdw's search before the
+   locals; else local sized ones holding a; else a label (sizeless).  0,
+   with *out NULL when none names a; -1 out of memory. */
+static int names_find(sym_module *m, uint64_t a, const sym_name **out)
+{
+    const sym_name *v = m->names;
+    size_t lo = 0, hi = m->nnames, n = 0;
+    *out = NULL;
+    while (lo < hi) {
+        size_t i = lo + (hi - lo) / 2;
+        if (v[i].value <= a)
+            lo = i + 1;
+        else
+            hi = i;
+    }
+    /* Entries below lo hold a only where the highest end so far is above
+       it: code's symbols do not nest, so this stops within a few. */
+    for (size_t i = lo; i-- > 0 && v[i].maxend > a;) {
+        if (!v[i].size || a - v[i].value >= v[i].size)
+            continue;
+        if (n == m->capheld) {
+            size_t cap = m->capheld ? 2 * m->capheld : 16;
+            const sym_name **h = realloc(m->held, cap * sizeof *h);
+            if (!h)
+                return -1;
+            m->held = h;
+            m->capheld = cap;
+        }
+        m->held[n++] = &v[i];
+    }
+    /* held_part keeps the globals in place, which moves nothing when there
+       is none: the locals are still all there for the second call. */
+    size_t k = held_part(m, n, 1);
+    if (k) {
+        *out = closest(m->held, k);
+        return 0;
+    }
+    for (size_t i = lo; i-- > 0 && v[i].value == a;)
+        if (name_global(m, &v[i]) && (!*out || name_ndx(&v[i]) > name_ndx(*out)))
+            *out = &v[i];
+    if (*out)
+        return 0;
+    if ((k = held_part(m, n, 0)) > 0)
+        *out = closest(m->held, k);
+    else if (lo)
+        *out = sizeless(m, a, lo);
+    return 0;
+}
+
+/* The raw name of the symbol a lies in, as dwfl_module_addrname gives it,
+   from the module's index (built at the first call); by libdw's own
+   search where the module has no index and scan is set.  NULL: none. */
+static const char *symbol_name(const sc_symbols *s, sym_module *m, uint64_t a, int scan)
+{
+    if (!m->names_state)
+        m->names_state = s->index_ok && names_build(s, m) == 0 ? 1 : -1;
+    const sym_name *e = NULL;
+    if (m->names_state < 0 || names_find(m, a, &e) < 0)
+        return scan ? s->dw.addrname(m->mod, (GElf_Addr)a) : NULL;
+    GElf_Sym sym;
+    GElf_Addr value;
+    GElf_Word shndx;
+    return e ? s->dw.getsym_info(m->mod, (int)name_ndx(e), &sym, &value, &shndx, NULL, NULL) : NULL;
+}
+
 /* ---------------------------------------------------------- frames --- */
 static char *pretty(const sc_symbols *s, const char *sym)
 {
@@ -340,9 +645,10 @@ static char *source_path(const char *file, const char *comp_dir)
 }
 
 /* The innermost frame: the function, and the instruction's file:line. */
-static void lookup_one(const sc_symbols *s, Dwfl_Module *mod, Dwarf_Addr a, sc_symframe *out)
+static void lookup_one(const sc_symbols *s, sym_module *m, Dwarf_Addr a, sc_symframe *out)
 {
-    out->function = pretty(s, s->dw.addrname(mod, a));
+    Dwfl_Module *mod = m->mod;
+    out->function = pretty(s, symbol_name(s, m, a, 1));
     Dwfl_Line *l = s->dw.getsrc(mod, a);
     Dwarf_Addr la;
     int ln = 0, col = 0;
@@ -372,8 +678,9 @@ static const char *scope_name(const sc_symbols *s, Dwarf_Die *d)
    names the function the instruction belongs to, and its call_file and
    call_line say where the next outer function called it.  out[0] is
    filled already; returns how many are filled. */
-static unsigned unfold(const sc_symbols *s, Dwfl_Module *mod, Dwarf_Addr a, sc_symframe *out, unsigned max)
+static unsigned unfold(const sc_symbols *s, sym_module *m, Dwarf_Addr a, sc_symframe *out, unsigned max)
 {
+    Dwfl_Module *mod = m->mod;
     Dwarf_Addr bias = 0;
     Dwarf_Die *cu = s->dw.addrdie(mod, a, &bias), *scopes = NULL;
     int ns = cu ? s->dw.getscopes(cu, a - bias, &scopes) : 0;
@@ -415,8 +722,22 @@ static unsigned unfold(const sc_symbols *s, Dwfl_Module *mod, Dwarf_Addr a, sc_s
        the symbol table names even where the scope chain stops at the
        compile unit (seen with nvcc's host code). */
     if (n > 0 && !out[n].function)
-        out[n].function = pretty(s, s->dw.addrname(mod, a));
+        out[n].function = pretty(s, symbol_name(s, m, a, 1));
     return n + 1;
+}
+
+/* Past the limit: the function alone, from the module's symbol index (no
+   line table or other DWARF is read, nor the table searched by libdw),
+   and the frame counts as late.  The memo is not given it, as it keeps
+   frames looked up in full. */
+static unsigned late_frame(const sc_symbols *s, sym_module *m, uint64_t offset, sc_symframe *out, unsigned max,
+                           int *late)
+{
+    *late = 1;
+    const char *name = symbol_name(s, m, offset, 0);
+    memset(out, 0, max * sizeof *out);
+    out[0].function = name ? pretty(s, name) : NULL;
+    return out[0].function ? 1 : 0;
 }
 
 unsigned sc_symbols_frame(sc_symbols *s, const char *module, const char *build_id, uint64_t offset,
@@ -425,24 +746,27 @@ unsigned sc_symbols_frame(sc_symbols *s, const char *module, const char *build_i
     *late = 0;
     if (!s || !module || !max)
         return 0;
-    /* Past the limit a frame looked up before is still named (a copy), but
-       no module is opened and nothing is read. */
-    int past = s->deadline && now_ns() >= s->deadline;
-    sym_module *m = past ? module_find(s, module) : module_get(s, module);
-    int ok = m && m->mod && !(build_id && *build_id && strcmp(build_id, m->build_id)), n;
-    if (ok && (n = memo_get(m, offset, out, max)) >= 0)
+    /* Opening a module only maps its file and reads its headers, so it is
+       done past the limit too, for the symbol table. */
+    sym_module *m = module_get(s, module);
+    int n;
+    if (!m || !m->mod || (build_id && *build_id && strcmp(build_id, m->build_id)))
+        return 0;
+    if ((n = memo_get(m, offset, out, max)) >= 0)
         return (unsigned)n;
-    if (past) {
-        *late = 1;
-        return 0;
-    }
-    if (!ok)
-        return 0;
+    if (s->deadline && now_ns() >= s->deadline)
+        return late_frame(s, m, offset, out, max, late);
     memset(out, 0, max * sizeof *out);
-    lookup_one(s, m->mod, (Dwarf_Addr)offset, out);
-    unsigned got = s->inline_ok ? unfold(s, m->mod, (Dwarf_Addr)offset, out, max) : 1;
+    lookup_one(s, m, (Dwarf_Addr)offset, out);
+    unsigned got = s->inline_ok ? unfold(s, m, (Dwarf_Addr)offset, out, max) : 1;
     memo_put(m, offset, out, got, max);
     return got;
+}
+
+const char *sc_symbols_symbol(sc_symbols *s, const char *module, uint64_t offset)
+{
+    sym_module *m = s && module ? module_get(s, module) : NULL;
+    return m && m->mod ? symbol_name(s, m, offset, 0) : NULL;
 }
 
 /* ------------------------------------------------------------ report --- */
