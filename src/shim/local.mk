@@ -27,7 +27,7 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/callsites.c src/shim/callsites.h src/shim/pyframes.c src/shim/pyframes.h \
 	src/shim/intern.c src/shim/intern.h src/shim/ranges.c src/shim/ranges.h src/shim/nvtx.c src/shim/nvtx.h \
 	src/shim/findings.c src/shim/findings.h src/shim/aggkey.h \
-	src/shim/shim_report.h src/shim/shim_report.c src/shim/measure.c src/shim/measure.h src/shim/prof.c \
+	src/shim/shim_report.h src/shim/shim_report.c src/shim/names.c src/shim/names.h src/shim/measure.c src/shim/measure.h src/shim/prof.c \
 	src/shim/cupti_session.c src/shim/cupti_session.h src/shim/measure_window.c src/shim/measure_window.h \
 	src/shim/timeline.c src/shim/timeline_price.c \
 	src/shim/timeline.h src/shim/vec.h \

@@ -32,6 +32,7 @@
 #include "lanes.h"
 #include "measure.h"
 #include "modules.h"
+#include "names.h"
 #include "options.h"
 #include "price.h"
 #include "ranges.h"
@@ -213,7 +214,8 @@ typedef struct build {
     sc_report *r;
     uint64_t *sites;      /* call sites referenced, to emit */
     size_t nsites;
-    int raw;              /* frames as module + offset only (a report while the program runs) */
+    int raw;              /* frames as module + offset only: a report while the program runs, or one
+                             the launcher names (sends_to_launcher) */
 } build;
 
 static void want_site(build *b, uint64_t h)
@@ -536,65 +538,11 @@ static void add_redirect(const sc_agg_key *k, const sc_agg_val *v, void *arg)
     d->count = v->count;
 }
 
-/* A frame's function from the dynamic symbol table (dladdr: no file is
-   read), the name it keeps where its module's debug information cannot
-   be read, or is read too late. */
-static char *dynamic_name(uintptr_t pc)
-{
-    Dl_info info;
-    return dladdr((void *)pc, &info) && info.dli_sname ? sc_demangle(info.dli_sname, sc_dlsym_real) : NULL;
-}
-
-/* The frames' dynamic-symbol names, each pc looked up once: a program's
-   call sites share most of their frames (an interpreter's, a framework's
-   dispatch), and glibc's dladdr scans the library's whole dynamic symbol
-   table (about 2.3 ns a symbol, measured here: a millisecond in a library
-   of hundreds of thousands, as PyTorch's are).  Open addressing by pc,
-   never more than half full; without memory, each frame asks dladdr. */
-typedef struct name_memo {
-    uintptr_t *pc;   /* 0: a free slot */
-    char **name;
-    size_t cap;
-} name_memo;
-
-static void names_init(name_memo *m, size_t frames)
-{
-    size_t cap = 16;
-    while (cap < 2 * frames)
-        cap *= 2;
-    m->pc = calloc(cap, sizeof *m->pc);
-    m->name = calloc(cap, sizeof *m->name);
-    m->cap = m->pc && m->name ? cap : 0;
-}
-
-/* pc's name, malloc'd (NULL when it has none). */
-static char *names_get(name_memo *m, uintptr_t pc)
-{
-    if (!m->cap || !pc)
-        return dynamic_name(pc);
-    size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 32) & (m->cap - 1);
-    while (m->pc[i] && m->pc[i] != pc)
-        i = (i + 1) & (m->cap - 1);
-    if (!m->pc[i]) {
-        m->pc[i] = pc;
-        m->name[i] = dynamic_name(pc);
-    }
-    return xstrdup(m->name[i]);
-}
-
-static void names_free(name_memo *m)
-{
-    for (size_t i = 0; i < m->cap; i++)
-        free(m->name[i]);
-    free(m->pc);
-    free(m->name);
-}
-
 /* Each call site's frames as module (path and build ID), offset and, but
    in a report while the program runs (built while its slow paths wait: not
-   even dladdr, which takes the loader's lock), the dynamic-symbol name;
-   file:line comes later (symbolize_here, or the launcher, or `streamcheck
-   report`), from module + offset. */
+   even dladdr, which takes the loader's lock) or one the launcher names,
+   the dynamic-symbol name (names.h); file:line comes later (symbolize_here,
+   or the launcher, or `streamcheck report`), from module + offset. */
 static void fill_callsites(build *b)
 {
     sc_report *r = b->r;
@@ -602,14 +550,14 @@ static void fill_callsites(build *b)
     if (!r->callsites)
         return;
     r->ncallsites = b->nsites;
-    name_memo names = {0};
+    sc_names names = {0};
     if (!b->raw) {
         size_t frames = 0;
         for (size_t i = 0; i < b->nsites; i++) {
             const sc_site *s = sc_site_get(b->sites[i]);
             frames += s ? s->nframes : 0;
         }
-        names_init(&names, frames);
+        sc_names_init(&names, frames);
     }
     for (size_t i = 0; i < b->nsites; i++) {
         const sc_site *s = sc_site_get(b->sites[i]);
@@ -627,7 +575,7 @@ static void fill_callsites(build *b)
             f->module = xstrdup(sc_module_path(s->frames[k].mod));
             f->build_id = xstrdup(sc_module_build_id(s->frames[k].mod));
             f->offset = s->frames[k].off;
-            f->function = b->raw ? NULL : names_get(&names, s->frames[k].pc);
+            f->function = b->raw ? NULL : sc_names_get(&names, s->frames[k].pc);
         }
         for (unsigned k = 0; k < s->npy; k++) {
             sc_pyframe *p = &c->py[c->npy++];
@@ -636,7 +584,7 @@ static void fill_callsites(build *b)
             p->line = s->py[k].line;
         }
     }
-    names_free(&names);
+    sc_names_free(&names);
 }
 
 /* Names the frames with file:line here, at exit, the costliest call sites
@@ -652,7 +600,7 @@ static void symbolize_here(sc_report *r)
     sc_symbols_close(syms);
     if (late > 0)
         sc_warn("symbolization stopped after %ld ms (STREAMCHECK_SYMBOLIZE_MS): %ld native frames of the "
-                "least costly call sites are named from the dynamic symbol table only, without file:line",
+                "least costly call sites are named from their module's symbol table only, without file:line",
                 sc_opt.symbolize_ms, late);
     sc_prof_proc(SC_PH_SYMBOLIZE, sc_tsc() - k0, r->ncallsites);
 }
@@ -792,6 +740,24 @@ static void write_outputs(sc_report *r, const sc_render_opts *o)
 /* The report as it stands: what the shim saw, before filters.  NULL when
    no CUDA call went through the shim (a helper process of the program, or
    a program that never used CUDA): then there is nothing to say. */
+/* The formats asked for that draw measured mode's GPU timeline. */
+static unsigned timeline_formats(void)
+{
+    unsigned drawn = 0;
+    for (int i = 0; i < SC_NFORMATS; i++)
+        drawn |= sc_formats[i].timeline ? (unsigned)sc_formats[i].format : 0;
+    return sc_opt.formats & drawn;
+}
+
+/* Whether the final report will go to the launcher (leave_to_launcher),
+   which names each frame from its module and offset after the program has
+   exited: then the process asks dladdr for none (on a GPT-2 step, 172 ms
+   of its exit for 303 frames of PyTorch's libraries). */
+static int sends_to_launcher(void)
+{
+    return sc_opt.defer_symbols && !timeline_formats();
+}
+
 static sc_report *build_report(int partial)
 {
     count_acc *acc = calloc(1, sizeof *acc);
@@ -825,7 +791,7 @@ static sc_report *build_report(int partial)
     fill_counts(r, acc);
     free(acc);
 
-    build b = {.r = r, .raw = partial};
+    build b = {.r = r, .raw = partial || sends_to_launcher()};
     /* The prices (price.c): once, for the final report (the run's record
        then ends); a report while the program runs goes with detect mode's. */
     if (!partial) {
@@ -877,10 +843,7 @@ static sc_render_opts render_opts(char **cwd)
    report itself. */
 static int needs_timeline(const sc_report *r)
 {
-    unsigned drawn = 0;
-    for (int i = 0; i < SC_NFORMATS; i++)
-        drawn |= sc_formats[i].timeline ? (unsigned)sc_formats[i].format : 0;
-    return (sc_opt.formats & drawn) && (r->ngpu_ops || r->nhost_spans || r->nmarks);
+    return timeline_formats() && (r->ngpu_ops || r->nhost_spans || r->nmarks);
 }
 
 /* Under the launcher (STREAMCHECK_DEFER_SYMBOLS): the report goes to the
