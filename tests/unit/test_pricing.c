@@ -596,6 +596,32 @@ START_TEST(no_loop_without_set_up)
 }
 END_TEST
 
+/* Eight pieces queued from *at, 10 us apart: each a 2 ms upload (2 ms of
+   bytes at 1 byte per ns), a kernel that fills the device and a 2 ms
+   download.  Their buffers: k % buffers for piece k (buffers > 0), one a
+   piece for both copies (0), or one a copy (-1).  mark: the first upload
+   counts in finding 1.  known, kernel_ns: the GPU times measured mode
+   records (the copies' 2 ms). */
+static void eight_pieces(run *r, uint64_t *at, int buffers, int mark, int known, uint64_t kernel_ns)
+{
+    for (int k = 0; k < 8; k++)
+        for (int j = 0; j < 3; j++, *at += 10000) {
+            sc_pr_call *c = add(r, 0, SC_PR_SUBMIT, *at, *at + 5000, 0, 0);
+            c->gpu_known = (uint8_t)known;
+            if (j == 1) {
+                c->demand = 1;
+                c->gpu_ns = kernel_ns;
+                continue;
+            }
+            int slot = buffers > 0 ? k % buffers : buffers == 0 ? k : 2 * k + !!j;
+            c->gpu_ns = 2 * MS;
+            c->dir = j ? SC_PR_D2H : SC_PR_H2D;
+            c->bytes = 2 * MS;
+            c->dev = 0x10000000ull + (uint64_t)slot * 0x1000000ull;
+            c->finding[0] = mark && !k && !j;
+        }
+}
+
 /* Eight pieces, each a 2 ms upload, a 3 ms kernel and a 2 ms download of
    what was uploaded, all queued on one stream at once, then a wait: 56 ms.
    With the copies on an upload and a download stream, ordered by events,
@@ -615,18 +641,7 @@ static uint64_t pipelined(int buffers, int warm, uint64_t *fixed)
     uint64_t at = 0, base = 0;
     for (int pass = warm ? 0 : 1; pass < 2; pass++, base += 56 * MS) {
         at = base;
-        for (int k = 0; k < 8; k++)
-            for (int j = 0; j < 3; j++, at += 10000) {
-                sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 0);
-                if (j == 1) {
-                    c->demand = 1;
-                    continue;
-                }
-                c->dir = j ? SC_PR_D2H : SC_PR_H2D;
-                c->bytes = 2 * MS;
-                c->dev = 0x10000000ull + (uint64_t)(buffers ? k % buffers : k) * 0x1000000ull;
-                c->finding[0] = k || j || !pass ? 0 : 1;
-            }
+        eight_pieces(&r, &at, buffers, pass, 0, 0);
         add(&r, 0, SC_PR_WAIT_STREAM, at, base + 56 * MS, base + 56 * MS - at, 0);
         busy(&r, base + 5000, base + 56 * MS);
     }
@@ -711,18 +726,7 @@ static uint64_t both_ways(double duplex)
     r = (run){0};
     sc_pr_stream st = {0, SC_PR_NONBLOCKING};
     uint64_t at = 0;
-    for (int k = 0; k < 8; k++)
-        for (int j = 0; j < 3; j++, at += 10000) {
-            sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 0);
-            if (j == 1) {
-                c->demand = 1;
-                continue;
-            }
-            c->dir = j ? SC_PR_D2H : SC_PR_H2D;
-            c->bytes = 2 * MS;
-            c->dev = 0x10000000ull + (uint64_t)(2 * k + !!j) * 0x1000000ull;
-            c->finding[0] = k || j ? 0 : 1;
-        }
+    eight_pieces(&r, &at, -1, 1, 0, 0);
     uint64_t end = 5000 + 32 * MS + 8 * MS / 10;
     add(&r, 0, SC_PR_WAIT_STREAM, at, end, end - at, 0);
     busy(&r, 5000, end);
@@ -765,21 +769,7 @@ static uint64_t long_last_kernel(int known, int one_unknown)
     r = (run){0};
     sc_pr_stream st = {0, SC_PR_NONBLOCKING};
     uint64_t at = 0;
-    for (int k = 0; k < 8; k++)
-        for (int j = 0; j < 3; j++, at += 10000) {
-            sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 0);
-            c->gpu_known = (uint8_t)known;
-            if (j == 1) {
-                c->demand = 1;
-                c->gpu_ns = MS / 10;
-                continue;
-            }
-            c->gpu_ns = 2 * MS;
-            c->dir = j ? SC_PR_D2H : SC_PR_H2D;
-            c->bytes = 2 * MS;
-            c->dev = 0x10000000ull + (uint64_t)(2 * k + !!j) * 0x1000000ull;
-            c->finding[0] = k || j ? 0 : 1;
-        }
+    eight_pieces(&r, &at, -1, 1, known, MS / 10);
     sc_pr_call *last = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 0);
     last->demand = 1;
     last->gpu_known = (uint8_t)(known && !one_unknown);
