@@ -13,8 +13,8 @@
  * non-blocking stream of the shim's own (CUDA C++ Programming Guide,
  * Asynchronous Concurrent Execution > Overlap of Data Transfer: copies
  * each way overlap where the device has a copy engine each way, but they
- * share the link between host and device): on an H200 host the two
- * together moved about 61 GB/s where each moved 49.5 alone.  No allocation
+ * share the link between host and device): on H200 hosts the two
+ * together moved 71-91 GB/s where each moved 48-53 alone.  No allocation
  * more: a fraction of a millisecond.  At exit it could not be done:
  * the CUDA runtime's own exit handlers run first and release the context.
  * On the simulator the copies take the simulator's time, which is what its
