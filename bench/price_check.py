@@ -90,6 +90,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import seeds   # noqa: E402  its Runner: one run, its status, output and NAME=VALUE metrics
+from together import added_up   # noqa: E402
 RANKED = re.compile(r"^rank([0-9]+)\.(.+)$")
 SKIPPED = 77
 
@@ -345,17 +346,19 @@ def read_report(path, rule, places):
            "schema": d.get("schema_version")}
     for k in ("window_ns", "model_ns", "fixed_ns"):
         res[k] = proc.get(k)
+    marked = []
     for f in d.get("findings", []):
         if not frames_of(sites.get(f.get("callsite"), {})) & places:
             continue
         if f.get("rule") != rule:
             res["other"][f.get("rule", "?")] = res["other"].get(f.get("rule", "?"), 0) + int(f.get("count", 0))
             continue
+        marked.append(f)
         c = int(f.get("cost_ns") or 0)
-        res["cost_ns"] += c
         res["count"] += int(f.get("count", 0))
         b = f.get("cost_basis") or "-"
         res["bases"][b] = res["bases"].get(b, 0) + c
+    res["cost_ns"] = added_up(marked)   # findings fixed together: once, at what their fix saves
     return res
 
 

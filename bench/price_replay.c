@@ -5,12 +5,15 @@
  * recorded on a GPU without the GPU, and set against what the fixes gained
  * there (bench/price_check.py's table).
  *
- *   price_replay [--duplex R] DUMP
+ *   price_replay [--together] [--duplex R] DUMP
  *                         the dump's first line and its finding lines, as
  *                         the current model prices them; --duplex R: the
  *                         rate of pinned copies both ways at once, bytes
  *                         per ns in all, in place of the dump's (a dump
- *                         from before it was timed has none)
+ *                         from before it was timed has none); --together:
+ *                         also a line per finding that shares its fix with
+ *                         others of the everything-fixed run, "together F of
+ *                         N saving NS" (what fixing them at once saves)
  *
  * Each finding's flags are the ones price.c gives it: a finding (not an
  * allocation site) is in the all-fixed run, and is priced jointly when its
@@ -121,15 +124,17 @@ static int line_of(dump *d, const char *l)
     return 0;
 }
 
-static int price(dump *d, double duplex)
+static int price(dump *d, double duplex, int together)
 {
     sc_pr_thread *th = calloc(d->nthreads + 1, sizeof *th);
     sc_pr_device *dev = calloc(d->ndevs + 1, sizeof *dev);
     sc_pr_finding *f = calloc(d->nfinds + 1, sizeof *f);
     uint64_t *saving = calloc(d->nfinds + 1, sizeof *saving);
     uint8_t *before = calloc(d->nfinds + 1, sizeof *before);
+    uint64_t *tog = calloc(d->nfinds + 1, sizeof *tog);
+    uint32_t *tog_n = calloc(d->nfinds + 1, sizeof *tog_n);
     int rc = 1;
-    if (th && dev && f && saving && before) {
+    if (th && dev && f && saving && before && tog && tog_n) {
         for (size_t i = 0; i < d->nthreads; i++) {
             th[i] = d->threads[i].th;
             th[i].calls = d->threads[i].v;
@@ -145,7 +150,7 @@ static int price(dump *d, double duplex)
         for (size_t i = 0; i < d->nfinds; i++)
             f[i] = d->finds[i].f;
         sc_pr_model m = {th, d->nthreads, d->streams, d->nstreams, dev, d->ndevs, f, d->nfinds, 0};
-        sc_pr_result r = {.saving = saving, .before_loop = before};
+        sc_pr_result r = {.saving = saving, .before_loop = before, .together = tog, .together_n = tog_n};
         if (sc_pr_price(&m, &r) == 0) {
             printf("window %llu model %llu fixed %llu loop %llu stalled %d\n", (unsigned long long)r.window_ns,
                    (unsigned long long)r.model_ns, (unsigned long long)r.fixed_ns, (unsigned long long)r.loop_ns,
@@ -153,10 +158,13 @@ static int price(dump *d, double duplex)
             for (size_t i = 0; i < d->nfinds; i++)
                 printf("finding %zu rule %s fix %u saving %llu%s\n", i + 1, d->finds[i].rule, f[i].fix,
                        (unsigned long long)saving[i], before[i] ? " set-up" : "");
+            for (size_t i = 0; together && i < d->nfinds; i++)
+                if (tog_n[i])
+                    printf("together %zu of %u saving %llu\n", i + 1, tog_n[i], (unsigned long long)tog[i]);
             rc = 0;
         }
     }
-    free(th), free(dev), free(f), free(saving), free(before);
+    free(th), free(dev), free(f), free(saving), free(before), free(tog), free(tog_n);
     return rc;
 }
 
@@ -164,6 +172,11 @@ int main(int argc, char **argv)
 {
     double duplex = 0;
     char *end = NULL;
+    int together = argc >= 3 && !strcmp(argv[1], "--together");
+    if (together) {
+        argv++;
+        argc--;
+    }
     if (argc == 4 && !strcmp(argv[1], "--duplex")) {
         duplex = strtod(argv[2], &end);
         if (end == argv[2] || *end || !(duplex > 0)) {
@@ -174,7 +187,8 @@ int main(int argc, char **argv)
         argc -= 2;
     }
     if (argc != 2) {
-        fprintf(stderr, "usage: price_replay [--duplex R] DUMP  (a file STREAMCHECK_TEST_PRICE_DUMP wrote)\n");
+        fprintf(stderr, "usage: price_replay [--together] [--duplex R] DUMP  (a file STREAMCHECK_TEST_PRICE_DUMP "
+                "wrote)\n");
         return 2;
     }
     FILE *in = fopen(argv[1], "r");
@@ -195,7 +209,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "price_replay: %s:%lu: not a line of a pricing model's dump\n", argv[1], lineno);
         return 2;
     }
-    int rc = price(&d, duplex);
+    int rc = price(&d, duplex, together);
     if (rc)
         fprintf(stderr, "price_replay: %s: the model cannot be priced (out of memory)\n", argv[1]);
     for (size_t i = 0; i < d.nthreads; i++)

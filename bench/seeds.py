@@ -59,6 +59,8 @@ import sys
 import tempfile
 import time
 
+from together import added_up
+
 METRIC = re.compile(r"^([A-Za-z][A-Za-z0-9_.-]*)=(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)\s*$")
 
 PLACEHOLDER = """\
@@ -154,7 +156,8 @@ class Runner:
 
     def cost(self, cmd, env, measure=False, scope=None):
         """Runs cmd once under streamcheck: the summed cost_ns of its findings
-        and of its warnings, in ms, the cost basis seen most, and the NVTX
+        and of its warnings, in ms (findings fixed together counted once at
+        what their fix saves: together.py), the cost basis seen most, and the NVTX
         range it kept to (scope: --range, None for the whole run); None when
         the run failed (or --measure is not available)."""
         d = tempfile.mkdtemp(dir=self.tmp)
@@ -173,13 +176,12 @@ class Runner:
                     doc = json.load(fh)
             except (OSError, ValueError):
                 return None
-            for x in doc.get("findings", []):
-                c = int(x.get("cost_ns", 0))
-                total += c
-                if x.get("severity") in ("warning", "error"):
-                    warn += c
+            found = doc.get("findings", [])
+            total += added_up(found)
+            warn += added_up([x for x in found if x.get("severity") in ("warning", "error")])
+            for x in found:
                 b = x.get("cost_basis", "?")
-                bases[b] = bases.get(b, 0) + c
+                bases[b] = bases.get(b, 0) + int(x.get("cost_ns", 0))
         basis = max(bases, key=bases.get) if bases else "-"
         return {"all_ms": total / 1e6, "warnings_ms": warn / 1e6, "basis": basis, "range": scope}
 

@@ -156,6 +156,8 @@
     F(finding, detail, STR_NULL, detail, 1)                          \
     F(finding, process, PROCESS, process, 1)                         \
     F(finding, window_ns, U64_NZ, window_ns, 4)                      \
+    F(finding, together_ns, U64_NZ, together_ns, 4)                  \
+    F(finding, together_findings, U64_NZ, together_n, 4)             \
     H(finding, gpu_lost_ns, 3)                                       \
     F(finding, device, INT_NULL, device, 1)
 

@@ -102,6 +102,10 @@ typedef struct sc_finding {
     unsigned process;   /* index into sc_report.procs */
     uint64_t window_ns; /* what its share is of, where not what its process's are of: the
                            active window of a finding of the set-up, before the loop; 0 */
+    uint64_t together_ns; /* where other findings of its process have the same fix (pinning,
+                           a wait moved, ...): what fixing all of them at once saves, which is
+                           less than their costs added up where they overlap; 0 */
+    uint64_t together_n;  /* how many findings that is (2 or more), with together_ns; 0 */
     int measured;       /* gpu_lost_ns is valid (measured mode saw these calls) */
     uint64_t gpu_lost_ns; /* measured mode: GPU time the calls cost, a union on
                            the device's timeline (libstreamcheck(7), Measured mode) */

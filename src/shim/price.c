@@ -39,6 +39,8 @@ static struct {
     uint8_t *before;           /* per model finding: all its calls before the steady loop */
     uint32_t *shadowed;        /* per model finding: the waits its fix took along */
     uint8_t *dropped;          /* per model finding: under its keep bar (sc_price_keep_bp) */
+    uint64_t *together;        /* per model finding: its fix's findings fixed at once (sc_pr_result) */
+    uint32_t *together_n;
     sc_pr_result res;
     int source;                /* SC_PRICE_* */
 } P;
@@ -262,7 +264,9 @@ void sc_price_run(void)
     P.before = calloc(nf, sizeof *P.before);
     P.shadowed = calloc(nf, sizeof *P.shadowed);
     P.dropped = calloc(nf, sizeof *P.dropped);
-    if (!f || !dev || !P.saving || !P.before || !P.shadowed || !P.dropped) {
+    P.together = calloc(nf, sizeof *P.together);
+    P.together_n = calloc(nf, sizeof *P.together_n);
+    if (!f || !dev || !P.saving || !P.before || !P.shadowed || !P.dropped || !P.together || !P.together_n) {
         free(dev);
         if (f)
             m->findings = f;
@@ -319,6 +323,8 @@ void sc_price_run(void)
     P.res.before_loop = P.before;
     P.res.shadowed = P.shadowed;
     P.res.dropped = P.dropped;
+    P.res.together = P.together;
+    P.res.together_n = P.together_n;
     P.ok = sc_pr_price(m, &P.res) == 0;
     if (P.ok)
         dump(m, &P.res);
@@ -348,6 +354,16 @@ int sc_price_of(const sc_agg_key *k, uint64_t *saving)
     if (i < 0 || P.m.findings[i].fix == SC_PR_FIX_NONE)
         return 0;
     *saving = P.saving[i];
+    return 1;
+}
+
+int sc_price_together(const sc_agg_key *k, uint64_t *saving, uint32_t *n)
+{
+    long i = index_of(k);
+    if (i < 0 || !P.together_n[i])
+        return 0;
+    *saving = P.together[i];
+    *n = P.together_n[i];
     return 1;
 }
 

@@ -29,6 +29,9 @@ uint32_t sc_price_shadowed(const struct sc_agg_key *k);
    0 for the other rules.  SC703, a restructuring, at least 5%. */
 #define SC703_MIN_BP 500
 unsigned sc_price_keep_bp(unsigned rule);
+/* Where other kept findings share k's fix: what fixing all of them at
+   once saves, and how many they are (k's included); 0 when none does. */
+int sc_price_together(const struct sc_agg_key *k, uint64_t *saving, uint32_t *n);
 /* Whether the model priced the aggregate k at its bar or more (the report
    keeps it; "everything fixed" fixes it): 0 below it, or unpriced. */
 int sc_price_keeps(const struct sc_agg_key *k);

@@ -657,6 +657,49 @@ static int price_joint(const sc_pr_model *m, const sc_pr_work *w, const size_t *
     return rc;
 }
 
+/* The findings of the everything-fixed run (kept) that share a fix, two or
+   more with some saving, fixed together: each gets what they save at once
+   (out->together, together_n).  0, or -1 when out of memory. */
+static int price_together(const sc_pr_model *m, const sc_pr_finding *kept, const sc_pr_work *w,
+                          const size_t *base, uint64_t origin, int64_t b, sc_pr_result *out)
+{
+    if (!out->together)
+        return 0;
+    for (size_t f = 0; f < m->nfindings; f++) {
+        out->together[f] = 0;
+        if (out->together_n)
+            out->together_n[f] = 0;
+    }
+    sc_pr_finding *g = malloc((m->nfindings + 1) * sizeof *g);
+    if (!g)
+        return -1;
+    int rc = 0;
+    for (unsigned fix = SC_PR_FIX_NONE + 1; fix <= SC_PR_FIX_PIPELINE && !rc; fix++) {
+        size_t n = 0;
+        uint64_t alone = 0;
+        for (size_t f = 0; f < m->nfindings; f++) {
+            g[f] = kept[f];
+            g[f].in_all = kept[f].in_all && kept[f].fix == fix;
+            n += g[f].in_all;
+            alone += g[f].in_all ? out->saving[f] : 0;
+        }
+        if (n < 2 || !alone)
+            continue;
+        sc_pr_model gm = *m;
+        gm.findings = g;
+        int64_t e = replay(&gm, w, base, origin, -2, &out->stalled, NULL, NULL);
+        rc = e < 0;
+        for (size_t f = 0; !rc && f < m->nfindings; f++)
+            if (g[f].in_all) {
+                out->together[f] = e < b ? (uint64_t)(b - e) : 0;
+                if (out->together_n)
+                    out->together_n[f] = (uint32_t)n;
+            }
+    }
+    free(g);
+    return rc ? -1 : 0;
+}
+
 int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
 {
     uint64_t origin = UINT64_MAX, end = 0;
@@ -677,6 +720,10 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
             out->shadowed[f] = 0;
         if (out->dropped)   /* unpriced: left out (sc_pr_all_fixed says once priced) */
             out->dropped[f] = m->findings[f].keep_bp != 0;
+        if (out->together)
+            out->together[f] = 0;
+        if (out->together_n)
+            out->together_n[f] = 0;
     }
     out->window_ns = out->model_ns = out->fixed_ns = out->loop_ns = 0;
     out->stalled = 0;
@@ -722,6 +769,8 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
     km.findings = kept;
     rc |= !kept;
     int64_t all = rc ? -1 : replay(&km, w, base, origin, -2, &out->stalled, NULL, NULL);
+    if (!rc && all >= 0)
+        rc = price_together(m, kept, w, base, origin, b, out);
     free(kept);
     rc |= all < 0;
     out->fixed_ns = all > 0 ? (uint64_t)all : 0;

@@ -175,6 +175,12 @@ typedef struct sc_pr_result {
     uint8_t *dropped;     /* per finding (caller's array, or NULL): 1 where it saves less than
                              its keep_bp or keep_ns (or the run has no model): the report leaves
                              it out, and "everything fixed" does not fix it */
+    uint64_t *together;   /* per finding (caller's array, or NULL): where two or more findings of
+                             the "everything fixed" run have its fix (pinning, a wait moved, ...),
+                             what fixing all of those at once saves (their savings overlap: two
+                             copy lines of one pipeline, pinned, save less than each alone added
+                             up); else 0 */
+    uint32_t *together_n; /* per finding (with together): how many findings that is */
     int stalled;          /* a replay could not finish (a wait for work never queued) */
 } sc_pr_result;
 
@@ -184,6 +190,8 @@ typedef struct sc_pr_result {
    moves the wait to the next, as a loss.item() then an accuracy .item()
    each step) are also replayed fixed together; each one's saving is the
    larger of its own and its share of theirs, by the time its calls waited.
+   The findings of the everything-fixed run that share a fix, two or more,
+   are replayed fixed together too (together, together_n).
    Also the steady loop: a finding whose calls repeat at least 5 times, the
    last in the window's second half, starts it one period (the median time
    between its calls) before its first; the earliest such start, where it

@@ -42,8 +42,11 @@ static void busy(run *r, uint64_t a, uint64_t b)
    per ns in all (0: unknown, the default). */
 static double duplex_rate;
 
-/* The last price()'s verdicts (sc_pr_result.dropped), per finding. */
+/* The last price()'s verdicts (sc_pr_result.dropped) and its findings'
+   fixes at once (together, together_n), per finding. */
 static uint8_t dropped[8];
+static uint64_t together[8];
+static uint32_t together_n[8];
 
 static sc_pr_result price(run *r, int nthreads, const sc_pr_stream *st, size_t nst, sc_pr_finding *f,
                           size_t nf, uint16_t legacy_finding, double pinned_rate, uint64_t *saving)
@@ -56,7 +59,7 @@ static sc_pr_result price(run *r, int nthreads, const sc_pr_stream *st, size_t n
     sc_pr_model m = {.threads = th, .nthreads = (size_t)nthreads, .streams = st, .nstreams = nst,
                      .devices = &dev, .ndevices = 1, .findings = f, .nfindings = nf};
     ck_assert_uint_le(nf, sizeof dropped);
-    sc_pr_result res = {.saving = saving, .dropped = dropped};
+    sc_pr_result res = {.saving = saving, .dropped = dropped, .together = together, .together_n = together_n};
     ck_assert_int_eq(sc_pr_price(&m, &res), 0);
     ck_assert_int_eq(res.stalled, 0);
     return res;
@@ -424,6 +427,12 @@ START_TEST(host_syncs_become_events)
        it (the whole saving); the upload's or the compute's alone saves
        nothing, their order kept on the GPU and the host still waiting at
        the next stage */
+    /* the three waits share their fix: fixed at once they save what the
+       everything-fixed run does */
+    for (int k = 0; k < 3; k++) {
+        ck_assert_uint_eq(together_n[k], 3);
+        ck_assert_uint_eq(together[k], all);
+    }
     host_synced_stages(saving, 0, wait);
     ck_assert_uint_lt(saving[0], MS / 10);
     ck_assert_uint_lt(saving[1], MS / 10);
@@ -745,6 +754,8 @@ START_TEST(copies_both_ways_share_the_link)
     ck_assert_uint_gt(alone, 14 * MS);   /* 14.7 */
     ck_assert_uint_lt(alone, 15 * MS);
     ck_assert_uint_eq(full, alone);      /* both ways at twice one way's rate: no slower */
+    ck_assert_uint_eq(together_n[0], 0); /* one finding: nothing to fix together */
+    ck_assert_uint_eq(together[0], 0);
     ck_assert_uint_le(one, 8 * MS / 10);
     ck_assert_uint_gt(between, 9 * MS);   /* about 10 */
     ck_assert_uint_lt(between, 11 * MS);

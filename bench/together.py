@@ -1,0 +1,26 @@
+"""together.py: findings' prices added up as a fix that changes them all
+would save.
+
+Each finding of a JSON report is priced by what fixing it alone saves.
+Where several share a fix (two copy lines of one pipeline, both pinned),
+their savings overlap, and each carries what fixing all of them at once
+saves (together_ns, over together_findings findings).  A comparison whose
+fix changes all of them counts that once, not their costs added up; a group
+only partly in the list counts its members' own costs.
+"""
+
+
+def added_up(findings):
+    """The summed cost_ns of findings (dicts of a JSON report), each group
+    fixed together whose members are all there counted once."""
+    total = 0
+    groups = {}
+    for f in findings:
+        n, t = int(f.get("together_findings") or 0), int(f.get("together_ns") or 0)
+        if n >= 2:
+            groups.setdefault((f.get("process", 0), f.get("rule"), n, t), []).append(int(f.get("cost_ns") or 0))
+        else:
+            total += int(f.get("cost_ns") or 0)
+    for (_, _, n, t), costs in groups.items():
+        total += t if len(costs) == n else sum(costs)
+    return total
