@@ -97,7 +97,13 @@ static void cost_clause(const sc_finding *f, char *buf, size_t len)
 {
     char c[32];
     sc_format_ns(f->cost_ns, c, sizeof c);
-    if (sc_cost_is_replay(f->basis))
+    char t[32];
+    sc_format_ns(f->together_ns, t, sizeof t);
+    if (sc_cost_is_replay(f->basis) && f->together_n >= 2)
+        snprintf(buf, len, "fixing this saves %s (predicted by replaying the run with the fix, %s); with the "
+                 "%" PRIu64 " other finding%s whose fix is the same, %s at once", c, sc_cost_basis_name(f->basis),
+                 f->together_n - 1, f->together_n > 2 ? "s" : "", t);
+    else if (sc_cost_is_replay(f->basis))
         snprintf(buf, len, "fixing this saves %s (predicted by replaying the run with the fix, %s)", c,
                  sc_cost_basis_name(f->basis));
     else if (f->basis == SC_COST_UNMEASURED)
@@ -108,7 +114,7 @@ static void cost_clause(const sc_finding *f, char *buf, size_t len)
 
 void sc_finding_line(const sc_finding *f, char *buf, size_t len)
 {
-    char blocked[32], cost[160], bytes[32] = "";
+    char blocked[32], cost[256], bytes[32] = "";
     sc_format_ns(f->blocked_ns, blocked, sizeof blocked);
     cost_clause(f, cost, sizeof cost);
     if (f->bytes) {
