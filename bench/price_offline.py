@@ -21,6 +21,10 @@ and SC403 left to reads of a few bytes (readback_loop, recorded before).
 bench/data/h200-price-dumps-4.tar.xz: a fourth, the build after those
 changes: train_resnet's loss.item() against the loss summed on the GPU
 (resnet_item) and host_sync_loop's two reads a step (host_sync_loop-item2).
+bench/data/h200-price-dumps-5.tar.xz: the seventh session's, whose dumps
+carry the copy rate both ways at once (duplex) and, in measured mode, each
+recorded call's GPU times from CUPTI (gpu): copy_pipeline and item_loop (one
+H200), train_resnet and the DDP loop's two ranks (two H200s).
 Each dump is replayed by bench/price_replay with this tree's model; the
 hazard's saving, against the one the dump recorded, scales the recorded
 estimate, and so its est/gain:
