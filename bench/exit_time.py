@@ -123,6 +123,9 @@ def main():
     # The runs start in a scratch folder: paths given relative to here (the
     # program, a script after python3) are made absolute first.
     opts.program = [os.path.abspath(a) if "/" in a and os.path.exists(a) else a for a in opts.program]
+    # and so are streamcheck's own (a relative --streamcheck was not found
+    # from the scratch folder)
+    opts.streamcheck, opts.shim, opts.simdir = (os.path.abspath(p) for p in (opts.streamcheck, opts.shim, opts.simdir))
     times = {a: [] for a in ARMS}
     exits = {a: [] for a in ARMS}
     with tempfile.TemporaryDirectory(prefix="sc-exit-") as scratch:
