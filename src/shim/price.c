@@ -22,6 +22,7 @@
 #include "aggkey.h"
 #include "calibrate.h"
 #include "core.h"
+#include "findings.h"
 #include "gpusample.h"
 #include "hb.h"
 #include "lanes.h"
@@ -247,6 +248,30 @@ unsigned sc_price_keep_bp(unsigned rule)
 }
 
 /* -------------------------------------------------------------- run --- */
+/* The allocation sites called often enough to be an SC303 finding
+   (--alloc-loop-min; shim_report.c, add_alloc_site): only those are
+   replayed with their calls dropped.  A program's caching allocator has
+   many sites called a few times at its start (21 in a PyTorch loop's
+   model), each a replay of the whole run that no report shows. */
+typedef struct sites { sc_agg_key *k; size_t n, cap; } sites;
+
+static void frequent_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
+{
+    sites *s = arg;
+    if ((long)v->count < sc_opt.alloc_loop_min || (s->n == s->cap && sc_grow_cap(&s->k, &s->cap, s->n + 1,
+                                                                                     sizeof *s->k, 16)))
+        return;
+    s->k[s->n++] = *k;
+}
+
+static int frequent(const sites *s, const sc_agg_key *k)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (!memcmp(&s->k[i], k, sizeof *k))
+            return 1;
+    return 0;
+}
+
 /* Once, at report time, after every thread left the slow path. */
 void sc_price_run(void)
 {
@@ -273,6 +298,8 @@ void sc_price_run(void)
             m->findings = f;
         return;
     }
+    sites often = {0};
+    sc_aggs_foreach(SC_AGG_ALLOC, frequent_site, &often);
     for (size_t i = 0; i + 1 < nf; i++) {
         const sc_agg_key *k = sc_rl_key((uint16_t)(i + 1));
         int finding = k && k->table == SC_AGG_FINDING;
@@ -280,9 +307,10 @@ void sc_price_run(void)
                                .joint = finding && sc_rule_props[k->rule].fix == SC_FIX_NO_WAIT,
                                .keep_bp = (uint16_t)(finding ? sc_price_keep_bp(k->rule) : 0),
                                .keep_ns = (uint64_t)sc_opt.warn_cost_us * 1000};
-        if (k && k->table == SC_AGG_ALLOC)   /* an SC303 site, if the report makes one of it */
+        if (k && k->table == SC_AGG_ALLOC && frequent(&often, k))   /* an SC303 site, if the report makes one */
             f[i].fix = sc_rule_props[SC_RULE_SC303].fix;
     }
+    free(often.k);
     f[nf - 1] = (sc_pr_finding){.fix = sc_rule_props[SC_RULE_SC103].fix, .in_all = 1};
     m->findings = f;
     m->nfindings = nf;
