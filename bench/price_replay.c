@@ -5,7 +5,7 @@
  * recorded on a GPU without the GPU, and set against what the fixes gained
  * there (bench/price_check.py's table).
  *
- *   price_replay [--together] [--less-tool] [--duplex R] DUMP
+ *   price_replay [--together] [--duplex R] DUMP
  *                         the dump's first line and its finding lines, as
  *                         the current model prices them; --duplex R: the
  *                         rate of pinned copies both ways at once, bytes
@@ -13,10 +13,7 @@
  *                         from before it was timed has none); --together:
  *                         also a line per finding that shares its fix with
  *                         others of the everything-fixed run, "together F of
- *                         N saving NS" (what fixing them at once saves);
- *                         --less-tool: CUPTI's host time between calls
- *                         (measured mode's dumps, "tool") taken out of the
- *                         gaps, which the shim does not yet do
+ *                         N saving NS" (what fixing them at once saves)
  *
  * Each finding's flags are the ones price.c gives it: a finding (not an
  * allocation site) is in the all-fixed run, and is priced jointly when its
@@ -59,8 +56,7 @@ static int room(void *pp, size_t *n, size_t *cap, size_t i, size_t elt)
 
 static int call_line(dump *d, const char *l)
 {
-    unsigned long long t0, dur, wait, bytes, own = 0, release = 0, touch = 0, dev = 0;
-    unsigned long long gself = 0, gfast = 0, tool = 0;
+    unsigned long long t0, dur, wait, bytes, own = 0, release = 0, touch = 0, dev = 0, gself = 0, gfast = 0;
     unsigned what, stream, nsub, sub, f0, f1, dir, again = 0, gknown = 0;
     float d1, d2;
     if (!d->nthreads || sscanf(l, " %llu +%llu wait %llu what %u stream %u nsub %u sub %u f %u,%u dir %u bytes "
@@ -71,9 +67,6 @@ static int call_line(dump *d, const char *l)
     const char *g = strstr(l, " gpu ");   /* measured mode's GPU times, in dumps since they were recorded */
     if (g && sscanf(g, " gpu %u %llu %llu", &gknown, &gself, &gfast) != 3)
         return -1;
-    const char *tl = strstr(l, " tool ");   /* CUPTI's host time, likewise */
-    if (tl && sscanf(tl, " tool %llu", &tool) != 1)
-        return -1;
     tcalls *t = &d->threads[d->nthreads - 1];
     if (room(&t->v, &t->n, &t->cap, t->n, sizeof *t->v))
         return -1;
@@ -83,7 +76,6 @@ static int call_line(dump *d, const char *l)
                                   .finding = {(uint16_t)f0, (uint16_t)f1}, .what = (uint8_t)what,
                                   .dir = (uint8_t)dir, .touch_again = (uint8_t)!!again, .demand = d1,
                                   .gpu_known = (uint8_t)!!gknown, .gpu_ns = gself, .fast_gpu_ns = gfast,
-                                  .tool_ns = tool,
                                   .fast_demand = d2};
     return 0;
 }
@@ -132,7 +124,7 @@ static int line_of(dump *d, const char *l)
     return 0;
 }
 
-static int price(dump *d, double duplex, int together, int less_tool)
+static int price(dump *d, double duplex, int together)
 {
     sc_pr_thread *th = calloc(d->nthreads + 1, sizeof *th);
     sc_pr_device *dev = calloc(d->ndevs + 1, sizeof *dev);
@@ -157,7 +149,7 @@ static int price(dump *d, double duplex, int together, int less_tool)
         }
         for (size_t i = 0; i < d->nfinds; i++)
             f[i] = d->finds[i].f;
-        sc_pr_model m = {th, d->nthreads, d->streams, d->nstreams, dev, d->ndevs, f, d->nfinds, 0, less_tool};
+        sc_pr_model m = {th, d->nthreads, d->streams, d->nstreams, dev, d->ndevs, f, d->nfinds, 0};
         sc_pr_result r = {.saving = saving, .before_loop = before, .together = tog, .together_n = tog_n};
         if (sc_pr_price(&m, &r) == 0) {
             printf("window %llu model %llu fixed %llu loop %llu stalled %d\n", (unsigned long long)r.window_ns,
@@ -180,14 +172,8 @@ int main(int argc, char **argv)
 {
     double duplex = 0;
     char *end = NULL;
-    int together = 0, less_tool = 0;
-    for (;;) {
-        if (argc >= 3 && !strcmp(argv[1], "--together"))
-            together = 1;
-        else if (argc >= 3 && !strcmp(argv[1], "--less-tool"))
-            less_tool = 1;
-        else
-            break;
+    int together = argc >= 3 && !strcmp(argv[1], "--together");
+    if (together) {
         argv++;
         argc--;
     }
@@ -201,8 +187,8 @@ int main(int argc, char **argv)
         argc -= 2;
     }
     if (argc != 2) {
-        fprintf(stderr, "usage: price_replay [--together] [--less-tool] [--duplex R] DUMP  (a file "
-                "STREAMCHECK_TEST_PRICE_DUMP wrote)\n");
+        fprintf(stderr, "usage: price_replay [--together] [--duplex R] DUMP  (a file STREAMCHECK_TEST_PRICE_DUMP "
+                "wrote)\n");
         return 2;
     }
     FILE *in = fopen(argv[1], "r");
@@ -223,7 +209,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "price_replay: %s:%lu: not a line of a pricing model's dump\n", argv[1], lineno);
         return 2;
     }
-    int rc = price(&d, duplex, together, less_tool);
+    int rc = price(&d, duplex, together);
     if (rc)
         fprintf(stderr, "price_replay: %s: the model cannot be priced (out of memory)\n", argv[1]);
     for (size_t i = 0; i < d.nthreads; i++)

@@ -525,49 +525,6 @@ static int64_t now_rel(void)
     return (int64_t)(sc_now_ns() - sc_start_ns);
 }
 
-/* What an API record costs the calling thread: k calls of a cheap driver
-   function (cuCtxGetCurrent) timed without records and with them, the
-   best of three each; the records are the shim's own (SC_CUPTI_OWN_EXT).
-   Measured mode's host time between two calls is longer by that much for
-   each record made in it, which the pricing model takes out. */
-static double record_ns;
-
-static uint64_t timed_calls(unsigned k)
-{
-    uint64_t best = UINT64_MAX;
-    CUcontext ctx;
-    for (int r = 0; r < 3; r++) {
-        uint64_t t0 = sc_now_ns();
-        for (unsigned i = 0; i < k; i++)
-            sc_d.CtxGetCurrent(&ctx);
-        uint64_t dt = sc_now_ns() - t0;
-        best = dt < best ? dt : best;
-    }
-    return best;
-}
-
-static int enable_timed(void)
-{
-    enum { K = 500 };
-    uint64_t off_ns = sc_d.CtxGetCurrent ? timed_calls(K) : 0;
-    if (enable_kinds())
-        return -1;
-    if (!off_ns || !have_ext)   /* without the external id the records would stay in the timeline */
-        return 0;
-    F.Push(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, SC_CUPTI_OWN_EXT);
-    uint64_t on_ns = timed_calls(K);
-    uint64_t id;
-    F.Pop(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, &id);
-    record_ns = on_ns > off_ns ? (double)(on_ns - off_ns) / K : 0;
-    sc_log(SC_LOG_INFO, "measured mode: an API record costs the calling thread %.0f ns", record_ns);
-    return 0;
-}
-
-double sc_cupti_record_ns(void)
-{
-    return record_ns;
-}
-
 static void start_locked(void (*at_exit)(void), int record)
 {
     if (!(F.lib = open_cupti())) {
@@ -589,7 +546,7 @@ static void start_locked(void (*at_exit)(void), int record)
         add_name("");   /* index 0: no name */
     pthread_mutex_unlock(&rec_mu);
     if (record) {
-        if (enable_timed())
+        if (enable_kinds())
             return;
         sc_measure_active = 1;
         sc_log(SC_LOG_INFO, "measured mode: recording the GPU timeline with %s", lib_path);

@@ -38,7 +38,7 @@ SC_TLS uint32_t sc_measure_tls_mid;
 static SC_TLS uint64_t tls_ext;      /* id pushed for the current call */
 static SC_TLS int64_t tls_c0;
 static SC_TLS int tls_own;          /* the shim's own calls: OWN_EXT pushed */
-#define OWN_EXT SC_CUPTI_OWN_EXT    /* next_ext counts up from 1 and never gets there */
+#define OWN_EXT UINT64_MAX          /* next_ext counts up from 1 and never gets there */
 
 #define MODEL_OPS_MAX 200000u      /* GPU operations kept in the report's timeline */
 #define MODEL_SPANS_MAX 200000u
@@ -326,7 +326,6 @@ void sc_measure_queued(sc_pr_model *m)
             continue;
         sc_pr_call *c = (sc_pr_call *)m->threads[t].calls;
         int64_t o = (int64_t)sc_start_ns;
-        double record_ns = sc_cupti_record_ns();
         for (size_t i = 0; i < m->threads[t].n; i++) {
             int64_t a = i ? (int64_t)c[i - 1].t1 - o : INT64_MIN, t0 = (int64_t)c[i].t0 - o;
             uint64_t fast = 0, own = 0;
@@ -337,10 +336,6 @@ void sc_measure_queued(sc_pr_model *m)
             c[i].gpu_known = !c[i].nsub || nfast > 0;
             c[i].gpu_ns = own;
             c[i].fast_gpu_ns = fast;
-            size_t lo = SC_FIRST(q, tl->threads[j].a0, tl->threads[j].a0 + tl->threads[j].n,
-                                 tl->by_thread[q]->start < a),
-                   hi = SC_FIRST(q, lo, tl->threads[j].a0 + tl->threads[j].n, tl->by_thread[q]->start < t0);
-            c[i].tool_ns = (uint64_t)((double)(hi - lo) * record_ns + 0.5);
         }
     }
 }

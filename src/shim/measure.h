@@ -57,9 +57,7 @@ int sc_measure_busy(unsigned device, struct sc_pr_span **v, size_t *n);
    threads (sc_pr_call.gpu_ns, fast_gpu_ns, gpu_known), from the operations
    each API call of the thread queued (CUPTI's threads and correlation
    ids): what the call queued, and what the calls before it since the
-   previous one queued; and CUPTI's own host time in the gap before it
-   (tool_ns: the thread's API records there, each at sc_cupti_record_ns).
-   Nothing when not measured from start to end. */
+   previous one queued.  Nothing when not measured from start to end. */
 struct sc_pr_model;
 void sc_measure_queued(struct sc_pr_model *m);
 /* What the aggregate's events cost on the GPU; 0 when not measured.  In a

@@ -111,10 +111,6 @@ typedef struct sc_pr_call {
     uint64_t gpu_ns;      /* the GPU time of what the call itself queued, and ... */
     uint64_t fast_gpu_ns; /* ... of what the nsub submissions before it queued (CUPTI's durations:
                              the weights by which a stretch's busy time is shared, pricing_attribute.c) */
-    uint64_t tool_ns;     /* measured mode: host time CUPTI's records of the thread's API calls since
-                             the previous recorded call took (their number times the cost of one,
-                             timed at start): in the gap before the call, not the program's (taken
-                             out where the model says less_tool) */
 } sc_pr_call;
 
 typedef struct sc_pr_thread {
@@ -163,9 +159,6 @@ typedef struct sc_pr_model {
     const sc_pr_finding *findings; size_t nfindings;
     uint64_t scope_ns;       /* the time shares are of where the report's are of a range; 0: the
                                 steady loop for findings in it, else the window (keep_bp) */
-    int less_tool;           /* take the calls' tool_ns out of the host gaps: not yet shown on a GPU
-                                to bring measured mode's prices nearer the gains, so the shim leaves
-                                it off and records tool_ns for price_replay --less-tool */
 } sc_pr_model;
 
 typedef struct sc_pr_result {

@@ -41,8 +41,6 @@ static void busy(run *r, uint64_t a, uint64_t b)
 /* The device's rate of pinned copies both ways at once for price(), bytes
    per ns in all (0: unknown, the default). */
 static double duplex_rate;
-/* price()'s model takes the calls' tool_ns out of the host gaps. */
-static int less_tool;
 
 /* The last price()'s verdicts (sc_pr_result.dropped) and its findings'
    fixes at once (together, together_n), per finding. */
@@ -59,7 +57,7 @@ static sc_pr_result price(run *r, int nthreads, const sc_pr_stream *st, size_t n
     sc_pr_device dev = {.busy = r->busy, .nbusy = r->nbusy, .known = 1, .rate = {0, pinned_rate, pinned_rate},
                         .duplex = duplex_rate};
     sc_pr_model m = {.threads = th, .nthreads = (size_t)nthreads, .streams = st, .nstreams = nst,
-                     .devices = &dev, .ndevices = 1, .findings = f, .nfindings = nf, .less_tool = less_tool};
+                     .devices = &dev, .ndevices = 1, .findings = f, .nfindings = nf};
     ck_assert_uint_le(nf, sizeof dropped);
     sc_pr_result res = {.saving = saving, .dropped = dropped, .together = together, .together_n = together_n};
     ck_assert_int_eq(sc_pr_price(&m, &res), 0);
@@ -100,34 +98,6 @@ START_TEST(wait_each_step)
     near(res.model_ns, 180 * MS + 10000);
     near(res.fixed_ns, 100 * MS);
     near(saving, 80 * MS + 10000);
-}
-END_TEST
-
-/* The same steps recorded in measured mode, where CUPTI's records made
-   3 ms of each step's 8 ms of host work (tool_ns): the program's own host
-   work is 5 ms, so as it runs without CUPTI a step takes 15 ms (150 ms),
-   and without the waits the GPU is the bottleneck still (100 ms): the
-   waits cost 50, not 80.  Where the model leaves CUPTI's time in (the
-   shim's default, less_tool 0), 80 as before. */
-START_TEST(cupti_host_time_taken_out)
-{
-    run *r = wait_steps();
-    for (size_t i = 1; i < r->n[0]; i++)
-        if (r->calls[0][i].what != SC_PR_WAIT_STREAM)
-            r->calls[0][i].tool_ns = 3 * MS;
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
-    sc_pr_finding f = {.fix = SC_PR_FIX_NO_WAIT, .in_all = 1};
-    uint64_t saving;
-    sc_pr_result res = price(r, 1, &st, 1, &f, 1, 0, 0, &saving);
-    near(res.model_ns, 180 * MS + 10000);
-    near(saving, 80 * MS + 10000);
-    less_tool = 1;
-    res = price(r, 1, &st, 1, &f, 1, 0, 0, &saving);
-    less_tool = 0;
-    near(res.window_ns, 180 * MS + 10000);
-    near(res.model_ns, 150 * MS + 10000);
-    near(res.fixed_ns, 100 * MS);
-    near(saving, 50 * MS + 10000);
 }
 END_TEST
 
@@ -842,7 +812,6 @@ int main(void)
     Suite *su = suite_create("pricing");
     TCase *tc = tcase_create("pricing");
     tcase_add_test(tc, wait_each_step);
-    tcase_add_test(tc, cupti_host_time_taken_out);
     tcase_add_loop_test(tc, item_read_then_sync, 0, 2);
     tcase_add_loop_test(tc, all_fixed_keeps_what_the_report_keeps, 0, 3);
     tcase_add_loop_test(tc, second_item_waits_in_its_place, 0, 5);
