@@ -602,10 +602,9 @@ int sc_cupti_record(int on)
 }
 
 /* ------------------------------------------------------ the calls --- */
-void sc_cupti_push(uint64_t ext)
+int sc_cupti_push(uint64_t ext)
 {
-    if (have_ext)
-        F.Push(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, ext);
+    return have_ext && F.Push(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, ext) == CUPTI_SUCCESS ? 0 : -1;
 }
 
 void sc_cupti_pop(void)

@@ -36,8 +36,8 @@ int sc_cupti_start(void (*at_exit)(void), int record);
    ours to record (not started, stopped, handed over, or CUPTI refused). */
 int sc_cupti_record(int on);
 /* Around a finding event's real call: its external id, if CUPTI records
-   external correlations. */
-void sc_cupti_push(uint64_t ext);
+   external correlations (0: pushed, -1: not, and then nothing to pop). */
+int sc_cupti_push(uint64_t ext);
 void sc_cupti_pop(void);
 /* The program's own profiler asks for CUPTI (hooks_cupti.c): if we hold
    it, flush, let go (the timeline ends here) and say so once. */

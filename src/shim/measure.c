@@ -38,7 +38,7 @@ SC_TLS uint32_t sc_measure_tls_mid;
 static SC_TLS uint64_t tls_ext;      /* id pushed for the current call */
 static SC_TLS int64_t tls_c0;
 static SC_TLS int tls_own;          /* the shim's own calls: OWN_EXT pushed */
-#define OWN_EXT UINT64_MAX          /* next_ext counts up from 1 and never gets there */
+#define OWN_EXT (1ull << 62)        /* next_ext counts up from 1 and never gets there */
 
 #define MODEL_OPS_MAX 200000u      /* GPU operations kept in the report's timeline */
 #define MODEL_SPANS_MAX 200000u
@@ -181,10 +181,8 @@ static uint32_t barrier_rules(void)
 
 void sc_measure_own_begin(void)
 {
-    if (sc_measure_active && !tls_own) {
-        sc_cupti_push(OWN_EXT);
-        tls_own = 1;
-    }
+    if (sc_measure_active && !tls_own && sc_cupti_push(OWN_EXT) == 0)
+        tls_own = 1;   /* never pop what was not pushed: a finding's id may be under it */
 }
 
 void sc_measure_own_end(void)

@@ -39,9 +39,11 @@ void sc_measure_pre(const struct sc_op *op, int unordered);
 void sc_measure_post(void);
 static inline void sc_measure_done(void) { sc_measure_tls_mid = 0; }
 /* Around the shim's own CUDA calls (calibrate.c's timed copies, from
-   dispatch.c): CUPTI tags what they record with an external id of the
-   shim's own, and the analysis leaves it out (their copies are no work of
-   the program's, their streams none of its streams).  Nest nothing. */
+   dispatch.c): an external id of the shim's own is pushed, and the
+   analysis leaves out what CUPTI records under it (their copies are no
+   work of the program's, their streams none of its streams).  On an H200
+   the records were still there with the id 2^64 - 1 (docs/PRICES.md);
+   2^62 now, popped only when pushed.  Nest nothing. */
 void sc_measure_own_begin(void);
 void sc_measure_own_end(void);
 /* An aggregate the event `mid` was counted in (findings.c). */
