@@ -257,9 +257,10 @@ typedef struct sites { sc_agg_key *k; size_t n, cap; } sites;
 static void frequent_site(const sc_agg_key *k, const sc_agg_val *v, void *arg)
 {
     sites *s = arg;
-    if ((long)v->count < sc_opt.alloc_loop_min || (s->n == s->cap && sc_grow_cap(&s->k, &s->cap, s->n + 1,
-                                                                                     sizeof *s->k, 16)))
+    if ((long)v->count < sc_opt.alloc_loop_min)
         return;
+    if (s->n == s->cap && sc_grow_cap(&s->k, &s->cap, s->n + 1, sizeof *s->k, 16))
+        return;   /* out of memory: the site goes unpriced, as one called too few times */
     s->k[s->n++] = *k;
 }
 
