@@ -97,12 +97,10 @@ static void cost_clause(const sc_finding *f, char *buf, size_t len)
 {
     char c[32];
     sc_format_ns(f->cost_ns, c, sizeof c);
-    char t[32];
-    sc_format_ns(f->together_ns, t, sizeof t);
-    if (sc_cost_is_replay(f->basis) && f->together_n >= 2)
-        snprintf(buf, len, "fixing this saves %s (predicted by replaying the run with the fix, %s); with the "
-                 "%" PRIu64 " other finding%s whose fix is the same, %s at once", c, sc_cost_basis_name(f->basis),
-                 f->together_n - 1, f->together_n > 2 ? "s" : "", t);
+    char t[160];
+    if (sc_cost_is_replay(f->basis) && sc_together_phrase(f, t, sizeof t))
+        snprintf(buf, len, "fixing this saves %s (predicted by replaying the run with the fix, %s); %s", c,
+                 sc_cost_basis_name(f->basis), t);
     else if (sc_cost_is_replay(f->basis))
         snprintf(buf, len, "fixing this saves %s (predicted by replaying the run with the fix, %s)", c,
                  sc_cost_basis_name(f->basis));
@@ -112,9 +110,23 @@ static void cost_clause(const sc_finding *f, char *buf, size_t len)
         snprintf(buf, len, "cost %s (%s)", c, sc_cost_basis_name(f->basis));
 }
 
+int sc_together_phrase(const sc_finding *f, char *buf, size_t len)
+{
+    char t[32];
+    if (f->together_n < 2) {
+        if (len)
+            buf[0] = '\0';
+        return 0;
+    }
+    sc_format_ns(f->together_ns, t, sizeof t);
+    snprintf(buf, len, "fixed with the %" PRIu64 " other finding%s whose fix is the same, they save %s at once, "
+             "not their savings added up", f->together_n - 1, f->together_n > 2 ? "s" : "", t);
+    return 1;
+}
+
 void sc_finding_line(const sc_finding *f, char *buf, size_t len)
 {
-    char blocked[32], cost[256], bytes[32] = "";
+    char blocked[32], cost[384], bytes[32] = "";
     sc_format_ns(f->blocked_ns, blocked, sizeof blocked);
     cost_clause(f, cost, sizeof cost);
     if (f->bytes) {

@@ -493,11 +493,10 @@ static void card_numbers(html *h, const sc_finding *f)
         sc_format_ns(f->cost_ns, b, sizeof b);
         fprintf(out, "<b>%s</b> <span class=\"basis\">(%s)</span>", b, cost_how[f->basis]);
     }
-    if (f->together_n >= 2) {
-        sc_format_ns(f->together_ns, b, sizeof b);
-        fprintf(out, "</dd>\n<dt>Together</dt><dd>fixed with the %" PRIu64 " other finding%s whose fix is the "
-                "same, they save <b>%s</b> at once, not their savings added up", f->together_n - 1,
-                f->together_n > 2 ? "s" : "", b);
+    char t[160];
+    if (sc_together_phrase(f, t, sizeof t)) {
+        fputs("</dd>\n<dt>Together</dt><dd>", out);
+        sc_html_esc(out, t);
     }
     sc_format_ns(f->blocked_ns, b, sizeof b);
     fprintf(out, "</dd>\n<dt>Blocked</dt><dd>%s of host time inside the calls</dd>\n", b);

@@ -511,6 +511,10 @@ int sc_callsite_source(const sc_callsite *cs, const char **file, unsigned *line,
    128 calls, host blocked 45.210 ms, other streams busy at 96 of 128,
    est. time lost <= 33.900 ms (upper bound), 512.0 MiB". */
 void sc_finding_line(const sc_finding *f, char *buf, size_t len);
+/* Where other findings share f's fix (together_n 2 or more): "fixed with the
+   1 other finding whose fix is the same, they save 32.277 ms at once, not
+   their savings added up", and 1; else "" and 0. */
+int sc_together_phrase(const sc_finding *f, char *buf, size_t len);
 /* Where a finding happened, for one line: the source frame as
    sc_callsite_source picks it ("train.py:42 in step()", "main (app.cu:42)"),
    else the innermost frame, else "no call site". */

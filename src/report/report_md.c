@@ -138,11 +138,9 @@ static void saving(const sc_report *r, const sc_finding *f, char *buf, size_t le
     sc_format_share(f->cost_ns, whole, s, sizeof s);
     int n = snprintf(buf, len, "%s (%s of %s; %s)", c, s, sc_finding_window_name(r, f),
                      sc_cost_basis_name(f->basis));
-    if (f->together_n >= 2 && n > 0 && (size_t)n < len) {
-        sc_format_ns(f->together_ns, c, sizeof c);
-        snprintf(buf + n, len - (size_t)n, "; with the %" PRIu64 " other finding%s of its fix, %s at once",
-                 f->together_n - 1, f->together_n > 2 ? "s" : "", c);
-    }
+    char t[160];
+    if (n > 0 && (size_t)n < len && sc_together_phrase(f, t, sizeof t))
+        snprintf(buf + n, len - (size_t)n, "; %s", t);
 }
 
 static void row(const sc_report *r, const sc_finding *f, const sc_srcroot *root, FILE *out)

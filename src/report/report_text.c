@@ -354,11 +354,7 @@ static void render_saving(const sc_report *r, const sc_finding *f, FILE *out)
              sc_finding_window_name(r, f), busy_how(r, f));
     fprintf(out, FIELD, "Saves");
     sc_text_wrap(out, line, FIELD_COL, FIELD_COL);
-    if (f->together_n >= 2) {
-        sc_format_ns(f->together_ns, b, sizeof b);
-        snprintf(line, sizeof line, "fixed with the %" PRIu64 " other finding%s whose fix is the same, they "
-                 "save %s at once, not their savings added up", f->together_n - 1, f->together_n > 2 ? "s" : "",
-                 b);
+    if (sc_together_phrase(f, line, sizeof line)) {
         fprintf(out, FIELD, "Together");
         sc_text_wrap(out, line, FIELD_COL, FIELD_COL);
     }
