@@ -18,9 +18,10 @@ def added_up(findings):
     for f in findings:
         n, t = int(f.get("together_findings") or 0), int(f.get("together_ns") or 0)
         if n >= 2:
-            groups.setdefault((f.get("process", 0), f.get("rule"), n, t), []).append(int(f.get("cost_ns") or 0))
+            # a group is a fix's (SC203 and SC201 both pin): its process, size and saving name it
+            groups.setdefault((f.get("process", 0), n, t), []).append(int(f.get("cost_ns") or 0))
         else:
             total += int(f.get("cost_ns") or 0)
-    for (_, _, n, t), costs in groups.items():
+    for (_, n, t), costs in groups.items():
         total += t if len(costs) == n else sum(costs)
     return total

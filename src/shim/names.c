@@ -11,11 +11,6 @@
 #include "real.h"
 #include "symbols.h"
 
-static char *xstrdup(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
-
 /* A frame's function from the dynamic symbol table (dladdr: no file is
    read), the name it keeps where its module's debug information cannot
    be read, or is read too late. */
@@ -53,7 +48,7 @@ char *sc_names_get(sc_names *m, uintptr_t pc)
         m->pc[i] = pc;
         m->name[i] = dynamic_name(pc);
     }
-    return xstrdup(m->name[i]);
+    return m->name[i] ? strdup(m->name[i]) : NULL;
 }
 
 void sc_names_free(sc_names *m)
