@@ -5,7 +5,7 @@
  * recorded on a GPU without the GPU, and set against what the fixes gained
  * there (bench/price_check.py's table).
  *
- *   price_replay [--together] [--duplex R] DUMP
+ *   price_replay [--together] [--tool-cost A,O] [--duplex R] DUMP
  *                         the dump's first line and its finding lines, as
  *                         the current model prices them; --duplex R: the
  *                         rate of pinned copies both ways at once, bytes
@@ -13,7 +13,12 @@
  *                         from before it was timed has none); --together:
  *                         also a line per finding that shares its fix with
  *                         others of the everything-fixed run, "together F of
- *                         N saving NS" (what fixing them at once saves)
+ *                         N saving NS" (what fixing them at once saves);
+ *                         --tool-cost A,O: CUPTI's host time between two
+ *                         calls (measured mode's dumps: "tool NS APIS OPS",
+ *                         which the replay takes out of the gap) counted
+ *                         again as A ns per API record and O per GPU
+ *                         operation queued in the gap
  *
  * Each finding's flags are the ones price.c gives it: a finding (not an
  * allocation site) is in the all-fixed run, and is priced jointly when its
@@ -56,7 +61,8 @@ static int room(void *pp, size_t *n, size_t *cap, size_t i, size_t elt)
 
 static int call_line(dump *d, const char *l)
 {
-    unsigned long long t0, dur, wait, bytes, own = 0, release = 0, touch = 0, dev = 0, gself = 0, gfast = 0;
+    unsigned long long t0, dur, wait, bytes, own = 0, release = 0, touch = 0, dev = 0;
+    unsigned long long gself = 0, gfast = 0, tool = 0;
     unsigned what, stream, nsub, sub, f0, f1, dir, again = 0, gknown = 0;
     float d1, d2;
     if (!d->nthreads || sscanf(l, " %llu +%llu wait %llu what %u stream %u nsub %u sub %u f %u,%u dir %u bytes "
@@ -67,6 +73,10 @@ static int call_line(dump *d, const char *l)
     const char *g = strstr(l, " gpu ");   /* measured mode's GPU times, in dumps since they were recorded */
     if (g && sscanf(g, " gpu %u %llu %llu", &gknown, &gself, &gfast) != 3)
         return -1;
+    unsigned apis = 0, ops = 0;
+    const char *tl = strstr(l, " tool ");   /* CUPTI's host time, likewise, and its counts */
+    if (tl && sscanf(tl, " tool %llu %u %u", &tool, &apis, &ops) < 1)
+        return -1;
     tcalls *t = &d->threads[d->nthreads - 1];
     if (room(&t->v, &t->n, &t->cap, t->n, sizeof *t->v))
         return -1;
@@ -76,6 +86,7 @@ static int call_line(dump *d, const char *l)
                                   .finding = {(uint16_t)f0, (uint16_t)f1}, .what = (uint8_t)what,
                                   .dir = (uint8_t)dir, .touch_again = (uint8_t)!!again, .demand = d1,
                                   .gpu_known = (uint8_t)!!gknown, .gpu_ns = gself, .fast_gpu_ns = gfast,
+                                  .tool_ns = tool, .tool_apis = apis, .tool_ops = ops,
                                   .fast_demand = d2};
     return 0;
 }
@@ -118,7 +129,7 @@ static int line_of(dump *d, const char *l)
         if (!v || room(&v->v, &v->n, &v->cap, v->n, sizeof *v->v))
             return -1;
         v->v[v->n - 1] = (sc_pr_span){x, y};
-    } else if (strncmp(l, "window ", 7)) {
+    } else if (strncmp(l, "window ", 7) && strncmp(l, "tool ", 5)) {
         return -1;
     }
     return 0;
@@ -172,8 +183,16 @@ int main(int argc, char **argv)
 {
     double duplex = 0;
     char *end = NULL;
-    int together = argc >= 3 && !strcmp(argv[1], "--together");
-    if (together) {
+    int together = 0;
+    double api_ns = -1, op_ns = -1;
+    for (;;) {
+        if (argc >= 3 && !strcmp(argv[1], "--together"))
+            together = 1;
+        else if (argc >= 4 && !strcmp(argv[1], "--tool-cost") && sscanf(argv[2], "%lf,%lf", &api_ns, &op_ns) == 2) {
+            argv++;
+            argc--;
+        } else
+            break;
         argv++;
         argc--;
     }
@@ -187,8 +206,8 @@ int main(int argc, char **argv)
         argc -= 2;
     }
     if (argc != 2) {
-        fprintf(stderr, "usage: price_replay [--together] [--duplex R] DUMP  (a file STREAMCHECK_TEST_PRICE_DUMP "
-                "wrote)\n");
+        fprintf(stderr, "usage: price_replay [--together] [--tool-cost A,O] [--duplex R] DUMP  (a file "
+                "STREAMCHECK_TEST_PRICE_DUMP wrote)\n");
         return 2;
     }
     FILE *in = fopen(argv[1], "r");
@@ -209,6 +228,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "price_replay: %s:%lu: not a line of a pricing model's dump\n", argv[1], lineno);
         return 2;
     }
+    if (api_ns >= 0)
+        for (size_t i = 0; i < d.nthreads; i++)
+            for (size_t k = 0; k < d.threads[i].n; k++) {
+                sc_pr_call *c = &d.threads[i].v[k];
+                c->tool_ns = (uint64_t)(c->tool_apis * api_ns + c->tool_ops * op_ns + 0.5);
+            }
     int rc = price(&d, duplex, together);
     if (rc)
         fprintf(stderr, "price_replay: %s: the model cannot be priced (out of memory)\n", argv[1]);

@@ -42,6 +42,18 @@ void sc_cupti_pop(void);
 /* The program's own profiler asks for CUPTI (hooks_cupti.c): if we hold
    it, flush, let go (the timeline ends here) and say so once. */
 void sc_cupti_handover(const char *api);
+/* The external correlation id of the shim's own CUDA calls (measure.c,
+   sc_measure_own_begin): their records are left out of the timeline. */
+#define SC_CUPTI_OWN_EXT (1ull << 62)   /* next_ext counts up from 1 and never gets there */
+/* The host time one API record costs the calling thread, in ns, timed when
+   recording started (the same cheap driver call with records and without);
+   0 when not timed. */
+double sc_cupti_record_ns(void);
+/* Measured mode, at each call the pricing model records (runlog.c): one
+   more record timed amid the program's work; sc_cupti_cold_ns, their mean
+   cost (and how many), 0 when none. */
+void sc_cupti_sample_record(void);
+double sc_cupti_cold_ns(uint64_t *samples);
 /* A symbol of the libcupti we loaded; NULL when we loaded none. */
 void *sc_cupti_sym(const char *name);
 /* The last flush, once: 1 when this process recorded a timeline, which

@@ -23,6 +23,7 @@
 #include "core.h"
 #include "aggkey.h"
 #include "apis.h"
+#include "calibrate.h"
 #include "cupti_session.h"
 #include "hooks_runtime.h"
 #include "measure.h"
@@ -38,7 +39,7 @@ SC_TLS uint32_t sc_measure_tls_mid;
 static SC_TLS uint64_t tls_ext;      /* id pushed for the current call */
 static SC_TLS int64_t tls_c0;
 static SC_TLS int tls_own;          /* the shim's own calls: OWN_EXT pushed */
-#define OWN_EXT (1ull << 62)        /* next_ext counts up from 1 and never gets there */
+#define OWN_EXT SC_CUPTI_OWN_EXT
 
 #define MODEL_OPS_MAX 200000u      /* GPU operations kept in the report's timeline */
 #define MODEL_SPANS_MAX 200000u
@@ -236,11 +237,41 @@ static void drop_own(sc_cupti_records *r)
     free(v);
 }
 
+/* A copy between pinned host memory and the device, all of it inside a time
+   the pinned rate of its device was being timed (calibrate.h): the
+   timing's, the calling thread being inside the shim then (another
+   thread's pinned copy wholly inside that millisecond or so goes too).  The external
+   id alone did not take these out on an H200 (the duplex timing's two
+   streams stayed in copy_pipeline's measured report). */
+static int calibration_copy(const sc_tl_op *o)
+{
+    if (o->kind != SC_GPU_MEMCPY || (o->copy != SC_GPU_HTOD && o->copy != SC_GPU_DTOH) ||
+        (o->src != SC_GPU_MEM_PINNED && o->dst != SC_GPU_MEM_PINNED))
+        return 0;
+    for (int d2h = 0; d2h < 2; d2h++) {
+        uint64_t a, b;
+        if (sc_cal_span(o->device, d2h, &a, &b) && o->start >= (int64_t)(a - sc_start_ns) &&
+            o->end <= (int64_t)(b - sc_start_ns))
+            return 1;
+    }
+    return 0;
+}
+
+static void drop_calibration(sc_cupti_records *r)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < r->nops; i++)
+        if (!calibration_copy(&r->ops[i]))
+            r->ops[j++] = r->ops[i];
+    r->nops = j;
+}
+
 /* Prices the events that were counted in an aggregate. */
 static void analyse(void)
 {
     sc_cupti_take(&M.rec);
     drop_own(&M.rec);
+    drop_calibration(&M.rec);
     pthread_mutex_lock(&ev_mu);
     if (!sc_tl_build(&M.tl, M.rec.ops, M.rec.nops, M.rec.apis, M.rec.napis, M.rec.exts, M.rec.nexts) &&
         (M.cost = malloc((tev.n ? tev.n : 1) * sizeof *M.cost))) {
@@ -324,6 +355,8 @@ void sc_measure_queued(sc_pr_model *m)
             continue;
         sc_pr_call *c = (sc_pr_call *)m->threads[t].calls;
         int64_t o = (int64_t)sc_start_ns;
+        uint64_t ncold;
+        double cold = sc_cupti_cold_ns(&ncold), record_ns = ncold ? cold : sc_cupti_record_ns();
         for (size_t i = 0; i < m->threads[t].n; i++) {
             int64_t a = i ? (int64_t)c[i - 1].t1 - o : INT64_MIN, t0 = (int64_t)c[i].t0 - o;
             uint64_t fast = 0, own = 0;
@@ -334,6 +367,12 @@ void sc_measure_queued(sc_pr_model *m)
             c[i].gpu_known = !c[i].nsub || nfast > 0;
             c[i].gpu_ns = own;
             c[i].fast_gpu_ns = fast;
+            size_t lo = SC_FIRST(q, tl->threads[j].a0, tl->threads[j].a0 + tl->threads[j].n,
+                                 tl->by_thread[q]->start < a),
+                   hi = SC_FIRST(q, lo, tl->threads[j].a0 + tl->threads[j].n, tl->by_thread[q]->start < t0);
+            c[i].tool_apis = (uint32_t)(hi - lo);
+            c[i].tool_ops = (uint32_t)nfast;
+            c[i].tool_ns = (uint64_t)((double)(hi - lo) * record_ns + 0.5);
         }
     }
 }

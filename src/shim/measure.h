@@ -42,8 +42,10 @@ static inline void sc_measure_done(void) { sc_measure_tls_mid = 0; }
    dispatch.c): an external id of the shim's own is pushed, and the
    analysis leaves out what CUPTI records under it (their copies are no
    work of the program's, their streams none of its streams).  On an H200
-   the records were still there with the id 2^64 - 1 (docs/PRICES.md);
-   2^62 now, popped only when pushed.  Nest nothing. */
+   the timing's copies still came with neither id 2^64 - 1 nor 2^62
+   (docs/PRICES.md): the analysis also leaves out the pinned copies that ran
+   inside a timing (measure.c, calibration_copy), which took them out
+   there.  Popped only when pushed.  Nest nothing. */
 void sc_measure_own_begin(void);
 void sc_measure_own_end(void);
 /* An aggregate the event `mid` was counted in (findings.c). */
@@ -59,7 +61,10 @@ int sc_measure_busy(unsigned device, struct sc_pr_span **v, size_t *n);
    threads (sc_pr_call.gpu_ns, fast_gpu_ns, gpu_known), from the operations
    each API call of the thread queued (CUPTI's threads and correlation
    ids): what the call queued, and what the calls before it since the
-   previous one queued.  Nothing when not measured from start to end. */
+   previous one queued; and CUPTI's own host time in the gap before it
+   (tool_ns: the thread's API records there, each at sc_cupti_cold_ns, or
+   sc_cupti_record_ns where no record was timed amid the program's work).
+   Nothing when not measured from start to end. */
 struct sc_pr_model;
 void sc_measure_queued(struct sc_pr_model *m);
 /* What the aggregate's events cost on the GPU; 0 when not measured.  In a

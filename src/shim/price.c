@@ -126,6 +126,10 @@ static void dump(const sc_pr_model *m, const sc_pr_result *res)
         fprintf(f, "device %zu known %d spans %zu h2d %.3f d2h %.3f duplex %.3f\n", i, m->devices[i].known,
                 m->devices[i].nbusy, m->devices[i].rate[SC_PR_H2D], m->devices[i].rate[SC_PR_D2H],
                 m->devices[i].duplex);
+    uint64_t ncold;
+    double cold = sc_cupti_cold_ns(&ncold);
+    fprintf(f, "tool record_ns %.1f cold_ns %.1f samples %llu\n", sc_cupti_record_ns(), cold,
+            (unsigned long long)ncold);
     for (size_t i = 0; i < m->nfindings; i++) {
         const sc_agg_key *k = sc_rl_key((uint16_t)(i + 1));
         fprintf(f, "finding %zu rule %s fix %u saving %llu\n", i + 1,
@@ -138,14 +142,15 @@ static void dump(const sc_pr_model *m, const sc_pr_result *res)
         for (size_t i = 0; i < th->n; i++) {
             const sc_pr_call *c = &th->calls[i];
             fprintf(f, "  %llu +%llu wait %llu what %u stream %u nsub %u sub %u f %u,%u dir %u bytes %llu "
-                    "demand %.6f %.6f own %llu release %llu touch %llu %u dev %llx gpu %u %llu %llu\n",
+                    "demand %.6f %.6f own %llu release %llu touch %llu %u dev %llx gpu %u %llu %llu tool %llu %u %u\n",
                     (unsigned long long)c->t0,
                     (unsigned long long)(c->t1 - c->t0), (unsigned long long)c->wait_ns, c->what, c->stream,
                     c->nsub, c->sub_stream, c->finding[0], c->finding[1], c->dir, (unsigned long long)c->bytes,
                     c->demand, c->fast_demand,
                     (unsigned long long)c->own_ns, (unsigned long long)c->release_ns,
                     (unsigned long long)c->touch_ns, c->touch_again, (unsigned long long)c->dev, c->gpu_known,
-                    (unsigned long long)c->gpu_ns, (unsigned long long)c->fast_gpu_ns);
+                    (unsigned long long)c->gpu_ns, (unsigned long long)c->fast_gpu_ns,
+                    (unsigned long long)c->tool_ns, c->tool_apis, c->tool_ops);
         }
     }
     for (size_t d = 0; d < m->ndevices; d++)

@@ -508,8 +508,9 @@ static int build_thread(scen *s, size_t t, const sc_pr_work *w)
         const sc_pr_call *c = &th->calls[i];
         uint64_t gap = c->t0 > prev ? c->t0 - prev : 0;
         /* the recorder's own time (after the call before, before this
-           one) is not the program's: the fixed program would not have it */
-        uint64_t own = i ? th->calls[i - 1].own_ns : 0;
+           one) is not the program's: the fixed program would not have it;
+           nor is CUPTI's, in measured mode (tool_ns) */
+        uint64_t own = (i ? th->calls[i - 1].own_ns : 0) + c->tool_ns;
         gap = gap > own ? gap - own : 0;
         uint64_t spare = gap < ts.spared ? gap : ts.spared;
         gap -= spare;

@@ -111,6 +111,12 @@ typedef struct sc_pr_call {
     uint64_t gpu_ns;      /* the GPU time of what the call itself queued, and ... */
     uint64_t fast_gpu_ns; /* ... of what the nsub submissions before it queued (CUPTI's durations:
                              the weights by which a stretch's busy time is shared, pricing_attribute.c) */
+    uint64_t tool_ns;     /* measured mode: host time CUPTI's records of the thread's API calls since
+                             the previous recorded call took (their number times the cost of one,
+                             timed amid the program's work): in the gap before the call, not the
+                             program's, so the replay takes it out as it does own_ns */
+    uint32_t tool_apis;   /* those API records, and the GPU operations those calls queued (tool_ns's */
+    uint32_t tool_ops;    /* counts, kept in price.c's dump) */
 } sc_pr_call;
 
 typedef struct sc_pr_thread {

@@ -14,6 +14,7 @@
 #include "aggkey.h"
 #include "classify.h"
 #include "core.h"
+#include "cupti_session.h"
 #include "hb.h"
 #include "kinds.h"
 #include "lanes.h"
@@ -279,6 +280,7 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
     sc_rl_log *l = log_of(t);
     if (!l || l->cut)
         return 0;
+    sc_cupti_sample_record();
     if (l->n == SC_RL_MAX || grow(&l->v, &l->cap, l->n + 1, sizeof *l->v)) {
         l->cut = 1;
         return 0;

@@ -101,6 +101,29 @@ START_TEST(wait_each_step)
 }
 END_TEST
 
+/* The same steps recorded in measured mode, where CUPTI's records made
+   3 ms of each step's 8 ms of host work (tool_ns): the program's own host
+   work is 5 ms, so as it runs without CUPTI a step takes 15 ms (150 ms),
+   and without the waits the GPU is the bottleneck still (100 ms): the
+   waits cost 50, not 80 (as they would where that time were the
+   program's). */
+START_TEST(cupti_host_time_taken_out)
+{
+    run *r = wait_steps();
+    for (size_t i = 1; i < r->n[0]; i++)
+        if (r->calls[0][i].what != SC_PR_WAIT_STREAM)
+            r->calls[0][i].tool_ns = 3 * MS;
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_finding f = {.fix = SC_PR_FIX_NO_WAIT, .in_all = 1};
+    uint64_t saving;
+    sc_pr_result res = price(r, 1, &st, 1, &f, 1, 0, 0, &saving);
+    near(res.window_ns, 180 * MS + 10000);
+    near(res.model_ns, 150 * MS + 10000);
+    near(res.fixed_ns, 100 * MS);
+    near(saving, 50 * MS + 10000);
+}
+END_TEST
+
 /* The same steps, the waits a candidate that the report keeps only where
    it saves keep_bp of the window: 80 ms of 180 (44%) is kept at a 40% bar,
    and is then in the "everything fixed" run (100 ms), but not at a 50% bar
@@ -812,6 +835,7 @@ int main(void)
     Suite *su = suite_create("pricing");
     TCase *tc = tcase_create("pricing");
     tcase_add_test(tc, wait_each_step);
+    tcase_add_test(tc, cupti_host_time_taken_out);
     tcase_add_loop_test(tc, item_read_then_sync, 0, 2);
     tcase_add_loop_test(tc, all_fixed_keeps_what_the_report_keeps, 0, 3);
     tcase_add_loop_test(tc, second_item_waits_in_its_place, 0, 5);
