@@ -95,11 +95,42 @@ int sc_cost_is_replay(sc_cost_basis b)
     return b == SC_COST_REPLAY || b == SC_COST_REPLAY_MEASURED;
 }
 
+static int worth_cost(const sc_report *r, const sc_finding *f, const sc_judge_opts *j, uint64_t c)
+{
+    uint64_t run = sc_finding_window_ns(r, f);
+    unsigned __int128 share = (unsigned __int128)run * j->min_share_bp / 10000;
+    return c >= j->min_cost_ns && c >= share;
+}
+
+/* One of two or more lines that one fix changes (three host syncs where
+   events would do), none of them worth fixing alone, is worth what they save
+   at once, where its own part of it is not a crumb (a 2n-th or more): a
+   redundant sync beside a costly one is not lifted by it.  The group: the
+   findings of its process with the same together_n and together_ns. */
+static int worth_by_group(const sc_report *r, const sc_finding *f, const sc_judge_opts *j, const uint8_t *alone)
+{
+    if (!sc_cost_is_replay(f->basis) || f->together_n < 2 || f->together_ns <= f->cost_ns ||
+        (unsigned __int128)f->cost_ns * 2 * f->together_n < f->together_ns || !worth_cost(r, f, j, f->together_ns))
+        return 0;
+    for (size_t k = 0; k < r->nfindings; k++) {
+        const sc_finding *g = &r->findings[k];
+        if (alone[k] && g->process == f->process && g->together_n == f->together_n &&
+            g->together_ns == f->together_ns)
+            return 0;
+    }
+    return 1;
+}
+
 void sc_report_judge(sc_report *r, const sc_judge_opts *j)
 {
     static const sc_judge_opts defaults = SC_JUDGE_DEFAULTS;
     if (!j)
         j = &defaults;
+    uint8_t *alone = calloc(r->nfindings + 1, 1);   /* worth a warning by its own cost */
+    for (size_t i = 0; alone && i < r->nfindings; i++) {
+        const sc_finding *f = &r->findings[i];
+        alone[i] = f->basis != SC_COST_UNMEASURED && sc_cost_is_replay(f->basis) && worth_cost(r, f, j, f->cost_ns);
+    }
     for (size_t i = 0; i < r->nfindings; i++) {
         sc_finding *f = &r->findings[i];
         /* A predicted saving decides both ways: a warning is worth fixing,
@@ -109,15 +140,13 @@ void sc_report_judge(sc_report *r, const sc_judge_opts *j)
         if (f->severity != SC_SEV_WARNING && !replay)
             continue;
         int worth;
-        if (f->basis == SC_COST_UNMEASURED) {
+        if (f->basis == SC_COST_UNMEASURED)
             worth = f->pending > 0;
-        } else {
-            uint64_t run = sc_finding_window_ns(r, f);
-            unsigned __int128 share = (unsigned __int128)run * j->min_share_bp / 10000;
-            worth = f->cost_ns >= j->min_cost_ns && f->cost_ns >= share;
-        }
+        else
+            worth = worth_cost(r, f, j, f->cost_ns) || (replay && alone && worth_by_group(r, f, j, alone));
         f->severity = worth ? SC_SEV_WARNING : SC_SEV_NOTE;
     }
+    free(alone);
 }
 
 /* Predicted savings at one call site are not added up: two rules of one call

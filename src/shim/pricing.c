@@ -701,6 +701,44 @@ static int price_together(const sc_pr_model *m, const sc_pr_finding *kept, const
     return rc ? -1 : 0;
 }
 
+/* Candidates that each save too little but share a fix (three host syncs
+   of one loop, each under a millisecond, where events would do): where
+   they, two or more and none enough alone, fixed at once save enough for
+   the first of them, each whose own saving is a 2n-th of that or more is
+   kept (kept[f] = 1), with its own saving, and price_together says what
+   they save at once (the report's judge, judge.c, does as this).  0, or -1
+   when out of memory. */
+static int keep_groups(const sc_pr_model *m, const sc_pr_work *w, const size_t *base, uint64_t origin, int64_t b,
+                       sc_pr_result *out, uint8_t *kept)
+{
+    sc_pr_finding *g = malloc((m->nfindings + 1) * sizeof *g);
+    if (!g)
+        return -1;
+    int rc = 0;
+    for (unsigned fix = SC_PR_FIX_NONE + 1; fix <= SC_PR_FIX_PIPELINE && !rc; fix++) {
+        size_t n = 0, low = 0, first = SIZE_MAX;
+        for (size_t f = 0; f < m->nfindings; f++) {
+            g[f] = m->findings[f];
+            g[f].in_all = g[f].in_all && g[f].keep_bp && g[f].fix == fix && out->saving[f] > 0;
+            n += g[f].in_all;
+            low += g[f].in_all && sc_pr_below_bar(m, out, f, out->saving[f]);
+            first = g[f].in_all && first == SIZE_MAX ? f : first;
+        }
+        if (n < 2 || low < n)
+            continue;
+        sc_pr_model gm = *m;
+        gm.findings = g;
+        int64_t e = replay(&gm, w, base, origin, -2, &out->stalled, NULL, NULL);
+        rc = e < 0;
+        if (rc || e >= b || sc_pr_below_bar(m, out, first, (uint64_t)(b - e)))
+            continue;
+        for (size_t f = 0; f < m->nfindings; f++)
+            kept[f] |= g[f].in_all && (unsigned __int128)out->saving[f] * 2 * n >= (uint64_t)(b - e);
+    }
+    free(g);
+    return rc ? -1 : 0;
+}
+
 int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
 {
     uint64_t origin = UINT64_MAX, end = 0;
@@ -736,11 +774,12 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
     size_t ncalls = 0;
     sc_pr_work *w = sc_pr_attribute(m, &ncalls);
     size_t *base = calloc(m->nthreads + 1, sizeof *base);
-    uint8_t *taken = calloc(ncalls + 1, 1);
-    if (!w || !base || !taken) {
+    uint8_t *taken = calloc(ncalls + 1, 1), *grouped = calloc(m->nfindings + 1, 1);
+    if (!w || !base || !taken || !grouped) {
         free(w);
         free(base);
         free(taken);
+        free(grouped);
         return -1;
     }
     int rc = 0;
@@ -765,7 +804,9 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
     }
     if (!rc)
         rc = price_joint(m, w, base, origin, b, taken, out);
-    sc_pr_finding *kept = rc ? NULL : sc_pr_all_fixed(m, out);
+    if (!rc)
+        rc = keep_groups(m, w, base, origin, b, out, grouped);
+    sc_pr_finding *kept = rc ? NULL : sc_pr_all_fixed(m, out, grouped);
     sc_pr_model km = *m;
     km.findings = kept;
     rc |= !kept;
@@ -778,5 +819,6 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
     free(w);
     free(base);
     free(taken);
+    free(grouped);
     return rc ? -1 : 0;
 }

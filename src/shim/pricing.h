@@ -209,10 +209,16 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out);
    out->before_loop from the findings' calls in [origin, end].  0, or -1
    when out of memory. */
 int sc_pr_find_loop(const sc_pr_model *m, uint64_t origin, uint64_t end, sc_pr_result *out);
+/* 1 where finding i, saving this much, is a candidate the report leaves
+   out for saving too little: under keep_bp of the time its share is of
+   (the range's, the steady loop's where it is in it, else the window's),
+   or under keep_ns (pricing_loop.c). */
+int sc_pr_below_bar(const sc_pr_model *m, const sc_pr_result *out, size_t i, uint64_t saving);
 /* The findings of the "everything fixed" run (pricing_loop.c): a copy of
-   m's, without the candidates the report leaves out for saving too little;
-   NULL when out of memory. */
-sc_pr_finding *sc_pr_all_fixed(const sc_pr_model *m, sc_pr_result *out);
+   m's, without the candidates the report leaves out for saving too little,
+   but those whose group_kept is set (NULL: none); NULL when out of
+   memory. */
+sc_pr_finding *sc_pr_all_fixed(const sc_pr_model *m, sc_pr_result *out, const uint8_t *group_kept);
 
 /* A copy's buffer (pricing_copies.c), for SC_PR_FIX_PIPELINE: prev, the
    thread's latest earlier copy whose device range overlaps this one's (its

@@ -97,19 +97,25 @@ int sc_pr_find_loop(const sc_pr_model *m, uint64_t origin, uint64_t end, sc_pr_r
     return 0;
 }
 
+int sc_pr_below_bar(const sc_pr_model *m, const sc_pr_result *out, size_t i, uint64_t saving)
+{
+    const sc_pr_finding *f = &m->findings[i];
+    uint64_t of = m->scope_ns ? m->scope_ns
+                : out->loop_ns && !(out->before_loop && out->before_loop[i]) ? out->loop_ns : out->window_ns;
+    return f->keep_bp && (!of || saving < f->keep_ns ||
+                          (unsigned __int128)saving * 10000 < (unsigned __int128)of * f->keep_bp);
+}
+
 /* The findings of the "everything fixed" run: a candidate the report
-   leaves out for saving too little (keep_bp of the time its share is of:
-   the range's, the steady loop's where it is in it, else the window's; and
-   keep_ns) is not in it, and is out->dropped.  A copy of m's, or NULL. */
-sc_pr_finding *sc_pr_all_fixed(const sc_pr_model *m, sc_pr_result *out)
+   leaves out for saving too little (sc_pr_below_bar), but where its group
+   of candidates with its fix saves enough at once (group_kept), is not in
+   it, and is out->dropped.  A copy of m's, or NULL. */
+sc_pr_finding *sc_pr_all_fixed(const sc_pr_model *m, sc_pr_result *out, const uint8_t *group_kept)
 {
     sc_pr_finding *f = malloc((m->nfindings + 1) * sizeof *f);
     for (size_t i = 0; f && i < m->nfindings; i++) {
         f[i] = m->findings[i];
-        uint64_t of = m->scope_ns ? m->scope_ns
-                    : out->loop_ns && !(out->before_loop && out->before_loop[i]) ? out->loop_ns : out->window_ns;
-        int drop = f[i].keep_bp && (!of || out->saving[i] < f[i].keep_ns ||
-                                    (unsigned __int128)out->saving[i] * 10000 < (unsigned __int128)of * f[i].keep_bp);
+        int drop = sc_pr_below_bar(m, out, i, out->saving[i]) && !(group_kept && group_kept[i]);
         if (drop)
             f[i].in_all = 0;
         if (out->dropped)

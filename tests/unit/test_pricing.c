@@ -145,6 +145,49 @@ START_TEST(all_fixed_keeps_what_the_report_keeps)
 }
 END_TEST
 
+/* Three waits a step, each a candidate of its own line (seed 003's host
+   syncs where events would do): a 3 ms kernel, its wait, 1 ms of host work,
+   three times; 12 ms a step, 120 ms.  Without one wait its 1 ms of host
+   work overlaps the next kernel: 10 ms each.  Without all three the GPU is
+   the bottleneck, 9 ms a step: 30 ms at once.  At a 15 ms bar (_i 0) none
+   is worth a line alone and all three are together: each is kept, priced
+   10 ms, and together 30 ms of 3; at a 40 ms bar (_i 1) all three are
+   dropped, as one alone at 15 ms (_i 2: the other two no candidates, which
+   keep_groups leaves alone). */
+START_TEST(candidates_kept_by_their_group)
+{
+    static run r;
+    r = (run){0};
+    for (uint64_t k = 0; k < 10; k++)
+        for (uint64_t j = 0; j < 3; j++) {
+            uint64_t t = k * 12 * MS + j * 4 * MS;
+            add(&r, 0, SC_PR_SUBMIT, t, t + 10000, 0, 0);
+            sc_pr_call *w = add(&r, 0, SC_PR_WAIT_STREAM, t + 10000, t + 3 * MS, 3 * MS - 10000, 0);
+            w->finding[0] = (uint16_t)(j + 1);
+            busy(&r, t, t + 3 * MS);
+        }
+    add(&r, 0, SC_PR_OTHER, 120 * MS, 120 * MS + 10000, 0, 0);
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    uint64_t bar = _i == 1 ? 40 * MS : 15 * MS, saving[3];
+    sc_pr_finding f[3];
+    for (int j = 0; j < 3; j++)
+        f[j] = (sc_pr_finding){.fix = SC_PR_FIX_NO_WAIT, .in_all = 1, .joint = 1,
+                               .keep_bp = (uint16_t)(_i == 2 && j ? 0 : 100), .keep_ns = bar};
+    sc_pr_result res = price(&r, 1, &st, 1, f, 3, 0, 0, saving);
+    for (int j = 0; j < 3; j++) {
+        near(saving[j], 10 * MS);
+        ck_assert_int_eq(dropped[j], _i == 0 || (_i == 2 && j) ? 0 : 1);
+    }
+    if (_i == 0) {
+        near(res.fixed_ns, 90 * MS);
+        for (int j = 0; j < 3; j++) {
+            near(together[j], 30 * MS + 10000);
+            ck_assert_uint_eq(together_n[j], 3);
+        }
+    }
+}
+END_TEST
+
 /* The same steps, the wait PyTorch's .item(): a 4-byte copy into pageable
    memory, which waits for the kernel and returns once done, then a stream
    sync (or, _i 1, a device sync) that finds nothing left.  The fix (the result kept on the GPU)
@@ -838,6 +881,7 @@ int main(void)
     tcase_add_test(tc, cupti_host_time_taken_out);
     tcase_add_loop_test(tc, item_read_then_sync, 0, 2);
     tcase_add_loop_test(tc, all_fixed_keeps_what_the_report_keeps, 0, 3);
+    tcase_add_loop_test(tc, candidates_kept_by_their_group, 0, 3);
     tcase_add_loop_test(tc, second_item_waits_in_its_place, 0, 5);
     tcase_add_test(tc, threads_on_the_legacy_stream);
     tcase_add_test(tc, pageable_copies);
