@@ -129,7 +129,7 @@ void sc_report_judge(sc_report *r, const sc_judge_opts *j)
     uint8_t *alone = calloc(r->nfindings + 1, 1);   /* worth a warning by its own cost */
     for (size_t i = 0; alone && i < r->nfindings; i++) {
         const sc_finding *f = &r->findings[i];
-        alone[i] = f->basis != SC_COST_UNMEASURED && sc_cost_is_replay(f->basis) && worth_cost(r, f, j, f->cost_ns);
+        alone[i] = sc_cost_is_replay(f->basis) && worth_cost(r, f, j, f->cost_ns);
     }
     for (size_t i = 0; i < r->nfindings; i++) {
         sc_finding *f = &r->findings[i];

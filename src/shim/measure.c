@@ -240,9 +240,9 @@ static void drop_own(sc_cupti_records *r)
 /* A copy between pinned host memory and the device, all of it inside a time
    the pinned rate of its device was being timed (calibrate.h): the
    timing's, the calling thread being inside the shim then (another
-   thread's pinned copy wholly inside that millisecond or so goes too).  The external
-   id alone did not take these out on an H200 (the duplex timing's two
-   streams stayed in copy_pipeline's measured report). */
+   thread's pinned copy wholly inside that millisecond or so goes too).
+   The external id alone did not take these out on an H200 (the duplex
+   timing's two streams stayed in copy_pipeline's measured report). */
 static int calibration_copy(const sc_tl_op *o)
 {
     if (o->kind != SC_GPU_MEMCPY || (o->copy != SC_GPU_HTOD && o->copy != SC_GPU_DTOH) ||
