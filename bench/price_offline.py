@@ -25,6 +25,9 @@ bench/data/h200-price-dumps-5.tar.xz: the seventh session's, whose dumps
 carry the copy rate both ways at once (duplex) and, in measured mode, each
 recorded call's GPU times from CUPTI (gpu): copy_pipeline and item_loop (one
 H200), train_resnet and the DDP loop's two ranks (two H200s).
+bench/data/h200-price-dumps-6.tar.xz: the eighth session's (two H200s), whose
+measured dumps carry CUPTI's API records and operations between two calls
+and what a record cost ("tool"): item_loop and the DDP loop's two ranks.
 Each dump is replayed by bench/price_replay with this tree's model; the
 hazard's saving, against the one the dump recorded, scales the recorded
 estimate, and so its est/gain:
