@@ -28,6 +28,8 @@ H200), train_resnet and the DDP loop's two ranks (two H200s).
 bench/data/h200-price-dumps-6.tar.xz: the eighth session's (two H200s), whose
 measured dumps carry CUPTI's API records and operations between two calls
 and what a record cost ("tool"): item_loop and the DDP loop's two ranks.
+bench/data/h200-price-dumps-7.tar.xz: the DDP pair again, 11 alternated rounds
+and two runs of each mode (the first run's dumps in pairs.txt).
 Each dump is replayed by bench/price_replay with this tree's model; the
 hazard's saving, against the one the dump recorded, scales the recorded
 estimate, and so its est/gain:
