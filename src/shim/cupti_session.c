@@ -672,9 +672,10 @@ int sc_cupti_record(int on)
 }
 
 /* ------------------------------------------------------ the calls --- */
-int sc_cupti_push(uint64_t ext)
+void sc_cupti_push(uint64_t ext)
 {
-    return have_ext && F.Push(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, ext) == CUPTI_SUCCESS ? 0 : -1;
+    if (have_ext)
+        F.Push(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, ext);
 }
 
 void sc_cupti_pop(void)

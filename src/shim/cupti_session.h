@@ -36,15 +36,12 @@ int sc_cupti_start(void (*at_exit)(void), int record);
    ours to record (not started, stopped, handed over, or CUPTI refused). */
 int sc_cupti_record(int on);
 /* Around a finding event's real call: its external id, if CUPTI records
-   external correlations (0: pushed, -1: not, and then nothing to pop). */
-int sc_cupti_push(uint64_t ext);
+   external correlations. */
+void sc_cupti_push(uint64_t ext);
 void sc_cupti_pop(void);
 /* The program's own profiler asks for CUPTI (hooks_cupti.c): if we hold
    it, flush, let go (the timeline ends here) and say so once. */
 void sc_cupti_handover(const char *api);
-/* The external correlation id of the shim's own CUDA calls (measure.c,
-   sc_measure_own_begin): their records are left out of the timeline. */
-#define SC_CUPTI_OWN_EXT (1ull << 62)   /* next_ext counts up from 1 and never gets there */
 /* The host time one API record costs the calling thread, in ns, timed when
    recording started (the same cheap driver call with records and without);
    0 when not timed. */

@@ -38,8 +38,6 @@
 SC_TLS uint32_t sc_measure_tls_mid;
 static SC_TLS uint64_t tls_ext;      /* id pushed for the current call */
 static SC_TLS int64_t tls_c0;
-static SC_TLS int tls_own;          /* the shim's own calls: OWN_EXT pushed */
-#define OWN_EXT SC_CUPTI_OWN_EXT
 
 #define MODEL_OPS_MAX 200000u      /* GPU operations kept in the report's timeline */
 #define MODEL_SPANS_MAX 200000u
@@ -180,69 +178,13 @@ static uint32_t barrier_rules(void)
     return m;
 }
 
-void sc_measure_own_begin(void)
-{
-    if (sc_measure_active && !tls_own && sc_cupti_push(OWN_EXT) == 0)
-        tls_own = 1;   /* never pop what was not pushed: a finding's id may be under it */
-}
-
-void sc_measure_own_end(void)
-{
-    if (tls_own) {
-        sc_cupti_pop();
-        tls_own = 0;
-    }
-}
-
-static int cmp_u32(const void *pa, const void *pb)
-{
-    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    return (a > b) - (a < b);
-}
-
-static int own_corr(const uint32_t *v, size_t n, uint32_t corr)
-{
-    size_t lo = SC_FIRST(m, 0, n, v[m] < corr);
-    return corr && lo < n && v[lo] == corr;
-}
-
-/* The records of the shim's own calls (sc_measure_own_begin) taken out:
-   their API calls, the operations they queued, their correlations. */
-static void drop_own(sc_cupti_records *r)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->nexts; i++)
-        n += r->exts[i].ext == OWN_EXT;
-    uint32_t *v = n ? malloc(n * sizeof *v) : NULL;
-    if (!v)
-        return;
-    size_t k = 0, j = 0;
-    for (size_t i = 0; i < r->nexts; i++)
-        if (r->exts[i].ext == OWN_EXT)
-            v[k++] = r->exts[i].corr;
-        else
-            r->exts[j++] = r->exts[i];
-    r->nexts = j;
-    qsort(v, n, sizeof *v, cmp_u32);
-    j = 0;
-    for (size_t i = 0; i < r->nops; i++)
-        if (!own_corr(v, n, r->ops[i].corr))
-            r->ops[j++] = r->ops[i];
-    r->nops = j;
-    j = 0;
-    for (size_t i = 0; i < r->napis; i++)
-        if (!own_corr(v, n, r->apis[i].corr))
-            r->apis[j++] = r->apis[i];
-    r->napis = j;
-    free(v);
-}
-
 /* A copy between pinned host memory and the device, all of it inside a time
    the pinned rate of its device was being timed (calibrate.h): the
    timing's, the calling thread being inside the shim then (another
    thread's pinned copy wholly inside that millisecond or so goes too).
-   The external id alone did not take these out on an H200 (the duplex
-   timing's two streams stayed in copy_pipeline's measured report). */
+   Its copies are no work of the program's, its streams none of its
+   streams.  (An external correlation id of the shim's own pushed around
+   the timing did not take them out on an H200, 2^64 - 1 nor 2^62.) */
 static int calibration_copy(const sc_tl_op *o)
 {
     if (o->kind != SC_GPU_MEMCPY || (o->copy != SC_GPU_HTOD && o->copy != SC_GPU_DTOH) ||
@@ -270,7 +212,6 @@ static void drop_calibration(sc_cupti_records *r)
 static void analyse(void)
 {
     sc_cupti_take(&M.rec);
-    drop_own(&M.rec);
     drop_calibration(&M.rec);
     pthread_mutex_lock(&ev_mu);
     if (!sc_tl_build(&M.tl, M.rec.ops, M.rec.nops, M.rec.apis, M.rec.napis, M.rec.exts, M.rec.nexts) &&
@@ -357,6 +298,7 @@ void sc_measure_queued(sc_pr_model *m)
         int64_t o = (int64_t)sc_start_ns;
         uint64_t ncold;
         double cold = sc_cupti_cold_ns(&ncold), record_ns = ncold ? cold : sc_cupti_record_ns();
+
         for (size_t i = 0; i < m->threads[t].n; i++) {
             int64_t a = i ? (int64_t)c[i - 1].t1 - o : INT64_MIN, t0 = (int64_t)c[i].t0 - o;
             uint64_t fast = 0, own = 0;

@@ -38,16 +38,6 @@ void sc_measure_pre(const struct sc_op *op, int unordered);
 /* Right after the real call: pops the id, records the call's end. */
 void sc_measure_post(void);
 static inline void sc_measure_done(void) { sc_measure_tls_mid = 0; }
-/* Around the shim's own CUDA calls (calibrate.c's timed copies, from
-   dispatch.c): an external id of the shim's own is pushed, and the
-   analysis leaves out what CUPTI records under it (their copies are no
-   work of the program's, their streams none of its streams).  On an H200
-   the timing's copies still came with neither id 2^64 - 1 nor 2^62
-   (docs/PRICES.md): the analysis also leaves out the pinned copies that ran
-   inside a timing (measure.c, calibration_copy), which took them out
-   there.  Popped only when pushed.  Nest nothing. */
-void sc_measure_own_begin(void);
-void sc_measure_own_end(void);
 /* An aggregate the event `mid` was counted in (findings.c). */
 void sc_measure_commit(uint32_t mid, const struct sc_agg_key *k, uint32_t also, unsigned weight);
 /* At exit, before the report is built: flushes CUPTI and analyses. */
