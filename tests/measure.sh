@@ -16,13 +16,15 @@
 # window to the end of the run; one that never opens; the window survives
 # streamcheck report.  The shim's own timing of the pinned rate (its copies
 # on the legacy stream and on two streams of its own) is no part of the
-# timeline: copy_pipeline's report lists its two streams only.  Bounds are wide for a loaded 2-core machine: the
+# timeline: copy_pipeline's report lists its two streams only.  The one
+# record the shim times at each recorded call (CUPTI's cost amid the
+# program's work) is in that call's own time, not CUPTI's between calls.  Bounds are wide for a loaded 2-core machine: the
 # twins sleep, but threads wake late.  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..22"
+echo "1..23"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-skip_all() { while [ $n -lt 22 ]; do n=$((n + 1)); echo "ok $n # SKIP $1"; done; exit 0; }
+skip_all() { while [ $n -lt 23 ]; do n=$((n + 1)); echo "ok $n # SKIP $1"; done; exit 0; }
 [ -n "$PYTHON3" ] || skip_all "python3 not found"
 [ -x "$SC_APPS/measure_overlap" ] || skip_all "test apps not built"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/measure.XXXXXX") || exit 1
@@ -270,3 +272,23 @@ print("# copy_pipeline's measured streams: %s" % [(x["stream"], x["ops"]) for x 
 sys.exit(0 if sorted(x["ops"] for x in s) == [2, 25] else 1)
 PY
 ok $? "the pinned-rate timing's copies are not in the measured timeline: copy_pipeline's two streams only"
+
+# 23: host_sync_loop makes no CUDA call between its recorded ones but the
+# fast path's launches, of which the simulator's CUPTI records none: the
+# record the shim times after each recorded call is the only one in the gap
+# after it, and is the shim's own time there (own_ns), not CUPTI's
+# (the pricing model's dump: "tool NS APIS OPS" of every call after the
+# first is 0 0 0; with the timing counted as CUPTI's it would be 1 each).
+STREAMCHECK_TEST_PRICE_DUMP="$dir/tool" "$SC_CLI" --simulate --measure -- "$SC_APPS/host_sync_loop" 20 1 1 each 0 \
+    >/dev/null 2>&1
+py "$dir"/tool.* <<'PY'
+import sys
+calls = [l.split() for l in open(sys.argv[1]) if l.startswith("  ")]
+timed = [l for l in open(sys.argv[1]) if l.startswith("tool ")]
+after = [c[c.index("tool") + 1:c.index("tool") + 4] for c in calls[1:]]
+print("# %d calls after the first, their tool fields %s; %s" % (len(after), sorted(set(map(tuple, after))),
+                                                               timed[0].strip() if timed else "no tool line"))
+sys.exit(0 if len(after) >= 20 and all(t == ["0", "0", "0"] for t in after) and timed
+         and int(timed[0].split()[6]) >= 20 else 1)
+PY
+ok $? "the record timed at each recorded call is the shim's own time, not counted as CUPTI's between calls"

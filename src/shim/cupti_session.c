@@ -533,7 +533,7 @@ static int64_t now_rel(void)
    thread's, before its first call the model records, and are taken out of
    that gap like any other. */
 static double record_ns;
-static double off_call_ns;                          /* the call without records */
+static double off_call_ns;                          /* the call without records; 0: not timed */
 static _Atomic uint64_t cold_sum, cold_n;           /* sc_cupti_sample_record's */
 
 static uint64_t timed_calls(unsigned k)
@@ -575,7 +575,7 @@ double sc_cupti_record_ns(void)
    100 us, left out). */
 void sc_cupti_sample_record(void)
 {
-    if (!record_ns || !sc_measure_active)
+    if (!off_call_ns || !sc_measure_active)   /* a record may cost too little to see in the loop */
         return;
     CUcontext ctx;
     uint64_t t0 = sc_now_ns();

@@ -47,8 +47,9 @@ void sc_cupti_handover(const char *api);
    0 when not timed. */
 double sc_cupti_record_ns(void);
 /* Measured mode, at each call the pricing model records (runlog.c): one
-   more record timed amid the program's work; sc_cupti_cold_ns, their mean
-   cost (and how many), 0 when none. */
+   more record timed amid the program's work (each call's, once recording
+   was timed at start); sc_cupti_cold_ns, their mean cost (and how many),
+   0 when none. */
 void sc_cupti_sample_record(void);
 double sc_cupti_cold_ns(uint64_t *samples);
 /* A symbol of the libcupti we loaded; NULL when we loaded none. */

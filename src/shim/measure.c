@@ -298,7 +298,9 @@ void sc_measure_queued(sc_pr_model *m)
         int64_t o = (int64_t)sc_start_ns;
         uint64_t ncold;
         double cold = sc_cupti_cold_ns(&ncold), record_ns = ncold ? cold : sc_cupti_record_ns();
-
+        /* where records were timed, each recorded call made one more, in
+           the gap after it: the call's own_ns has its time already */
+        size_t sampled = ncold > 0;
         for (size_t i = 0; i < m->threads[t].n; i++) {
             int64_t a = i ? (int64_t)c[i - 1].t1 - o : INT64_MIN, t0 = (int64_t)c[i].t0 - o;
             uint64_t fast = 0, own = 0;
@@ -312,9 +314,10 @@ void sc_measure_queued(sc_pr_model *m)
             size_t lo = SC_FIRST(q, tl->threads[j].a0, tl->threads[j].a0 + tl->threads[j].n,
                                  tl->by_thread[q]->start < a),
                    hi = SC_FIRST(q, lo, tl->threads[j].a0 + tl->threads[j].n, tl->by_thread[q]->start < t0);
-            c[i].tool_apis = (uint32_t)(hi - lo);
+            size_t napi = hi - lo > (i ? sampled : 0) ? hi - lo - (i ? sampled : 0) : 0;
+            c[i].tool_apis = (uint32_t)napi;
             c[i].tool_ops = (uint32_t)nfast;
-            c[i].tool_ns = (uint64_t)((double)(hi - lo) * record_ns + 0.5);
+            c[i].tool_ns = (uint64_t)((double)napi * record_ns + 0.5);
         }
     }
 }

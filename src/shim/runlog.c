@@ -280,7 +280,8 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
     sc_rl_log *l = log_of(t);
     if (!l || l->cut)
         return 0;
-    sc_cupti_sample_record();
+    if (SC_UNLIKELY(sc_measure_active))
+        sc_cupti_sample_record();
     if (l->n == SC_RL_MAX || grow(&l->v, &l->cap, l->n + 1, sizeof *l->v)) {
         l->cut = 1;
         return 0;
