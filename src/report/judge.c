@@ -95,6 +95,13 @@ int sc_cost_is_replay(sc_cost_basis b)
     return b == SC_COST_REPLAY || b == SC_COST_REPLAY_MEASURED;
 }
 
+/* Findings fixed together (sc_together_phrase): one group, their process's
+   with the same together_n and together_ns. */
+static int same_group(const sc_finding *a, const sc_finding *b)
+{
+    return a->process == b->process && a->together_n == b->together_n && a->together_ns == b->together_ns;
+}
+
 static int worth_cost(const sc_report *r, const sc_finding *f, const sc_judge_opts *j, uint64_t c)
 {
     uint64_t run = sc_finding_window_ns(r, f);
@@ -105,8 +112,7 @@ static int worth_cost(const sc_report *r, const sc_finding *f, const sc_judge_op
 /* One of two or more lines that one fix changes (three host syncs where
    events would do), none of them worth fixing alone, is worth what they save
    at once, where its own part of it is not a crumb (a 2n-th or more): a
-   redundant sync beside a costly one is not lifted by it.  The group: the
-   findings of its process with the same together_n and together_ns. */
+   redundant sync beside a costly one is not lifted by it. */
 static int worth_by_group(const sc_report *r, const sc_finding *f, const sc_judge_opts *j, const uint8_t *alone)
 {
     if (!sc_cost_is_replay(f->basis) || f->together_n < 2 || f->together_ns <= f->cost_ns ||
@@ -114,8 +120,7 @@ static int worth_by_group(const sc_report *r, const sc_finding *f, const sc_judg
         return 0;
     for (size_t k = 0; k < r->nfindings; k++) {
         const sc_finding *g = &r->findings[k];
-        if (alone[k] && g->process == f->process && g->together_n == f->together_n &&
-            g->together_ns == f->together_ns)
+        if (alone[k] && same_group(g, f))
             return 0;
     }
     return 1;
@@ -170,6 +175,31 @@ static int cmp_site_cost(const void *pa, const void *pb)
     return ia < ib ? -1 : ia > ib;
 }
 
+static size_t group_size(const site_cost *v, size_t m, const sc_finding *f)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < m; j++)
+        n += same_group(v[j].f, f);
+    return n;
+}
+
+/* What v[k] (one of m, a call site's largest each) adds to the sum: its
+   own saving; but where all the findings fixed together with it (same
+   together_n and together_ns in its process: one fix, as three host syncs
+   where events would do, or two copy lines pinned) are there, what they
+   save at once, counted at the first of them, not their savings added up
+   (the text's "Together" line). */
+static uint64_t group_cost(const site_cost *v, size_t m, size_t k)
+{
+    const sc_finding *f = v[k].f;
+    if (f->together_n < 2 || group_size(v, m, f) != f->together_n)
+        return f->cost_ns;
+    for (size_t j = 0; j < k; j++)
+        if (same_group(v[j].f, f))
+            return 0;
+    return f->together_ns;
+}
+
 static int counted(const sc_finding *f, long process)
 {
     return (process < 0 || f->process == (unsigned long)process) && f->severity != SC_SEV_NOTE &&
@@ -201,9 +231,14 @@ uint64_t sc_report_cost_of(const sc_report *r, long process)
     }
     if (n)
         qsort(v, n, sizeof *v, cmp_site_cost);
+    size_t m = 0;   /* the largest at each site, to the front */
     for (size_t k = 0; k < n; k++)
         if (!k || v[k].f->process != v[k - 1].f->process || strcmp(v[k].f->callsite, v[k - 1].f->callsite))
-            sum = sum + v[k].f->cost_ns < sum ? UINT64_MAX : sum + v[k].f->cost_ns;
+            v[m++] = v[k];
+    for (size_t k = 0; k < m; k++) {
+        uint64_t c = group_cost(v, m, k);
+        sum = sum + c < sum ? UINT64_MAX : sum + c;
+    }
     free(v);
     return sum;
 }

@@ -390,7 +390,9 @@ void sc_report_judge(sc_report *r, const sc_judge_opts *j);
 /* Estimated cost of the warnings (and errors) of a report, summed (a
    measured SC102 is not added: its time is its commands' findings'; a
    predicted saving that a larger one at the same call site holds, two rules
-   of one call whose fixes remove the same wait, is not added either). */
+   of one call whose fixes remove the same wait, is not added either; the
+   findings one fix changes together, all of them counted, add what they
+   save at once, their together_ns, not their savings). */
 uint64_t sc_report_cost(const sc_report *r);
 /* The same for process `process` alone (-1: every process). */
 uint64_t sc_report_cost_of(const sc_report *r, long process);

@@ -684,6 +684,39 @@ START_TEST(group_warning)
 }
 END_TEST
 
+/* Findings one fix changes together count once, at what they save at once:
+   seed 004's two copy lines pinned, 17.0 and 29.3 ms alone and 32.3 at
+   once, add 32.3 (_i 0); with one of them a note, the other its own 29.3
+   (_i 1); three host syncs of 0.5 ms, 1.2 at once, beside a finding of its
+   own (2 ms): 3.2 (_i 2). */
+START_TEST(together_counted_once)
+{
+    static const struct { int n; uint64_t cost[3], together, want; int note; } c[] = {
+        {2, {17000000, 29300000}, 32300000, 32300000, 0},
+        {2, {17000000, 29300000}, 32300000, 29300000, 1},
+        {3, {500000, 500000, 500000}, 1200000, 3200000, 0},
+    };
+    sc_report *r = sc_report_new();
+    for (int i = 0; i < c[_i].n; i++) {
+        char cs[17];
+        snprintf(cs, sizeof cs, "%016x", i + 1);
+        sc_finding *f = add(r, c[_i].n == 2 ? SC_RULE_SC203 : SC_RULE_SC403,
+                            c[_i].note && i == 0 ? SC_SEV_NOTE : SC_SEV_WARNING, 10, cs);
+        f->basis = SC_COST_REPLAY;
+        f->cost_ns = c[_i].cost[i];
+        f->together_ns = c[_i].together;
+        f->together_n = (uint64_t)c[_i].n;
+    }
+    if (_i == 2) {
+        sc_finding *f = add(r, SC_RULE_SC203, SC_SEV_WARNING, 10, "00000000000000ff");
+        f->basis = SC_COST_REPLAY;
+        f->cost_ns = 2000000;
+    }
+    ck_assert_uint_eq(sc_report_cost(r), c[_i].want);
+    sc_report_free(r);
+}
+END_TEST
+
 START_TEST(loop_shares)
 {
     sc_report *r = sc_report_new();
@@ -1110,6 +1143,7 @@ int main(void)
     tcase_add_test(tc, paths_and_source_root);
     tcase_add_test(tc, range_shares);
     tcase_add_loop_test(tc, group_warning, 0, 5);
+    tcase_add_loop_test(tc, together_counted_once, 0, 3);
     tcase_add_test(tc, via_frames);
     tcase_add_test(tc, roundtrip_all);
     tcase_add_test(tc, reader_accepts_base);
