@@ -664,13 +664,8 @@ static int price_joint(const sc_pr_model *m, const sc_pr_work *w, const size_t *
 static int price_together(const sc_pr_model *m, const sc_pr_finding *kept, const sc_pr_work *w,
                           const size_t *base, uint64_t origin, int64_t b, sc_pr_result *out)
 {
-    if (!out->together)
+    if (!out->together)   /* zeroed by sc_pr_price */
         return 0;
-    for (size_t f = 0; f < m->nfindings; f++) {
-        out->together[f] = 0;
-        if (out->together_n)
-            out->together_n[f] = 0;
-    }
     sc_pr_finding *g = malloc((m->nfindings + 1) * sizeof *g);
     if (!g)
         return -1;

@@ -740,9 +740,6 @@ static void write_outputs(sc_report *r, const sc_render_opts *o)
         fclose(err);
 }
 
-/* The report as it stands: what the shim saw, before filters.  NULL when
-   no CUDA call went through the shim (a helper process of the program, or
-   a program that never used CUDA): then there is nothing to say. */
 /* The formats asked for that draw measured mode's GPU timeline. */
 static unsigned timeline_formats(void)
 {
@@ -761,6 +758,9 @@ static int sends_to_launcher(void)
     return sc_opt.defer_symbols && !timeline_formats();
 }
 
+/* The report as it stands: what the shim saw, before filters.  NULL when
+   no CUDA call went through the shim (a helper process of the program, or
+   a program that never used CUDA): then there is nothing to say. */
 static sc_report *build_report(int partial)
 {
     count_acc *acc = calloc(1, sizeof *acc);
