@@ -44,12 +44,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "core.h"
 #include "hb_clock.h"
 #include "modules.h"
 #include "real.h"
 #include "thread.h"
+
+/* Zeroed pages of the shim's own, from the system call: the shim's mmap
+   (unmap.c) is there for the program's mappings. */
+static void *anon_map(size_t sz)
+{
+    int saved = errno;
+    void *p = (void *)syscall(SYS_mmap, NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    errno = saved;
+    return p;
+}
 
 /* -------------------------------------------------------------- state --- */
 _Atomic int sc_hb_on_flag;                  /* some thread submitted legacy work */
@@ -108,7 +120,7 @@ static hb_thr *thr_alloc(void)
     } else {
         if (!pool_left) {
             size_t n = 64;
-            void *p = mmap(NULL, n * sizeof(hb_thr), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            void *p = anon_map(n * sizeof(hb_thr));
             if (p != MAP_FAILED) {
                 pool_chunk = p;
                 pool_left = (unsigned)n;
@@ -415,7 +427,7 @@ static void enable(void)
     hb_spin_lock(&lock);
     if (!done) {
         size_t sz = (SC_HB_TABLE + 1) * sizeof(hb_ent);
-        void *p = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        void *p = anon_map(sz);
         if (p != MAP_FAILED) {
             atomic_store_explicit(&sc_hb_tab, (hb_ent *)p, memory_order_release);
             hb_ent *ov = &((hb_ent *)p)[SC_HB_TABLE];
