@@ -11,9 +11,15 @@
 // each batch is a shared mapping that the step unmaps after the copy, as the
 // thread that copies a PyTorch DataLoader worker's batch (shared memory)
 // releases it; a loader that pins (its own thread receives and releases the
-// batches) saves that time too.  Modes "fresh" and "keep": the batches
-// come from pinned memory, and each step reads the result back into host
-// pages never written before, a new mapping a step, so the pageable
+// batches) saves that time too.  Mode "loader": the same batches, each
+// received first, as the main thread of a DataLoader without pin_memory
+// receives a worker's batch (HOST_MS of work, then the shared memory
+// mapped), then queues a kernel and copies the batch, and the host waits
+// for each step's kernels before it receives the next (a loss read each
+// step); pinning moves the receipt to the loader's thread as well.  Modes
+// "fresh" and "keep": the batches come from pinned memory, and each step
+// reads the result back into host pages never written before, a new
+// mapping a step, so the pageable
 // read-back's host wait holds their first touch.  "keep" keeps every
 // step's result (as a list of a loop's outputs copied to the CPU): pinned
 // buffers for them would each be touched where allocated, so pinning saves
@@ -27,10 +33,11 @@
 // copies (SC201; "pinned" is its fix too).
 //
 //   pageable_loop [STEPS [MIB [GPU_MS [HOST_MS [MODE]]]]]
-//     MODE: pageable (default), pinned, shm, fresh, keep, readback-pinned, memcpy
+//     MODE: pageable (default), pinned, shm, loader, fresh, keep, readback-pinned, memcpy
 // The elapsed time of the loop goes to stderr ("elapsed_ms=...").
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -59,9 +66,11 @@ int main(int argc, char **argv)
     int keep = argc > 5 && strcmp(argv[5], "keep") == 0, fresh = keep || (argc > 5 && strcmp(argv[5], "fresh") == 0);
     int rb_pinned = argc > 5 && strcmp(argv[5], "readback-pinned") == 0;
     int sync_copy = argc > 5 && strcmp(argv[5], "memcpy") == 0;
+    int loader = argc > 5 && strcmp(argv[5], "loader") == 0;
+    shm = shm || loader;
     if (steps < 1 || mib < 1 || gpu_ms < 0 || host_ms < 0) {
         fprintf(stderr, "usage: %s [STEPS [MIB [GPU_MS [HOST_MS [MODE]]]]]\n"
-                "  MODE: pageable|pinned|shm|fresh|keep|readback-pinned|memcpy\n", argv[0]);
+                "  MODE: pageable|pinned|shm|loader|fresh|keep|readback-pinned|memcpy\n", argv[0]);
         return 2;
     }
     pinned = pinned || fresh || rb_pinned;   // the read-back modes' batches: pinned
@@ -89,7 +98,17 @@ int main(int argc, char **argv)
     float *batch = h;
     for (int i = 0; i < steps; i++) {
         host_work(host_ms);
-        if (shm) {   // the batch a worker filled
+        if (loader) {   // the batch received: a worker's shared memory, mapped
+            int fd = memfd_create("batch", 0);
+            if (fd < 0 || ftruncate(fd, (off_t)(n * sizeof(float))) != 0)
+                return 1;
+            batch = (float *)mmap(NULL, n * sizeof(float), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            close(fd);
+            if (batch == MAP_FAILED)
+                return 1;
+            sc_spin<<<1, 1, 0, s>>>(0);   // work queued before the copy (the first after the wait: recorded)
+            LAUNCHED();
+        } else if (shm) {   // the batch a worker filled
             batch = (float *)mmap(NULL, n * sizeof(float), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                                   -1, 0);
             if (batch == MAP_FAILED)
@@ -104,6 +123,8 @@ int main(int argc, char **argv)
             munmap(batch, n * sizeof(float));
         sc_spin<<<1, 1, 0, s>>>((unsigned long long)(gpu_ms * 1e6));
         LAUNCHED();
+        if (loader)
+            CHECK(cudaStreamSynchronize(s)); // expect: SC403 x0+
         if (fresh) {   // the result, read back into pages the program never wrote
             float *out = (float *)mmap(NULL, n * sizeof(float), PROT_READ | PROT_WRITE,
                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -20,11 +20,13 @@
 # the next mapping lands where the last was, one pinned buffer would serve:
 # only the first is faulted in apart, the others are left to the copy (as
 # natively, touch_again) and the fix saves them (and each unmap: a release).
+# In mode loader each batch is received first (work, then a shared memory
+# file mapped): SC203's saving holds the receipts too.
 # seed003_nested_sin hostsync: the event recorded after each download counts
 # as no submission in the record of the sync that follows.
 # TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..8"
+echo "1..9"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-replay.XXXXXX") || exit 1
@@ -65,6 +67,28 @@ set -- $released
 echo "# SC203 (finding $sc203): $1 copies released, $2 ns in all; saving $with ns, $without with the releases zeroed"
 [ -n "$sc203" ] && [ "$1" = 8 ] && [ -n "$with" ] && [ -n "$without" ] && [ "$with" -ge $((without + $2 * 3 / 4)) ]
 ok $? "pageable_loop shm: its 8 copies' sources released, and SC203's fix saves the releases too"
+
+# pageable_loop loader receives each batch before it copies it (5 ms of
+# work, then a shared memory file mapped), right after the last step's
+# sync, as a DataLoader's main thread does without pin_memory: each of the
+# 8 copies carries the receipt's time (unmap.c, mmap), from the sync's
+# return to the mapping (5-10 ms), and SC203's saving holds the receipts
+# (the dump with them zeroed saves three quarters of them less, or more).
+d=$tmp/loader; mkdir -p "$d"
+STREAMCHECK_TEST_PRICE_DUMP="$d/d" "$SC_CLI" --simulate --format=json --output="$d" \
+    -- "$SC_APPS/pageable_loop" 8 1 1 5 loader >/dev/null 2>&1
+set -- "$d"/d.*
+sc203=$(awk '/^finding / && $4 == "SC203" {print $2}' "$1")
+received=$(awk -v f="$sc203" '$0 ~ "what 5 " && $0 ~ " f " f "," {
+    for (i = 1; i < NF; i++) if ($i == "receive" && $(i + 1) >= 5000000 && $(i + 1) <= 10000000) {n++; s += $(i + 1)} }
+    END {print n + 0, s + 0}' "$1")
+sed 's/ receive [0-9]* [0-9]*$/ receive 0 0/' "$1" >"$d/zeroed"
+with=$("$tool" "$1" | awk -v f="$sc203" '$1 == "finding" && $2 == f {print $8}')
+without=$("$tool" "$d/zeroed" | awk -v f="$sc203" '$1 == "finding" && $2 == f {print $8}')
+set -- $received
+echo "# SC203 (finding $sc203): $1 batches received in 5-10 ms, $2 ns in all; saving $with ns, $without without them"
+[ -n "$sc203" ] && [ "$1" = 8 ] && [ -n "$with" ] && [ -n "$without" ] && [ "$with" -ge $((without + $2 * 3 / 4)) ]
+ok $? "pageable_loop loader: its 8 batches' receipts timed, and SC203's fix saves them too"
 
 # read_backs MODE: pageable_loop MODE's dump, report and replays: sets count
 # (SC203 at the read-back's line), nt and again (read-backs touched, of them
@@ -148,8 +172,8 @@ read_back=$(grep -n 'cudaMemcpyDeviceToHost, s)); // expect: SC203' "$abs_top_sr
     cut -d: -f1)
 # touch.c faults pages in with MADV_POPULATE_WRITE, Linux 5.14 and later
 if ! uname -r | awk -F. '{ exit !($1 > 5 || ($1 == 5 && $2 >= 14)) }'; then
-    echo "ok 7 # SKIP Linux $(uname -r) has no MADV_POPULATE_WRITE"
     echo "ok 8 # SKIP Linux $(uname -r) has no MADV_POPULATE_WRITE"
+    echo "ok 9 # SKIP Linux $(uname -r) has no MADV_POPULATE_WRITE"
     exit 0
 fi
 read_backs keep

@@ -142,7 +142,8 @@ static void dump(const sc_pr_model *m, const sc_pr_result *res)
         for (size_t i = 0; i < th->n; i++) {
             const sc_pr_call *c = &th->calls[i];
             fprintf(f, "  %llu +%llu wait %llu what %u stream %u nsub %u sub %u f %u,%u dir %u bytes %llu "
-                    "demand %.6f %.6f own %llu release %llu touch %llu %u dev %llx gpu %u %llu %llu tool %llu %u %u\n",
+                    "demand %.6f %.6f own %llu release %llu touch %llu %u dev %llx gpu %u %llu %llu tool %llu %u %u "
+                    "receive %llu %llu\n",
                     (unsigned long long)c->t0,
                     (unsigned long long)(c->t1 - c->t0), (unsigned long long)c->wait_ns, c->what, c->stream,
                     c->nsub, c->sub_stream, c->finding[0], c->finding[1], c->dir, (unsigned long long)c->bytes,
@@ -150,7 +151,8 @@ static void dump(const sc_pr_model *m, const sc_pr_result *res)
                     (unsigned long long)c->own_ns, (unsigned long long)c->release_ns,
                     (unsigned long long)c->touch_ns, c->touch_again, (unsigned long long)c->dev, c->gpu_known,
                     (unsigned long long)c->gpu_ns, (unsigned long long)c->fast_gpu_ns,
-                    (unsigned long long)c->tool_ns, c->tool_apis, c->tool_ops);
+                    (unsigned long long)c->tool_ns, c->tool_apis, c->tool_ops,
+                    (unsigned long long)c->receive_ns, (unsigned long long)c->receive_t0);
         }
     }
     for (size_t d = 0; d < m->ndevices; d++)

@@ -462,6 +462,46 @@ static int call_step(scen *s, size_t t, tstate *ts, const sc_pr_work *w, size_t 
     return rc;
 }
 
+/* The host time the fixes take out of the gap before each of thread th's
+   calls for receiving batches: a pageable upload pinned (SC_PR_FIX_PIN)
+   leaves its batch's receipt (receive_ns, after the call it began after,
+   less that call's recorder's time) to the DataLoader's pinning thread.
+   An array of th->n (and room for the receipts, sorted), or NULL. */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t *receipts(const scen *s, const sc_pr_thread *th)
+{
+    uint64_t *cut = calloc(2 * th->n + 1, sizeof *cut), *v = cut + th->n, cap;
+    size_t nv = 0;
+    if (!cut)
+        return NULL;
+    for (size_t i = 0; i < th->n; i++)
+        if (th->calls[i].receive_ns)
+            v[nv++] = th->calls[i].receive_ns;
+    if (!nv)
+        return cut;
+    /* a receipt far above the thread's usual one waited for the workers
+       themselves (a new epoch's first batch: they start), as a pinning
+       thread's would: counted at twice the median */
+    qsort(v, nv, sizeof *v, cmp_u64);
+    cap = 2 * v[nv / 2];
+    for (size_t i = 0; i < th->n; i++) {
+        const sc_pr_call *c = &th->calls[i];
+        if (!c->receive_ns || c->what != SC_PR_COPY_PAGEABLE || !(fixes(s, c) & (1u << SC_PR_FIX_PIN)))
+            continue;
+        size_t k = i;
+        while (k > 0 && th->calls[k - 1].t0 >= c->receive_t0)
+            k--;
+        uint64_t pre = k ? th->calls[k - 1].own_ns : 0, ns = c->receive_ns < cap ? c->receive_ns : cap;
+        cut[k] += ns > pre ? ns - pre : 0;
+    }
+    return cut;
+}
+
 /* Thread t's steps; its replay thread is t (made beforehand, so that a
    join can name a thread built later). */
 static int build_thread(scen *s, size_t t, const sc_pr_work *w)
@@ -501,6 +541,16 @@ static int build_thread(scen *s, size_t t, const sc_pr_work *w)
         }
     }
     ts.demand = dn ? dsum / dn : 1;
+    uint64_t *cut = receipts(s, th);
+    if (!cut) {
+        free(ts.last_on);
+        free(ts.applied);
+        free(ts.d2h_on);
+        free(cs.op);
+        free(cs.front);
+        free(cs.last_up);
+        return -1;
+    }
     uint64_t prev = th->calls[0].t0;
     uint64_t read_gone = 0;   /* the stream + 1 of a read to the host the fix dropped, just before */
     int rc = first_touch(s, th, rt);
@@ -515,6 +565,7 @@ static int build_thread(scen *s, size_t t, const sc_pr_work *w)
         uint64_t spare = gap < ts.spared ? gap : ts.spared;
         gap -= spare;
         ts.spared -= spare;
+        gap -= gap < cut[i] ? gap : cut[i];
         if (c->nsub && w[i].fast > 0) {
             unsigned k = c->nsub < PIECES ? c->nsub : PIECES;
             int st = stream_for(s, t, c->sub_stream);
@@ -531,6 +582,7 @@ static int build_thread(scen *s, size_t t, const sc_pr_work *w)
         rc |= call_step(s, t, &ts, w, i, &cs, &read_gone);
         prev = c->t1;
     }
+    free(cut);
     free(ts.last_on);
     free(ts.applied);
     free(ts.d2h_on);

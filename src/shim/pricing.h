@@ -90,6 +90,11 @@ typedef struct sc_pr_call {
                              host side (a DataLoader's batch in shared memory, a result read back into
                              a new mapping): the pinned buffer of the fix is not released each step
                              (SC_PR_FIX_PIN) */
+    uint64_t receive_ns;  /* pageable uploads: host time the thread spent receiving the copy's host
+                             side (a DataLoader's batch from a worker: up to mapping its shared memory,
+                             unmap.c), from receive_t0, the return of an earlier call of its, on: the
+                             pinning thread's work with pin_memory=True (SC_PR_FIX_PIN), as release_ns */
+    uint64_t receive_t0;
     uint64_t touch_ns;    /* pageable copies to the host: the part of the call (after its wait) spent
                              faulting in destination pages never written before; the fix's pinned
                              buffer has them touched where it is allocated, before the thread's work */

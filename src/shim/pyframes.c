@@ -432,6 +432,13 @@ static sc_pyref materialize(const rawframe *rf)
     };
 }
 
+int sc_py_running(void)
+{
+    int saved = errno, r = resolve() && py.IsInitialized();
+    errno = saved;
+    return r;
+}
+
 int sc_py_capture(sc_pyref *out, int max)
 {
     if (max <= 0)

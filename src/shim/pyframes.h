@@ -15,4 +15,7 @@ typedef struct sc_pyref {
    Returns how many were written (0 otherwise). */
 int sc_py_capture(sc_pyref *out, int max);
 
+/* Whether the process runs an initialized CPython (of the versions above). */
+int sc_py_running(void);
+
 #endif /* SC_PYFRAMES_H */

@@ -10,6 +10,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "aggkey.h"
 #include "classify.h"
@@ -18,6 +20,7 @@
 #include "hb.h"
 #include "kinds.h"
 #include "lanes.h"
+#include "pyframes.h"
 #include "ranges.h"
 #include "real.h"
 #include "runlog.h"
@@ -28,6 +31,8 @@
 _Atomic int sc_rl_on;
 
 #define RL_SEEN 4
+#define RL_MAPS 4
+#define RL_MAP_RECS 8
 
 typedef struct sc_rl_log {
     sc_pr_call *v;
@@ -43,6 +48,21 @@ typedef struct sc_rl_log {
        the next step would not cost (unmap.c; off the fast path's part of
        the thread) */
     struct { uintptr_t lo, hi; uint32_t rec; } src[2];
+    /* the shared files it mapped after one record and before the next
+       (unmap.c), with nothing submitted in between: a batch received (its
+       worker's message read, its shared memory mapped), which
+       pin_memory=True moves off the thread.  The receipt: from that
+       record's return (map_t0) to the last mapping's end (map_end), less
+       the releases timed meanwhile (map_released: counted there), and the
+       thread's CPU time over it (map_cpu0 to map_cpu; read at each record,
+       rec_cpu, once the thread has mapped one: maps).  map_rec: the
+       records then; the next upload from one of them takes it */
+    struct { uintptr_t lo, hi; } map[RL_MAPS];
+    unsigned nmap;
+    uint8_t maps;
+    size_t map_rec;
+    uint64_t map_t0, map_end, map_released, map_cpu0, map_cpu, rec_cpu;
+    uint64_t released;          /* releases timed since the last record */
     /* its last stream lookups (stream_of), so that a record takes no lock
        for a stream the thread has met: the model's index of work passed as
        (s, pt) in context ctx */
@@ -273,6 +293,40 @@ int sc_rl_pipe_mark(sc_thread *t, const sc_op *op)
     return first;
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The host time pinning saves the thread of its receipt of the host side
+   [lo, lo + bytes) of a pageable upload, and when the receipt began
+   (*from): where it is one of the shared files mapped at most RL_MAP_RECS
+   records ago; 0 otherwise.  Taken once.  In C, the receipt's time (less
+   its releases); in Python, the part of it off the CPU (waiting for the
+   worker's messages): the pinning thread's own CPU work holds the GIL the
+   thread needs, as the receipt did. */
+static uint64_t received(sc_rl_log *l, uintptr_t lo, uint64_t bytes, uint64_t *from)
+{
+    if (l->n - l->map_rec > RL_MAP_RECS)
+        l->nmap = 0;
+    for (unsigned i = 0; i < l->nmap; i++)
+        if (lo >= l->map[i].lo && lo + bytes <= l->map[i].hi) {
+            uint64_t ns = l->map_end - l->map_t0, off = l->map_released;
+            l->nmap = 0;
+            *from = l->map_t0;
+            if (sc_py_running()) {
+                if (!l->map_cpu0 || l->map_cpu < l->map_cpu0)
+                    return 0;
+                off = l->map_cpu - l->map_cpu0;
+            }
+            return ns > off ? ns - off : 0;
+        }
+    return 0;
+}
+
 uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_t wait_ns)
 {
     if (!sc_rl_on)
@@ -313,7 +367,12 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
         l->src[0].lo = (uintptr_t)op->host;
         l->src[0].hi = (uintptr_t)op->host + op->bytes;
         l->src[0].rec = (uint32_t)l->n + 1;
+        if (c->dir == SC_PR_H2D)
+            c->receive_ns = received(l, (uintptr_t)op->host, op->bytes, &c->receive_t0);
     }
+    l->released = 0;
+    if (l->maps)
+        l->rec_cpu = thread_cpu_ns();
     /* after a wait, the next submission says when the GPU got work again */
     t->rl.watch = wait_ns > 0 || ((t->rl.watch & SC_RL_WATCH_WAIT) && what != SC_PR_SUBMIT) ? SC_RL_WATCH_WAIT : 0;
     if (!l->lid)
@@ -420,6 +479,37 @@ void sc_rl_unmapped(sc_thread *t, const void *addr, size_t len, uint64_t ns)
     l->src[i].rec = 0;   /* one release a copy */
     if (rec <= l->n)
         l->v[rec - 1].release_ns += ns;
+    l->released += ns;
+}
+
+void sc_rl_mapped(sc_thread *t, const void *addr, size_t len, int fd)
+{
+    sc_rl_log *l = t->rlog;
+    struct stat st;
+    if (!sc_rl_on || !l || l->tid != t->tid || atomic_load_explicit(&t->busy, memory_order_relaxed) ||
+        sc_final_state() || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return;
+    if (l->nmap && l->map_rec != l->n)
+        l->nmap = 0;          /* a record since: another batch */
+    if (t->rl.nsub || !l->n) {
+        l->nmap = 0;          /* work submitted since the record: no receipt to time */
+        return;
+    }
+    if (!l->nmap) {
+        l->map_t0 = l->v[l->n - 1].t1;
+        l->map_cpu0 = l->maps ? l->rec_cpu : 0;
+        l->maps = 1;
+    }
+    if (l->nmap == RL_MAPS) {
+        memmove(l->map, l->map + 1, (RL_MAPS - 1) * sizeof *l->map);
+        l->nmap--;
+    }
+    l->map[l->nmap].lo = (uintptr_t)addr;
+    l->map[l->nmap++].hi = (uintptr_t)addr + len;
+    l->map_rec = l->n;
+    l->map_end = sc_now_ns();
+    l->map_released = l->released;
+    l->map_cpu = thread_cpu_ns();
 }
 
 void sc_rl_finding(sc_thread *t, uint32_t rec, const sc_agg_key *k)

@@ -79,6 +79,11 @@ void sc_rl_join(pthread_t other, uint64_t t0, uint64_t t1);
    and: the thread spent ns unmapping it (unmap.c). */
 int sc_rl_src_of(const struct sc_thread *t, const void *addr, size_t len);
 void sc_rl_unmapped(struct sc_thread *t, const void *addr, size_t len, uint64_t ns);
+/* Thread t mapped [addr, addr + len) of file fd, shared (unmap.c): where a
+   regular file (shared memory: not a device's, as the CUDA driver maps its
+   own), a batch received from a DataLoader worker, which a pageable copy
+   may send next */
+void sc_rl_mapped(struct sc_thread *t, const void *addr, size_t len, int fd);
 /* The finding an aggregate key names counts the recorded call `rec` of
    thread t (sc_rl_record's number). */
 void sc_rl_finding(struct sc_thread *t, uint32_t rec, const struct sc_agg_key *k);
