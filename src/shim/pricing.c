@@ -516,7 +516,9 @@ static int build_thread(scen *s, size_t t, const sc_pr_work *w)
                  .d2h_on = calloc(s->m->nstreams + 1, sizeof *ts.d2h_on)};
     copyst cs = {.op = malloc(th->n * sizeof *cs.op), .front = malloc(th->n * sizeof *cs.front),
                  .last_up = malloc((s->m->nstreams + 1) * sizeof *cs.last_up)};
-    if (!ts.last_on || !ts.applied || !ts.d2h_on || !cs.op || !cs.front || !cs.last_up) {
+    uint64_t *cut = receipts(s, th);
+    if (!ts.last_on || !ts.applied || !ts.d2h_on || !cs.op || !cs.front || !cs.last_up || !cut) {
+        free(cut);
         free(ts.last_on);
         free(ts.applied);
         free(ts.d2h_on);
@@ -541,16 +543,6 @@ static int build_thread(scen *s, size_t t, const sc_pr_work *w)
         }
     }
     ts.demand = dn ? dsum / dn : 1;
-    uint64_t *cut = receipts(s, th);
-    if (!cut) {
-        free(ts.last_on);
-        free(ts.applied);
-        free(ts.d2h_on);
-        free(cs.op);
-        free(cs.front);
-        free(cs.last_up);
-        return -1;
-    }
     uint64_t prev = th->calls[0].t0;
     uint64_t read_gone = 0;   /* the stream + 1 of a read to the host the fix dropped, just before */
     int rc = first_touch(s, th, rt);
