@@ -53,19 +53,32 @@ printf 'window 1 model 1 fixed 1\nnot a dump line\n' >"$tmp/bad"
 [ $? -eq 2 ] && grep -q "bad:2: not a line of a pricing model's dump" "$tmp/bad.err"
 ok $? "a file that is not a dump: refused at its line, exit status 2"
 
-d=$tmp/shm; mkdir -p "$d"
-STREAMCHECK_TEST_PRICE_DUMP="$d/d" "$SC_CLI" --simulate --format=json --output="$d" \
-    -- "$SC_APPS/pageable_loop" 8 16 1 40 shm >/dev/null 2>&1
-set -- "$d"/d.*
-sc203=$(awk '/^finding / && $4 == "SC203" {print $2}' "$1")
-released=$(awk -v f="$sc203" '$0 ~ "what 5 " && $0 ~ " f " f "," {
-    for (i = 1; i < NF; i++) if ($i == "release" && $(i + 1) > 0) {n++; s += $(i + 1)} } END {print n + 0, s + 0}' "$1")
-sed 's/ release [0-9]* / release 0 /' "$1" >"$d/zeroed"
-with=$("$tool" "$1" | awk -v f="$sc203" '$1 == "finding" && $2 == f {print $8}')
-without=$("$tool" "$d/zeroed" | awk -v f="$sc203" '$1 == "finding" && $2 == f {print $8}')
-set -- $released
-echo "# SC203 (finding $sc203): $1 copies released, $2 ns in all; saving $with ns, $without with the releases zeroed"
-[ -n "$sc203" ] && [ "$1" = 8 ] && [ -n "$with" ] && [ -n "$without" ] && [ "$with" -ge $((without + $2 * 3 / 4)) ]
+# saving DUMP FINDING: the finding's saving in the replay of DUMP, ns
+saving() { "$tool" "$1" | awk -v f="$2" '$1 == "finding" && $2 == f {print $8}'; }
+# sc203_part NAME FIELD LO HI ZERO ARGS...: pageable_loop ARGS's dump and
+# replays: sets sc203 (SC203's finding in the dump), cnt and sum (its copies
+# whose FIELD is LO..HI ns, and those ns added up), with and without
+# (SC203's saving, as recorded and in the dump edited by sed script ZERO)
+sc203_part() {
+    d=$tmp/$1 field=$2 lo=$3 hi=$4 zero=$5
+    shift 5
+    mkdir -p "$d"
+    STREAMCHECK_TEST_PRICE_DUMP="$d/d" "$SC_CLI" --simulate --format=json --output="$d" \
+        -- "$SC_APPS/pageable_loop" "$@" >/dev/null 2>&1
+    set -- "$d"/d.*
+    sc203=$(awk '/^finding / && $4 == "SC203" {print $2}' "$1")
+    set -- "$1" $(awk -v f="$sc203" -v k="$field" -v lo="$lo" -v hi="$hi" '$0 ~ "what 5 " && $0 ~ " f " f "," {
+        for (i = 1; i < NF; i++) if ($i == k && $(i + 1) >= lo + 0 && $(i + 1) <= hi + 0) {n++; s += $(i + 1)} }
+        END {print n + 0, s + 0}' "$1")
+    cnt=$2 sum=$3
+    sed "$zero" "$1" >"$d/zeroed"
+    with=$(saving "$1" "$sc203")
+    without=$(saving "$d/zeroed" "$sc203")
+}
+
+sc203_part shm release 1 1e18 's/ release [0-9]* / release 0 /' 8 16 1 40 shm
+echo "# SC203 (finding $sc203): $cnt copies released, $sum ns in all; saving $with ns, $without with the releases zeroed"
+[ -n "$sc203" ] && [ "$cnt" = 8 ] && [ -n "$with" ] && [ -n "$without" ] && [ "$with" -ge $((without + sum * 3 / 4)) ]
 ok $? "pageable_loop shm: its 8 copies' sources released, and SC203's fix saves the releases too"
 
 # pageable_loop loader receives each batch before it copies it (5 ms of
@@ -74,20 +87,9 @@ ok $? "pageable_loop shm: its 8 copies' sources released, and SC203's fix saves 
 # 8 copies carries the receipt's time (unmap.c, mmap), from the sync's
 # return to the mapping (5-10 ms), and SC203's saving holds the receipts
 # (the dump with them zeroed saves three quarters of them less, or more).
-d=$tmp/loader; mkdir -p "$d"
-STREAMCHECK_TEST_PRICE_DUMP="$d/d" "$SC_CLI" --simulate --format=json --output="$d" \
-    -- "$SC_APPS/pageable_loop" 8 1 1 5 loader >/dev/null 2>&1
-set -- "$d"/d.*
-sc203=$(awk '/^finding / && $4 == "SC203" {print $2}' "$1")
-received=$(awk -v f="$sc203" '$0 ~ "what 5 " && $0 ~ " f " f "," {
-    for (i = 1; i < NF; i++) if ($i == "receive" && $(i + 1) >= 5000000 && $(i + 1) <= 10000000) {n++; s += $(i + 1)} }
-    END {print n + 0, s + 0}' "$1")
-sed 's/ receive [0-9]* [0-9]*$/ receive 0 0/' "$1" >"$d/zeroed"
-with=$("$tool" "$1" | awk -v f="$sc203" '$1 == "finding" && $2 == f {print $8}')
-without=$("$tool" "$d/zeroed" | awk -v f="$sc203" '$1 == "finding" && $2 == f {print $8}')
-set -- $received
-echo "# SC203 (finding $sc203): $1 batches received in 5-10 ms, $2 ns in all; saving $with ns, $without without them"
-[ -n "$sc203" ] && [ "$1" = 8 ] && [ -n "$with" ] && [ -n "$without" ] && [ "$with" -ge $((without + $2 * 3 / 4)) ]
+sc203_part loader receive 5000000 10000000 's/ receive [0-9]* [0-9]*$/ receive 0 0/' 8 1 1 5 loader
+echo "# SC203 (finding $sc203): $cnt batches received in 5-10 ms, $sum ns in all; saving $with ns, $without without them"
+[ -n "$sc203" ] && [ "$cnt" = 8 ] && [ -n "$with" ] && [ -n "$without" ] && [ "$with" -ge $((without + sum * 3 / 4)) ]
 ok $? "pageable_loop loader: its 8 batches' receipts timed, and SC203's fix saves them too"
 
 # read_backs MODE: pageable_loop MODE's dump, report and replays: sets count
@@ -120,8 +122,8 @@ EOF
 )
     # the read-back's finding in the dump: the one its copies to the host count in
     f=$(awk '/what 5 / && / dir 2 / {split($14, a, ","); print a[1]; exit}' "$2")
-    with=$("$tool" "$2" | awk -v f="$f" '$1 == "finding" && $2 == f {print $8}')
-    without=$("$tool" "$d/zeroed" | awk -v f="$f" '$1 == "finding" && $2 == f {print $8}')
+    with=$(saving "$2" "$f")
+    without=$(saving "$d/zeroed" "$f")
     echo "# $1: SC203 at pageable_loop.cu:$read_back x$count (finding $f): $nt read-backs touched ($again again)," \
         "$touch ns in all ($first first), $released released; saving $with ns, $without with the touches zeroed"
 }
