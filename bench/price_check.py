@@ -59,7 +59,8 @@ if there is one, else the build tree when it is the source tree.
 harness and the pricing work, not what a GPU does).  Without --sim a GPU
 must be there (nvidia-smi -L), else it exits 77; the Python pairs are
 skipped where torch or CUDA is missing (the programs exit 77), the DDP pair
-where fewer than 2 GPUs are.
+where fewer than 2 GPUs are (--nproc 1 runs it as one rank on one GPU: its
+DataLoader and copies as on two, without the other rank to wait for).
 
 make bench-price (bench/local.mk) runs it with --sim against the build
 tree (PRICE_ARGS adds options, PRICE_OUT names the JSON); on a lent GPU,
@@ -243,7 +244,9 @@ def launch(a, p, cmd, sc=None):
     # torchrun as tools/multigpu-check.sh starts it: two processes on this
     # node, NVLink SHARP off; natively through step_timer.py for the times.
     env["NCCL_NVLS_ENABLE"] = "0"
-    tr = [a.python, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2"]
+    tr = [a.python, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(a.nproc)]
+    if a.nproc < 2:
+        env["DDP_TRAIN_MIN_GPUS"] = "1"   # ddp_train.py's one-rank run
     if sc is None:
         return tr + [os.path.join(HERE, "step_timer.py"), "--warmup", "10"] + cmd[1:], env
     return tr + ["--no-python"] + sc + cmd, env
@@ -576,6 +579,8 @@ def parse_args():
     p.add_argument("--python", default=sys.executable or "python3", help="interpreter for the Python pairs")
     p.add_argument("--only", help="pair keys or groups (c, python), comma-separated")
     p.add_argument("--list", action="store_true", help="list the pairs and exit")
+    p.add_argument("--nproc", type=int, default=2, choices=(1, 2),
+                   help="processes (GPUs) of the torchrun pairs (default 2; 1: one rank, DDP_TRAIN_MIN_GPUS=1)")
     p.add_argument("--pairs", type=int, default=5, help="alternated rounds of each pair (at least 5; default 5)")
     p.add_argument("--sc-runs", type=int, default=1, help="runs of the hazard under streamcheck in each mode")
     p.add_argument("--modes", default="detect,measure",
@@ -658,8 +663,8 @@ def check_pair(a, runner, p, ngpu):
     if p.group == "python" and not a.torch:
         res["skipped"] = "skipped: %s has no torch" % a.python
         return res
-    if p.launch == "torchrun" and ngpu < 2:
-        res["skipped"] = "skipped: %d GPU(s), needs 2" % ngpu
+    if p.launch == "torchrun" and ngpu < a.nproc:
+        res["skipped"] = "skipped: %d GPU(s), needs %d" % (ngpu, a.nproc)
         return res
     try:
         places = set(marked_lines(a, p))
