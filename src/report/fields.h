@@ -94,6 +94,7 @@
     F(process, loop_ns, U64_NZ, loop_ns, 4)                          \
     F(process, model_ns, U64_OPT, model_ns, 4)                       \
     F(process, fixed_ns, U64_OPT, fixed_ns, 4)                       \
+    F(process, model_held_ns, U64_NZ, held_ns, 4)                    \
     F(process, busy_source, STR_OPT, busy_source, 4)                 \
     F(process, submitted, LONG_OPT, submitted, 1)
 

@@ -154,6 +154,13 @@ static void process_facts(html *h, const sc_process *p)
                  p->range || p->loop_ns ? "" : " (what shares are of)");
         fact(out, "Active window", v, NULL);
     }
+    if (p->window_ns && p->held_ns) {
+        char held[64], v[300];
+        sc_format_ns(p->held_ns, held, sizeof held);
+        snprintf(v, sizeof v, "its first %s (a thread's calls reached the record's bound); the savings are "
+                 "extrapolated: a finding's by its calls in all over those held", held);
+        fact(out, "Model held", v, NULL);
+    }
     if (p->window_ns && p->loop_ns) {
         char l[64], v[300];
         sc_format_ns(p->loop_ns, l, sizeof l);

@@ -103,6 +103,10 @@ static void run_line(const sc_report *r, FILE *out)
     if (r->nprocs == 1 && r->procs[0].window_ns) {
         sc_format_ns(r->procs[0].window_ns, b, sizeof b);
         fprintf(out, " · **Active window** %s", b);
+        if (r->procs[0].held_ns) {
+            sc_format_ns(r->procs[0].held_ns, b, sizeof b);
+            fprintf(out, " (the model held its first %s; savings extrapolated)", b);
+        }
         if (r->procs[0].loop_ns) {
             sc_format_ns(r->procs[0].loop_ns, b, sizeof b);
             fprintf(out, " · **Steady loop** %s", b);

@@ -134,6 +134,11 @@ static void render_window(const sc_process *p, FILE *out)
     sc_format_ns(p->model_ns, m, sizeof m);
     sc_text_header(out, "Active window", "%s, the first to the last CUDA call of the threads that wait for the GPU "
                   "(modelled: %s)", a, m);
+    if (p->held_ns) {
+        sc_format_ns(p->held_ns, a, sizeof a);
+        sc_text_header(out, "Model held", "its first %s (a thread's calls reached the record's bound); the "
+                      "savings are extrapolated: a finding's by its calls in all over those held", a);
+    }
     if (p->loop_ns) {
         sc_format_ns(p->loop_ns, a, sizeof a);
         sc_text_header(out, "Steady loop", "%s, from a step before a hazard of every step first repeats; shares "
@@ -349,9 +354,11 @@ static void render_saving(const sc_report *r, const sc_finding *f, FILE *out)
     sc_format_ns(f->cost_ns, b, sizeof b);
     unsigned __int128 bp = win ? (unsigned __int128)f->cost_ns * 10000 / win : 0;
     uint64_t v = bp > 1000000 ? 1000000 : (uint64_t)bp;
+    int held = f->process < r->nprocs && r->procs[f->process].held_ns;
     snprintf(line, sizeof line, "fixing this saves %s (%" PRIu64 ".%02u%% of %s), predicted by "
-             "replaying the run with the fix applied (%s)", b, v / 100, (unsigned)(v % 100),
-             sc_finding_window_name(r, f), busy_how(r, f));
+             "replaying the run with the fix applied (%s)%s", b, v / 100, (unsigned)(v % 100),
+             sc_finding_window_name(r, f), busy_how(r, f),
+             held ? ", extrapolated from the part of the run the model held" : "");
     fprintf(out, FIELD, "Saves");
     sc_text_wrap(out, line, FIELD_COL, FIELD_COL);
     if (sc_together_phrase(f, line, sizeof line)) {

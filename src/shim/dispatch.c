@@ -547,7 +547,7 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
                the candidate once the synchronization after it shows it is
                a read (SC_HELD_READ). */
             int read = (op->marks & SC_M_READ_WAITS) != 0;
-            if (op->rl && (sync || read))
+            if ((op->rl || sc_rl_full(t)) && (sync || read))
                 sc_detect_waited(op, w);
             int gone = !calibrate_after(t, op) || (sync && !calibrate_idle(t, op));
             sc_prof_add(t, SC_PH_RUNLOG, r0, 0);

@@ -115,8 +115,8 @@ void sc_finding_add(sc_thread *t, const sc_hit *h, unsigned weight)
     add(t, &k, h->blocked_ns, h->pending, h->bytes, weight, h->cost_ns, h->also);
     if (h->mid)
         sc_measure_commit(h->mid, &k, h->also, weight);
-    if (h->rl)
-        sc_rl_finding(t, h->rl, &k);
+    if (sc_rl_on)
+        sc_rl_finding(t, h->rl, &k);   /* rec 0: counted past a full log */
 }
 
 void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, uint64_t bytes,
@@ -127,7 +127,7 @@ void sc_alloc_site_add(sc_thread *t, unsigned api, unsigned rt, uint64_t site, u
     add(t, &k, blocked_ns, 0, bytes, 1, 0, 0);
     if (sc_measure_tls_mid)
         sc_measure_commit(sc_measure_tls_mid, &k, 0, 1);
-    if (rl)
+    if (sc_rl_on)
         sc_rl_finding(t, rl, &k);
 }
 

@@ -44,6 +44,7 @@ static struct {
     uint32_t *together_n;
     sc_pr_result res;
     int source;                /* SC_PRICE_* */
+    uint64_t held_ns;          /* a long run's: the window the model held (X below), else 0 */
 } P;
 
 /* How a rule's fix changes the run: rules.def's FIX column, whose values
@@ -101,6 +102,102 @@ static sc_pr_span *less_calibration(const sc_pr_span *v, size_t *n, uint32_t d)
     }
     *n = m;
     return out;
+}
+
+/* ------------------------------------------------------- long runs --- */
+/* A long run's model holds the first part of it (a thread's log reached
+   its bound; runlog.h, sc_rl_cut), and its savings are extrapolated to the
+   whole run: a finding's by its calls in all over those the model held (a
+   hazard of every step saves as much in each step; the set-up's, whose
+   calls the model holds, is not scaled), SC103's and the window's by the
+   time.  X.scale: per model finding. */
+static struct { int on; uint64_t at, end, last; double *scale; } X;
+
+/* Before the replay: each finding's scale, and its bar in ns lowered by
+   it (the scaled saving must reach the bar).  A finding all of whose calls
+   came after the part held is not priced (it keeps its other cost). */
+static void extrapolate_setup(const sc_pr_model *m, sc_pr_finding *f, size_t nf)
+{
+    uint64_t *held;
+    if (!sc_rl_cut(&X.at, &X.end) || !(X.scale = calloc(nf, sizeof *X.scale)))
+        return;
+    if (!(held = calloc(nf, sizeof *held))) {
+        free(X.scale);
+        X.scale = NULL;
+        return;
+    }
+    X.on = 1;
+    for (size_t t = 0; t < m->nthreads; t++)
+        if (m->threads[t].n && m->threads[t].calls[m->threads[t].n - 1].t1 > X.last)
+            X.last = m->threads[t].calls[m->threads[t].n - 1].t1;
+    for (size_t t = 0; t < m->nthreads; t++)
+        for (size_t i = 0; i < m->threads[t].n; i++)
+            for (int k = 0; k < 2; k++) {
+                uint16_t id = m->threads[t].calls[i].finding[k];
+                if (id && id < nf)
+                    held[id - 1]++;
+            }
+    for (size_t i = 0; i + 1 < nf; i++) {
+        uint64_t all = sc_rl_calls((uint16_t)(i + 1));
+        if (!held[i]) {
+            f[i].fix = SC_PR_FIX_NONE;
+            f[i].in_all = 0;
+            continue;
+        }
+        X.scale[i] = all > held[i] ? (double)all / (double)held[i] : 1.0;
+        f[i].keep_ns = (uint64_t)((double)f[i].keep_ns / X.scale[i]);
+    }
+    free(held);
+}
+
+/* The device's busy time ends with the part held: the GPU's work after it
+   belongs to calls the model does not hold.  The model keeps the copy
+   (and frees the spans it had where they were its own: owned). */
+static void extrapolate_busy(sc_pr_device *dev, int owned)
+{
+    size_t n = 0;
+    if (!X.on || !dev->known)
+        return;
+    while (n < dev->nbusy && dev->busy[n].a < X.last)
+        n++;
+    sc_pr_span *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return;
+    memcpy(v, dev->busy, n * sizeof *v);
+    if (n && v[n - 1].b > X.last)
+        v[n - 1].b = X.last;
+    if (owned)
+        free((void *)dev->busy);
+    dev->busy = v;
+    dev->nbusy = n;
+}
+
+static uint64_t scaled(uint64_t ns, double by)
+{
+    return (uint64_t)((double)ns * by + 0.5);
+}
+
+/* After it: the window goes on to the actors' last call (held_ns: what the
+   model held of it), the replays' lengths with it, and the savings are
+   scaled. */
+static void extrapolate(const sc_pr_model *m, sc_pr_result *r)
+{
+    if (!X.on || !r->window_ns)
+        return;
+    uint64_t extra = X.end > X.last ? X.end - X.last : 0;
+    double by = (double)(r->window_ns + extra) / (double)r->window_ns;
+    P.held_ns = r->window_ns;
+    r->window_ns += extra;
+    uint64_t saved = r->model_ns > r->fixed_ns ? r->model_ns - r->fixed_ns : 0;
+    r->model_ns = scaled(r->model_ns, by);
+    r->fixed_ns = r->model_ns - (scaled(saved, by) < r->model_ns ? scaled(saved, by) : r->model_ns);
+    if (r->loop_ns)
+        r->loop_ns += extra;
+    for (size_t i = 0; i < m->nfindings; i++) {
+        double k = i + 1 < m->nfindings ? X.scale[i] : by;
+        r->saving[i] = scaled(r->saving[i], k);
+        r->together[i] = scaled(r->together[i], k);
+    }
 }
 
 /* ------------------------------------------------------------- dump --- */
@@ -325,6 +422,7 @@ void sc_price_run(void)
     sc403_needs_work_after(m);
     few_calls_unfixed(m);
     fold_turn_takers(m);
+    extrapolate_setup(m, f, nf);
     sc_pr_thread *th = (sc_pr_thread *)m->threads;
     for (size_t t = 0; t < m->nthreads; t++)
         th[t].legacy_finding = th[t].id && sc_hb_lifetime_concurrent(th[t].id) ? (uint16_t)nf : 0;
@@ -350,6 +448,7 @@ void sc_price_run(void)
         }
         if (!dev[d].known)
             P.source = SC_PRICE_WAITS;
+        extrapolate_busy(&dev[d], measured || cut);
         rates(&dev[d], d);
     }
     m->devices = dev;
@@ -371,6 +470,8 @@ void sc_price_run(void)
                 "measured costs", P.res.window_ns / 1e6, P.res.model_ns / 1e6);
         P.ok = 0;
     }
+    if (P.ok)
+        extrapolate(m, &P.res);
 }
 
 /* The model's index of the aggregate k's finding, or -1. */
@@ -419,6 +520,11 @@ int sc_price_before_loop(const sc_agg_key *k)
 {
     long i = index_of(k);
     return i >= 0 && P.res.loop_ns && P.before[i];
+}
+
+uint64_t sc_price_held(void)
+{
+    return P.ok ? P.held_ns : 0;
 }
 
 uint64_t sc_price_loop(void)

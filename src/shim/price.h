@@ -46,6 +46,9 @@ int sc_price_window(uint64_t *window, uint64_t *model, uint64_t *fixed, int *sou
    sc_pr_price), else 0; and whether the aggregate k's calls all came
    before it (a finding of the set-up, whose share stays of the window). */
 uint64_t sc_price_loop(void);
+/* In a long run, where a thread's log reached its bound: the part of the
+   window the model held (the rest is extrapolated), else 0. */
+uint64_t sc_price_held(void);
 int sc_price_before_loop(const struct sc_agg_key *k);
 
 #endif

@@ -29,6 +29,7 @@
 #include "thread.h"
 
 _Atomic int sc_rl_on;
+static size_t rl_max = SC_RL_MAX;   /* STREAMCHECK_TEST_RL_MAX: a test hook (a smaller bound) */
 
 #define RL_SEEN 4
 #define RL_MAPS 4
@@ -37,7 +38,9 @@ _Atomic int sc_rl_on;
 typedef struct sc_rl_log {
     sc_pr_call *v;
     size_t n, cap;
-    int cut;                  /* SC_RL_MAX reached */
+    int cut;                  /* rl_max reached: from cut_t on, its calls are not recorded */
+    int late_wait;            /* ... and one of those waited (the thread is an actor of the model) */
+    uint64_t cut_t, last_t1;  /* the first call not recorded began; the last one ended */
     int own_converted;        /* own_ns is in ns (sc_rl_model), not TSC ticks */
     pid_t tid;                /* the thread it belongs to (thread records are recycled) */
     pthread_t self;           /* ... as pthread_join names it */
@@ -77,6 +80,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static sc_rl_log *logs;               /* every thread's, newest first */
 static skey *streams; static size_t nstreams, capstreams;
 static sc_agg_key *finds; static size_t nfinds, capfinds;
+static uint32_t *late; static size_t caplate;   /* per finding: its calls past a log's bound */
 
 /* --------------------------------------------------------- tables --- */
 static int grow(void *pp, size_t *cap, size_t need, size_t elt)
@@ -301,6 +305,27 @@ static uint64_t thread_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Whether log l is full (its bound, rl_max, reached: a long run keeps
+   the calls of its first part, and the model extrapolates, price.c), or
+   has no room for the call [t0, t1]: then it says when its record stops,
+   and when the thread's last call ended. */
+static int cut(sc_rl_log *l, uint64_t t0, uint64_t t1)
+{
+    if (!l->cut && l->n < rl_max && !grow(&l->v, &l->cap, l->n + 1, sizeof *l->v))
+        return 0;
+    if (!l->cut)
+        l->cut_t = t0;
+    l->cut = 1;
+    l->last_t1 = t1;
+    return 1;
+}
+
+int sc_rl_full(const sc_thread *t)
+{
+    const sc_rl_log *l = t->rlog;
+    return l && l->tid == t->tid && l->cut;
+}
+
 /* The host time pinning saves the thread of its receipt of the host side
    [lo, lo + bytes) of a pageable upload, and when the receipt began
    (*from): where it is one of the shared files mapped at most RL_MAP_RECS
@@ -332,14 +357,14 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
     if (!sc_rl_on)
         return 0;
     sc_rl_log *l = log_of(t);
-    if (!l || l->cut)
+    if (!l)
         return 0;
-    if (SC_UNLIKELY(sc_measure_active))
-        sc_cupti_sample_record();
-    if (l->n == SC_RL_MAX || grow(&l->v, &l->cap, l->n + 1, sizeof *l->v)) {
-        l->cut = 1;
+    if (cut(l, t0, t1)) {
+        l->late_wait |= what_of(op, wait_ns) >= SC_PR_WAIT_STREAM;
         return 0;
     }
+    if (SC_UNLIKELY(sc_measure_active))
+        sc_cupti_sample_record();
     /* launches captured into a graph ran nothing: the graph's launch does */
     t->rl.nsub = t->rl.nsub > t->rl.captured ? t->rl.nsub - t->rl.captured : 0;
     t->rl.captured = 0;
@@ -432,11 +457,11 @@ void sc_rl_join(pthread_t other, uint64_t t0, uint64_t t1)
     if (!sc_rl_on || !t || atomic_load_explicit(&t->busy, memory_order_relaxed) || sc_final_state())
         return;
     sc_rl_log *l = t->rlog;
-    if (!l || l->tid != t->tid || l->cut)
+    if (!l || l->tid != t->tid)
         return;   /* a thread that never called CUDA is no actor of the model */
     int saved = errno;
-    if (l->n == SC_RL_MAX || grow(&l->v, &l->cap, l->n + 1, sizeof *l->v)) {
-        l->cut = 1;
+    if (cut(l, t0, t1)) {
+        l->late_wait = 1;
         errno = saved;
         return;
     }
@@ -515,7 +540,7 @@ void sc_rl_mapped(sc_thread *t, const void *addr, size_t len, int fd)
 void sc_rl_finding(sc_thread *t, uint32_t rec, const sc_agg_key *k)
 {
     sc_rl_log *l = t->rlog;
-    if (!rec || !l || l->tid != t->tid || rec > l->n)
+    if (!l || l->tid != t->tid || rec > l->n || (!rec && !l->cut))
         return;
     pthread_mutex_lock(&lock);
     size_t i = 0;
@@ -523,9 +548,13 @@ void sc_rl_finding(sc_thread *t, uint32_t rec, const sc_agg_key *k)
         i++;
     if (i == nfinds && i < 0xfffe && !grow(&finds, &capfinds, nfinds + 1, sizeof *finds))
         finds[nfinds++] = *k;
-    size_t n = nfinds;
+    size_t n = nfinds, had = caplate;
+    if (!rec && i < n && !grow(&late, &caplate, n, sizeof *late)) {
+        memset(late + had, 0, (caplate - had) * sizeof *late);
+        late[i]++;   /* past the log's bound: counted for the extrapolation (sc_rl_calls) */
+    }
     pthread_mutex_unlock(&lock);
-    if (i >= n)
+    if (i >= n || !rec)
         return;
     sc_pr_call *c = &l->v[rec - 1];
     for (int s = 0; s < 2; s++)
@@ -536,8 +565,13 @@ void sc_rl_finding(sc_thread *t, uint32_t rec, const sc_agg_key *k)
 }
 
 /* ----------------------------------------------------------- model --- */
+/* Whether the thread is an actor of the model: it waited for the GPU. */
 static int waited(const sc_rl_log *l)
 {
+    if (!l->n)
+        return 0;
+    if (l->late_wait)
+        return 1;
     for (size_t i = 0; i < l->n; i++)
         if (l->v[i].what >= SC_PR_WAIT_STREAM)
             return 1;
@@ -561,12 +595,65 @@ static void name_joins(sc_rl_log **of, size_t n)
         }
 }
 
+/* A log that reached its bound stops at cut_t, and the other threads'
+   records after the earliest such time (the horizon) are left out of the
+   model with it, so that every actor's calls cover the same time. */
+static uint64_t horizon, last_end;
+
+/* How many of l's calls the model takes: those begun before the horizon. */
+static size_t kept(const sc_rl_log *l)
+{
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {   /* a thread's records are in the order they began */
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->v[mid].t0 < horizon)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void find_horizon(void)
+{
+    horizon = UINT64_MAX;
+    last_end = 0;
+    for (sc_rl_log *l = logs; l; l = l->next) {
+        if (!waited(l))
+            continue;
+        uint64_t end = l->cut ? l->last_t1 : l->v[l->n - 1].t1;
+        if (l->cut && l->cut_t < horizon)
+            horizon = l->cut_t;
+        if (end > last_end)
+            last_end = end;
+    }
+}
+
+int sc_rl_cut(uint64_t *at, uint64_t *end)
+{
+    if (horizon == UINT64_MAX || !horizon)
+        return 0;
+    *at = horizon;
+    *end = last_end;
+    return 1;
+}
+
+uint64_t sc_rl_calls(uint16_t finding)
+{
+    uint64_t n = finding && finding <= caplate ? late[finding - 1] : 0;
+    for (sc_rl_log *l = logs; l && finding; l = l->next)
+        for (size_t i = 0; i < l->n; i++)
+            n += l->v[i].finding[0] == finding || l->v[i].finding[1] == finding;
+    return n;
+}
+
 int sc_rl_model(sc_pr_model *m)
 {
     memset(m, 0, sizeof *m);
+    find_horizon();
     size_t n = 0;
     for (sc_rl_log *l = logs; l; l = l->next)
-        n += l->n && waited(l);
+        n += waited(l);
     sc_pr_thread *th = calloc(n ? n : 1, sizeof *th);
     sc_pr_stream *st = calloc(nstreams ? nstreams : 1, sizeof *st);
     sc_pr_finding *f = calloc(nfinds ? nfinds : 1, sizeof *f);
@@ -580,9 +667,9 @@ int sc_rl_model(sc_pr_model *m)
     size_t k = n;
     sc_rl_log **of = calloc(n ? n : 1, sizeof *of);
     for (sc_rl_log *l = logs; l && of; l = l->next)
-        if (l->n && waited(l)) {
+        if (waited(l)) {
             of[--k] = l;
-            th[k] = (sc_pr_thread){.calls = l->v, .n = l->n, .id = l->lid, .pthread = (uint32_t)(uintptr_t)l->self};
+            th[k] = (sc_pr_thread){.calls = l->v, .n = kept(l), .id = l->lid, .pthread = (uint32_t)(uintptr_t)l->self};
         }
     if (of)
         name_joins(of, n);
@@ -631,15 +718,22 @@ static void rl_child(void)
     pthread_mutex_init(&lock, NULL);
     for (sc_rl_log *l = logs; l; l = l->next) {
         l->n = 0;
+        l->cut = l->late_wait = 0;
         memset(l->seen, 0, sizeof l->seen);   /* the stream table starts over */
     }
     nstreams = nfinds = 0;
+    if (late)
+        memset(late, 0, caplate * sizeof *late);
 }
 
 /* Runs are recorded in detect and measured mode; under redirect the run
    is not the program's own (the pricing model would replay the moved work). */
 static void rl_init(void)
 {
+    const char *max = getenv("STREAMCHECK_TEST_RL_MAX");
+    long v = max ? strtol(max, NULL, 10) : 0;
+    if (v > 0 && v < SC_RL_MAX)
+        rl_max = (size_t)v;
     sc_rl_on = !sc_opt.redirect;
 }
 

@@ -11,8 +11,9 @@
  * path (watch), so the model knows when the GPU got work again.
  *
  * The fast path's part is in thread_parts.h (sc_rl_hot) and fast.h.
- * Memory is bounded: a thread records at most SC_RL_MAX calls; past that
- * its log says it was cut and the model prices what was recorded.
+ * Memory is bounded: a thread records at most SC_RL_MAX calls.  Past that
+ * its log is cut: the model takes every actor's calls up to the earliest
+ * cut (sc_rl_cut), and price.c extrapolates its savings to the whole run.
  */
 #ifndef SC_RUNLOG_H
 #define SC_RUNLOG_H
@@ -41,6 +42,10 @@ extern _Atomic int sc_rl_on;
    wait_ns the part spent waiting for earlier GPU work.  Returns the
    record's number + 1 in the thread's log, 0 when not recorded. */
 uint32_t sc_rl_record(struct sc_thread *t, struct sc_op *op, uint64_t t0, uint64_t t1, uint64_t wait_ns);
+/* Whether thread t's log reached its bound: its calls are judged as
+   before (SC403 too, which a recorded wait needs otherwise) and their
+   findings counted, for the model's extrapolation (price.c). */
+int sc_rl_full(const struct sc_thread *t);
 /* The fast path kept a call while t->rl.watch is on.  sc_rl_watches: 1
    when it is to be recorded (0 for a capture, which gives the GPU no work:
    the watch stays on); then the wrapper reads the clock (t0), makes the
@@ -85,7 +90,8 @@ void sc_rl_unmapped(struct sc_thread *t, const void *addr, size_t len, uint64_t 
    may send next */
 void sc_rl_mapped(struct sc_thread *t, const void *addr, size_t len, int fd);
 /* The finding an aggregate key names counts the recorded call `rec` of
-   thread t (sc_rl_record's number). */
+   thread t (sc_rl_record's number); rec 0: a call not recorded, counted
+   where the thread's log is full. */
 void sc_rl_finding(struct sc_thread *t, uint32_t rec, const struct sc_agg_key *k);
 
 /* At report time, after every thread left the shim: the model, with one
@@ -93,6 +99,13 @@ void sc_rl_finding(struct sc_thread *t, uint32_t rec, const struct sc_agg_key *k
    finding's key).  The model's arrays stay valid until sc_rl_model_free. */
 int sc_rl_model(sc_pr_model *m);
 const struct sc_agg_key *sc_rl_key(uint16_t finding);   /* index + 1 */
+/* After sc_rl_model: 1 where an actor's log reached its bound, with when
+   the first call left out began (*at: the model holds the calls begun
+   before it) and when the actors' last call ended (*end); else 0. */
+int sc_rl_cut(uint64_t *at, uint64_t *end);
+/* The calls counted in a finding (index + 1), in the model or not: those
+   recorded, and those past a log's bound (sc_rl_finding with rec 0). */
+uint64_t sc_rl_calls(uint16_t finding);
 void sc_rl_model_free(sc_pr_model *m);
 
 #endif /* SC_RUNLOG_H */

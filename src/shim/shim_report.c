@@ -523,6 +523,7 @@ static void fill_window(sc_process *p)
     p->loop_ns = sc_price_loop();
     p->model_ns = model;
     p->fixed_ns = fixed;
+    p->held_ns = sc_price_held();
     p->busy_source = strdup(sources[source >= 0 && source <= SC_PRICE_MEASURED ? source : 0]);
 }
 
