@@ -27,6 +27,8 @@ names them, and --list with --only lists them so):
   host_sync_loop-host  the same, host-bound (SC403)
   pageable_loop-gpu    testapps/pageable_loop pageable vs pinned, GPU-bound (SC203)
   pageable_loop-host   the same, host-bound, larger copies (SC203)
+  pageable_loop-loader testapps/pageable_loop loader vs loader-pinned: each batch
+                       received on the copying thread vs on a pinning thread (SC203)
   readback             testapps/pageable_loop fresh vs readback-pinned: a result read
                        back each step into a new mapping (first touches) vs into
                        one pinned buffer (SC203)
@@ -170,6 +172,12 @@ def pair_table(a):
              "as pinned: pinning gains next to nothing)",
              app("pageable_loop", 8, 4, 40, 2, "pageable"), app("pageable_loop", 8, 4, 40, 2, "pinned"),
              "SC203", "elapsed_ms", "pageable_loop", sim_env=EVEN_SIM),
+        Pair("pageable_loop-loader", "c", pgl + " (16 1 2 5), each batch received first on the thread that "
+             "copies it (5 ms of work, a shared memory file mapped) and each step waited for, vs a pinning "
+             "thread of its own that receives the batches into two pinned buffers: the receipts are the "
+             "fixed loop's bottleneck",
+             app("pageable_loop", 16, 1, 2, 5, "loader"), app("pageable_loop", 16, 1, 2, 5, "loader-pinned"),
+             "SC203", "elapsed_ms", "pageable_loop", sim_env=PAGEABLE_SIM),
         Pair("readback", "c", "pageable_loop 8 16 1 5: a 16 MiB result read back each step into a new mapping "
              "(its pages faulted in each time) vs into one pinned buffer",
              app("pageable_loop", 8, 16, 1, 5, "fresh"), app("pageable_loop", 8, 16, 1, 5, "readback-pinned"),

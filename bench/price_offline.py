@@ -30,6 +30,9 @@ measured dumps carry CUPTI's API records and operations between two calls
 and what a record cost ("tool"): item_loop and the DDP loop's two ranks.
 bench/data/h200-price-dumps-7.tar.xz: the DDP pair again, 11 alternated rounds
 and two runs of each mode (the first run's dumps in pairs.txt).
+bench/data/h200-price-dumps-8.tar.xz: the ninth session's, whose dumps carry
+each DataLoader batch's receipt (receive): the DDP pair (two H200s, 5 rounds)
+and train_resnet (one H200, 5 rounds), two commands the same evening.
 Each dump is replayed by bench/price_replay with this tree's model; the
 hazard's saving, against the one the dump recorded, scales the recorded
 estimate, and so its est/gain:

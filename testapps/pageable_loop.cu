@@ -13,10 +13,14 @@
 // releases it; a loader that pins (its own thread receives and releases the
 // batches) saves that time too.  Mode "loader": the same batches, each
 // received first, as the main thread of a DataLoader without pin_memory
-// receives a worker's batch (HOST_MS of work, then the shared memory
-// mapped), then queues a kernel and copies the batch, and the host waits
+// receives a worker's batch (HOST_MS waiting for the worker's message, then
+// the shared memory mapped), then queues a kernel and copies the batch, and the host waits
 // for each step's kernels before it receives the next (a loss read each
-// step); pinning moves the receipt to the loader's thread as well.  Modes
+// step); pinning moves the receipt to the loader's thread as well.  Mode
+// "loader-pinned" is loader's fix: a thread of its own receives each batch
+// (the same wait and mapping), copies it into one of two pinned buffers and
+// hands it over, as a DataLoader's pinning thread does with
+// pin_memory=True, while the main thread copies the last one.  Modes
 // "fresh" and "keep": the batches come from pinned memory, and each step
 // reads the result back into host pages never written before, a new
 // mapping a step, so the pageable
@@ -33,8 +37,11 @@
 // copies (SC201; "pinned" is its fix too).
 //
 //   pageable_loop [STEPS [MIB [GPU_MS [HOST_MS [MODE]]]]]
-//     MODE: pageable (default), pinned, shm, loader, fresh, keep, readback-pinned, memcpy
+//     MODE: pageable (default), pinned, shm, loader, loader-pinned, fresh, keep, readback-pinned, memcpy
 // The elapsed time of the loop goes to stderr ("elapsed_ms=...").
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +64,68 @@ static void host_work(double ms)
             x += i * 0.5;
 }
 
+// A batch received (HOST_MS waiting for the worker's message, off the
+// CPU as a DataLoader's main thread waits on its queue, then the worker's
+// shared memory mapped): the mapping, of `bytes`, or NULL.
+static float *receive(double host_ms, size_t bytes)
+{
+    struct timespec wait = {(time_t)(host_ms / 1e3), (long)(fmod(host_ms, 1e3) * 1e6)};
+    while (nanosleep(&wait, &wait) != 0 && errno == EINTR) {
+    }
+    int fd = memfd_create("batch", 0);
+    if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0)
+        return NULL;
+    void *b = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    return b == MAP_FAILED ? NULL : (float *)b;
+}
+
+// loader-pinned: the pinning thread and the main thread share two pinned
+// buffers; made and used count the batches put in and taken out.
+typedef struct feed {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int made, used, steps, failed;
+    size_t bytes;
+    double host_ms;
+    float *slot[2];
+} feed;
+
+static void *pinning_thread(void *arg)
+{
+    feed *f = (feed *)arg;
+    for (int i = 0; i < f->steps; i++) {
+        pthread_mutex_lock(&f->mu);
+        while (i - f->used >= 2)
+            pthread_cond_wait(&f->cv, &f->mu);
+        pthread_mutex_unlock(&f->mu);
+        float *b = receive(f->host_ms, f->bytes);
+        if (b) {
+            memcpy(f->slot[i % 2], b, f->bytes);
+            munmap(b, f->bytes);
+        }
+        pthread_mutex_lock(&f->mu);
+        f->failed |= !b;
+        f->made = i + 1;
+        pthread_cond_broadcast(&f->cv);
+        pthread_mutex_unlock(&f->mu);
+    }
+    return NULL;
+}
+
+// Waits until *counter reaches `at`, then (next >= 0) sets f->used to it.
+static void feed_wait(feed *f, int *counter, int at, int next)
+{
+    pthread_mutex_lock(&f->mu);
+    while (*counter < at)
+        pthread_cond_wait(&f->cv, &f->mu);
+    if (next >= 0) {
+        f->used = next;
+        pthread_cond_broadcast(&f->cv);
+    }
+    pthread_mutex_unlock(&f->mu);
+}
+
 int main(int argc, char **argv)
 {
     int steps = argc > 1 ? atoi(argv[1]) : 8;
@@ -67,17 +136,18 @@ int main(int argc, char **argv)
     int rb_pinned = argc > 5 && strcmp(argv[5], "readback-pinned") == 0;
     int sync_copy = argc > 5 && strcmp(argv[5], "memcpy") == 0;
     int loader = argc > 5 && strcmp(argv[5], "loader") == 0;
+    int fed = argc > 5 && strcmp(argv[5], "loader-pinned") == 0;
     shm = shm || loader;
     if (steps < 1 || mib < 1 || gpu_ms < 0 || host_ms < 0) {
         fprintf(stderr, "usage: %s [STEPS [MIB [GPU_MS [HOST_MS [MODE]]]]]\n"
-                "  MODE: pageable|pinned|shm|loader|fresh|keep|readback-pinned|memcpy\n", argv[0]);
+                "  MODE: pageable|pinned|shm|loader|loader-pinned|fresh|keep|readback-pinned|memcpy\n", argv[0]);
         return 2;
     }
-    pinned = pinned || fresh || rb_pinned;   // the read-back modes' batches: pinned
+    pinned = pinned || fresh || rb_pinned || fed;   // the read-back modes' batches, and loader-pinned's two
     size_t n = (size_t)mib << 18;   // floats
     float *h, *d, *rb = NULL;
     if (pinned)
-        CHECK(cudaMallocHost(&h, n * sizeof(float)));
+        CHECK(cudaMallocHost(&h, (fed ? 2 : 1) * n * sizeof(float)));
     else if (!(h = (float *)malloc(n * sizeof(float))))
         return 1;
     if (rb_pinned)
@@ -94,21 +164,28 @@ int main(int argc, char **argv)
     float **kept = (float **)calloc((size_t)steps, sizeof *kept);
     if (!kept)
         return 1;
+    feed f = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, steps, 0, n * sizeof(float), host_ms,
+              {h, h + n}};
+    pthread_t pin;
     double t0 = now_ms();
+    if (fed && pthread_create(&pin, NULL, pinning_thread, &f) != 0)
+        return 1;
     float *batch = h;
     for (int i = 0; i < steps; i++) {
-        host_work(host_ms);
-        if (loader) {   // the batch received: a worker's shared memory, mapped
-            int fd = memfd_create("batch", 0);
-            if (fd < 0 || ftruncate(fd, (off_t)(n * sizeof(float))) != 0)
-                return 1;
-            batch = (float *)mmap(NULL, n * sizeof(float), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-            close(fd);
-            if (batch == MAP_FAILED)
+        if (fed) {   // the pinning thread received it: the next of its two buffers
+            feed_wait(&f, &f.made, i + 1, -1);
+            batch = f.slot[i % 2];
+            sc_spin<<<1, 1, 0, s>>>(0);
+            LAUNCHED();
+        } else if (loader) {   // the batch received: a worker's shared memory, mapped
+            if (!(batch = receive(host_ms, n * sizeof(float))))
                 return 1;
             sc_spin<<<1, 1, 0, s>>>(0);   // work queued before the copy (the first after the wait: recorded)
             LAUNCHED();
-        } else if (shm) {   // the batch a worker filled
+        } else {
+            host_work(host_ms);
+        }
+        if (shm && !loader) {   // the batch a worker filled
             batch = (float *)mmap(NULL, n * sizeof(float), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                                   -1, 0);
             if (batch == MAP_FAILED)
@@ -123,8 +200,10 @@ int main(int argc, char **argv)
             munmap(batch, n * sizeof(float));
         sc_spin<<<1, 1, 0, s>>>((unsigned long long)(gpu_ms * 1e6));
         LAUNCHED();
-        if (loader)
+        if (loader || fed)
             CHECK(cudaStreamSynchronize(s)); // expect: SC403 x0+
+        if (fed)   // the copy is done: its buffer goes back to the pinning thread
+            feed_wait(&f, &f.made, 0, i + 1);
         if (fresh) {   // the result, read back into pages the program never wrote
             float *out = (float *)mmap(NULL, n * sizeof(float), PROT_READ | PROT_WRITE,
                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -142,6 +221,8 @@ int main(int argc, char **argv)
         }
     }
     CHECK(cudaStreamSynchronize(s));
+    if (fed && (pthread_join(pin, NULL) != 0 || f.failed))
+        return 1;
     for (int i = 0; keep && i < steps; i++)
         munmap(kept[i], n * sizeof(float));
     free(kept);

@@ -465,8 +465,12 @@ static int call_step(scen *s, size_t t, tstate *ts, const sc_pr_work *w, size_t 
 /* The host time the fixes take out of the gap before each of thread th's
    calls for receiving batches: a pageable upload pinned (SC_PR_FIX_PIN)
    leaves its batch's receipt (receive_ns, after the call it began after,
-   less that call's recorder's time) to the DataLoader's pinning thread.
-   An array of th->n (and room for the receipts, sorted), or NULL. */
+   less that call's recorder's time) to the DataLoader's pinning thread
+   (hand_over), which the thread then waits for there.  The pinning thread
+   also copies the batch into pinned memory, the staging the pageable copy
+   did (its time after its wait): the second th->n of the array, what it
+   spends on each batch.  An array of 2 * th->n (and room for the
+   receipts, sorted), or NULL. */
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -475,7 +479,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static uint64_t *receipts(const scen *s, const sc_pr_thread *th)
 {
-    uint64_t *cut = calloc(2 * th->n + 1, sizeof *cut), *v = cut + th->n, cap;
+    uint64_t *cut = calloc(3 * th->n + 1, sizeof *cut), *svc = cut + th->n, *v = svc + th->n, cap;
     size_t nv = 0;
     if (!cut)
         return NULL;
@@ -497,9 +501,35 @@ static uint64_t *receipts(const scen *s, const sc_pr_thread *th)
         while (k > 0 && th->calls[k - 1].t0 >= c->receive_t0)
             k--;
         uint64_t pre = k ? th->calls[k - 1].own_ns : 0, ns = c->receive_ns < cap ? c->receive_ns : cap;
+        uint64_t staged = c->t1 - c->t0 > c->wait_ns ? c->t1 - c->t0 - c->wait_ns : 0;
         cut[k] += ns > pre ? ns - pre : 0;
+        svc[k] += (ns > pre ? ns - pre : 0) + staged;
     }
     return cut;
+}
+
+/* The pinning thread the fix gives thread rt's receipts (receipts(),
+   SC_PR_FIX_PIN): it receives and pins batch j (ns) once rt took
+   batch j - RECV_DEPTH (the batches in flight: two buffers), and rt takes
+   batch j once it is received, where it received it itself.  Made at the
+   first receipt, from rt's start on.  So pinning saves the receipts only as
+   far as rt's other work hides them: a loop whose steps wait for their
+   batches' receipt is as slow as the receipts. */
+#define RECV_DEPTH 2
+typedef struct recvst { int thread, n, took[RECV_DEPTH]; } recvst;
+
+static int hand_over(scen *s, int rt, recvst *r, uint64_t ns, uint64_t start)
+{
+    if (r->thread < 0 && (r->thread = sc_rp_thread(s->g, start)) < 0)
+        return -1;
+    int slot = r->n % RECV_DEPTH;
+    if (r->n >= RECV_DEPTH && sc_rp_after(s->g, r->thread, rt, r->took[slot]) < 0)
+        return -1;
+    int got = sc_rp_cpu(s->g, r->thread, ns);
+    if (got < 0 || (r->took[slot] = sc_rp_after(s->g, rt, r->thread, got)) < 0)
+        return -1;
+    r->n++;
+    return 0;
 }
 
 /* Thread t's steps; its replay thread is t (made beforehand, so that a
@@ -545,6 +575,7 @@ static int build_thread(scen *s, size_t t, const sc_pr_work *w)
     ts.demand = dn ? dsum / dn : 1;
     uint64_t prev = th->calls[0].t0;
     uint64_t read_gone = 0;   /* the stream + 1 of a read to the host the fix dropped, just before */
+    recvst recv = {.thread = -1};
     int rc = first_touch(s, th, rt);
     for (size_t i = 0; i < th->n && !rc; i++) {
         const sc_pr_call *c = &th->calls[i];
@@ -557,7 +588,12 @@ static int build_thread(scen *s, size_t t, const sc_pr_work *w)
         uint64_t spare = gap < ts.spared ? gap : ts.spared;
         gap -= spare;
         ts.spared -= spare;
-        gap -= gap < cut[i] ? gap : cut[i];
+        uint64_t moved = gap < cut[i] ? gap : cut[i];
+        gap -= moved;
+        if (moved)
+            rc = hand_over(s, rt, &recv, cut[th->n + i] - (cut[i] - moved), th->calls[0].t0 - s->origin);
+        if (rc)
+            break;
         if (c->nsub && w[i].fast > 0) {
             unsigned k = c->nsub < PIECES ? c->nsub : PIECES;
             int st = stream_for(s, t, c->sub_stream);
