@@ -73,9 +73,6 @@ dist_check_SCRIPTS += tests/pricing.sh
 TESTS += tests/pricing.sh
 dist_check_SCRIPTS += tests/loop.sh
 TESTS += tests/loop.sh
-# A run longer than the record's bound: priced from what the model held.
-dist_check_SCRIPTS += tests/long-run.sh
-TESTS += tests/long-run.sh
 dist_check_SCRIPTS += tests/second-read.sh
 TESTS += tests/second-read.sh
 dist_check_SCRIPTS += tests/price-replay.sh

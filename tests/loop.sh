@@ -1,6 +1,8 @@
 #!/bin/sh
 # loop.sh: shares are of the steady loop when a long set-up comes before it
-# (libstreamcheck(7), Window, shares and the summary), on the simulator.
+# (libstreamcheck(7), Window, shares and the summary), and a run longer than
+# the record's bound is priced from the part the model held (Long runs), on
+# the simulator.
 # testapps/host_sync_loop waits for the GPU in each step of 1 ms of GPU and
 # 1 ms of host work (SC403 at host_sync_loop.cu:76, saving about 1 ms a
 # step), after SETUP_MS of host work:
@@ -15,28 +17,47 @@
 #    0.51%, over the line the test draws);
 #  - no set-up, 50 steps: no loop (the warm-up before the first step is far
 #    less than a quarter of the window, even where ThreadSanitizer slows it).
+# Long runs: STREAMCHECK_TEST_RL_MAX (a test hook) lowers the bound of 262144
+# calls a thread to 1500; 3000 steps of 0.3 ms of GPU and 0.3 ms of host
+# work (two records a step), once with the bound and once without:
+#  - bounded: process.model_held_ns is a part of the window, under half
+#    (the first 750 steps or so); unbounded: no such member;
+#  - both count nearly every wait in SC403 (2900 of 3000 or more: the calls
+#    past the bound are judged as before; the first steps' waits may be too
+#    short to count);
+#  - SC403's share of the window is the unbounded run's within a fifth (its
+#    saving extrapolated by its calls, all over those held); a sanitized
+#    build's times are its runtime's, not the program's: skipped there;
+#  - the text report says what the model held and that the saving is
+#    extrapolated, and the HTML page what the model held.
 # TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..4"
+echo "1..8"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-loop.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 if [ -z "$PYTHON3" ] || ! "$PYTHON3" -c 'import json' 2>/dev/null || [ ! -x "$SC_APPS/host_sync_loop" ]; then
-    for i in 1 2 3 4; do echo "ok $i - # SKIP python3 or the test apps missing"; done
+    for i in 1 2 3 4 5 6 7 8; do echo "ok $i - # SKIP python3 or the test apps missing"; done
     exit 0
 fi
 
-# run NAME STEPS SETUP_MS: the app under streamcheck, the JSON report in
-# tmp/NAME, the text report in tmp/NAME/stderr.
+# run NAME STEPS SETUP_MS [GPU_MS HOST_MS BOUND]: the app under streamcheck
+# (1 ms and 1 ms a step by default; BOUND: STREAMCHECK_TEST_RL_MAX, 0 the
+# shim's own), the JSON report and HTML page in tmp/NAME, the text report in
+# tmp/NAME/stderr.
 run() {
     mkdir -p "$tmp/$1"
-    "$SC_CLI" --simulate --format=json,text --output="$tmp/$1" --fail-on=never -- \
-        "$SC_APPS/host_sync_loop" "$2" 1 1 each "$3" >"$tmp/$1/stdout" 2>"$tmp/$1/stderr"
+    STREAMCHECK_TEST_RL_MAX=${6:-0} "$SC_CLI" --simulate --format=json,text,html --output="$tmp/$1" \
+        --fail-on=never -- "$SC_APPS/host_sync_loop" "$2" "${4:-1}" "${5:-1}" each "$3" \
+        >"$tmp/$1/stdout" 2>"$tmp/$1/stderr"
 }
-# facts NAME: "loop window share severity setup" of the JSON report: the
-# loop and the window in ms, SC403's cost as a share (%) of what its share
-# is of and its severity, and whether SC402 at :66 (if found) keeps the window.
+# facts NAME: "loop window share severity setup held count winshare" of the
+# JSON report: the loop and the window in ms, SC403's cost as a share (%) of
+# what its share is of and its severity, whether SC402 at :66 (if found)
+# keeps the window, the part of the window the model held (ms), SC403's
+# count and its cost's share (%) of the window.
 facts() {
     "$PYTHON3" - "$tmp/$1"/*.streamcheck.json <<'EOF'
 import json, sys
@@ -50,11 +71,13 @@ def line(f):
     return 0
 loop, win = p.get("loop_ns", 0), p["window_ns"]
 sc403 = [f for f in r["findings"] if f["rule"] == "SC403" and line(f) == 76]
-f = sc403[0] if len(sc403) == 1 else {"cost_ns": 0, "severity": "none"}
+f = sc403[0] if len(sc403) == 1 else {"cost_ns": 0, "severity": "none", "count": 0}
 share = 100.0 * f["cost_ns"] / (loop or win)
 setup = [g for g in r["findings"] if g["rule"] == "SC402" and line(g) == 66]
 kept = all(g.get("window_ns") == win for g in setup) if loop else all("window_ns" not in g for g in setup)
-print("%.3f %.3f %.3f %s %s" % (loop / 1e6, win / 1e6, share, f["severity"], "kept" if kept else "not-kept"))
+print("%.3f %.3f %.3f %s %s %.3f %d %.3f" % (loop / 1e6, win / 1e6, share, f["severity"],
+                                          "kept" if kept else "not-kept", p.get("model_held_ns", 0) / 1e6,
+                                          f["count"], 100.0 * f["cost_ns"] / win))
 EOF
 }
 
@@ -75,3 +98,23 @@ echo "# no set-up, 50 steps: loop $1 ms, window $2 ms, SC403 $3%, $4"
 [ "$1" = 0.000 ] && [ "$4" = warning ] && grep -q '^@ Estimated cost  *: .*% of the active window) in 1 warning$' "$tmp/plain/stderr" &&
     ! grep -q 'Steady loop' "$tmp/plain/stderr"
 ok $? "without a set-up: no loop, the shares of the active window"
+
+run bounded 3000 0 0.3 0.3 1500
+run whole 3000 0 0.3 0.3
+set -- $(facts bounded) $(facts whole)
+echo "# bounded: held $6 of $2 ms, SC403 x$7, $8% of the window; whole: held ${14} of ${10} ms, SC403 x${15}, ${16}%"
+awk -v h="$6" -v w="$2" -v h2="${14}" 'BEGIN { exit !(h > 0 && h < w / 2 && h2 == 0) }'
+ok $? "bounded at 1500 calls: the model held $6 of the $2 ms window; unbounded: all of it"
+[ "$7" -ge 2900 ] && [ "${15}" -ge 2900 ]
+ok $? "the waits past the bound are judged: SC403 x$7 bounded, x${15} unbounded"
+case "$enable_sanitizers" in
+no | '')
+    awk -v a="$8" -v b="${16}" 'BEGIN { exit !(b > 5 && a > b * 0.8 && a < b * 1.2) }'
+    ok $? "SC403's saving extrapolated from the part held: $8% of the window, unbounded ${16}%" ;;
+*) skip "SC403's saving extrapolated from the part held" "a sanitized build ($enable_sanitizers): its times are not the program's" ;;
+esac
+grep -q '^@ Model held  *: its first [0-9.]* m\{0,1\}s (a thread.s calls reached the record.s bound)' \
+    "$tmp/bounded/stderr" && grep -q 'extrapolated from the part of' "$tmp/bounded/stderr" &&
+    ! grep -q 'Model held\|extrapolated' "$tmp/whole/stderr" &&
+    grep -q 'Model held' "$tmp/bounded"/*.streamcheck.html && ! grep -q 'Model held' "$tmp/whole"/*.streamcheck.html
+ok $? "the text report and the HTML page say what the model held, and the text that its savings are extrapolated"
