@@ -211,8 +211,8 @@ typedef struct sc_process {
     uint64_t model_ns;      /* that window replayed as it ran (how far the model is off) */
     uint64_t fixed_ns;      /* ... and replayed with every priced finding fixed */
     uint64_t held_ns;       /* a long run's: the first part of the window the model held (a
-                               thread's calls reached the record's bound), whose savings are
-                               extrapolated to the window; 0: all of it */
+                               thread's calls reached the record's bound, or the replays'
+                               budget), whose savings are extrapolated to the window; 0: all */
     char *busy_source;      /* where the model's GPU busy time came from: "sampled",
                                "measured" or "waits"; NULL: no model */
     long submitted;     /* calls that submitted work to a stream (kernels, host

@@ -155,10 +155,11 @@ static void process_facts(html *h, const sc_process *p)
         fact(out, "Active window", v, NULL);
     }
     if (p->window_ns && p->held_ns) {
-        char held[64], v[300];
+        char held[64], v[400];
         sc_format_ns(p->held_ns, held, sizeof held);
-        snprintf(v, sizeof v, "its first %s (a thread's calls reached the record's bound); the savings are "
-                 "extrapolated: a finding's by its calls in all over those held", held);
+        snprintf(v, sizeof v, "its first %s (a long run: a thread's calls reached the record's bound, or "
+                 "replaying more would take too long at exit); the savings are extrapolated: a finding's by "
+                 "its calls in all over those held", held);
         fact(out, "Model held", v, NULL);
     }
     if (p->window_ns && p->loop_ns) {

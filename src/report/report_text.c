@@ -136,8 +136,9 @@ static void render_window(const sc_process *p, FILE *out)
                   "(modelled: %s)", a, m);
     if (p->held_ns) {
         sc_format_ns(p->held_ns, a, sizeof a);
-        sc_text_header(out, "Model held", "its first %s (a thread's calls reached the record's bound); the "
-                      "savings are extrapolated: a finding's by its calls in all over those held", a);
+        sc_text_header(out, "Model held", "its first %s (a long run: a thread's calls reached the record's bound, "
+                      "or replaying more would take too long at exit); the savings are extrapolated: a "
+                      "finding's by its calls in all over those held", a);
     }
     if (p->loop_ns) {
         sc_format_ns(p->loop_ns, a, sizeof a);

@@ -113,6 +113,32 @@ static sc_pr_span *less_calibration(const sc_pr_span *v, size_t *n, uint32_t d)
    time.  X.scale: per model finding. */
 static struct { int on; uint64_t at, end, last; double *scale; } X;
 
+/* The replays at exit take a time in proportion to the calls the model
+   holds and the scenarios replayed: one as run, one per finding with a
+   fix, the joint waits, the all-fixed run, and per kind of fix a group of
+   candidates and one of findings fixed together (pricing.c).  About 0.25
+   us a call and scenario on a 2-core VM: at most REPLAY_CALLS of them
+   (about 2 s); a larger model holds its first part (sc_rl_hold), whose
+   savings are extrapolated as a long run's.
+   STREAMCHECK_TEST_REPLAY_CALLS: a test hook (a smaller budget). */
+#define REPLAY_CALLS 8000000ull
+
+static void bound_replays(sc_pr_model *m)
+{
+    unsigned kinds = 0;
+    uint64_t fixes = 0, budget = REPLAY_CALLS;
+    const char *env = getenv("STREAMCHECK_TEST_REPLAY_CALLS");
+    if (env && strtoull(env, NULL, 10) > 0)
+        budget = strtoull(env, NULL, 10);
+    for (size_t i = 0; i < m->nfindings; i++)
+        if (m->findings[i].fix != SC_PR_FIX_NONE) {
+            fixes++;
+            kinds |= 1u << m->findings[i].fix;
+        }
+    uint64_t scenarios = fixes + 3 + 2 * (uint64_t)__builtin_popcount(kinds);
+    sc_rl_hold(m, (size_t)(budget / scenarios));
+}
+
 /* Before the replay: each finding's scale, and its bar in ns lowered by
    it (the scaled saving must reach the bar).  A finding all of whose calls
    came after the part held is not priced (it keeps its other cost). */
@@ -422,6 +448,7 @@ void sc_price_run(void)
     sc403_needs_work_after(m);
     few_calls_unfixed(m);
     fold_turn_takers(m);
+    bound_replays(m);
     extrapolate_setup(m, f, nf);
     sc_pr_thread *th = (sc_pr_thread *)m->threads;
     for (size_t t = 0; t < m->nthreads; t++)

@@ -629,6 +629,49 @@ static void find_horizon(void)
     }
 }
 
+/* The model's threads' logs, in its order (sc_rl_model). */
+static sc_rl_log **model_logs;
+
+/* The calls begun before time h, over the model's threads. */
+static size_t held_before(const sc_pr_model *m, uint64_t h)
+{
+    uint64_t keep = horizon;
+    size_t n = 0;
+    horizon = h;
+    for (size_t t = 0; t < m->nthreads; t++)
+        n += kept(model_logs[t]);
+    horizon = keep;
+    return n;
+}
+
+void sc_rl_hold(sc_pr_model *m, size_t max)
+{
+    size_t n = 0;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    if (!model_logs)
+        return;
+    for (size_t t = 0; t < m->nthreads; t++) {
+        n += m->threads[t].n;
+        if (m->threads[t].n && m->threads[t].calls[0].t0 < lo)
+            lo = m->threads[t].calls[0].t0;
+        if (m->threads[t].n && m->threads[t].calls[m->threads[t].n - 1].t0 + 1 > hi)
+            hi = m->threads[t].calls[m->threads[t].n - 1].t0 + 1;
+    }
+    if (n <= max || lo >= hi)
+        return;
+    while (lo + 1 < hi) {   /* the latest time before which at most max calls began */
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (held_before(m, mid) <= max)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    horizon = lo;
+    sc_pr_thread *th = (sc_pr_thread *)m->threads;
+    for (size_t t = 0; t < m->nthreads; t++)
+        th[t].n = kept(model_logs[t]);
+}
+
 int sc_rl_cut(uint64_t *at, uint64_t *end)
 {
     if (horizon == UINT64_MAX || !horizon)
@@ -673,7 +716,8 @@ int sc_rl_model(sc_pr_model *m)
         }
     if (of)
         name_joins(of, n);
-    free(of);
+    free(model_logs);
+    model_logs = of;   /* for sc_rl_hold */
     double per_tick = sc_tsc_ns();
     for (sc_rl_log *l = logs; l; l = l->next)
         for (size_t i = 0; i < l->n && !l->own_converted; i++)

@@ -99,10 +99,17 @@ void sc_rl_finding(struct sc_thread *t, uint32_t rec, const struct sc_agg_key *k
    finding's key).  The model's arrays stay valid until sc_rl_model_free. */
 int sc_rl_model(sc_pr_model *m);
 const struct sc_agg_key *sc_rl_key(uint16_t finding);   /* index + 1 */
-/* After sc_rl_model: 1 where an actor's log reached its bound, with when
-   the first call left out began (*at: the model holds the calls begun
-   before it) and when the actors' last call ended (*end); else 0. */
+/* After sc_rl_model (and sc_rl_hold): 1 where an actor's log reached its
+   bound, or the model holds less than the logs, with when the first call
+   left out began (*at: the model holds the calls begun before it) and when
+   the actors' last call ended (*end); else 0. */
 int sc_rl_cut(uint64_t *at, uint64_t *end);
+/* Holds at most `max` of the model's calls (the replays at exit take a
+   time in proportion to the calls and the scenarios, price.c): where it
+   has more, the horizon moves to the latest time before which at most max
+   began, and the model's threads keep those, as a cut log's would
+   (sc_rl_cut then says so). */
+void sc_rl_hold(sc_pr_model *m, size_t max);
 /* The calls counted in a finding (index + 1), in the model or not: those
    recorded, and those past a log's bound (sc_rl_finding with rec 0). */
 uint64_t sc_rl_calls(uint16_t finding);
