@@ -84,7 +84,10 @@ one() {
     printf "%-30s rc %-6s out %-9s %s\n" "$label" "$rc" "$same" "$row" | head -n 1 | cut -c1-170 | tee -a "$table"
     printf "%s\n" "$row" | tail -n +2 | cut -c1-120 | tee -a "$table"
     [ "$same" = DIFFERENT ] && { diff "$d/native.res" "$d/sc.res" | head -n 4 | sed 's/^/      /' | tee -a "$table"; }
-    { echo "--- $label (strict: $strict): $*"; cat "$d/summary.txt"; grep -E '^streamcheck:' "$d/sc.err" | tail -n 1; } >>"$res/details.txt"
+    { echo "--- $label (strict: $strict): $*"; cat "$d/summary.txt"; grep -E '^streamcheck:' "$d/sc.err" | tail -n 1
+      # a program that failed natively too: why, in its own words
+      [ $a -eq 0 ] || { echo "native exit status $a; its stderr ended:"; tail -n 6 "$d/native.err" | cut -c1-200 |
+                        sed 's/^/    /'; }; } >>"$res/details.txt"
 }
 
 sample_names() {
