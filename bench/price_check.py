@@ -173,7 +173,7 @@ def pair_table(a):
              app("pageable_loop", 8, 4, 40, 2, "pageable"), app("pageable_loop", 8, 4, 40, 2, "pinned"),
              "SC203", "elapsed_ms", "pageable_loop", sim_env=EVEN_SIM),
         Pair("pageable_loop-loader", "c", pgl + " (16 1 2 5), each batch received first on the thread that "
-             "copies it (5 ms of work, a shared memory file mapped) and each step waited for, vs a pinning "
+             "copies it (5 ms waiting for it, a shared memory file mapped) and each step waited for, vs a pinning "
              "thread of its own that receives the batches into two pinned buffers: the receipts are the "
              "fixed loop's bottleneck",
              app("pageable_loop", 16, 1, 2, 5, "loader"), app("pageable_loop", 16, 1, 2, 5, "loader-pinned"),
