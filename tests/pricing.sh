@@ -16,7 +16,8 @@
 # next to nothing and the price must stay under 5% of the run; each batch
 # received on the copying thread (a DataLoader's main thread without
 # pin_memory), against a pinning thread that receives and pins them, whose
-# receipts are then the loop's bottleneck.  The copies
+# receipts are then the loop's bottleneck (pageable copies as fast as
+# pinned ones, so that the gain is the receipts').  The copies
 # are paced as over links (bench/price_check.py's sim_env: pinned 0.5 or 2
 # GB/s, pageable 0.5), so that they are mostly sleep and a loaded machine
 # keeps their pace.  The simulator's times are the CPU's, shared with

@@ -468,8 +468,9 @@ static int call_step(scen *s, size_t t, tstate *ts, const sc_pr_work *w, size_t 
    less that call's recorder's time) to the DataLoader's pinning thread
    (hand_over), which the thread then waits for there.  The pinning thread
    also copies the batch into pinned memory, the staging the pageable copy
-   did (its time after its wait): the second th->n of the array, what it
-   spends on each batch.  An array of 2 * th->n (and room for the
+   did (its time after its wait), and releases its shared memory (the
+   copy's release_ns, which the fix takes off the thread): the second
+   th->n of the array, what it spends on each batch.  An array of 2 * th->n (and room for the
    receipts, sorted), or NULL. */
 static int cmp_u64(const void *a, const void *b)
 {
@@ -503,7 +504,7 @@ static uint64_t *receipts(const scen *s, const sc_pr_thread *th)
         uint64_t pre = k ? th->calls[k - 1].own_ns : 0, ns = c->receive_ns < cap ? c->receive_ns : cap;
         uint64_t staged = c->t1 - c->t0 > c->wait_ns ? c->t1 - c->t0 - c->wait_ns : 0;
         cut[k] += ns > pre ? ns - pre : 0;
-        svc[k] += (ns > pre ? ns - pre : 0) + staged;
+        svc[k] += (ns > pre ? ns - pre : 0) + staged + c->release_ns;
     }
     return cut;
 }
