@@ -14,6 +14,9 @@
 //           released with cudaFree after it (cudaFree waits for the device)
 //   item    the result read with cudaMemcpyAsync into pageable memory, then
 //           cudaStreamSynchronize (PyTorch's .item()); item2, two so; cpu, 4 MiB so (.cpu())
+//   late    each's wait, in the second half of the steps only: the first
+//           half waits on an idle stream and queues nothing (a phase before
+//           the hazard's, which a long run's bounded record may end in)
 //   host_sync_loop [STEPS [GPU_MS [HOST_MS [MODE [SETUP_MS]]]]]
 // The loop's elapsed time goes to stderr ("elapsed_ms=..."); SETUP_MS of host work come first (a set-up).
 #include <time.h>
@@ -37,8 +40,9 @@ static void host_work(double ms)
             x += i * 0.5;
 }
 
-static const char *const modes[] = {"each", "end", "device", "event", "read", "free", "item", "cpu", "item2", NULL};
-enum { EACH, END, DEVICE, EVENT, READ, FREE, ITEM, CPU, ITEM2 };
+static const char *const modes[] = {"each", "end", "device", "event", "read", "free", "item", "cpu", "item2", "late",
+                                    NULL};
+enum { EACH, END, DEVICE, EVENT, READ, FREE, ITEM, CPU, ITEM2, LATE };
 
 int main(int argc, char **argv)
 {
@@ -50,7 +54,7 @@ int main(int argc, char **argv)
             mode = m;
     if (steps < 1 || gpu_ms < 0 || host_ms < 0 || setup_ms < 0 || mode < 0) {
         fprintf(stderr, "usage: %s [STEPS [GPU_MS [HOST_MS [MODE [SETUP_MS]]]]]\n"
-                "  MODE: each|end|device|event|read|free|item|cpu|item2\n", argv[0]);
+                "  MODE: each|end|device|event|read|free|item|cpu|item2|late\n", argv[0]);
         return 2;
     }
     cudaStream_t s;
@@ -67,12 +71,18 @@ int main(int argc, char **argv)
     host_work(setup_ms);   // NCCL's initialization, building a model, ...
     double t0 = now_ms();
     for (int i = 0; i < steps; i++) {
+        if (mode == LATE && i < steps / 2) {   // a first phase that only waits on an idle stream
+            CHECK(cudaStreamSynchronize(s)); // expect: SC402 x0+
+            host_work(host_ms);
+            continue;
+        }
         if (mode == FREE)
             CHECK(cudaMalloc(&scratch, 1 << 20)); // expect: SC303 x0+
         sc_spin<<<1, 1, 0, work>>>((unsigned long long)(gpu_ms * 1e6)); // expect: SC101 x0+
         LAUNCHED();
         switch (mode) {
         case EACH:
+        case LATE:
             CHECK(cudaStreamSynchronize(s)); // expect: SC403 x10 warning
             break;
         case DEVICE:

@@ -111,7 +111,7 @@ static sc_pr_span *less_calibration(const sc_pr_span *v, size_t *n, uint32_t d)
    hazard of every step saves as much in each step; the set-up's, whose
    calls the model holds, is not scaled), SC103's and the window's by the
    time.  X.scale: per model finding. */
-static struct { int on; uint64_t at, end, last; double *scale; } X;
+static struct { int on; uint64_t at, end, last; double *scale; uint8_t *unheld; } X;
 
 /* The replays at exit take a time in proportion to the calls the model
    holds and the scenarios replayed: one as run, one per finding with a
@@ -141,13 +141,15 @@ static void bound_replays(sc_pr_model *m)
 
 /* Before the replay: each finding's scale, and its bar in ns lowered by
    it (the scaled saving must reach the bar).  A finding all of whose calls
-   came after the part held is not priced (it keeps its other cost). */
-static void extrapolate_setup(const sc_pr_model *m, sc_pr_finding *f, size_t nf)
+   came after the part held is not priced (unheld: the report keeps it, at
+   its other cost, where a candidate the model priced under its bar goes). */
+static void extrapolate_setup(const sc_pr_model *m, sc_pr_finding *f, size_t nf, const uint64_t *calls)
 {
     uint64_t *held;
     if (!sc_rl_cut(&X.at, &X.end) || !(X.scale = calloc(nf, sizeof *X.scale)))
         return;
-    if (!(held = calloc(nf, sizeof *held))) {
+    if (!(held = calloc(nf, sizeof *held)) || !(X.unheld = calloc(nf, 1))) {
+        free(held);
         free(X.scale);
         X.scale = NULL;
         return;
@@ -164,8 +166,9 @@ static void extrapolate_setup(const sc_pr_model *m, sc_pr_finding *f, size_t nf)
                     held[id - 1]++;
             }
     for (size_t i = 0; i + 1 < nf; i++) {
-        uint64_t all = sc_rl_calls((uint16_t)(i + 1));
+        uint64_t all = calls[i];
         if (!held[i]) {
+            X.unheld[i] = f[i].fix != SC_PR_FIX_NONE;
             f[i].fix = SC_PR_FIX_NONE;
             f[i].in_all = 0;
             continue;
@@ -316,26 +319,17 @@ static void sc403_needs_work_after(sc_pr_model *m)
      PRICING);
    - an SC403 candidate is reported only at a call site that waited 3 times
      or more (shim_report.c, sc403_drops): a wait once or twice is set-up or
-     the end, where the results are needed. */
-static void few_calls_unfixed(sc_pr_model *m)
+     the end, where the results are needed.
+   Counted over all of a finding's calls (`calls`), held by the model or not
+   (a long run's, extrapolated: 2 calls held of 1000 are no set-up). */
+static void few_calls_unfixed(sc_pr_model *m, const uint64_t *calls)
 {
     sc_pr_finding *f = (sc_pr_finding *)m->findings;
-    unsigned *n = calloc(m->nfindings + 1, sizeof *n);
-    if (!n)
-        return;
-    for (size_t t = 0; t < m->nthreads; t++)
-        for (size_t i = 0; i < m->threads[t].n; i++)
-            for (int k = 0; k < 2; k++) {
-                uint16_t x = m->threads[t].calls[i].finding[k];
-                if (x && x <= m->nfindings && (k == 0 || x != m->threads[t].calls[i].finding[0]))
-                    n[x - 1]++;
-            }
     for (size_t i = 0; i < m->nfindings; i++) {
         const sc_agg_key *k = sc_rl_key((uint16_t)(i + 1));
-        if (n[i] < SC_FEW_CALLS && (f[i].fix == SC_PR_FIX_PIN || (k && k->rule == SC_RULE_SC403)))
+        if (calls[i] < SC_FEW_CALLS && (f[i].fix == SC_PR_FIX_PIN || (k && k->rule == SC_RULE_SC403)))
             f[i] = (sc_pr_finding){.fix = SC_PR_FIX_NONE};
     }
-    free(n);
 }
 
 /* Threads the program makes take turns on the legacy stream (PyTorch's
@@ -402,6 +396,23 @@ static int frequent(const sites *s, const sc_agg_key *k)
     return 0;
 }
 
+/* The findings of few calls unfixed, the turn-takers folded, and a long
+   run's model bounded and its extrapolation set up, all by each finding's
+   calls in all, held or not. */
+static void few_calls_and_long_runs(sc_pr_model *m, sc_pr_finding *f, size_t nf)
+{
+    uint64_t *calls = calloc(nf, sizeof *calls);
+    if (calls) {
+        sc_rl_calls(calls, nf - 1);
+        few_calls_unfixed(m, calls);
+    }
+    fold_turn_takers(m);
+    bound_replays(m);
+    if (calls)
+        extrapolate_setup(m, f, nf, calls);
+    free(calls);
+}
+
 /* Once, at report time, after every thread left the slow path. */
 void sc_price_run(void)
 {
@@ -446,10 +457,7 @@ void sc_price_run(void)
     m->nfindings = nf;
     m->scope_ns = sc_range_scope() ? sc_range_scope_ns() : 0;   /* as shim_report.c's shares */
     sc403_needs_work_after(m);
-    few_calls_unfixed(m);
-    fold_turn_takers(m);
-    bound_replays(m);
-    extrapolate_setup(m, f, nf);
+    few_calls_and_long_runs(m, f, nf);
     sc_pr_thread *th = (sc_pr_thread *)m->threads;
     for (size_t t = 0; t < m->nthreads; t++)
         th[t].legacy_finding = th[t].id && sc_hb_lifetime_concurrent(th[t].id) ? (uint16_t)nf : 0;
@@ -534,6 +542,8 @@ int sc_price_together(const sc_agg_key *k, uint64_t *saving, uint32_t *n)
 int sc_price_keeps(const sc_agg_key *k)
 {
     long i = index_of(k);
+    if (i >= 0 && X.unheld && X.unheld[i])
+        return 1;   /* after the part of a long run the model held: not judged by it */
     return i >= 0 && P.m.findings[i].fix != SC_PR_FIX_NONE && !P.dropped[i];
 }
 

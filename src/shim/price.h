@@ -33,7 +33,9 @@ unsigned sc_price_keep_bp(unsigned rule);
    once saves, and how many they are (k's included); 0 when none does. */
 int sc_price_together(const struct sc_agg_key *k, uint64_t *saving, uint32_t *n);
 /* Whether the model priced the aggregate k at its bar or more (the report
-   keeps it; "everything fixed" fixes it): 0 below it, or unpriced. */
+   keeps it; "everything fixed" fixes it): 0 below it, or unpriced; 1 for
+   one whose calls all came after the part of a long run the model held,
+   which it could not judge (the report keeps it at its other cost). */
 int sc_price_keeps(const struct sc_agg_key *k);
 /* What moving every racing thread's legacy-stream work to streams of
    their own would save (SC103, all its call sites together). */

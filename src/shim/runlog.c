@@ -681,13 +681,18 @@ int sc_rl_cut(uint64_t *at, uint64_t *end)
     return 1;
 }
 
-uint64_t sc_rl_calls(uint16_t finding)
+void sc_rl_calls(uint64_t *n, size_t nfind)
 {
-    uint64_t n = finding && finding <= caplate ? late[finding - 1] : 0;
-    for (sc_rl_log *l = logs; l && finding; l = l->next)
-        for (size_t i = 0; i < l->n; i++)
-            n += l->v[i].finding[0] == finding || l->v[i].finding[1] == finding;
-    return n;
+    for (size_t f = 0; f < nfind; f++)
+        n[f] = f < caplate ? late[f] : 0;
+    for (sc_rl_log *l = logs; l; l = l->next)
+        for (size_t i = 0; i < l->n; i++) {
+            uint16_t a = l->v[i].finding[0], b = l->v[i].finding[1];
+            if (a && a <= nfind)
+                n[a - 1]++;
+            if (b && b != a && b <= nfind)
+                n[b - 1]++;
+        }
 }
 
 int sc_rl_model(sc_pr_model *m)

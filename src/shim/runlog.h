@@ -110,9 +110,10 @@ int sc_rl_cut(uint64_t *at, uint64_t *end);
    began, and the model's threads keep those, as a cut log's would
    (sc_rl_cut then says so). */
 void sc_rl_hold(sc_pr_model *m, size_t max);
-/* The calls counted in a finding (index + 1), in the model or not: those
-   recorded, and those past a log's bound (sc_rl_finding with rec 0). */
-uint64_t sc_rl_calls(uint16_t finding);
+/* The calls counted in each of the first nfind findings (n[index]), in
+   the model or not: those recorded, and those past a log's bound
+   (sc_rl_finding with rec 0). */
+void sc_rl_calls(uint64_t *n, size_t nfind);
 void sc_rl_model_free(sc_pr_model *m);
 
 #endif /* SC_RUNLOG_H */
