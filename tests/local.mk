@@ -77,6 +77,9 @@ dist_check_SCRIPTS += tests/second-read.sh
 TESTS += tests/second-read.sh
 dist_check_SCRIPTS += tests/price-replay.sh
 TESTS += tests/price-replay.sh
+# The model against the runs recorded on a GPU (bench/data).
+dist_check_SCRIPTS += tests/price-offline.sh
+TESTS += tests/price-offline.sh
 
 dist_check_SCRIPTS += tests/fork.sh
 TESTS += tests/fork.sh
