@@ -34,6 +34,7 @@ static size_t rl_max = SC_RL_MAX;   /* STREAMCHECK_TEST_RL_MAX: a test hook (a s
 #define RL_SEEN 4
 #define RL_MAPS 4
 #define RL_MAP_RECS 8
+enum { MAPS_C = 1, MAPS_PY };   /* sc_rl_log.maps: a thread that mapped a shared file, and in what process */
 
 typedef struct sc_rl_log {
     sc_pr_call *v;
@@ -57,9 +58,11 @@ typedef struct sc_rl_log {
        pin_memory=True moves off the thread.  The receipt: from that
        record's return (map_t0) to the last mapping's end (map_end), less
        the releases timed meanwhile (map_released: counted there), and the
-       thread's CPU time over it (map_cpu0 to map_cpu; read at each record,
-       rec_cpu, once the thread has mapped one: maps).  map_rec: the
-       records then; the next upload from one of them takes it */
+       thread's CPU time over it in a Python process (map_cpu0 to map_cpu;
+       read at each record, rec_cpu, once the thread has mapped one).
+       maps: 0 none mapped yet, MAPS_C, or MAPS_PY (told once, at the
+       first: sc_py_running).  map_rec: the records then; the next upload
+       from one of them takes it */
     struct { uintptr_t lo, hi; } map[RL_MAPS];
     unsigned nmap;
     uint8_t maps;
@@ -342,7 +345,7 @@ static uint64_t received(sc_rl_log *l, uintptr_t lo, uint64_t bytes, uint64_t *f
             uint64_t ns = l->map_end - l->map_t0, off = l->map_released;
             l->nmap = 0;
             *from = l->map_t0;
-            if (sc_py_running()) {
+            if (l->maps == MAPS_PY) {
                 if (!l->map_cpu0 || l->map_cpu < l->map_cpu0)
                     return 0;
                 off = l->map_cpu - l->map_cpu0;
@@ -396,7 +399,7 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
             c->receive_ns = received(l, (uintptr_t)op->host, op->bytes, &c->receive_t0);
     }
     l->released = 0;
-    if (l->maps)
+    if (l->maps == MAPS_PY)
         l->rec_cpu = thread_cpu_ns();
     /* after a wait, the next submission says when the GPU got work again */
     t->rl.watch = wait_ns > 0 || ((t->rl.watch & SC_RL_WATCH_WAIT) && what != SC_PR_SUBMIT) ? SC_RL_WATCH_WAIT : 0;
@@ -522,8 +525,9 @@ void sc_rl_mapped(sc_thread *t, const void *addr, size_t len, int fd)
     }
     if (!l->nmap) {
         l->map_t0 = l->v[l->n - 1].t1;
-        l->map_cpu0 = l->maps ? l->rec_cpu : 0;
-        l->maps = 1;
+        l->map_cpu0 = l->maps == MAPS_PY ? l->rec_cpu : 0;
+        if (!l->maps)
+            l->maps = sc_py_running() ? MAPS_PY : MAPS_C;
     }
     if (l->nmap == RL_MAPS) {
         memmove(l->map, l->map + 1, (RL_MAPS - 1) * sizeof *l->map);
@@ -534,7 +538,8 @@ void sc_rl_mapped(sc_thread *t, const void *addr, size_t len, int fd)
     l->map_rec = l->n;
     l->map_end = sc_now_ns();
     l->map_released = l->released;
-    l->map_cpu = thread_cpu_ns();
+    if (l->maps == MAPS_PY)
+        l->map_cpu = thread_cpu_ns();
 }
 
 void sc_rl_finding(sc_thread *t, uint32_t rec, const sc_agg_key *k)
