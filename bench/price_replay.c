@@ -85,7 +85,8 @@ static int call_line(dump *d, const char *l)
     if (room(&t->v, &t->n, &t->cap, t->n, sizeof *t->v))
         return -1;
     t->v[t->n - 1] = (sc_pr_call){.t0 = t0, .t1 = t0 + dur, .wait_ns = wait, .own_ns = own,
-                                  .release_ns = release, .receive_ns = receive, .receive_t0 = receive_t0, .touch_ns = touch, .bytes = bytes, .dev = dev,
+                                  .release_ns = release, .receive_ns = receive, .receive_t0 = receive_t0,
+                                  .touch_ns = touch, .bytes = bytes, .dev = dev,
                                   .stream = stream, .nsub = nsub, .sub_stream = sub,
                                   .finding = {(uint16_t)f0, (uint16_t)f1}, .what = (uint8_t)what,
                                   .dir = (uint8_t)dir, .touch_again = (uint8_t)!!again, .demand = d1,

@@ -60,7 +60,8 @@ fi
 # tmp/NAME, the text report in tmp/NAME/stderr.
 run() {
     mkdir -p "$tmp/$1"
-    STREAMCHECK_TEST_RL_MAX=${6:-0} STREAMCHECK_TEST_REPLAY_CALLS=${7:-0} "$SC_CLI" --simulate --format=json,text,html --output="$tmp/$1" \
+    STREAMCHECK_TEST_RL_MAX=${6:-0} STREAMCHECK_TEST_REPLAY_CALLS=${7:-0} \
+        "$SC_CLI" --simulate --format=json,text,html --output="$tmp/$1" \
         --fail-on=never -- "$SC_APPS/host_sync_loop" "$2" "${4:-1}" "${5:-1}" "${8:-each}" "$3" \
         >"$tmp/$1/stdout" 2>"$tmp/$1/stderr"
 }
@@ -127,7 +128,8 @@ case "$enable_sanitizers" in
 no | '')
     awk -v a="$8" -v b="${16}" 'BEGIN { exit !(b > 5 && a > b * 0.8 && a < b * 1.2) }'
     ok $? "SC403's saving extrapolated from the part held: $8% of the window, unbounded ${16}%" ;;
-*) skip "SC403's saving extrapolated from the part held" "a sanitized build ($enable_sanitizers): its times are not the program's" ;;
+*) skip "SC403's saving extrapolated from the part held" \
+       "a sanitized build ($enable_sanitizers): its times are not the program's" ;;
 esac
 grep -q '^@ Model held  *: its first [0-9.]* m\{0,1\}s (a long run: a thread.s calls reached the record.s bound' \
     "$tmp/bounded/stderr" && grep -q 'extrapolated from the part of' "$tmp/bounded/stderr" &&

@@ -22,5 +22,6 @@ sets=$(printf '%s\n' "$out" | grep -c '\.tar\.xz:$')
 printf '%s\n' "$out" | grep 'FAIL' | sed 's/^/# /'
 [ $rc -eq 0 ] && [ "$rows" -gt 30 ] && [ "$sets" -ge 8 ]
 r=$?
-[ $r -eq 0 ] && echo "ok 1 - $rows pairs recorded on GPUs, in $sets sets: none that its price matched is lost by this model" ||
-    echo "not ok 1 - $rows pairs recorded on GPUs, in $sets sets: this model loses one its price matched (rc $rc)"
+what="$rows pairs recorded on GPUs, in $sets sets"
+[ $r -eq 0 ] && echo "ok 1 - $what: none that its price matched is lost by this model" ||
+    echo "not ok 1 - $what: this model loses one its price matched (rc $rc)"

@@ -69,7 +69,8 @@ SC_EXPORT int munmap(void *addr, size_t len)
    real mmap to this one and maps through it while it starts, before its
    thread state exists (every process faulted at its start); a thread the
    shim knows (sc_tls_self) comes after that. */
-SC_NO_SANITIZE static void *mapped(mmap_fn _Atomic *real, void *addr, size_t len, int prot, int flags, int fd, off_t off)
+SC_NO_SANITIZE static void *mapped(mmap_fn _Atomic *real, void *addr, size_t len, int prot, int flags, int fd,
+                                   off_t off)
 {
     mmap_fn f = atomic_load_explicit(real, memory_order_relaxed);
     void *p = f ? f(addr, len, prot, flags, fd, off) : (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
