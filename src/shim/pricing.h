@@ -54,7 +54,9 @@ typedef enum sc_pr_fix {
     SC_PR_FIX_PIN,        /* the copy comes from pinned memory: queued, at the pinned rate;
                              a synchronous one to the host still waited for, an async one
                              waited for where the program waits (its next sync); its host side
-                             not released (release_ns); its destination's first touch
+                             not released (release_ns); a batch the thread received (receive_ns)
+                             received, staged and released by a pinning thread of the replay's
+                             instead, which the thread waits for there; its destination's first touch
                              (touch_ns) made at the thread's start, where the pinned buffer is
                              allocated; pages touched again (touch_again) not touched at all */
     SC_PR_FIX_STREAM,     /* waits for the thread's own stream, not the whole device */
@@ -93,7 +95,7 @@ typedef struct sc_pr_call {
     uint64_t receive_ns;  /* pageable uploads: host time the thread spent receiving the copy's host
                              side (a DataLoader's batch from a worker: up to mapping its shared memory,
                              unmap.c), from receive_t0, the return of an earlier call of its, on: the
-                             pinning thread's work with pin_memory=True (SC_PR_FIX_PIN), as release_ns */
+                             pinning thread's work with pin_memory=True (SC_PR_FIX_PIN) */
     uint64_t receive_t0;
     uint64_t touch_ns;    /* pageable copies to the host: the part of the call (after its wait) spent
                              faulting in destination pages never written before; the fix's pinned
