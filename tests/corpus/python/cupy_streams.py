@@ -60,7 +60,7 @@ def main():
         with stream:
             d_in[i].set(h_in[i], stream=stream)              # H2D from pinned: async
             scale_and_sin(d_in[i], cupy.float32(2.0), d_out[i])
-            cupy.sum(d_out[i], out=partial[i:i + 1])
+            cupy.sum(d_out[i], out=partial[i])  # a 0-d view: CuPy 14 wants out as many dims as the sum
             d_out[i].get(stream=stream, out=h_out[i])         # D2H into pinned: async
             done[i].record(stream)
 
