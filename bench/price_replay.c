@@ -166,7 +166,7 @@ static int price(dump *d, double duplex, int together)
         for (size_t i = 0; i < d->nfinds; i++)
             f[i] = d->finds[i].f;
         sc_pr_model m = {th, d->nthreads, d->streams, d->nstreams, dev, d->ndevs, f, d->nfinds, 0};
-        sc_pr_result r = {.saving = saving, .before_loop = before, .together = tog, .together_n = tog_n};
+        sc_pr_result r = {.saving = saving, .off_loop = before, .together = tog, .together_n = tog_n};
         if (sc_pr_price(&m, &r) == 0) {
             printf("window %llu model %llu fixed %llu loop %llu stalled %d\n", (unsigned long long)r.window_ns,
                    (unsigned long long)r.model_ns, (unsigned long long)r.fixed_ns, (unsigned long long)r.loop_ns,

@@ -142,8 +142,9 @@ static void render_window(const sc_process *p, FILE *out)
     }
     if (p->loop_ns) {
         sc_format_ns(p->loop_ns, a, sizeof a);
-        sc_text_header(out, "Steady loop", "%s, from a step before a hazard of every step first repeats; shares "
-                      "are of it (of a finding only in the set-up: of the window)", a);
+        sc_text_header(out, "Steady loop", "%s, from a step before a hazard of every step first repeats (after the "
+                      "first steps' warm-up) to a step after it last does; shares are of it (of a finding "
+                      "only in the set-up or the teardown: of the window)", a);
     }
     if (sc_process_fixed_format(p, f, sizeof f) == 0)
         sc_text_header(out, "All fixed", "%s", f);

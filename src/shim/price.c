@@ -490,7 +490,7 @@ void sc_price_run(void)
     if (measured)
         sc_measure_queued(m);
     P.res.saving = P.saving;
-    P.res.before_loop = P.before;
+    P.res.off_loop = P.before;
     P.res.shadowed = P.shadowed;
     P.res.dropped = P.dropped;
     P.res.together = P.together;
@@ -553,7 +553,7 @@ uint32_t sc_price_shadowed(const sc_agg_key *k)
     return i >= 0 ? P.shadowed[i] : 0;
 }
 
-int sc_price_before_loop(const sc_agg_key *k)
+int sc_price_off_loop(const sc_agg_key *k)
 {
     long i = index_of(k);
     return i >= 0 && P.res.loop_ns && P.before[i];

@@ -45,12 +45,14 @@ uint64_t sc_price_sc103(void);
    1, or 0 when there is no model. */
 int sc_price_window(uint64_t *window, uint64_t *model, uint64_t *fixed, int *source);
 /* The steady loop the shares are of where one is recognized (pricing.h,
-   sc_pr_price), else 0; and whether the aggregate k's calls all came
-   before it (a finding of the set-up, whose share stays of the window). */
+   sc_pr_price), else 0. */
 uint64_t sc_price_loop(void);
 /* In a long run, where a thread's log reached its bound: the part of the
    window the model held (the rest is extrapolated), else 0. */
 uint64_t sc_price_held(void);
-int sc_price_before_loop(const struct sc_agg_key *k);
+/* 1 where the aggregate k's calls all came before the steady loop or after
+   it (a finding of the set-up or the teardown, whose share stays of the
+   window). */
+int sc_price_off_loop(const struct sc_agg_key *k);
 
 #endif

@@ -829,8 +829,8 @@ int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
     }
     for (size_t f = 0; f < m->nfindings; f++) {
         out->saving[f] = 0;
-        if (out->before_loop)
-            out->before_loop[f] = 0;
+        if (out->off_loop)
+            out->off_loop[f] = 0;
         if (out->shadowed)
             out->shadowed[f] = 0;
         if (out->dropped)   /* unpriced: left out (sc_pr_all_fixed says once priced) */

@@ -178,11 +178,11 @@ typedef struct sc_pr_result {
     uint64_t window_ns;   /* the actors' first call to their last call's end, as recorded */
     uint64_t model_ns;    /* the same window replayed as it was */
     uint64_t fixed_ns;    /* replayed with every in_all finding fixed */
-    uint64_t loop_ns;     /* the steady loop, its start to the window's end, where a finding
-                             repeated through the run shows one (sc_pr_price); else 0 */
+    uint64_t loop_ns;     /* the steady loop, its start to its end, where findings repeated
+                             through the run show one (sc_pr_price); else 0 */
     uint64_t *saving;     /* per finding (caller's array of nfindings) */
-    uint8_t *before_loop; /* per finding (caller's array, or NULL): 1 where all its calls end
-                             before the loop (the set-up's) */
+    uint8_t *off_loop;    /* per finding (caller's array, or NULL): 1 where all its calls end
+                             before the loop or start after it (the set-up's, the teardown's) */
     uint32_t *shadowed;   /* per finding (caller's array, or NULL): the waits right after its
                              calls that its own fix took along (found the GPU drained by them) */
     uint8_t *dropped;     /* per finding (caller's array, or NULL): 1 where it saves less than
@@ -205,15 +205,16 @@ typedef struct sc_pr_result {
    larger of its own and its share of theirs, by the time its calls waited.
    The findings of the everything-fixed run that share a fix, two or more,
    are replayed fixed together too (together, together_n).
-   Also the steady loop: a finding whose calls repeat at least 5 times, the
-   last in the window's second half, starts it one period (the median time
-   between its calls) before its first; the earliest such start, where it
-   leaves out a quarter of the window or more, and a second or more.
+   Also the steady loop: findings whose calls repeat evenly at least 5
+   times and span half the longest such span or more make it: one period (the median time between a
+   finding's calls) before their first (after the warm-up's long steps) to
+   one period after their last, where it leaves out a quarter of the window
+   or more, and a second or more (pricing_loop.c).
    0, or -1 when out of memory. */
 int sc_pr_price(const sc_pr_model *m, sc_pr_result *out);
 
 /* The steady loop (pricing_loop.c), for sc_pr_price: sets out->loop_ns and
-   out->before_loop from the findings' calls in [origin, end].  0, or -1
+   out->off_loop from the findings' calls in [origin, end].  0, or -1
    when out of memory. */
 int sc_pr_find_loop(const sc_pr_model *m, uint64_t origin, uint64_t end, sc_pr_result *out);
 /* 1 where finding i, saving this much, is a candidate the report leaves

@@ -12,18 +12,27 @@
 #include "pricing.h"
 
 /* A hazard of every step shows where the program's loop is: a finding
-   whose calls repeat SC_PR_LOOP_MIN times or more, the last of them in the
-   window's second half (a burst of calls while the program sets up ends
-   earlier).  Its loop starts one period (the median time between its calls)
-   before the first of them; the loop is the earliest such start to the
-   window's end.  It counts only where it leaves a quarter of the window and
-   a second or more out (building a model on the GPU, NCCL's
-   initialization, the first steps' compilation): shares are then of the
+   whose calls repeat SC_PR_LOOP_MIN times or more, evenly (their span is
+   at most twice their count times the period, the median time between
+   them: a burst of calls while the program sets up is not).  Its part of
+   the loop runs from one period before the first of them to one period
+   after the last.  The first steps of a loop can be long (cuDNN's autotuning, kernels loaded on first use,
+   torch.compile's graphs): where a gap in the first quarter of the calls
+   is over SC_PR_LOOP_WARM periods, the loop starts at the call that ends
+   the last such gap, and the steps before it are the set-up's.  Of those
+   findings, the ones whose calls span half the longest span or more (a
+   hazard of a few early steps only is not one of every step) make the
+   loop: their earliest start to their latest end.  It counts only where
+   it leaves a quarter of the window and a second or more out (building a
+   model on the GPU, NCCL's initialization, the first steps' compilation,
+   and after the loop the process group's teardown): shares are then of the
    loop.  A short program's phases (a C sample timing one way, then
    another) are not a set-up.  A finding whose calls all end before the
-   loop is the set-up's, and keeps the whole window. */
+   loop or start after it is the set-up's or the teardown's, and keeps the
+   whole window. */
 #define SC_PR_LOOP_MIN 5
 #define SC_PR_LOOP_SETUP_NS 1000000000ull
+#define SC_PR_LOOP_WARM 4
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -39,30 +48,56 @@ static int cmp_u64(const void *a, const void *b)
                 if ((c = &(m)->threads[t_].calls[i_], f = c->finding[k]) &&    \
                     f <= (m)->nfindings)
 
-/* The loop's start, where one is recognized; else origin. */
-static uint64_t loop_start(const sc_pr_model *m, uint64_t origin, uint64_t end, const size_t *first,
-                           const uint64_t *t0)
+/* Finding f's part of the loop, from its sorted call starts s[0..n): 1 and
+   *from, *to where it is a hazard of every step (above), with *span its
+   calls' span; else 0.  gap: room for n - 1 values. */
+static int steps_of(const uint64_t *s, size_t n, uint64_t origin, uint64_t end, uint64_t *gap,
+                    uint64_t *from, uint64_t *to, uint64_t *span)
 {
-    uint64_t start = end, half = origin + (end - origin) / 2;
-    uint64_t *gap = malloc((first[m->nfindings] + 1) * sizeof *gap);
-    if (!gap)
-        return origin;
-    for (size_t f = 0; f < m->nfindings; f++) {
-        size_t n = first[f + 1] - first[f];
-        const uint64_t *s = t0 + first[f];
-        if (n < SC_PR_LOOP_MIN || s[n - 1] < half)
-            continue;
-        for (size_t i = 0; i + 1 < n; i++)
-            gap[i] = s[i + 1] - s[i];
-        qsort(gap, n - 1, sizeof *gap, cmp_u64);
-        uint64_t period = gap[(n - 1) / 2];
-        uint64_t at = s[0] - origin > period ? s[0] - period : origin;
-        if (at < start)
-            start = at;
+    if (n < SC_PR_LOOP_MIN)
+        return 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        gap[i] = s[i + 1] - s[i];
+    qsort(gap, n - 1, sizeof *gap, cmp_u64);
+    uint64_t period = gap[(n - 1) / 2];
+    size_t j = 0;   /* the first call after the warm-up's long steps */
+    for (size_t i = 0; i < (n - 1) / 4; i++)
+        if (s[i + 1] - s[i] > SC_PR_LOOP_WARM * period)
+            j = i + 1;
+    *span = s[n - 1] - s[j];
+    if (n - j < SC_PR_LOOP_MIN || *span > 2 * (n - 1 - j) * period)
+        return 0;
+    *from = s[j] - origin > period ? s[j] - period : origin;
+    *to = end - s[n - 1] > period ? s[n - 1] + period : end;
+    return 1;
+}
+
+/* The loop, [*start, *stop), where one is recognized: 1; else 0. */
+static int loop_of(const sc_pr_model *m, uint64_t origin, uint64_t end, const size_t *first, const uint64_t *t0,
+                   uint64_t *start, uint64_t *stop)
+{
+    size_t nf = m->nfindings;
+    uint64_t *gap = malloc((first[nf] + 1) * sizeof *gap), *from = malloc((nf + 1) * 3 * sizeof *from);
+    if (!gap || !from) {
+        free(gap), free(from);
+        return 0;
     }
-    free(gap);
-    return start < end && (start - origin) * 4 >= end - origin && start - origin >= SC_PR_LOOP_SETUP_NS ? start
-                                                                                                     : origin;
+    uint64_t *to = from + nf, *span = to + nf, longest = 0;
+    for (size_t f = 0; f < nf; f++) {
+        if (!steps_of(t0 + first[f], first[f + 1] - first[f], origin, end, gap, &from[f], &to[f], &span[f]))
+            span[f] = 0, to[f] = 0;   /* to 0: not a hazard of every step */
+        else if (span[f] > longest)
+            longest = span[f];
+    }
+    *start = end, *stop = origin;
+    for (size_t f = 0; f < nf; f++)
+        if (to[f] && span[f] * 2 >= longest) {
+            *start = from[f] < *start ? from[f] : *start;
+            *stop = to[f] > *stop ? to[f] : *stop;
+        }
+    free(gap), free(from);
+    uint64_t off = *start < *stop ? (*start - origin) + (end - *stop) : 0;
+    return off && off * 4 >= end - origin && off >= SC_PR_LOOP_SETUP_NS;
 }
 
 int sc_pr_find_loop(const sc_pr_model *m, uint64_t origin, uint64_t end, sc_pr_result *out)
@@ -89,10 +124,11 @@ int sc_pr_find_loop(const sc_pr_model *m, uint64_t origin, uint64_t end, sc_pr_r
     }
     for (size_t i = 0; i < nf; i++)
         qsort(t0 + first[i], first[i + 1] - first[i], sizeof *t0, cmp_u64);
-    uint64_t start = loop_start(m, origin, end, first, t0);
-    out->loop_ns = start > origin ? end - start : 0;
-    for (size_t i = 0; out->before_loop && i < nf; i++)
-        out->before_loop[i] = out->loop_ns && first[i + 1] > first[i] && last[i] <= start;
+    uint64_t start, stop;
+    int loop = loop_of(m, origin, end, first, t0, &start, &stop);
+    out->loop_ns = loop ? stop - start : 0;
+    for (size_t i = 0; out->off_loop && i < nf; i++)
+        out->off_loop[i] = loop && first[i + 1] > first[i] && (last[i] <= start || t0[first[i]] >= stop);
     free(first), free(t0), free(last), free(fill);
     return 0;
 }
@@ -101,7 +137,7 @@ int sc_pr_below_bar(const sc_pr_model *m, const sc_pr_result *out, size_t i, uin
 {
     const sc_pr_finding *f = &m->findings[i];
     uint64_t of = m->scope_ns ? m->scope_ns
-                : out->loop_ns && !(out->before_loop && out->before_loop[i]) ? out->loop_ns : out->window_ns;
+                : out->loop_ns && !(out->off_loop && out->off_loop[i]) ? out->loop_ns : out->window_ns;
     return f->keep_bp && (!of || saving < f->keep_ns ||
                           (unsigned __int128)saving * 10000 < (unsigned __int128)of * f->keep_bp);
 }

@@ -304,7 +304,7 @@ static void priced_cost(const sc_agg_key *k, sc_finding *f)
     uint32_t n = 0;
     if (sc_price_together(k, &f->together_ns, &n))
         f->together_n = n;
-    if (sc_price_before_loop(k))   /* the set-up's: its share is of the active window */
+    if (sc_price_off_loop(k))   /* the set-up's or teardown's: its share is of the active window */
         sc_price_window(&f->window_ns, &model, &fixed, &source);
 }
 

@@ -651,8 +651,13 @@ END_TEST
    one period before the first step's wait: 10 ms before 1510 + 1; finding 2
    is the set-up's.  Without the set-up there is no loop (it would leave out
    less than a quarter), nor after 400 ms (a quarter, but not a second: a
-   short program's phases).  With set_up_ms 0 steps start at 10 ms. */
-static sc_pr_result steady(uint64_t set_up_ms, uint8_t *before)
+   short program's phases).  With set_up_ms 0 steps start at 10 ms.
+   warm_ms: the first step's host work takes that much more (cuDNN's
+   autotuning): the loop then starts one period before the second step's
+   wait.  down_ms: host work after the steps (a process group's teardown),
+   then one more call, with finding 2's ten waits before it: the loop then
+   ends one period after the last step's wait. */
+static sc_pr_result steady_run(uint64_t set_up_ms, uint64_t warm_ms, uint64_t down_ms, uint8_t *before)
 {
     static run r;
     r = (run){0};
@@ -665,21 +670,31 @@ static sc_pr_result steady(uint64_t set_up_ms, uint8_t *before)
     uint64_t t0 = 10 * MS + set_up_ms * MS;
     add(&r, 0, SC_PR_OTHER, t0 - 1000, t0 - 500, 0, 0);
     for (uint64_t k = 0; k < 20; k++) {
-        uint64_t t = t0 + k * 10 * MS;
+        uint64_t t = t0 + k * 10 * MS + (k ? warm_ms * MS : 0);
         add(&r, 0, SC_PR_SUBMIT, t, t + 1000, 0, 0);
         add(&r, 0, SC_PR_WAIT_STREAM, t + MS, t + 5 * MS, 4 * MS, 0)->finding[0] = 1;
         busy(&r, t, t + 5 * MS);
     }
-    add(&r, 0, SC_PR_OTHER, t0 + 200 * MS, t0 + 200 * MS + 1000, 0, 0);
+    uint64_t t1 = t0 + (200 + warm_ms + down_ms) * MS;
+    for (uint64_t k = 0; down_ms && k < 10; k++) {
+        add(&r, 0, SC_PR_WAIT_DEVICE, t1 - (10 - k) * MS, t1 - (10 - k) * MS + 900000, 800000, 0)->finding[0] = 2;
+        busy(&r, t1 - (10 - k) * MS, t1 - (10 - k) * MS + 900000);
+    }
+    add(&r, 0, SC_PR_OTHER, t1, t1 + 1000, 0, 0);
     sc_pr_finding f[2] = {{.fix = SC_PR_FIX_NO_WAIT, .in_all = 1}, {.fix = SC_PR_FIX_NO_WAIT, .in_all = 1}};
     uint64_t saving[2];
     sc_pr_thread th = {.calls = r.calls[0], .n = r.n[0]};
     sc_pr_device dev = {.busy = r.busy, .nbusy = r.nbusy, .known = 1};
     sc_pr_model m = {.threads = &th, .nthreads = 1, .streams = &st, .nstreams = 1, .devices = &dev,
                      .ndevices = 1, .findings = f, .nfindings = 2};
-    sc_pr_result res = {.saving = saving, .before_loop = before};
+    sc_pr_result res = {.saving = saving, .off_loop = before};
     ck_assert_int_eq(sc_pr_price(&m, &res), 0);
     return res;
+}
+
+static sc_pr_result steady(uint64_t set_up_ms, uint8_t *before)
+{
+    return steady_run(set_up_ms, 0, 0, before);
 }
 
 START_TEST(steady_loop_after_set_up)
@@ -690,6 +705,33 @@ START_TEST(steady_loop_after_set_up)
     near(res.loop_ns, 1710 * MS + 1000 - (1510 * MS + MS - 10 * MS));
     ck_assert_int_eq(before[0], 0);
     ck_assert_int_eq(before[1], 1);
+    /* a first step 400 ms long: the loop starts at the second step's wait
+       less a period (10 ms); 40 ms (4 periods) is no warm-up */
+    res = steady_run(1500, 400, 0, before);
+    near(res.window_ns, 2110 * MS + 1000);
+    near(res.loop_ns, 2110 * MS + 1000 - (1510 * MS + 410 * MS + MS - 10 * MS));
+    ck_assert_int_eq(before[0], 0);
+    res = steady_run(1500, 30, 0, before);
+    near(res.loop_ns, 1740 * MS + 1000 - (1510 * MS + MS - 10 * MS));
+}
+END_TEST
+
+/* After the steps, 1200 ms of teardown: the loop ends one period (10 ms)
+   after the last step's wait; finding 2, waiting both before the loop and
+   after it, is off it neither way.  With no set-up, the teardown alone is
+   left out. */
+START_TEST(steady_loop_before_teardown)
+{
+    uint8_t before[2] = {9, 9};
+    uint64_t last = 1510 * MS + 190 * MS + MS;   /* the last step's wait */
+    sc_pr_result res = steady_run(1500, 0, 1200, before);
+    near(res.window_ns, 2910 * MS + 1000);
+    near(res.loop_ns, last + 10 * MS - (1510 * MS + MS - 10 * MS));
+    ck_assert_int_eq(before[0], 0);
+    ck_assert_int_eq(before[1], 0);
+    res = steady_run(0, 0, 1200, before);   /* the first wait at 11 ms, the last at 201 */
+    near(res.loop_ns, 210 * MS);
+    ck_assert_int_eq(before[0], 0);
 }
 END_TEST
 
@@ -932,6 +974,7 @@ int main(void)
     tcase_add_test(tc, join_follows_the_other_thread);
     tcase_add_test(tc, late_work_before_a_wait);
     tcase_add_test(tc, steady_loop_after_set_up);
+    tcase_add_test(tc, steady_loop_before_teardown);
     tcase_add_test(tc, no_loop_without_set_up);
     tcase_add_loop_test(tc, copies_beside_kernels, 0, 2);
     tcase_add_test(tc, parameters_between_pieces);
