@@ -33,6 +33,10 @@ and two runs of each mode (the first run's dumps in pairs.txt).
 bench/data/h200-price-dumps-8.tar.xz: the ninth session's, whose dumps carry
 each DataLoader batch's receipt (receive): the DDP pair (two H200s, 5 rounds)
 and train_resnet (one H200, 5 rounds), two commands the same evening.
+bench/data/h100-price-dumps-9.tar.xz: the eleventh session's on one H100:
+the C loader and host-bound pageable pairs, train_resnet and resnet_item.
+bench/data/h200-price-dumps-10.tar.xz: the same session's DDP pair (two
+H200s, 5 rounds).
 Each dump is replayed by bench/price_replay with this tree's model; the
 hazard's saving, against the one the dump recorded, scales the recorded
 estimate, and so its est/gain:
