@@ -209,7 +209,7 @@ typedef struct sc_pr_result {
    times and span half the longest such span or more make it: one period (the median time between a
    finding's calls) before their first (after the warm-up's long steps) to
    one period after their last, where it leaves out a quarter of the window
-   or more, and a second or more (pricing_loop.c).
+   or more, and a second or more, and is 0.1% of it or more (pricing_loop.c).
    0, or -1 when out of memory. */
 int sc_pr_price(const sc_pr_model *m, sc_pr_result *out);
 

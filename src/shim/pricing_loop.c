@@ -16,23 +16,27 @@
    at most twice their count times the period, the median time between
    them: a burst of calls while the program sets up is not).  Its part of
    the loop runs from one period before the first of them to one period
-   after the last.  The first steps of a loop can be long (cuDNN's autotuning, kernels loaded on first use,
-   torch.compile's graphs): where a gap in the first quarter of the calls
-   is over SC_PR_LOOP_WARM periods, the loop starts at the call that ends
-   the last such gap, and the steps before it are the set-up's.  Of those
-   findings, the ones whose calls span half the longest span or more (a
-   hazard of a few early steps only is not one of every step) make the
-   loop: their earliest start to their latest end.  It counts only where
-   it leaves a quarter of the window and a second or more out (building a
-   model on the GPU, NCCL's initialization, the first steps' compilation,
-   and after the loop the process group's teardown): shares are then of the
-   loop.  A short program's phases (a C sample timing one way, then
-   another) are not a set-up.  A finding whose calls all end before the
-   loop or start after it is the set-up's or the teardown's, and keeps the
-   whole window. */
+   after the last.  The first steps of a loop can be long (cuDNN's
+   autotuning, kernels loaded on first use, torch.compile's graphs): where
+   a gap in the first quarter of the calls is over SC_PR_LOOP_WARM periods,
+   the loop starts at the call that ends the last such gap, and the steps
+   before it are the set-up's.  Of those findings, the ones whose calls
+   span half the longest span or more (a hazard of a few early steps only
+   is not one of every step) make the loop: their earliest start to their
+   latest end.  It counts only where it leaves a quarter of the window and
+   a second or more out (building a model on the GPU, NCCL's
+   initialization, the first steps' compilation, and after the loop the
+   process group's teardown), and is 1/SC_PR_LOOP_SHARE of the window or
+   more: six redundant syncs in 0.4 ms of a JAX run's 5 s are no loop,
+   where torch.compile's 70 fast steps in 69 ms of a 24 s run, most of it
+   compiling, are one.  Shares are then of the loop.  A short program's phases (a C
+   sample timing one way, then another) are not a set-up.  A finding whose
+   calls all end before the loop or start after it is the set-up's or the
+   teardown's, and keeps the whole window. */
 #define SC_PR_LOOP_MIN 5
 #define SC_PR_LOOP_SETUP_NS 1000000000ull
 #define SC_PR_LOOP_WARM 4
+#define SC_PR_LOOP_SHARE 1000
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -97,7 +101,8 @@ static int loop_of(const sc_pr_model *m, uint64_t origin, uint64_t end, const si
         }
     free(gap), free(from);
     uint64_t off = *start < *stop ? (*start - origin) + (end - *stop) : 0;
-    return off && off * 4 >= end - origin && off >= SC_PR_LOOP_SETUP_NS;
+    return off && off * 4 >= end - origin && off >= SC_PR_LOOP_SETUP_NS &&
+           (*stop - *start) * SC_PR_LOOP_SHARE >= end - origin;
 }
 
 int sc_pr_find_loop(const sc_pr_model *m, uint64_t origin, uint64_t end, sc_pr_result *out)

@@ -651,7 +651,8 @@ END_TEST
    one period before the first step's wait: 10 ms before 1510 + 1; finding 2
    is the set-up's.  Without the set-up there is no loop (it would leave out
    less than a quarter), nor after 400 ms (a quarter, but not a second: a
-   short program's phases).  With set_up_ms 0 steps start at 10 ms.
+   short program's phases), nor after 300 s (the loop under 0.1% of the
+   window).  With set_up_ms 0 steps start at 10 ms.
    warm_ms: the first step's host work takes that much more (cuDNN's
    autotuning): the loop then starts one period before the second step's
    wait.  down_ms: host work after the steps (a process group's teardown),
@@ -747,6 +748,13 @@ START_TEST(no_loop_without_set_up)
     res = steady(400, before);
     near(res.window_ns, 610 * MS + 1000);
     ck_assert_uint_eq(res.loop_ns, 0);
+    /* 300 s of set-up: the 200 ms loop is under 0.1% of the window, not
+       where the run's time goes; 150 s: 0.14%, a loop */
+    res = steady(300000, before);
+    ck_assert_uint_eq(res.loop_ns, 0);
+    ck_assert_int_eq(before[1], 0);
+    res = steady(150000, before);
+    near(res.loop_ns, 209 * MS + 1000);
     /* no array: nothing written */
     res = steady(1500, NULL);
     ck_assert_uint_gt(res.loop_ns, 0);
