@@ -71,9 +71,10 @@ static int steps_of(const uint64_t *s, size_t n, uint64_t origin, uint64_t end, 
     *span = s[n - 1] - s[j];
     if (n - j < SC_PR_LOOP_MIN || *span > 2 * (n - 1 - j) * period)
         return 0;
-    *from = s[j] - origin > period ? s[j] - period : origin;
-    *to = end - s[n - 1] > period ? s[n - 1] + period : end;
-    return 1;
+    /* within [origin, end], whatever calls lie outside it */
+    *from = s[j] > origin + period ? s[j] - period : origin;
+    *to = s[n - 1] + period < end ? s[n - 1] + period : end;
+    return *from < *to;
 }
 
 /* The loop, [*start, *stop), where one is recognized: 1; else 0. */
