@@ -110,13 +110,15 @@ class Pair:
     process a GPU, ranks rows)."""
 
     def __init__(self, key, group, title, hazard, fix, rule, metric, marks, unit="run", batch=None,
-                 steps=None, launch=None, same_output=True, sim_env=None, sc_args=None):
+                 steps=None, launch=None, same_output=True, sim_env=None, sc_args=None, sc_env=None, modes=None):
         self.key, self.group, self.title = key, group, title
         self.hazard, self.fix, self.rule, self.metric, self.marks = hazard, fix, rule, metric, marks
         self.unit, self.batch, self.steps, self.launch = unit, batch, steps, launch
         self.same_output = same_output
         self.sim_env = sim_env or {}   # environment of its runs on the simulator
         self.sc_args = sc_args or []   # streamcheck's options for the hazard's runs (--range=NAME)
+        self.sc_env = sc_env or {}     # and their environment (a test hook)
+        self.modes = modes             # the modes it is priced in (None: every one asked)
         self.window = None    # --measure-window S:LEN, from its native runs (window_of)
 
 
@@ -196,6 +198,11 @@ def pair_table(a):
              # is timed on gets: a 0.5 GB/s link makes them alike, and leaves
              # the CPU mostly idle (a loaded machine keeps the pace)
              sim_env={"STREAMCHECK_SIM_COPY_GBPS": "0.5"}),
+        Pair("handle_per_stream", "c", "seed000_matmul 2: four cuBLAS products twice on one handle left on the "
+             "legacy stream vs a handle per stream (2 streams); priced under --measure only (each kernel's time) "
+             "and with events' orders recorded (STREAMCHECK_TEST_EVENT_ORDERS), as the fix's replay needs",
+             app("seed000_matmul", 2), app("seed000_matmul_fixed", 2), "SC601", "elapsed_ms", "seed000_matmul",
+             sc_args=["--range=timed"], sc_env={"STREAMCHECK_TEST_EVENT_ORDERS": "1"}, modes=["measure"]),
         Pair("train_resnet", "python", "train_resnet.py: DataLoader pin_memory 0 vs 1",
              py("train_resnet.py", "--pin-memory", 0, *resnet), py("train_resnet.py", "--pin-memory", 1, *resnet),
              "SC203", "images_per_s", "train_resnet.py", unit="step", batch=64, steps=50),
@@ -243,6 +250,8 @@ def launch(a, p, cmd, sc=None):
     """The command line and environment that run cmd (a pair's way) natively
     (sc None) or under streamcheck (sc: its options)."""
     env = dict(p.sim_env) if a.sim else {}
+    if sc is not None:
+        env.update(p.sc_env)
     if a.sim and sc is None:
         old = os.environ.get("LD_LIBRARY_PATH")
         env["LD_LIBRARY_PATH"] = a.simdir + (":" + old if old else "")
@@ -302,6 +311,13 @@ def native(a, runner, p):
                         phases[way].setdefault(name[6:-3], []).append(v)
             if not any(unit_time(p, m) for m in per.values()):
                 problems.append("%s printed no %s=" % (way, p.metric))
+            # progress, as each run ends: a command cut short by its time
+            # limit still shows the rounds it ran
+            times = ", ".join("%s%.3f" % ("" if rank is None else "rank %d: " % rank, t)
+                              for rank, t in ((rank, unit_time(p, m)) for rank, m in sorted(
+                                  per.items(), key=lambda x: -1 if x[0] is None else x[0])) if t is not None)
+            print("price_check: %s round %d, %s: %s" % (p.key, r + 1, way, times or "no time"), file=sys.stderr,
+                  flush=True)
         if skipped:
             break
     if p.same_output and all(len(o) == 1 for o in outs.values()) and outs["hazard"] != outs["fix"]:
@@ -694,7 +710,8 @@ def check_pair(a, runner, p, ngpu):
     if not nat["gain"]:
         return res
     # window mode where the program says when its timed steps ran (the Python loops)
-    prices = {mode: priced(a, runner, p, mode, places) for mode in a.modes if mode != "window" or p.window}
+    prices = {mode: priced(a, runner, p, mode, places) for mode in a.modes
+              if (mode != "window" or p.window) and (not p.modes or mode in p.modes)}
     for pr in prices.values():
         res["problems"] += pr["problems"]
     res["rows"] = rows_of(a, p, nat, prices)

@@ -154,6 +154,7 @@ d=$tmp/seed003; mkdir -p "$d"
 STREAMCHECK_TEST_PRICE_DUMP="$d/d" "$SC_CLI" --simulate --format=json --output="$d" \
     -- "$SC_APPS/seed003_nested_sin" hostsync 8 1048576 >/dev/null 2>&1
 set -- $(awk '/^ *[0-9]+ \+/ { for (i = 1; i < NF; i++) v[$i] = $(i + 1)
+                               if (v["what"] >= 8) next   # an event recorded or waited for (a test hook)
                                if (v["what"] == 2 && pw == 0 && pd == 2) { n++; if (v["nsub"] != 0) bad++ }
                                pw = v["what"]; pd = v["dir"] }
               END { print n + 0, bad + 0 }' "$d"/d.*)

@@ -36,7 +36,7 @@ int sc_fast_timed(sc_thread *t, sc_op *op)
     uint64_t t0 = sc_tsc();
     int slow = sc_fast(t, op);
     if (!slow) {
-        if (t->rl.watch)
+        if (sc_fast_watch(t, op))
             slow = SC_FAST_WATCHED;
         else
             sc_fast_kept(t, op);

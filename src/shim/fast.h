@@ -202,6 +202,15 @@ static inline void sc_fast_kept(sc_thread *t, const sc_op *op)
     }
 }
 
+/* The run log records the call the fast path kept: after a wait, a
+   pinned copy, and an event's record or a wait for one where events are
+   recorded (runlog.h, sc_rl_events). */
+static inline int sc_fast_watch(const sc_thread *t, const sc_op *op)
+{
+    return t->rl.watch ||
+           (SC_UNLIKELY(sc_rl_events) && (op->kind == SC_K_EVENT_RECORD || op->kind == SC_K_WAIT_EVENT));
+}
+
 /* The fast path, timed once every SC_FAST_SAMPLE calls of a thread so the
    report can say what the shim cost without reading a clock per call (in
    profile mode, every call: sc_fast_timed sets the count back). */
@@ -217,7 +226,7 @@ static inline int sc_fast_sampled(sc_thread *t, sc_op *op)
         return sc_fast_timed(t, op);
     int slow = sc_fast(t, op);
     if (SC_LIKELY(!slow)) {
-        if (SC_UNLIKELY(t->rl.watch))
+        if (SC_UNLIKELY(sc_fast_watch(t, op)))
             return SC_FAST_WATCHED;
         sc_fast_kept(t, op);
     }

@@ -37,7 +37,7 @@ static struct {
     int done, ok;
     sc_pr_model m;
     uint64_t *saving;          /* per model finding; the last one is SC103's */
-    uint8_t *before;           /* per model finding: all its calls before the steady loop */
+    uint8_t *off_loop;         /* per model finding: all its calls before the steady loop or after it */
     uint32_t *shadowed;        /* per model finding: the waits its fix took along */
     uint8_t *dropped;          /* per model finding: under its keep bar (sc_price_keep_bp) */
     uint64_t *together;        /* per model finding: its fix's findings fixed at once (sc_pr_result) */
@@ -52,7 +52,7 @@ static struct {
 _Static_assert((int)SC_FIX_NONE == (int)SC_PR_FIX_NONE && (int)SC_FIX_NO_WAIT == (int)SC_PR_FIX_NO_WAIT &&
                    (int)SC_FIX_PIN == (int)SC_PR_FIX_PIN && (int)SC_FIX_STREAM == (int)SC_PR_FIX_STREAM &&
                    (int)SC_FIX_OWN_STREAM == (int)SC_PR_FIX_OWN_STREAM && (int)SC_FIX_DROP == (int)SC_PR_FIX_DROP &&
-                   (int)SC_FIX_PIPELINE == (int)SC_PR_FIX_PIPELINE,
+                   (int)SC_FIX_PIPELINE == (int)SC_PR_FIX_PIPELINE && (int)SC_FIX_SPREAD == (int)SC_PR_FIX_SPREAD,
                "rules.h's SC_FIX_* are pricing.h's sc_pr_fix");
 
 /* ------------------------------------------------------------- rates --- */
@@ -413,6 +413,17 @@ static void few_calls_and_long_runs(sc_pr_model *m, sc_pr_finding *f, size_t nf)
     free(calls);
 }
 
+/* A handle per stream (SC_PR_FIX_SPREAD, pricing.h) needs the events'
+   orders and each kernel's time, which only CUPTI gives: sampled, the busy
+   time of a stretch is shared by number, and seed 000's 60 ms settling
+   spin went to the products beside it.  Else not priced. */
+static void spread_needs(sc_pr_finding *f, size_t nf, int measured)
+{
+    for (size_t i = 0; i < nf; i++)
+        if (f[i].fix == SC_PR_FIX_SPREAD && !(sc_rl_events && measured))
+            f[i].fix = SC_PR_FIX_NONE;
+}
+
 /* Once, at report time, after every thread left the slow path. */
 void sc_price_run(void)
 {
@@ -428,12 +439,12 @@ void sc_price_run(void)
     sc_pr_finding *f = realloc((void *)m->findings, nf * sizeof *f);
     sc_pr_device *dev = calloc(m->ndevices ? m->ndevices : 1, sizeof *dev);
     P.saving = calloc(nf, sizeof *P.saving);
-    P.before = calloc(nf, sizeof *P.before);
+    P.off_loop = calloc(nf, sizeof *P.off_loop);
     P.shadowed = calloc(nf, sizeof *P.shadowed);
     P.dropped = calloc(nf, sizeof *P.dropped);
     P.together = calloc(nf, sizeof *P.together);
     P.together_n = calloc(nf, sizeof *P.together_n);
-    if (!f || !dev || !P.saving || !P.before || !P.shadowed || !P.dropped || !P.together || !P.together_n) {
+    if (!f || !dev || !P.saving || !P.off_loop || !P.shadowed || !P.dropped || !P.together || !P.together_n) {
         free(dev);
         if (f)
             m->findings = f;
@@ -467,6 +478,7 @@ void sc_price_run(void)
     size_t nv;
     int measured = sc_measure_busy(0, &v, &nv);
     free(v);
+    spread_needs(f, nf, measured);
     P.source = measured ? SC_PRICE_MEASURED : SC_PRICE_SAMPLED;
     for (uint32_t d = 0; d < m->ndevices; d++) {
         if (measured) {   /* kept with the model, which lives to the end */
@@ -490,7 +502,7 @@ void sc_price_run(void)
     if (measured)
         sc_measure_queued(m);
     P.res.saving = P.saving;
-    P.res.off_loop = P.before;
+    P.res.off_loop = P.off_loop;
     P.res.shadowed = P.shadowed;
     P.res.dropped = P.dropped;
     P.res.together = P.together;
@@ -556,7 +568,7 @@ uint32_t sc_price_shadowed(const sc_agg_key *k)
 int sc_price_off_loop(const sc_agg_key *k)
 {
     long i = index_of(k);
-    return i >= 0 && P.res.loop_ns && P.before[i];
+    return i >= 0 && P.res.loop_ns && P.off_loop[i];
 }
 
 uint64_t sc_price_held(void)

@@ -39,6 +39,9 @@ typedef struct scen {
     uint64_t *pipe;      /* per model stream: its pinned copies from this time on go to copy streams
                             (SC_PR_FIX_PIPELINE: from the first call of a fixed finding there; UINT64_MAX none) */
     int *up, *down;      /* per thread x device: the copy streams they go to, or -1 */
+    sc_pr_events *ev;    /* the events' records so far (NULL: the model has none) */
+    int *spread;         /* per device x SPREAD_MAX: a handle's streams (SC_PR_FIX_SPREAD), or -1 */
+    unsigned *turn;      /* per device: the kernels spread so far */
     uint32_t nshadow;    /* waits the fixes took along (shadowed) */
     const sc_pr_work *w0; /* the first thread's first call's, for the index of a call */
     uint8_t *taken;      /* per call, or NULL: 1 where a finding's own fix took it along */
@@ -64,6 +67,26 @@ static unsigned fixes(const scen *s, const sc_pr_call *c)
         if (fixed(s, c->finding[k]))
             f |= 1u << s->m->findings[c->finding[k] - 1].fix;
     return f;
+}
+
+/* SC_PR_FIX_SPREAD's stream for the next kernel a handle left on legacy
+   stream st launched: the next of as many streams as the program created
+   on its device (1 to SPREAD_MAX), in turn. */
+#define SPREAD_MAX 8
+static int spread_stream(scen *s, uint32_t st)
+{
+    const sc_pr_model *m = s->m;
+    uint32_t d = st < m->nstreams ? m->streams[st].device : 0;
+    unsigned k = 0;
+    for (size_t i = 0; i < m->nstreams && k < SPREAD_MAX; i++)
+        k += m->streams[i].device == d && (m->streams[i].kind == SC_PR_BLOCKING ||
+                                           m->streams[i].kind == SC_PR_NONBLOCKING);
+    if (d >= m->ndevices)
+        d = 0;
+    int *x = &s->spread[d * SPREAD_MAX + s->turn[d]++ % (k ? k : 1)];
+    if (*x < 0)
+        *x = sc_rp_stream(s->g, d, SC_RP_BLOCKING);
+    return *x;
 }
 
 /* The replay stream for model stream `st` used by thread t: its own when
@@ -411,6 +434,9 @@ static int call_step(scen *s, size_t t, tstate *ts, const sc_pr_work *w, size_t 
     int rt = (int)t, rc = 0;
     int st = stream_for(s, t, c->stream);
     unsigned fx = fixes(s, c);
+    if ((fx & (1u << SC_PR_FIX_SPREAD)) && c->what == SC_PR_SUBMIT && c->stream < s->m->nstreams &&
+        s->m->streams[c->stream].kind == SC_PR_LEGACY && (st = spread_stream(s, c->stream)) < 0)
+        return -1;
     /* PyTorch's .item() is an "async" copy into pageable memory, which
        returns once done, then a cudaStreamSynchronize that finds it done:
        the read the fix does not make takes that wait along.  A wait for its
@@ -452,6 +478,16 @@ static int call_step(scen *s, size_t t, tstate *ts, const sc_pr_work *w, size_t 
     case SC_PR_COPY_PAGEABLE: case SC_PR_COPY_SYNC:
         rc = copy_call(s, rt, ts, c, st, fx);
         break;
+    case SC_PR_EVENT_RECORD: {   /* a mark on the stream, after its work so far */
+        int op = submit(s, rt, ts, st, SC_RP_COMPUTE, 0, 0, c->stream);
+        rc = op < 0 || sc_pr_events_put(s->ev, c->bytes, c->t0, op) < 0 || sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0;
+        break;
+    }
+    case SC_PR_EVENT_WAIT: {
+        int op = sc_pr_events_get(s->ev, c->bytes, c->t0);
+        rc = (op >= 0 && sc_rp_stream_wait_op(s->g, rt, st, op) < 0) || sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0;
+        break;
+    }
     case SC_PR_JOIN:   /* the wait inside is for the other thread's end */
         if (c->stream < s->m->nthreads && c->stream != t && s->m->threads[c->stream].n)
             rc = sc_rp_after(s->g, rt, (int)c->stream, INT32_MAX) < 0;
@@ -653,7 +689,13 @@ static int64_t replay(const sc_pr_model *m, const sc_pr_work *w, const size_t *b
     s.pipe = malloc((m->nstreams + 1) * sizeof *s.pipe);
     s.up = malloc((m->nthreads * m->ndevices + 1) * sizeof *s.up);
     s.down = malloc((m->nthreads * m->ndevices + 1) * sizeof *s.down);
-    int rc = !s.g || !s.stream || !s.own || !s.copy || !s.pipe || !s.up || !s.down;
+    int oom = 0;
+    s.ev = sc_pr_events_new(m, &oom);
+    s.spread = malloc((m->ndevices * SPREAD_MAX + 1) * sizeof *s.spread);
+    s.turn = calloc(m->ndevices + 1, sizeof *s.turn);
+    int rc = !s.g || !s.stream || !s.own || !s.copy || !s.pipe || !s.up || !s.down || oom || !s.spread || !s.turn;
+    for (size_t i = 0; !rc && i < m->ndevices * SPREAD_MAX; i++)
+        s.spread[i] = -1;
     for (size_t i = 0; !rc && i < m->nthreads * m->ndevices; i++)
         s.up[i] = s.down[i] = -1;
     for (size_t i = 0; !rc && i <= m->nstreams; i++)
@@ -694,6 +736,9 @@ static int64_t replay(const sc_pr_model *m, const sc_pr_work *w, const size_t *b
     free(s.pipe);
     free(s.up);
     free(s.down);
+    sc_pr_events_free(s.ev);
+    free(s.spread);
+    free(s.turn);
     if (rc)
         return -1;
     *stalled |= r.stalled;

@@ -41,6 +41,11 @@ typedef enum sc_pr_what {
     SC_PR_COPY_SYNC,      /* a synchronous copy: waits for its stream, then the copy */
     SC_PR_JOIN,           /* waited for another thread to end (pthread_join): `stream` is that
                              thread's index in the model, SC_PR_NONE when it is not an actor */
+    SC_PR_EVENT_RECORD,   /* recorded an event on `stream` (cuEventRecord): `bytes` is the event's
+                             handle.  Recorded only under STREAMCHECK_TEST_EVENT_ORDERS, a test
+                             hook (runlog.c), until GPU runs show what these orders do to prices */
+    SC_PR_EVENT_WAIT,     /* made `stream` wait for an event (cuStreamWaitEvent): `bytes`, the
+                             event's handle; likewise */
 } sc_pr_what;
 
 #define SC_PR_NONE 0xffffffffu
@@ -69,6 +74,14 @@ typedef enum sc_pr_fix {
                              another copy of the thread's uses (a reused buffer, `reused`) also
                              after the stream's work before it, and the kernels after a reused
                              download after it */
+    SC_PR_FIX_SPREAD,     /* a handle per stream (SC601): the kernels a library handle left on the
+                             legacy stream launched go, in turn, to as many streams as the program
+                             created on the device (at most 8), blocking ones, so that the legacy
+                             stream's work before them and after them (an event that joins them
+                             back) still orders with them; consecutive ones overlap.  Priced only
+                             under --measure (each kernel's time) where the run recorded events'
+                             orders (runlog.h, sc_rl_events): programs join a handle's work to
+                             their streams with events (price.c) */
 } sc_pr_fix;
 
 /* The smallest copy SC_PR_FIX_PIPELINE moves (the recorder records the
@@ -206,12 +219,28 @@ typedef struct sc_pr_result {
    The findings of the everything-fixed run that share a fix, two or more,
    are replayed fixed together too (together, together_n).
    Also the steady loop: findings whose calls repeat evenly at least 5
-   times and span half the longest such span or more make it: one period (the median time between a
-   finding's calls) before their first (after the warm-up's long steps) to
-   one period after their last, where it leaves out a quarter of the window
-   or more, and a second or more, and is 0.1% of it or more (pricing_loop.c).
+   times and span half the longest such span or more make it, from one
+   period (the median time between a finding's calls) before their first
+   (after the warm-up's long steps) to one period after their last, where
+   it leaves out a quarter of the window or more, and a second or more,
+   and is 0.1% of it or more (pricing_loop.c).
    0, or -1 when out of memory. */
 int sc_pr_price(const sc_pr_model *m, sc_pr_result *out);
+
+/* The orders events give streams in a replay (pricing_events.c): the
+   replay operation each record of an event followed, so that a stream's
+   wait for the event orders its later work after the work the event's
+   latest record before the wait captured (DRV, cuStreamWaitEvent; RT,
+   cudaStreamWaitEvent: "the stream waits on the most recent call to
+   cudaEventRecord").  A wait for an event recorded by a thread the replay
+   builds later finds no record, and orders nothing.  sc_pr_events_new:
+   NULL where the model has no event records (*oom 0) or out of memory
+   (*oom 1); put: 0, or -1 when out of memory; get: the operation, or -1. */
+typedef struct sc_pr_events sc_pr_events;
+sc_pr_events *sc_pr_events_new(const sc_pr_model *m, int *oom);
+int sc_pr_events_put(sc_pr_events *e, uint64_t event, uint64_t t0, int op);
+int sc_pr_events_get(const sc_pr_events *e, uint64_t event, uint64_t t0);
+void sc_pr_events_free(sc_pr_events *e);
 
 /* The steady loop (pricing_loop.c), for sc_pr_price: sets out->loop_ns and
    out->off_loop from the findings' calls in [origin, end].  0, or -1

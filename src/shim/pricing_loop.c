@@ -29,10 +29,10 @@
    process group's teardown), and is 1/SC_PR_LOOP_SHARE of the window or
    more: six redundant syncs in 0.4 ms of a JAX run's 5 s are no loop,
    where torch.compile's 70 fast steps in 69 ms of a 24 s run, most of it
-   compiling, are one.  Shares are then of the loop.  A short program's phases (a C
-   sample timing one way, then another) are not a set-up.  A finding whose
-   calls all end before the loop or start after it is the set-up's or the
-   teardown's, and keeps the whole window. */
+   compiling, are one.  Shares are then of the loop.  A short program's
+   phases (a C sample timing one way, then another) are not a set-up.  A
+   finding whose calls all end before the loop or start after it is the
+   set-up's or the teardown's, and keeps the whole window. */
 #define SC_PR_LOOP_MIN 5
 #define SC_PR_LOOP_SETUP_NS 1000000000ull
 #define SC_PR_LOOP_WARM 4

@@ -30,6 +30,7 @@
 
 _Atomic int sc_rl_on;
 static size_t rl_max = SC_RL_MAX;   /* STREAMCHECK_TEST_RL_MAX: a test hook (a smaller bound) */
+int sc_rl_events;                    /* STREAMCHECK_TEST_EVENT_ORDERS (runlog.h) */
 
 #define RL_SEEN 4
 #define RL_MAPS 4
@@ -167,6 +168,8 @@ static uint8_t what_of(const sc_op *op, uint64_t wait_ns)
     case SC_K_STREAM_SYNC: return SC_PR_WAIT_STREAM;
     case SC_K_CTX_SYNC: return SC_PR_WAIT_DEVICE;
     case SC_K_EVENT_SYNC: return SC_PR_WAIT_EVENT;
+    case SC_K_EVENT_RECORD: return sc_rl_events ? SC_PR_EVENT_RECORD : SC_PR_OTHER;
+    case SC_K_WAIT_EVENT: return sc_rl_events ? SC_PR_EVENT_WAIT : SC_PR_OTHER;
     default: break;
     }
     if (sc_kind_is(op->kind, SC_KF_COPY) && !sc_kind_is(op->kind, SC_KF_SYNC))
@@ -376,7 +379,9 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
     unsigned dev = sc_op_device(op);
     uint32_t device = dev < SC_DEV_UNKNOWN ? dev : 0;
     sc_pr_call *c = &l->v[l->n];
-    *c = (sc_pr_call){.t0 = t0, .t1 = t1 > t0 ? t1 : t0, .wait_ns = wait_ns, .bytes = op->bytes,
+    uint64_t bytes = what == SC_PR_EVENT_RECORD || what == SC_PR_EVENT_WAIT ? (uint64_t)(uintptr_t)op->p1
+                                                                              : op->bytes;
+    *c = (sc_pr_call){.t0 = t0, .t1 = t1 > t0 ? t1 : t0, .wait_ns = wait_ns, .bytes = bytes,
                       .touch_ns = op->touch_ns, .touch_again = op->touch_again,
                       .nsub = t->rl.nsub, .what = what, .dev = dev_end(op),
                       .dir = op->dir == SC_DIR_H2D ? SC_PR_H2D : op->dir == SC_DIR_D2H ? SC_PR_D2H : 0};
@@ -788,6 +793,8 @@ static void rl_init(void)
     long v = max ? strtol(max, NULL, 10) : 0;
     if (v > 0 && v < SC_RL_MAX)
         rl_max = (size_t)v;
+    const char *ev = getenv("STREAMCHECK_TEST_EVENT_ORDERS");
+    sc_rl_events = ev && ev[0] == '1';
     sc_rl_on = !sc_opt.redirect;
 }
 

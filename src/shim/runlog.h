@@ -37,6 +37,11 @@ struct sc_agg_key;
    thread's pthread_join may read it while another thread's first call
    initializes the shim (a plain load on x86). */
 extern _Atomic int sc_rl_on;
+/* Event records and stream waits for events recorded too (SC_PR_EVENT_RECORD,
+   SC_PR_EVENT_WAIT): the fast path lets the run log record them
+   (sc_fast_watch).  STREAMCHECK_TEST_EVENT_ORDERS=1, a test hook, until GPU
+   runs show what these orders do to the prices; set once, at start. */
+extern int sc_rl_events;
 
 /* Records a slow-path call once it returned: t0/t1 its start and end,
    wait_ns the part spent waiting for earlier GPU work.  Returns the

@@ -283,6 +283,83 @@ START_TEST(threads_on_the_legacy_stream)
 }
 END_TEST
 
+/* Kernel A (10 ms) on stream 1, an event recorded after it, stream 2 made
+   to wait for the event (cuStreamWaitEvent), kernel B (10 ms) on stream 2,
+   and the host waits for stream 2: 20 ms, B after A.  A wait for an event
+   never recorded orders nothing: B beside A, 10 ms. */
+static uint64_t event_ordered(uint64_t waited_for)
+{
+    static run r;
+    r = (run){0};
+    sc_pr_stream st[3] = {{0, SC_PR_LEGACY}, {0, SC_PR_NONBLOCKING}, {0, SC_PR_NONBLOCKING}};
+    sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, 0, 5000, 0, 1);
+    c->gpu_known = 1, c->gpu_ns = 10 * MS, c->demand = 0.1f;
+    add(&r, 0, SC_PR_EVENT_RECORD, 10000, 12000, 0, 1)->bytes = 0xe1;
+    add(&r, 0, SC_PR_EVENT_WAIT, 20000, 22000, 0, 2)->bytes = waited_for;
+    c = add(&r, 0, SC_PR_SUBMIT, 30000, 35000, 0, 2);
+    c->gpu_known = 1, c->gpu_ns = 10 * MS, c->demand = 0.1f;
+    add(&r, 0, SC_PR_WAIT_STREAM, 40000, 20 * MS, 20 * MS - 40000, 2);
+    busy(&r, 0, 20 * MS);
+    sc_pr_finding f = {0};
+    uint64_t saving;
+    return price(&r, 1, st, 3, &f, 1, 0, 0, &saving).model_ns;
+}
+
+START_TEST(events_order_streams)
+{
+    near(event_ordered(0xe1), 20 * MS);
+    uint64_t apart = event_ordered(0xe2);
+    ck_assert_msg(apart > 10 * MS && apart < 10 * MS + 100000, "apart %llu", (unsigned long long)apart);
+}
+END_TEST
+
+/* One cuBLAS handle on the legacy stream (SC601, finding 1) in a program
+   that created `created` non-blocking streams: eight 1 ms products, each a
+   tenth of the device, queued at once; an event recorded on the legacy
+   stream after them, stream 1 made to wait for it, a 5 ms kernel there,
+   and the host waits for stream 1.  One after another: 13 ms.  A handle
+   per stream: with 4 streams, 4 products at a time, 7 ms; with 2, 9 ms;
+   with 1, a stream of the handle's own, 13 ms as before.  The join holds:
+   the last kernel waits for every product. */
+static uint64_t handle_on_legacy(int created, uint64_t *fixed)
+{
+    static run r;
+    r = (run){0};
+    sc_pr_stream st[5] = {{0, SC_PR_LEGACY}};
+    for (int k = 1; k <= created; k++)
+        st[k] = (sc_pr_stream){0, SC_PR_NONBLOCKING};
+    for (uint64_t k = 0; k < 8; k++) {
+        sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, k * 10000, k * 10000 + 5000, 0, 0);
+        c->demand = 0.1f;
+        c->finding[0] = 1;
+        c->gpu_known = 1, c->gpu_ns = MS;   /* CUPTI's durations, as under --measure */
+    }
+    add(&r, 0, SC_PR_EVENT_RECORD, 90000, 92000, 0, 0)->bytes = 0xe1;
+    add(&r, 0, SC_PR_EVENT_WAIT, 95000, 97000, 0, 1)->bytes = 0xe1;
+    sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, 100000, 105000, 0, 1);
+    c->gpu_known = 1, c->gpu_ns = 5 * MS, c->demand = 0.1f;
+    add(&r, 0, SC_PR_WAIT_STREAM, 110000, 13 * MS, 13 * MS - 110000, 1);
+    busy(&r, 0, 13 * MS);
+    sc_pr_finding f = {.fix = SC_PR_FIX_SPREAD, .in_all = 1};
+    uint64_t saving;
+    sc_pr_result res = price(&r, 1, st, (size_t)created + 1, &f, 1, 0, 0, &saving);
+    near(res.model_ns, 13 * MS);
+    *fixed = res.fixed_ns;
+    return saving;
+}
+
+START_TEST(a_handle_per_stream)
+{
+    uint64_t fixed, saving = handle_on_legacy(4, &fixed);
+    ck_assert_msg(fixed > 69 * MS / 10 && fixed < 73 * MS / 10, "fixed %llu", (unsigned long long)fixed);
+    ck_assert_msg(saving > 57 * MS / 10 && saving < 61 * MS / 10, "saving %llu", (unsigned long long)saving);
+    saving = handle_on_legacy(2, &fixed);
+    ck_assert_msg(saving > 37 * MS / 10 && saving < 41 * MS / 10, "saving %llu", (unsigned long long)saving);
+    saving = handle_on_legacy(1, &fixed);
+    ck_assert_msg(saving < MS / 10, "saving %llu", (unsigned long long)saving);
+}
+END_TEST
+
 /* Steps of host work, a pageable copy (a wait for the stream, then 2 ms
    of staging), a kernel.  GPU-bound (4 ms host, 10 ms kernel): each step
    takes 12 ms; pinned at 1 ms a copy the GPU does 11 a step, at 2 ms 12:
@@ -973,6 +1050,8 @@ int main(void)
     tcase_add_loop_test(tc, candidates_kept_by_their_group, 0, 3);
     tcase_add_loop_test(tc, second_item_waits_in_its_place, 0, 5);
     tcase_add_test(tc, threads_on_the_legacy_stream);
+    tcase_add_test(tc, events_order_streams);
+    tcase_add_test(tc, a_handle_per_stream);
     tcase_add_test(tc, pageable_copies);
     tcase_add_test(tc, released_sources);
     tcase_add_test(tc, receipts_to_a_pinning_thread);
