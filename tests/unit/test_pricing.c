@@ -313,6 +313,39 @@ START_TEST(events_order_streams)
 }
 END_TEST
 
+/* The same across threads: thread 0 queues A and records the event, then
+   waits for stream 1; thread 1, 1 ms later, makes stream 2 wait for the
+   event, queues B and waits for stream 2.  B after A: 20 ms.  Recorded by
+   a thread the replay builds after the waiting one (the threads swapped),
+   the event orders nothing (pricing.h, sc_pr_events_get): 10 ms. */
+static uint64_t event_across_threads(int swapped)
+{
+    static run r;
+    r = (run){0};
+    int rec = swapped ? 1 : 0, wt = swapped ? 0 : 1;
+    sc_pr_stream st[3] = {{0, SC_PR_LEGACY}, {0, SC_PR_NONBLOCKING}, {0, SC_PR_NONBLOCKING}};
+    sc_pr_call *c = add(&r, rec, SC_PR_SUBMIT, 0, 5000, 0, 1);
+    c->gpu_known = 1, c->gpu_ns = 10 * MS, c->demand = 0.1f;
+    add(&r, rec, SC_PR_EVENT_RECORD, 10000, 12000, 0, 1)->bytes = 0xe1;
+    add(&r, rec, SC_PR_WAIT_STREAM, 20000, 10 * MS, 10 * MS - 20000, 1);
+    add(&r, wt, SC_PR_EVENT_WAIT, MS, MS + 2000, 0, 2)->bytes = 0xe1;
+    c = add(&r, wt, SC_PR_SUBMIT, MS + 10000, MS + 15000, 0, 2);
+    c->gpu_known = 1, c->gpu_ns = 10 * MS, c->demand = 0.1f;
+    add(&r, wt, SC_PR_WAIT_STREAM, MS + 20000, 20 * MS, 19 * MS - 20000, 2);
+    busy(&r, 0, 20 * MS);
+    sc_pr_finding f = {0};
+    uint64_t saving;
+    return price(&r, 2, st, 3, &f, 1, 0, 0, &saving).model_ns;
+}
+
+START_TEST(events_across_threads)
+{
+    near(event_across_threads(0), 20 * MS);
+    uint64_t apart = event_across_threads(1);
+    ck_assert_msg(apart < 12 * MS, "apart %llu", (unsigned long long)apart);
+}
+END_TEST
+
 /* One cuBLAS handle on the legacy stream (SC601, finding 1) in a program
    that created `created` non-blocking streams: eight 1 ms products, each a
    tenth of the device, queued at once; an event recorded on the legacy
@@ -1051,6 +1084,7 @@ int main(void)
     tcase_add_loop_test(tc, second_item_waits_in_its_place, 0, 5);
     tcase_add_test(tc, threads_on_the_legacy_stream);
     tcase_add_test(tc, events_order_streams);
+    tcase_add_test(tc, events_across_threads);
     tcase_add_test(tc, a_handle_per_stream);
     tcase_add_test(tc, pageable_copies);
     tcase_add_test(tc, released_sources);
