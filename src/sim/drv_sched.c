@@ -511,11 +511,39 @@ CUresult scsim_submit(struct CUstream_st *s, const scsim_work *w,
 
 /* --------------------------------------------------------------- work --- */
 
+/* STREAMCHECK_SIM_KERNEL_MIN_US=U: a kernel with a twin takes at least U
+ * microseconds, the worker sleeping out what its twin did not take, so
+ * that kernels on different streams overlap whatever else shares the CPU
+ * (as a GPU's small kernels do beside each other); unset, a kernel takes
+ * its twin's time on the CPU. */
+static uint64_t kernel_min_ns(void)
+{
+    static _Atomic int read;
+    static _Atomic uint64_t ns;
+    if (!atomic_load_explicit(&read, memory_order_acquire)) {
+        long us = scsim_env_long("STREAMCHECK_SIM_KERNEL_MIN_US", 0);
+        atomic_store(&ns, us > 0 ? (uint64_t)us * 1000u : 0);
+        atomic_store_explicit(&read, 1, memory_order_release);
+    }
+    return atomic_load(&ns);
+}
+
+static void sleep_until(uint64_t end)
+{
+    struct timespec ts = {.tv_sec = (time_t)(end / 1000000000ull), .tv_nsec = (long)(end % 1000000000ull)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
 static void run_kernel(scsim_work *w)
 {
     struct CUfunc_st *f = w->u.kernel.f;
     if (!f->twin)
         return;
+    uint64_t min = kernel_min_ns();
+    struct timespec t0;
+    if (min)
+        clock_gettime(CLOCK_MONOTONIC, &t0);
     const sc_twin *t = f->twin;
     void *small[32];
     void **ptrs = small;
@@ -544,6 +572,8 @@ static void run_kernel(scsim_work *w)
     t->fn(&l);
     if (ptrs != small)
         free(ptrs);
+    if (min)
+        sleep_until((uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec + min);
 }
 
 static void run_memset(scsim_work *w)
@@ -610,10 +640,7 @@ static void paced_copy(void *dst, const void *src, size_t n, bool pageable)
     memmove(dst, src, n);
     if (r <= 0)
         return;
-    uint64_t end = (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec + (uint64_t)((double)n / r);
-    struct timespec ts = {.tv_sec = (time_t)(end / 1000000000ull), .tv_nsec = (long)(end % 1000000000ull)};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-        ;
+    sleep_until((uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec + (uint64_t)((double)n / r));
 }
 
 void scsim_work_run(scsim_work *w, struct CUstream_st *s)
