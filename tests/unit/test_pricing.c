@@ -283,65 +283,55 @@ START_TEST(threads_on_the_legacy_stream)
 }
 END_TEST
 
+/* A 10 ms kernel (CUPTI's time, as under --measure) queued by thread t at
+   `at` on stream st. */
+static void kernel_10ms(run *r, int t, uint64_t at, uint32_t st)
+{
+    sc_pr_call *c = add(r, t, SC_PR_SUBMIT, at, at + 5000, 0, st);
+    c->gpu_known = 1, c->gpu_ns = 10 * MS, c->demand = 0.1f;
+}
+
 /* Kernel A (10 ms) on stream 1, an event recorded after it, stream 2 made
    to wait for the event (cuStreamWaitEvent), kernel B (10 ms) on stream 2,
    and the host waits for stream 2: 20 ms, B after A.  A wait for an event
-   never recorded orders nothing: B beside A, 10 ms. */
-static uint64_t event_ordered(uint64_t waited_for)
+   never recorded orders nothing: B beside A, 10 ms.  With two threads,
+   thread 0 queues A, records the event and waits for stream 1, and thread
+   1, 1 ms later, makes stream 2 wait, queues B and waits for stream 2:
+   20 ms again.  Recorded by a thread the replay builds after the waiting
+   one (swapped), the event orders nothing (pricing.h, sc_pr_events_get):
+   10 ms. */
+static uint64_t event_ordered(int nthreads, int swapped, uint64_t waited_for)
 {
     static run r;
     r = (run){0};
+    int rec = nthreads == 2 && swapped, wt = nthreads == 2 && !swapped;
+    uint64_t t = nthreads == 2 ? MS : 20000;   /* the wait for the event */
     sc_pr_stream st[3] = {{0, SC_PR_LEGACY}, {0, SC_PR_NONBLOCKING}, {0, SC_PR_NONBLOCKING}};
-    sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, 0, 5000, 0, 1);
-    c->gpu_known = 1, c->gpu_ns = 10 * MS, c->demand = 0.1f;
-    add(&r, 0, SC_PR_EVENT_RECORD, 10000, 12000, 0, 1)->bytes = 0xe1;
-    add(&r, 0, SC_PR_EVENT_WAIT, 20000, 22000, 0, 2)->bytes = waited_for;
-    c = add(&r, 0, SC_PR_SUBMIT, 30000, 35000, 0, 2);
-    c->gpu_known = 1, c->gpu_ns = 10 * MS, c->demand = 0.1f;
-    add(&r, 0, SC_PR_WAIT_STREAM, 40000, 20 * MS, 20 * MS - 40000, 2);
+    kernel_10ms(&r, rec, 0, 1);
+    add(&r, rec, SC_PR_EVENT_RECORD, 10000, 12000, 0, 1)->bytes = 0xe1;
+    if (nthreads == 2)
+        add(&r, rec, SC_PR_WAIT_STREAM, 20000, 10 * MS, 10 * MS - 20000, 1);
+    add(&r, wt, SC_PR_EVENT_WAIT, t, t + 2000, 0, 2)->bytes = waited_for;
+    kernel_10ms(&r, wt, t + 10000, 2);
+    add(&r, wt, SC_PR_WAIT_STREAM, t + 20000, 20 * MS, 20 * MS - t - 20000, 2);
     busy(&r, 0, 20 * MS);
     sc_pr_finding f = {0};
     uint64_t saving;
-    return price(&r, 1, st, 3, &f, 1, 0, 0, &saving).model_ns;
+    return price(&r, nthreads, st, 3, &f, 1, 0, 0, &saving).model_ns;
 }
 
 START_TEST(events_order_streams)
 {
-    near(event_ordered(0xe1), 20 * MS);
-    uint64_t apart = event_ordered(0xe2);
+    near(event_ordered(1, 0, 0xe1), 20 * MS);
+    uint64_t apart = event_ordered(1, 0, 0xe2);
     ck_assert_msg(apart > 10 * MS && apart < 10 * MS + 100000, "apart %llu", (unsigned long long)apart);
 }
 END_TEST
 
-/* The same across threads: thread 0 queues A and records the event, then
-   waits for stream 1; thread 1, 1 ms later, makes stream 2 wait for the
-   event, queues B and waits for stream 2.  B after A: 20 ms.  Recorded by
-   a thread the replay builds after the waiting one (the threads swapped),
-   the event orders nothing (pricing.h, sc_pr_events_get): 10 ms. */
-static uint64_t event_across_threads(int swapped)
-{
-    static run r;
-    r = (run){0};
-    int rec = swapped ? 1 : 0, wt = swapped ? 0 : 1;
-    sc_pr_stream st[3] = {{0, SC_PR_LEGACY}, {0, SC_PR_NONBLOCKING}, {0, SC_PR_NONBLOCKING}};
-    sc_pr_call *c = add(&r, rec, SC_PR_SUBMIT, 0, 5000, 0, 1);
-    c->gpu_known = 1, c->gpu_ns = 10 * MS, c->demand = 0.1f;
-    add(&r, rec, SC_PR_EVENT_RECORD, 10000, 12000, 0, 1)->bytes = 0xe1;
-    add(&r, rec, SC_PR_WAIT_STREAM, 20000, 10 * MS, 10 * MS - 20000, 1);
-    add(&r, wt, SC_PR_EVENT_WAIT, MS, MS + 2000, 0, 2)->bytes = 0xe1;
-    c = add(&r, wt, SC_PR_SUBMIT, MS + 10000, MS + 15000, 0, 2);
-    c->gpu_known = 1, c->gpu_ns = 10 * MS, c->demand = 0.1f;
-    add(&r, wt, SC_PR_WAIT_STREAM, MS + 20000, 20 * MS, 19 * MS - 20000, 2);
-    busy(&r, 0, 20 * MS);
-    sc_pr_finding f = {0};
-    uint64_t saving;
-    return price(&r, 2, st, 3, &f, 1, 0, 0, &saving).model_ns;
-}
-
 START_TEST(events_across_threads)
 {
-    near(event_across_threads(0), 20 * MS);
-    uint64_t apart = event_across_threads(1);
+    near(event_ordered(2, 0, 0xe1), 20 * MS);
+    uint64_t apart = event_ordered(2, 1, 0xe1);
     ck_assert_msg(apart < 12 * MS, "apart %llu", (unsigned long long)apart);
 }
 END_TEST
