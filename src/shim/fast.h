@@ -204,11 +204,12 @@ static inline void sc_fast_kept(sc_thread *t, const sc_op *op)
 
 /* The run log records the call the fast path kept: after a wait, a
    pinned copy, and an event's record or a wait for one where events are
-   recorded (runlog.h, sc_rl_events). */
+   recorded (runlog.h, sc_rl_events).  GPU work is tested first: a launch
+   or a copy pays for no more than the test sc_fast_kept makes anyway. */
 static inline int sc_fast_watch(const sc_thread *t, const sc_op *op)
 {
-    return t->rl.watch ||
-           (SC_UNLIKELY(sc_rl_events) && (op->kind == SC_K_EVENT_RECORD || op->kind == SC_K_WAIT_EVENT));
+    return t->rl.watch || (!sc_kind_is(op->kind, SC_KF_WORK) && SC_UNLIKELY(sc_rl_events) &&
+                           (op->kind == SC_K_EVENT_RECORD || op->kind == SC_K_WAIT_EVENT));
 }
 
 /* The fast path, timed once every SC_FAST_SAMPLE calls of a thread so the

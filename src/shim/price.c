@@ -467,18 +467,18 @@ void sc_price_run(void)
     m->findings = f;
     m->nfindings = nf;
     m->scope_ns = sc_range_scope() ? sc_range_scope_ns() : 0;   /* as shim_report.c's shares */
-    sc403_needs_work_after(m);
-    few_calls_and_long_runs(m, f, nf);
-    sc_pr_thread *th = (sc_pr_thread *)m->threads;
-    for (size_t t = 0; t < m->nthreads; t++)
-        th[t].legacy_finding = th[t].id && sc_hb_lifetime_concurrent(th[t].id) ? (uint16_t)nf : 0;
     /* measured mode's timeline when it has one (sc_measure_stop ran), else
        the samples */
     sc_pr_span *v;
     size_t nv;
     int measured = sc_measure_busy(0, &v, &nv);
     free(v);
-    spread_needs(f, nf, measured);
+    spread_needs(f, nf, measured);   /* before a long run's findings are told held or not */
+    sc403_needs_work_after(m);
+    few_calls_and_long_runs(m, f, nf);
+    sc_pr_thread *th = (sc_pr_thread *)m->threads;
+    for (size_t t = 0; t < m->nthreads; t++)
+        th[t].legacy_finding = th[t].id && sc_hb_lifetime_concurrent(th[t].id) ? (uint16_t)nf : 0;
     P.source = measured ? SC_PRICE_MEASURED : SC_PRICE_SAMPLED;
     for (uint32_t d = 0; d < m->ndevices; d++) {
         if (measured) {   /* kept with the model, which lives to the end */
