@@ -726,6 +726,7 @@ START_TEST(loop_shares)
     p->end_time = 1001.0;
     p->window_ns = 1000000000;
     p->model_ns = 1000000000;
+    p->fixed_ns = 960000000;
     p->loop_ns = 100000000;
     for (int i = 0; i < 2; i++) {
         sc_finding *f = add(r, SC_RULE_SC403, SC_SEV_WARNING, 3, "");
@@ -752,6 +753,8 @@ START_TEST(loop_shares)
     ck_assert_ptr_nonnull(strstr(t, "\n@ Steady loop          : 100.000 ms, from a step before a hazard of every "));
     ck_assert_ptr_nonnull(strstr(t, "(1.00% of the steady loop)"));
     ck_assert_ptr_nonnull(strstr(t, "(0.10% of the active window)"));
+    /* all fixed: 4% of the window, and what that is of the loop */
+    ck_assert_ptr_nonnull(strstr(t, "960.000 ms predicted (4.00% less; 40.000 ms, 40.00% of the steady loop) "));
     free(t);
     char *j = render(r, SC_FMT_JSON);
     ck_assert_ptr_nonnull(strstr(j, "\"loop_ns\": 100000000,"));
