@@ -479,7 +479,13 @@ static int call_step(scen *s, size_t t, tstate *ts, const sc_pr_work *w, size_t 
         rc = copy_call(s, rt, ts, c, st, fx);
         break;
     case SC_PR_EVENT_RECORD: {   /* a mark on the stream, after its work so far */
+        /* It is done when the stream's last operation is: a wait for it is a
+           wait for that one, a copy to the host included (dropped_wait). */
+        int d2h = c->stream < s->m->nstreams && ts->d2h_on[c->stream];
         int op = submit(s, rt, ts, st, SC_RP_COMPUTE, 0, 0, c->stream);
+        ts->last_d2h = d2h;
+        if (c->stream < s->m->nstreams)
+            ts->d2h_on[c->stream] = (unsigned char)d2h;
         rc = op < 0 || sc_pr_events_put(s->ev, c->bytes, c->t0, op) < 0 || sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0;
         break;
     }

@@ -595,7 +595,12 @@ END_TEST
    18 ms saved of 50.  Replayed with no order at all the kernels would run
    before their uploads (30 saved); with the copies on the compute engine
    nothing would overlap (about 0).  The same with a device synchronization
-   after each stage. */
+   after each stage (_i 1), and with the seed's events recorded for its
+   timing (_i 2: before each upload and after each download, under
+   STREAMCHECK_TEST_EVENT_ORDERS): a wait for a stream whose last mark
+   follows a download orders no more than the download did. */
+static int marked;   /* host_synced_stages records the seed's timing events */
+
 static sc_pr_result host_synced_stages(uint64_t *saving, int joint, uint8_t wait)
 {
     static run r;
@@ -605,12 +610,16 @@ static sc_pr_result host_synced_stages(uint64_t *saving, int joint, uint8_t wait
     uint64_t now = MS;
     for (int k = 0; k < 10; k++)
         for (uint32_t j = 0; j < 3; j++) {
+            if (marked && j == 0)
+                add(&r, 0, SC_PR_EVENT_RECORD, now, now + 1000, 0, j)->bytes = 0x100 + (uint64_t)k;
             sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, now, now + 10000, 0, j);
             c->dir = stage[j].dir;
             c->bytes = stage[j].dir ? 4 * MS : 0;
             c->demand = stage[j].dir ? 0 : 1;
             uint64_t end = now + stage[j].ms * MS;
             busy(&r, now + 5000, end - 5000);
+            if (marked && j == 2)
+                add(&r, 0, SC_PR_EVENT_RECORD, now + 10000, now + 11000, 0, j)->bytes = 0x200 + (uint64_t)k;
             add(&r, 0, wait, now + 10000, end, end - now - 10000, j)->finding[0] = (uint16_t)(j + 1);
             now = end;
         }
@@ -623,7 +632,8 @@ static sc_pr_result host_synced_stages(uint64_t *saving, int joint, uint8_t wait
 
 START_TEST(host_syncs_become_events)
 {
-    uint8_t wait = _i ? SC_PR_WAIT_DEVICE : SC_PR_WAIT_STREAM;
+    uint8_t wait = _i == 1 ? SC_PR_WAIT_DEVICE : SC_PR_WAIT_STREAM;
+    marked = _i == 2;
     uint64_t saving[3];
     sc_pr_result res = host_synced_stages(saving, 1, wait);
     uint64_t all = res.model_ns - res.fixed_ns;
@@ -1081,7 +1091,7 @@ int main(void)
     tcase_add_test(tc, receipts_to_a_pinning_thread);
     tcase_add_test(tc, first_touch_not_saved);
     tcase_add_test(tc, joint_waits);
-    tcase_add_loop_test(tc, host_syncs_become_events, 0, 2);
+    tcase_add_loop_test(tc, host_syncs_become_events, 0, 3);
     tcase_add_test(tc, join_follows_the_other_thread);
     tcase_add_test(tc, late_work_before_a_wait);
     tcase_add_test(tc, steady_loop_after_set_up);
