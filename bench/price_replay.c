@@ -5,7 +5,7 @@
  * recorded on a GPU without the GPU, and set against what the fixes gained
  * there (bench/price_check.py's table).
  *
- *   price_replay [--together] [--tool-cost A,O] [--duplex R] DUMP
+ *   price_replay [--together] [--no-events] [--tool-cost A,O] [--duplex R] DUMP
  *                         the dump's first line and its finding lines, as
  *                         the current model prices them; --duplex R: the
  *                         rate of pinned copies both ways at once, bytes
@@ -18,7 +18,12 @@
  *                         calls (measured mode's dumps: "tool NS APIS OPS",
  *                         which the replay takes out of the gap) counted
  *                         again as A ns per API record and O per GPU
- *                         operation queued in the gap
+ *                         operation queued in the gap; --no-events: the
+ *                         dump's event records and waits ordering nothing
+ *                         (host calls, each keeping the submissions the
+ *                         fast path let through before it), to
+ *                         set the events' orders against their absence on
+ *                         the same run
  *
  * Each finding's flags are the ones price.c gives it: a finding (not an
  * allocation site) is in the all-fixed run, and is priced jointly when its
@@ -38,6 +43,8 @@
 typedef struct tcalls { sc_pr_thread th; sc_pr_call *v; size_t n, cap; } tcalls;
 typedef struct dbusy { sc_pr_device dev; sc_pr_span *v; size_t n, cap; } dbusy;
 typedef struct dfind { sc_pr_finding f; char rule[16]; } dfind;
+
+static int no_events;   /* --no-events */
 
 typedef struct dump {
     sc_pr_stream *streams; size_t nstreams, cstreams;
@@ -81,6 +88,8 @@ static int call_line(dump *d, const char *l)
     const char *rv = strstr(l, " receive ");   /* a batch's receipt, in dumps since it was recorded */
     if (rv && sscanf(rv, " receive %llu %llu", &receive, &receive_t0) != 2)
         return -1;
+    if (no_events && (what == SC_PR_EVENT_RECORD || what == SC_PR_EVENT_WAIT))
+        what = SC_PR_OTHER;   /* its host time, and the submissions made before it, kept */
     tcalls *t = &d->threads[d->nthreads - 1];
     if (room(&t->v, &t->n, &t->cap, t->n, sizeof *t->v))
         return -1;
@@ -193,6 +202,8 @@ int main(int argc, char **argv)
     for (;;) {
         if (argc >= 3 && !strcmp(argv[1], "--together"))
             together = 1;
+        else if (argc >= 3 && !strcmp(argv[1], "--no-events"))
+            no_events = 1;
         else if (argc >= 4 && !strcmp(argv[1], "--tool-cost") && sscanf(argv[2], "%lf,%lf", &api_ns, &op_ns) == 2) {
             argv++;
             argc--;
@@ -211,7 +222,7 @@ int main(int argc, char **argv)
         argc -= 2;
     }
     if (argc != 2) {
-        fprintf(stderr, "usage: price_replay [--together] [--tool-cost A,O] [--duplex R] DUMP  (a file "
+        fprintf(stderr, "usage: price_replay [--together] [--no-events] [--tool-cost A,O] [--duplex R] DUMP  (a file "
                 "STREAMCHECK_TEST_PRICE_DUMP wrote)\n");
         return 2;
     }
