@@ -110,7 +110,8 @@ class Pair:
     process a GPU, ranks rows)."""
 
     def __init__(self, key, group, title, hazard, fix, rule, metric, marks, unit="run", batch=None,
-                 steps=None, launch=None, same_output=True, sim_env=None, sc_args=None, sc_env=None, modes=None):
+                 steps=None, launch=None, same_output=True, sim_env=None, sc_args=None, sc_env=None, modes=None,
+                 gpu_args=None):
         self.key, self.group, self.title = key, group, title
         self.hazard, self.fix, self.rule, self.metric, self.marks = hazard, fix, rule, metric, marks
         self.unit, self.batch, self.steps, self.launch = unit, batch, steps, launch
@@ -119,6 +120,7 @@ class Pair:
         self.sc_args = sc_args or []   # streamcheck's options for the hazard's runs (--range=NAME)
         self.sc_env = sc_env or {}     # and their environment (a test hook)
         self.modes = modes             # the modes it is priced in (None: every one asked)
+        self.gpu_args = gpu_args or []  # the C app's arguments on a GPU (both ways), not on the simulator
         self.window = None    # --measure-window S:LEN, from its native runs (window_of)
 
 
@@ -206,7 +208,10 @@ def pair_table(a):
              # the simulator's products are its CPU's work (about 3 ms each):
              # 20 ms each, mostly asleep, they overlap on other streams as a
              # GPU's small kernels do, whatever else shares the CPU
-             sim_env={"STREAMCHECK_SIM_KERNEL_MIN_US": "20000"}),
+             sim_env={"STREAMCHECK_SIM_KERNEL_MIN_US": "20000"},
+             # on a GPU, seeds.py's sizes (bench/seeds.py, seed000-hazard):
+             # 1024² products, ten passes, where an H200 gains about 30%
+             gpu_args=[4, 1024, 10]),
         Pair("train_resnet", "python", "train_resnet.py: DataLoader pin_memory 0 vs 1",
              py("train_resnet.py", "--pin-memory", 0, *resnet), py("train_resnet.py", "--pin-memory", 1, *resnet),
              "SC203", "images_per_s", "train_resnet.py", unit="step", batch=64, steps=50),
@@ -254,6 +259,8 @@ def launch(a, p, cmd, sc=None):
     """The command line and environment that run cmd (a pair's way) natively
     (sc None) or under streamcheck (sc: its options)."""
     env = dict(p.sim_env) if a.sim else {}
+    if not a.sim:
+        cmd = cmd + [str(x) for x in p.gpu_args]
     if sc is not None:
         env.update(p.sc_env)
     if a.sim and sc is None:
