@@ -397,30 +397,42 @@ static int can_start(const sim *s, const rop *o)
     return 1;
 }
 
-/* The rate of every running operation: per device, kernels share it by
-   demand and copies their engine by count, and copies each way run at the
-   device's duplex fraction while the other way copies too. */
+/* The rate of every running operation, in the order they started (the
+   running array keeps it): per device, kernels take the device's room by
+   demand, first come first served, as its block scheduler hands out the
+   blocks of the kernel that came first before the next one's (a later
+   kernel gets what is left, or waits for the room: two grids that each
+   fill the device run one after the other, not each at half speed); a
+   copy engine serves its copies one at a time, in the order they came.
+   Copies each way run at the device's duplex fraction while the other way
+   copies too. */
 static int rates(sim *s)
 {
     sc_rp *g = s->g;
     size_t nd = g->nlegacy;
-    double *demand = s->scratch, *count = demand + nd;
-    memset(demand, 0, nd * (1 + SC_RP_NENGINES) * sizeof *demand);
+    double *room = s->scratch, *count = room + nd;
+    memset(room, 0, nd * (1 + SC_RP_NENGINES) * sizeof *room);
+    for (size_t d = 0; d < nd; d++)
+        room[d] = 1;
     for (size_t i = 0; i < s->nrun; i++) {
         const rop *o = &g->ops[s->running[i]];
-        unsigned d = g->st[o->stream].device;
-        count[d * SC_RP_NENGINES + o->engine] += 1;
-        if (o->engine == SC_RP_COMPUTE)
-            demand[d] += o->demand;
+        count[g->st[o->stream].device * SC_RP_NENGINES + o->engine] += 1;
     }
     for (size_t i = 0; i < s->nrun; i++) {
         rop *o = &g->ops[s->running[i]];
         unsigned d = g->st[o->stream].device;
-        const double *c = count + d * SC_RP_NENGINES;
-        double share = o->engine == SC_RP_COMPUTE ? demand[d] : c[o->engine];
-        o->rate = share > 1 ? 1 / share : 1;
-        if ((o->engine == SC_RP_COPY_H2D || o->engine == SC_RP_COPY_D2H) && c[SC_RP_COPY_H2D] > 0 &&
-            c[SC_RP_COPY_D2H] > 0)
+        double *c = count + d * SC_RP_NENGINES;
+        if (o->engine == SC_RP_COMPUTE) {
+            o->rate = o->demand <= room[d] ? 1 : room[d] / o->demand;
+            room[d] = o->demand <= room[d] ? room[d] - o->demand : 0;
+            continue;
+        }
+        /* c[engine] counts down to 0: the first of this engine's copies
+           runs, the others wait (a count of -1 marks the engine taken) */
+        o->rate = c[o->engine] > 0 ? 1 : 0;
+        c[o->engine] = -1;
+        if (o->rate > 0 && (o->engine == SC_RP_COPY_H2D || o->engine == SC_RP_COPY_D2H) &&
+            c[SC_RP_COPY_H2D] != 0 && c[SC_RP_COPY_D2H] != 0)
             o->rate *= g->duplex[d];
     }
     return 0;
@@ -468,7 +480,9 @@ static double next_event(const sim *s)
     double t = s->nheap ? s->heap[0].t : INFINITY;
     for (size_t i = 0; i < s->nrun; i++) {
         const rop *o = &g->ops[s->running[i]];
-        double e = s->now + o->work / o->rate;
+        if (!(o->rate > 0) && o->work > 0)
+            continue;   /* waiting for its engine or the device's room */
+        double e = o->rate > 0 ? s->now + o->work / o->rate : s->now;
         if (e < t)
             t = e;
     }
@@ -491,7 +505,11 @@ static int advance(sim *s, double t)
     for (size_t i = 0; i < s->nrun;) {
         rop *o = &g->ops[s->running[i]];
         double r = o->rate;
-        if (s->now + o->work / r > t + 1e-9 * (t > 1 ? t : 1)) {
+        if (!(r > 0) && o->work > 0) {
+            i++;
+            continue;
+        }
+        if (r > 0 && s->now + o->work / r > t + 1e-9 * (t > 1 ? t : 1)) {
             o->work -= dt * r;
             i++;
             continue;
@@ -500,7 +518,9 @@ static int advance(sim *s, double t)
         o->state = OP_DONE;
         o->end = t;
         g->st[o->stream].prev_running = -1;
-        s->running[i] = s->running[--s->nrun];
+        /* the rest keep the order they started in (rates) */
+        memmove(&s->running[i], &s->running[i + 1], (s->nrun - i - 1) * sizeof *s->running);
+        s->nrun--;
         ended = 1;
     }
     s->now = t;

@@ -26,10 +26,13 @@
  * - one host thread may wait for a step of another (the program's own
  *   orders: a join, a mutex taken after another thread released it).
  * Operations run as soon as their predecessors are done.  Kernels running at
- * once share the device: each asks for a fraction of it (its demand, 1 for
- * a kernel that fills the device); while the demands sum to more than 1
- * each runs slower by that sum.  Copies share their copy engine (one per
- * direction) equally; where copies both ways at once share the link between
+ * once share the device first come, first served: each asks for a fraction
+ * of it (its demand, 1 for a kernel that fills the device) and gets what
+ * the kernels that started before it left, as the block scheduler hands
+ * out the first kernel's blocks before the next one's (two grids that each
+ * fill the device run one after the other).  A copy engine (one per
+ * direction) serves its copies one at a time, in the order they started;
+ * where copies both ways at once share the link between
  * host and device (sc_rp_set_duplex), those each way run slower while the
  * other way copies too.  Nothing here knows CUDA's types: streams, threads and
  * operations are indices, times are nanoseconds.

@@ -1,7 +1,7 @@
 /* test_replay.c: the replay of a run's dependency graph (src/shim/replay.c)
  * on small graphs whose answers are known by hand: stream order, the
  * legacy stream's barrier, event waits, host waits, devices shared by
- * demand and copy engines shared by count, copies both ways sharing the
+ * demand and copy engines served first come first served, copies both ways sharing the
  * link (duplex), submission latency, orders between host threads.
  */
 #include "config.h"
@@ -98,8 +98,11 @@ END_TEST
 
 /* Two threads, five 20 ns kernels each, then a wait: on one legacy
    stream they take turns (200); on two streams they overlap as far as
-   their demands let them: 100 when small, 5 x 24 when they ask for 0.6
-   of the device each, 200 when each fills it. */
+   their demands let them: 100 when small, 200 when each fills it.  When
+   each asks for 0.6 of the device, the one that started first runs at
+   full speed and the other at 0.4 / 0.6 of it, then takes the lead when
+   the first ends: 125, where sharing the device evenly (each at 1 / 1.2)
+   would have ended at 120. */
 static uint64_t two_threads(int shared, double demand)
 {
     sc_rp *g = sc_rp_new();
@@ -121,30 +124,62 @@ START_TEST(threads_share_the_legacy_stream)
 {
     ck_assert_uint_eq(two_threads(1, 0.01), 200);
     ck_assert_uint_eq(two_threads(0, 0.01), 100);
-    ck_assert_uint_eq(two_threads(0, 0.6), 120);
+    ck_assert_uint_eq(two_threads(0, 0.6), 125);
     ck_assert_uint_eq(two_threads(0, 1), 200);
 }
 END_TEST
 
 START_TEST(copy_engines)
 {
-    /* two host-to-device copies share their engine; one each way do not */
+    /* two host-to-device copies take their engine in turn; one each way
+       do not wait for each other */
     for (int other = 0; other < 2; other++) {
         sc_rp *g = sc_rp_new();
         int a = sc_rp_stream(g, 0, SC_RP_NONBLOCKING), b = sc_rp_stream(g, 0, SC_RP_NONBLOCKING);
         int t = sc_rp_thread(g, 0);
-        sc_rp_submit(g, t, a, SC_RP_COPY_H2D, 100, 1, 0);
+        int first = sc_rp_submit(g, t, a, SC_RP_COPY_H2D, 100, 1, 0);
         sc_rp_cpu(g, t, 50);
         int o = sc_rp_submit(g, t, b, other ? SC_RP_COPY_D2H : SC_RP_COPY_H2D, 100, 1, 0);
         sc_rp_wait_device(g, t, 0);
         sc_rp_result r = run(g);
-        /* shared: from 50 on each runs at half rate, so the first ends at
-           150, and the second has 50 left then, at full rate */
+        /* the first keeps its engine until it ends at 100 (shared by count,
+           it would have run at half rate from 50 and ended at 150); the
+           second then copies at full rate until 200 */
+        ck_assert_uint_eq(sc_rp_op_end(g, first), 100);
         ck_assert_uint_eq(sc_rp_op_end(g, o), other ? 150 : 200);
         ck_assert_uint_eq(r.end_ns, other ? 150 : 200);
         ck_assert_uint_eq(r.gpu_busy_ns, other ? 150 : 200);
         sc_rp_free(g);
     }
+}
+END_TEST
+
+/* Seed 004's streamed pipeline, two pieces: each stream uploads its input
+   (10 ns), runs a kernel that fills the device (20 ns) and downloads its
+   result (10 ns).  The uploads take the engine in turn (10, 20), the
+   first kernel runs alone from 10 to 30 and the second, which began at 20
+   without room, from 30 to 50; the first result comes down beside the
+   second kernel: 60 in all.  Shared evenly, both uploads would end at 20,
+   both kernels at 60 and both downloads at 80. */
+START_TEST(pieces_first_come)
+{
+    sc_rp *g = sc_rp_new();
+    int t = sc_rp_thread(g, 0), k[2], down[2];
+    for (int i = 0; i < 2; i++) {
+        int s = sc_rp_stream(g, 0, SC_RP_NONBLOCKING);
+        sc_rp_submit(g, t, s, SC_RP_COPY_H2D, 10, 1, 0);
+        k[i] = sc_rp_submit(g, t, s, SC_RP_COMPUTE, 20, 1, 0);
+        down[i] = sc_rp_submit(g, t, s, SC_RP_COPY_D2H, 10, 1, 0);
+    }
+    sc_rp_wait_device(g, t, 0);
+    sc_rp_result r = run(g);
+    ck_assert_uint_eq(sc_rp_op_start(g, k[0]), 10);
+    ck_assert_uint_eq(sc_rp_op_end(g, k[0]), 30);
+    ck_assert_uint_eq(sc_rp_op_end(g, k[1]), 50);
+    ck_assert_uint_eq(sc_rp_op_end(g, down[0]), 40);
+    ck_assert_uint_eq(sc_rp_op_end(g, down[1]), 60);
+    ck_assert_uint_eq(r.end_ns, 60);
+    sc_rp_free(g);
 }
 END_TEST
 
@@ -275,6 +310,7 @@ int main(void)
     tcase_add_test(tc, legacy_barrier);
     tcase_add_test(tc, threads_share_the_legacy_stream);
     tcase_add_test(tc, copy_engines);
+    tcase_add_test(tc, pieces_first_come);
     tcase_add_test(tc, duplex_copies);
     tcase_add_test(tc, event_wait_and_sync);
     tcase_add_test(tc, latency_and_thread_order);
