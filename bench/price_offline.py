@@ -37,6 +37,10 @@ bench/data/h100-price-dumps-9.tar.xz: the eleventh session's on one H100:
 the C loader and host-bound pageable pairs, train_resnet and resnet_item.
 bench/data/h200-price-dumps-10.tar.xz: the same session's DDP pair (two
 H200s, 5 rounds).
+bench/data/h100-price-dumps-11.tar.xz: the twelfth session's C pairs on one
+H100 (multithread, copy_pipeline, pageable_loop-host, readback,
+host_sync_loop-gpu), recorded by a shim whose replay serves the device and
+the copy engines first come, first served.
 Each dump is replayed by bench/price_replay with this tree's model; the
 hazard's saving, against the one the dump recorded, scales the recorded
 estimate, and so its est/gain:
