@@ -174,7 +174,8 @@ static int price(dump *d, double duplex, int together)
         }
         for (size_t i = 0; i < d->nfinds; i++)
             f[i] = d->finds[i].f;
-        sc_pr_model m = {th, d->nthreads, d->streams, d->nstreams, dev, d->ndevs, f, d->nfinds, 0};
+        sc_pr_model m = {.threads = th, .nthreads = d->nthreads, .streams = d->streams, .nstreams = d->nstreams,
+                         .devices = dev, .ndevices = d->ndevs, .findings = f, .nfindings = d->nfinds};
         sc_pr_result r = {.saving = saving, .off_loop = before, .together = tog, .together_n = tog_n};
         if (sc_pr_price(&m, &r) == 0) {
             printf("window %llu model %llu fixed %llu loop %llu stalled %d\n", (unsigned long long)r.window_ns,

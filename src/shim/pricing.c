@@ -689,6 +689,8 @@ static int64_t replay(const sc_pr_model *m, const sc_pr_work *w, const size_t *b
                       int *stalled, uint32_t *nshadow, uint8_t *taken)
 {
     scen s = {.m = m, .origin = origin, .only = only, .g = sc_rp_new(), .w0 = w, .taken = taken};
+    if (s.g)
+        sc_rp_set_latency(s.g, m->latency_ns);
     s.stream = malloc((m->nstreams + 1) * sizeof *s.stream);
     s.own = malloc((m->nthreads * m->ndevices + 1) * sizeof *s.own);
     s.copy = malloc((m->nthreads + 1) * sizeof *s.copy);
@@ -866,8 +868,11 @@ static int keep_groups(const sc_pr_model *m, const sc_pr_work *w, const size_t *
     return rc ? -1 : 0;
 }
 
-int sc_pr_price(const sc_pr_model *m, sc_pr_result *out)
+int sc_pr_price(const sc_pr_model *model, sc_pr_result *out)
 {
+    sc_pr_model lm = *model;
+    lm.latency_ns = sc_pr_latency(model);
+    const sc_pr_model *m = &lm;
     uint64_t origin = UINT64_MAX, end = 0;
     for (size_t t = 0; t < m->nthreads; t++) {
         const sc_pr_thread *th = &m->threads[t];

@@ -185,6 +185,8 @@ typedef struct sc_pr_model {
     const sc_pr_finding *findings; size_t nfindings;
     uint64_t scope_ns;       /* the time shares are of where the report's are of a range; 0: the
                                 steady loop for findings in it, else the window (keep_bp) */
+    uint64_t latency_ns;     /* from a submission to its work's earliest start in the replays:
+                                sc_pr_price sets it on its copy of the model (sc_pr_latency) */
 } sc_pr_model;
 
 typedef struct sc_pr_result {
@@ -312,5 +314,10 @@ static inline double sc_pr_copy_ns(const sc_pr_model *m, const sc_pr_call *c)
    array of one work per call, threads one after another; NULL when out of
    memory. */
 sc_pr_work *sc_pr_attribute(const sc_pr_model *m, size_t *ncalls_out);
+
+/* Measured mode's time from a submission's call to its work's start on an
+   idle GPU, the median of the run's own (pricing_attribute.c); 0 where
+   the run does not show it (detect mode, too few). */
+uint64_t sc_pr_latency(const sc_pr_model *m);
 
 #endif /* SC_PRICING_H */

@@ -1073,6 +1073,47 @@ START_TEST(kernels_weighed_by_their_recorded_time)
 }
 END_TEST
 
+/* Measured mode's submission latency (sc_pr_latency): steps of a 50 us
+   kernel queued by a 2 us call, whose work the timeline shows starting 8 us
+   after the call began, a wait for it and 40 us of host work.  Each
+   submission after a wait on an idle GPU is a sample of 8 us: with eight
+   or more the replay starts the work that late, and the as-run replay
+   takes 98 us a step, near the recorded 100 (the wait returned 2 us after
+   the work ended), where without the latency it takes 90; fewer samples,
+   or detect mode's sampled spans (gpu_known 0), give none. */
+static sc_pr_result latency_steps(int steps, int known)
+{
+    static run r;
+    r = (run){0};
+    for (int k = 0; k < steps; k++) {
+        uint64_t t = (uint64_t)k * 100000;
+        sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, t, t + 2000, 0, 0);
+        c->demand = 1;
+        c->gpu_known = (uint8_t)known;
+        c->gpu_ns = 50000;
+        busy(&r, t + 8000, t + 58000);
+        add(&r, 0, SC_PR_WAIT_STREAM, t + 2000, t + 60000, 58000, 0);
+    }
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_thread th = {.calls = r.calls[0], .n = r.n[0]};
+    sc_pr_device dev = {.busy = r.busy, .nbusy = r.nbusy, .known = 1};
+    sc_pr_model m = {.threads = &th, .nthreads = 1, .streams = &st, .nstreams = 1, .devices = &dev, .ndevices = 1};
+    uint64_t want = known && steps > 8 ? 8000 : 0;
+    ck_assert_uint_eq(sc_pr_latency(&m), want);
+    sc_pr_finding f = {0};
+    uint64_t saving;
+    return price(&r, 1, &st, 1, &f, 1, 0, 0, &saving);
+}
+
+START_TEST(submission_latency)
+{
+    sc_pr_result measured = latency_steps(10, 1), sampled = latency_steps(10, 0);
+    near(measured.model_ns, 10 * 98000 - 40000);
+    near(sampled.model_ns, 10 * 90000 - 40000);
+    latency_steps(8, 1);   /* 7 samples: none */
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("pricing");
@@ -1101,6 +1142,7 @@ int main(void)
     tcase_add_test(tc, parameters_between_pieces);
     tcase_add_test(tc, copies_both_ways_share_the_link);
     tcase_add_test(tc, kernels_weighed_by_their_recorded_time);
+    tcase_add_test(tc, submission_latency);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
