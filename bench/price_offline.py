@@ -54,7 +54,9 @@ the fixes really gained, without a GPU.  Bounds as bench/price_check.py's:
 
     python3 bench/price_offline.py [--replay bench/price_replay] [--data FILE]... [--no-regress]
 
-Without --data, every bench/data/*.tar.xz in turn; exit 1 when a pair fails.
+Without --data, every bench/data/*price-dumps*.tar.xz in turn; exit 1 when a pair fails.
+bench/data/seeds-h100-dumps-12.tar.xz is no such set: the seed apps' dumps
+(its README), for bench/price_replay by hand, with no price-check.md.
 With --no-regress, exit 1 only where this model fails a bound that the
 recorded estimate met (tests/price-offline.sh: a model change must not lose
 a GPU run that its price matched), by more than the recorded table's last
@@ -116,14 +118,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--replay", default=os.path.join(os.getcwd(), "bench", "price_replay"))
     ap.add_argument("--data", action="append",
-                    help="a tarball of dumps and their price-check.md (default: every bench/data/*.tar.xz)")
+                    help="a tarball of dumps and their price-check.md "
+                    "(default: every bench/data/*price-dumps*.tar.xz)")
     ap.add_argument("--no-regress", action="store_true",
                     help="fail only where the recorded estimate met a bound and this model's does not")
     a = ap.parse_args()
     if not os.access(a.replay, os.X_OK):
         sys.exit("price_offline.py: no %s (make bench/price_replay)" % a.replay)
     failed = 0
-    for i, data in enumerate(a.data or sorted(glob.glob(os.path.join(here, "data", "*.tar.xz")))):
+    for i, data in enumerate(a.data or sorted(glob.glob(os.path.join(here, "data", "*price-dumps*.tar.xz")))):
         print("%s%s:" % ("\n" if i else "", os.path.basename(data)))
         failed += one(a, data)
     return 1 if failed else 0
