@@ -1,8 +1,9 @@
 /* test_replay.c: the replay of a run's dependency graph (src/shim/replay.c)
  * on small graphs whose answers are known by hand: stream order, the
- * legacy stream's barrier, event waits, host waits, devices shared by
- * demand and copy engines served first come first served, copies both ways sharing the
- * link (duplex), submission latency, orders between host threads.
+ * legacy stream's barrier, event waits, host waits, the device (by demand)
+ * and the copy engines served first come, first served, copies both ways
+ * sharing the link (duplex), submission latency, orders between host
+ * threads.
  */
 #include "config.h"
 
