@@ -115,6 +115,10 @@ def parse_args():
                    help="with --merge --estimates: run nothing; take each comparison's estimates from RAW, "
                         "the --raw file of an --estimates run (of this streamcheck, on a GPU of the same "
                         "kind), beside the gains kept in --raw: no GPU needed")
+    p.add_argument("--keep", metavar="DIR",
+                   help="with --estimates: keep each run's JSON report and pricing model in DIR "
+                        "(KEY-WAY-MODE.json, and the model by STREAMCHECK_TEST_PRICE_DUMP, KEY-WAY-MODE.PID), "
+                        "for bench/price_replay")
     a = p.parse_args()
     if a.estimates_from and not (a.merge and a.estimates):
         p.error("--estimates-from goes with --merge --estimates")
@@ -154,18 +158,26 @@ class Runner:
         self.by_cmd.setdefault(key(cmd, env), []).append((rc, out, err, metrics))
         return rc, out, err, metrics
 
-    def cost(self, cmd, env, measure=False, scope=None):
+    def cost(self, cmd, env, measure=False, scope=None, tag=None):
         """Runs cmd once under streamcheck: the summed cost_ns of its findings
         and of its warnings, in ms (findings fixed together counted once at
         what their fix saves: together.py), the cost basis seen most, and the NVTX
         range it kept to (scope: --range, None for the whole run); None when
-        the run failed (or --measure is not available)."""
+        the run failed (or --measure is not available).  With --keep and a
+        tag, the report and the pricing model stay in --keep's directory."""
         d = tempfile.mkdtemp(dir=self.tmp)
+        if self.args.keep and tag:
+            os.makedirs(self.args.keep, exist_ok=True)
+            env = dict(env or {})
+            env["STREAMCHECK_TEST_PRICE_DUMP"] = os.path.join(self.args.keep, tag)
         sc = [self.args.streamcheck, "--format=json", "--output=" + d, "--log-level=quiet"]
         sc += ["--measure"] if measure else []
         sc += ["--range=" + scope] if scope else []
         rc, _, _, _ = self.run(sc + ["--"] + cmd, env)
         files = glob.glob(os.path.join(d, "*.json"))
+        if self.args.keep and tag:
+            for i, f in enumerate(sorted(files)):
+                shutil.copy(f, os.path.join(self.args.keep, "%s%s.json" % (tag, "-%d" % i if i else "")))
         if rc != 0 or not files:
             return None
         total = warn = 0
@@ -293,7 +305,8 @@ class Comparison:
             e = {}
             for which in ("slow", "fast"):
                 v = getattr(self, which)
-                e[which] = runner.cost(v.cmd, v.env, measure=mode == "measure", scope=self.scope)
+                e[which] = runner.cost(v.cmd, v.env, measure=mode == "measure", scope=self.scope,
+                                       tag="%s-%s-%s" % (self.key, which, mode))
             self.estimates[mode] = e
 
     def gain_ms(self):
