@@ -42,7 +42,8 @@ typedef struct stream {
     int32_t head, tail;      /* queued, not yet started: a list through op.next */
     int32_t last;            /* the last operation submitted to it, -1 */
     int32_t prev_running;    /* an operation of it still running, -1 */
-    int32_t pending_dep;     /* a stream wait: the next submitted operation waits for it */
+    int32_t *pend;           /* stream waits since its last submission: the next submitted */
+    size_t npend, cappend;   /* operation waits for every one of them (cuStreamWaitEvent adds up) */
 } rstream;
 
 typedef struct thread {
@@ -91,6 +92,8 @@ void sc_rp_free(sc_rp *g)
         free(g->th[i].s);
     free(g->th);
     free(g->ops);
+    for (size_t i = 0; i < g->nst; i++)
+        free(g->st[i].pend);
     free(g->st);
     free(g->deps);
     free(g->legacy_last);
@@ -137,7 +140,7 @@ int sc_rp_stream(sc_rp *g, unsigned device, sc_rp_stream_kind kind)
     if (grow(&g->st, &g->capst, g->nst + 1, sizeof *g->st) || device_room(g, device))
         return -1;
     g->st[g->nst] = (rstream){.device = device, .kind = (uint8_t)kind, .head = -1, .tail = -1, .last = -1,
-                             .prev_running = -1, .pending_dep = -1};
+                             .prev_running = -1};
     return (int)g->nst++;
 }
 
@@ -290,8 +293,10 @@ static int submit(sim *s, int32_t id)
     o->submit = s->now;
     o->state = OP_QUEUED;
     o->dep_off = (uint32_t)g->ndeps;
-    int rc = add_dep(g, st->pending_dep);
-    st->pending_dep = -1;
+    int rc = 0;
+    for (size_t i = 0; i < st->npend; i++)
+        rc |= add_dep(g, st->pend[i]);
+    st->npend = 0;
     if (st->kind == SC_RP_LEGACY) {
         for (size_t i = 0; i < g->nst; i++)
             if (g->st[i].device == st->device && g->st[i].kind == SC_RP_BLOCKING)
@@ -356,8 +361,12 @@ static int run_thread(sim *s, int32_t t)
             continue;
         case ST_STREAM_WAIT:
             h->pc++;
-            if (g->ops[p->b].state != OP_NEW)   /* a wait for an event not yet recorded waits for nothing */
-                g->st[p->a].pending_dep = (int32_t)p->b;
+            if (g->ops[p->b].state != OP_NEW) {   /* a wait for an event not yet recorded waits for nothing */
+                rstream *w = &g->st[p->a];
+                if (w->npend == w->cappend && grow(&w->pend, &w->cappend, w->npend + 1, sizeof *w->pend))
+                    return -1;
+                w->pend[w->npend++] = (int32_t)p->b;
+            }
             continue;
         case ST_WAIT_STREAM:
             h->wait = W_OP;

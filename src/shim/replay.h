@@ -19,7 +19,7 @@
  *   submitted to those streams after it wait for it; non-blocking streams
  *   are not ordered with it;
  * - a stream wait on an event: the stream's next operation waits for the
- *   operation the event follows;
+ *   operation the event follows (for every one, after several waits);
  * - host waits (stream, device or event synchronization, and the implicit
  *   ones of blocking copies and allocations) return when what they wait for
  *   is done, as submitted when the wait began;

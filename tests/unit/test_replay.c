@@ -184,6 +184,30 @@ START_TEST(pieces_first_come)
 }
 END_TEST
 
+/* A stream that waits for two events before its next work (a join of two
+   streams, cuStreamWaitEvent twice) waits for both: the kernel on c starts
+   when the 100 ns one on a ends, not when the 10 ns one on b does, as it
+   did when the second wait took the first one's place. */
+START_TEST(stream_waits_add_up)
+{
+    sc_rp *g = sc_rp_new();
+    int a = sc_rp_stream(g, 0, SC_RP_NONBLOCKING), b = sc_rp_stream(g, 0, SC_RP_NONBLOCKING);
+    int c = sc_rp_stream(g, 0, SC_RP_NONBLOCKING), t = sc_rp_thread(g, 0);
+    int long_op = sc_rp_submit(g, t, a, SC_RP_COMPUTE, 100, 0.1, 0);
+    int short_op = sc_rp_submit(g, t, b, SC_RP_COMPUTE, 10, 0.1, 0);
+    sc_rp_stream_wait_op(g, t, c, long_op);
+    sc_rp_stream_wait_op(g, t, c, short_op);
+    int k = sc_rp_submit(g, t, c, SC_RP_COMPUTE, 20, 0.1, 0);
+    int after = sc_rp_submit(g, t, c, SC_RP_COMPUTE, 5, 0.1, 0);
+    sc_rp_wait_device(g, t, 0);
+    sc_rp_result r = run(g);
+    ck_assert_uint_eq(sc_rp_op_start(g, k), 100);
+    ck_assert_uint_eq(sc_rp_op_start(g, after), 120);   /* the waits were for the next work only */
+    ck_assert_uint_eq(r.end_ns, 125);
+    sc_rp_free(g);
+}
+END_TEST
+
 START_TEST(duplex_copies)
 {
     /* a copy each way, the second from 50: with a duplex fraction of 0.5
@@ -312,6 +336,7 @@ int main(void)
     tcase_add_test(tc, threads_share_the_legacy_stream);
     tcase_add_test(tc, copy_engines);
     tcase_add_test(tc, pieces_first_come);
+    tcase_add_test(tc, stream_waits_add_up);
     tcase_add_test(tc, duplex_copies);
     tcase_add_test(tc, event_wait_and_sync);
     tcase_add_test(tc, latency_and_thread_order);
