@@ -39,6 +39,13 @@ static inline int sc_grow_cap(void *pp, size_t *cap, size_t need, size_t elt, si
     return 0;
 }
 
+/* qsort's order of uint64_t values, smallest first. */
+static inline int sc_cmp_u64(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
+}
+
 static inline uint64_t sc_now_ns(void)
 {
     struct timespec ts;

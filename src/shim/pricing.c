@@ -514,12 +514,6 @@ static int call_step(scen *s, size_t t, tstate *ts, const sc_pr_work *w, size_t 
    copy's release_ns, which the fix takes off the thread): the second
    th->n of the array, what it spends on each batch.  An array of 2 * th->n (and room for the
    receipts, sorted), or NULL. */
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static uint64_t *receipts(const scen *s, const sc_pr_thread *th)
 {
     uint64_t *cut = calloc(3 * th->n + 1, sizeof *cut), *svc = cut + th->n, *v = svc + th->n, cap;
@@ -534,7 +528,7 @@ static uint64_t *receipts(const scen *s, const sc_pr_thread *th)
     /* a receipt far above the thread's usual one waited for the workers
        themselves (a new epoch's first batch: they start), as a pinning
        thread's would: counted at twice the median */
-    qsort(v, nv, sizeof *v, cmp_u64);
+    qsort(v, nv, sizeof *v, sc_cmp_u64);
     cap = 2 * v[nv / 2];
     for (size_t i = 0; i < th->n; i++) {
         const sc_pr_call *c = &th->calls[i];

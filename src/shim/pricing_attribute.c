@@ -308,12 +308,6 @@ sc_pr_work *sc_pr_attribute(const sc_pr_model *m, size_t *ncalls_out)
 #define LAT_MIN 8
 #define LAT_CAP_NS 100000
 
-static int cmp_u64(const void *pa, const void *pb)
-{
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return (a > b) - (a < b);
-}
-
 /* The first span of d that ends after t, or d->nbusy. */
 static size_t span_after(const sc_pr_device *d, uint64_t t)
 {
@@ -352,7 +346,7 @@ uint64_t sc_pr_latency(const sc_pr_model *m)
         }
     }
     if (n >= LAT_MIN) {
-        qsort(v, n, sizeof *v, cmp_u64);
+        qsort(v, n, sizeof *v, sc_cmp_u64);
         lat = v[n / 2];
     }
     free(v);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "pricing.h"
+#include "sc.h"
 
 /* A hazard of every step shows where the program's loop is: a finding
    whose calls repeat SC_PR_LOOP_MIN times or more, evenly (their span is
@@ -38,12 +39,6 @@
 #define SC_PR_LOOP_WARM 4
 #define SC_PR_LOOP_SHARE 1000
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Each call of finding f (index + 1) in the model, in turn. */
 #define FOR_CALLS_OF(m, c, k, f)                                               \
     for (size_t t_ = 0; t_ < (m)->nthreads; t_++)                              \
@@ -62,7 +57,7 @@ static int steps_of(const uint64_t *s, size_t n, uint64_t origin, uint64_t end, 
         return 0;
     for (size_t i = 0; i + 1 < n; i++)
         gap[i] = s[i + 1] - s[i];
-    qsort(gap, n - 1, sizeof *gap, cmp_u64);
+    qsort(gap, n - 1, sizeof *gap, sc_cmp_u64);
     uint64_t period = gap[(n - 1) / 2];
     size_t j = 0;   /* the first call after the warm-up's long steps */
     for (size_t i = 0; i < (n - 1) / 4; i++)
@@ -129,7 +124,7 @@ int sc_pr_find_loop(const sc_pr_model *m, uint64_t origin, uint64_t end, sc_pr_r
             last[f - 1] = c->t1;
     }
     for (size_t i = 0; i < nf; i++)
-        qsort(t0 + first[i], first[i + 1] - first[i], sizeof *t0, cmp_u64);
+        qsort(t0 + first[i], first[i + 1] - first[i], sizeof *t0, sc_cmp_u64);
     uint64_t start, stop;
     int loop = loop_of(m, origin, end, first, t0, &start, &stop);
     out->loop_ns = loop ? stop - start : 0;
