@@ -25,20 +25,26 @@
 #  - both count nearly every wait in SC403 (2900 of 3000 or more: the calls
 #    past the bound are judged as before; the first steps' waits may be too
 #    short to count);
-#  - SC403's share of the window is the unbounded run's within a fifth (its
-#    saving extrapolated by its calls, all over those held); a sanitized
-#    build's times are its runtime's, not the program's: skipped there;
+#  - SC403's share of the window is the unbounded run's within 30% (its
+#    saving extrapolated by its calls, all over those held; the errors it
+#    guards against are a factor of 3 or more: a saving not extrapolated is
+#    the held part's, about a quarter).  The two are separate runs: alone
+#    they agree within 2%, but on a loaded 2-core CI machine the whole run
+#    gave 36.9% and the bounded one 29.0%, its held steps slower than the
+#    rest; a sanitized build's times are its runtime's, not the program's:
+#    skipped there;
 #  - the text report says what the model held and that the saving is
 #    extrapolated, and the HTML page what the model held;
 #  - the replays at exit bounded instead (STREAMCHECK_TEST_REPLAY_CALLS:
 #    20000 calls times scenarios, where the run has about 6000 calls and
 #    its findings ask for several scenarios): the model holds a part of
-#    the window, and SC403's share is the unbounded run's within a fifth
+#    the window, and SC403's share is the unbounded run's within 30%
 #    (skipped in a sanitized build, as above);
 #  - mode late, 400 steps bounded at 100 calls: the first 200 steps only
 #    wait on an idle stream, and the record ends among them, so every wait
 #    of SC403's comes after the part held; the model cannot price it, and
-#    the report keeps it (a note at its detect-mode cost, all 200 waits)
+#    the report keeps it (a note at its detect-mode cost, its 200 waits, or
+#    195 or more: on a loaded machine a wait may find its step's work done)
 #    rather than drop it as a candidate priced under its bar.
 # TAP.
 . "${top_builddir:-.}/tests/env.sh"
@@ -126,7 +132,7 @@ ok $? "bounded at 1500 calls: the model held $6 of the $2 ms window; unbounded: 
 ok $? "the waits past the bound are judged: SC403 x$7 bounded, x${15} unbounded"
 case "$enable_sanitizers" in
 no | '')
-    awk -v a="$8" -v b="${16}" 'BEGIN { exit !(b > 5 && a > b * 0.8 && a < b * 1.2) }'
+    awk -v a="$8" -v b="${16}" 'BEGIN { exit !(b > 5 && a > b * 0.7 && a < b * 1.3) }'
     ok $? "SC403's saving extrapolated from the part held: $8% of the window, unbounded ${16}%" ;;
 *) skip "SC403's saving extrapolated from the part held" \
        "a sanitized build ($enable_sanitizers): its times are not the program's" ;;
@@ -143,7 +149,7 @@ echo "# replays bounded: held $6 of $2 ms, SC403 x$7, $8% of the window; whole: 
 case "$enable_sanitizers" in
 no | '')
     awk -v h="$6" -v w="$2" -v a="$8" -v b="${16}" \
-        'BEGIN { exit !(h > 0 && h < w * 0.9 && b > 5 && a > b * 0.8 && a < b * 1.2) }'
+        'BEGIN { exit !(h > 0 && h < w * 0.9 && b > 5 && a > b * 0.7 && a < b * 1.3) }'
     ok $? "the replays bounded: the model held $6 of $2 ms, SC403 $8% of the window, unbounded ${16}%" ;;
 *) awk -v h="$6" -v w="$2" 'BEGIN { exit !(h > 0 && h < w * 0.9) }'
    ok $? "the replays bounded: the model held $6 of $2 ms (its price not judged in a sanitized build)" ;;
@@ -152,5 +158,5 @@ esac
 run late 400 0 0.3 0.3 100 0 late
 set -- $(facts late)
 echo "# late, bounded at 100: held $6 of $2 ms, SC403 x$7, $4"
-awk -v h="$6" -v w="$2" 'BEGIN { exit !(h > 0 && h < w / 2) }' && [ "$7" = 200 ] && [ "$4" = note ]
-ok $? "a hazard only after the part held: SC403 kept as a note with its 200 waits (the model held $6 of $2 ms)"
+awk -v h="$6" -v w="$2" 'BEGIN { exit !(h > 0 && h < w / 2) }' && [ "$7" -ge 195 ] && [ "$7" -le 200 ] && [ "$4" = note ]
+ok $? "a hazard only after the part held: SC403 kept as a note with its $7 of 200 waits (the model held $6 of $2 ms)"
