@@ -241,7 +241,10 @@ ok $? "the window survives streamcheck report"
 # 21: legacy-stream work that orders with no stream is no barrier: seed 000's
 # cuBLAS products on stream 0 beside non-blocking streams, joined by events.
 # The timeline's other streams started late only for the events the program
-# ordered them after; priced as barriers, SC601 cost the whole timed pass.
+# ordered them after; priced as barriers, SC601 cost the whole timed pass,
+# half the range or more.  Alone its cost is under 1% of the range; on a
+# 2-core machine loaded twice over it came to 10.5% (the simulator's
+# streams preempted), so the line is drawn at a quarter.
 mkdir -p "$dir/unordered"
 "$SC_CLI" --simulate --measure --range=timed --format=json --output="$dir/unordered" -- \
     "$SC_APPS/seed000_matmul" 4 128 4 >"$dir/unordered.out" 2>"$dir/unordered.err"
@@ -253,9 +256,9 @@ f = [f for f in r["findings"] if f["rule"] == "SC601"]
 print("# unordered: SC601 gpu_lost_ns %s of %.1f ms in the range" % ([x["gpu_lost_ns"] for x in f],
                                                                     p["nvtx_range_ns"] / 1e6))
 sys.exit(0 if len(f) == 1 and f[0]["gpu_lost_ns"] is not None and f[0]["severity"] == "note"
-         and f[0]["gpu_lost_ns"] < 0.1 * p["nvtx_range_ns"] else 1)
+         and f[0]["gpu_lost_ns"] < 0.25 * p["nvtx_range_ns"] else 1)
 PY
-ok $? "cuBLAS on the legacy stream beside non-blocking streams only (seed000_matmul): SC601 is no barrier, its measured cost under a tenth of the range"
+ok $? "cuBLAS on the legacy stream beside non-blocking streams only (seed000_matmul): SC601 is no barrier, its measured cost under a quarter of the range"
 
 # 22: the pinned-rate timing's copies (calibrate.c: after copy_pipeline's
 # first pageable copy, a few on the legacy stream, four each on two streams
