@@ -179,10 +179,12 @@ static void render_header_one(const sc_report *r, const sc_process *p, FILE *out
         sc_text_header(out, "Process", "pid %ld on %s", p->pid, sc_or_unknown(p->host));
     format_machine(p, b, sizeof b);
     sc_text_header(out, p->ndevices > 1 ? "Devices" : "Device", "%s", b);
+    /* measured mode is the GPU block (the HTML page's Mode says it too) */
+    const char *measured = p->gpu ? ", measured (the GPU's timeline)" : "";
     if (p->simulated)
-        sc_text_header(out, "Mode", "%s, " SIMULATED_NOTE, sc_or_unknown(p->mode));
+        sc_text_header(out, "Mode", "%s%s, " SIMULATED_NOTE, sc_or_unknown(p->mode), measured);
     else
-        sc_text_header(out, "Mode", "%s", sc_or_unknown(p->mode));
+        sc_text_header(out, "Mode", "%s%s", sc_or_unknown(p->mode), measured);
     sc_format_time(p->start_time, t, sizeof t);
     sc_format_ns(span_ns(p->start_time, p->end_time), d, sizeof d);
     sc_text_header(out, "Run time", "%s from %s", d, t);
