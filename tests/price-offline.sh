@@ -7,11 +7,15 @@
 # recorded estimate met its bound (est/gain 0.5-2 detect, 0.75-1.25
 # measured, where the fix gains 5% or more) and this model's does not.  A
 # model change that loses a GPU run its price matched fails here, without a
-# GPU.  TAP.
+# GPU.  bench/price_weights.py gives a detect-mode dump its pair's measured
+# per-call GPU times: given a dump's own times (a measured dump as both),
+# every call is matched and the saving is the dump's own; given seed 003's
+# one-stream pair (bench/data/seeds-h100-dumps-12.tar.xz), SC703 falls by
+# half (60 ms of spin shared by number among 64 short kernels).  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..1"
+echo "1..3"
 if [ -z "$PYTHON3" ] || ! "$PYTHON3" -c 'import lzma, tarfile' 2>/dev/null; then
-    echo "ok 1 # SKIP python3 with lzma not found"
+    for i in 1 2 3; do echo "ok $i # SKIP python3 with lzma not found"; done
     exit 0
 fi
 out=$("$PYTHON3" "$abs_top_srcdir/bench/price_offline.py" --replay "$abs_top_builddir/bench/price_replay" \
@@ -25,3 +29,24 @@ r=$?
 what="$rows pairs recorded on GPUs, in $sets sets"
 [ $r -eq 0 ] && echo "ok 1 - $what: none that its price matched is lost by this model" ||
     echo "not ok 1 - $what: this model loses one its price matched (rc $rc)"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-weights.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+"$PYTHON3" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+    "$abs_top_srcdir/bench/data/seeds-h100-dumps-12.tar.xz" "$tmp"
+d=$tmp/h100-seed-dumps-12
+weights() {
+    "$PYTHON3" "$abs_top_srcdir/bench/price_weights.py" --replay "$abs_top_builddir/bench/price_replay" \
+        --detect "$1" --measured "$2" --rule SC703 2>&1 | grep '^| seed'
+}
+# | NAME | SC703 | BEFORE | AFTER (RATIO) | MATCHED of CALLS |
+set -- $(weights "$d"/seed-s003-one-measure.* "$d"/seed-s003-one-measure.* | tr '|()' '   ')
+[ "$3" = "$4" ] && [ "$6" = "$8" ] && [ "$8" -gt 100 ]
+ok2=$?
+[ $ok2 -eq 0 ] && echo "ok 2 - a measured dump given its own GPU times: SC703 $3 -> $4 ms, $6 of $8 calls matched" ||
+    echo "not ok 2 - a measured dump given its own GPU times: SC703 $3 -> $4 ms, $6 of ${8:-?} calls matched"
+set -- $(weights "$d"/seed-s003-one-detect.* "$d"/seed-s003-one-measure.* | tr '|()' '   ')
+awk -v a="$3" -v b="$4" 'BEGIN { exit !(a > 2 && b > 0.3 * a && b < 0.7 * a) }' && [ "$6" = "$8" ]
+ok3=$?
+[ $ok3 -eq 0 ] && echo "ok 3 - seed 003 one stream, detect with the measured run's GPU times: SC703 $3 -> $4 ms" ||
+    echo "not ok 3 - seed 003 one stream, detect with the measured run's GPU times: SC703 $3 -> $4 ms"
