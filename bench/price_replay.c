@@ -5,7 +5,7 @@
  * recorded on a GPU without the GPU, and set against what the fixes gained
  * there (bench/price_check.py's table).
  *
- *   price_replay [--together] [--no-events] [--tool-cost A,O] [--duplex R] DUMP
+ *   price_replay [--together] [--no-events] [--occupancy 0|1] [--tool-cost A,O] [--duplex R] DUMP
  *                         the dump's first line and its finding lines, as
  *                         the current model prices them; --duplex R: the
  *                         rate of pinned copies both ways at once, bytes
@@ -23,12 +23,19 @@
  *                         (host calls, each keeping the submissions the
  *                         fast path let through before it), to
  *                         set the events' orders against their absence on
- *                         the same run
+ *                         the same run; --occupancy 1: the kernels'
+ *                         demand by their occupancy, where the dump has it
+ *                         ("occ", src/shim/occupancy.h), 0: by their
+ *                         threads (without it: as the dump's run priced)
  *
  * Each finding's flags are the ones price.c gives it: a finding (not an
  * allocation site) is in the all-fixed run, and is priced jointly when its
- * fix drops a wait.  Exit status 0; 1 when the model cannot be priced; 2
- * for a file that cannot be read or is not a dump.
+ * fix drops a wait; the report's bar ("keep", what a candidate must save
+ * to be kept and to be in the all-fixed run) and the range's time shares
+ * are of ("scope") come from the dump where it has them, and its demands
+ * and rates are written to round-trip, so that a dump replays to the
+ * report's own prices.  Exit status 0; 1 when the model cannot be priced;
+ * 2 for a file that cannot be read or is not a dump.
  */
 #include "config.h"
 
@@ -45,8 +52,10 @@ typedef struct dbusy { sc_pr_device dev; sc_pr_span *v; size_t n, cap; } dbusy;
 typedef struct dfind { sc_pr_finding f; char rule[16]; } dfind;
 
 static int no_events;   /* --no-events */
+static int occupancy = -1;   /* --occupancy 1 or 0; -1: as the dump's run priced */
 
 typedef struct dump {
+    uint64_t scope_ns;
     sc_pr_stream *streams; size_t nstreams, cstreams;
     dbusy *devs; size_t ndevs, cdevs;
     dfind *finds; size_t nfinds, cfinds;
@@ -88,6 +97,10 @@ static int call_line(dump *d, const char *l)
     const char *rv = strstr(l, " receive ");   /* a batch's receipt, in dumps since it was recorded */
     if (rv && sscanf(rv, " receive %llu %llu", &receive, &receive_t0) != 2)
         return -1;
+    float o1 = 0, o2 = 0;
+    const char *oc = strstr(l, " occ ");   /* the kernels' demand by occupancy, likewise */
+    if (oc && sscanf(oc, " occ %f %f", &o1, &o2) != 2)
+        return -1;
     if (no_events && (what == SC_PR_EVENT_RECORD || what == SC_PR_EVENT_WAIT))
         what = SC_PR_OTHER;   /* its host time, and the submissions made before it, kept */
     tcalls *t = &d->threads[d->nthreads - 1];
@@ -101,7 +114,7 @@ static int call_line(dump *d, const char *l)
                                   .dir = (uint8_t)dir, .touch_again = (uint8_t)!!again, .demand = d1,
                                   .gpu_known = (uint8_t)!!gknown, .gpu_ns = gself, .fast_gpu_ns = gfast,
                                   .tool_ns = tool, .tool_apis = apis, .tool_ops = ops,
-                                  .fast_demand = d2};
+                                  .fast_demand = d2, .occ_demand = o1, .fast_occ_demand = o2};
     return 0;
 }
 
@@ -131,8 +144,14 @@ static int line_of(dump *d, const char *l)
         if (room(&d->finds, &d->nfinds, &d->cfinds, a - 1, sizeof *d->finds))
             return -1;
         int finding = strcmp(rule, "alloc") != 0;
+        unsigned keep_bp = 0;
+        unsigned long long keep_ns = 0;
+        const char *k = strstr(l, " keep ");   /* the report's bar (sc_pr_below_bar), in dumps since it was */
+        if (k && sscanf(k, " keep %u %llu", &keep_bp, &keep_ns) != 2)
+            return -1;
         d->finds[a - 1].f = (sc_pr_finding){.fix = (uint8_t)b, .in_all = (uint8_t)finding,
-                                            .joint = (uint8_t)(finding && b == SC_PR_FIX_NO_WAIT)};
+                                            .joint = (uint8_t)(finding && b == SC_PR_FIX_NO_WAIT),
+                                            .keep_bp = (uint16_t)keep_bp, .keep_ns = keep_ns};
         snprintf(d->finds[a - 1].rule, sizeof d->finds[a - 1].rule, "%s", rule);
     } else if (sscanf(l, "thread %u id %u legacy_finding %u calls %zu", &a, &b, &c, &n) == 4) {
         if (a != d->nthreads || room(&d->threads, &d->nthreads, &d->cthreads, a, sizeof *d->threads))
@@ -143,7 +162,15 @@ static int line_of(dump *d, const char *l)
         if (!v || room(&v->v, &v->n, &v->cap, v->n, sizeof *v->v))
             return -1;
         v->v[v->n - 1] = (sc_pr_span){x, y};
-    } else if (strncmp(l, "window ", 7) && strncmp(l, "tool ", 5)) {
+    } else if (!strncmp(l, "window ", 7)) {
+        const char *o = strstr(l, " occupancy ");   /* the run priced with its kernels' occupancy */
+        if (o && sscanf(o, " occupancy %u", &a) == 1 && a && occupancy < 0)
+            occupancy = 1;
+        const char *sc = strstr(l, " scope ");   /* what shares were of, under --range */
+        if (sc && sscanf(sc, " scope %llu", &x) != 1)
+            return -1;
+        d->scope_ns = sc ? x : 0;
+    } else if (strncmp(l, "tool ", 5)) {
         return -1;
     }
     return 0;
@@ -175,15 +202,17 @@ static int price(dump *d, double duplex, int together)
         for (size_t i = 0; i < d->nfinds; i++)
             f[i] = d->finds[i].f;
         sc_pr_model m = {.threads = th, .nthreads = d->nthreads, .streams = d->streams, .nstreams = d->nstreams,
-                         .devices = dev, .ndevices = d->ndevs, .findings = f, .nfindings = d->nfinds};
+                         .devices = dev, .ndevices = d->ndevs, .findings = f, .nfindings = d->nfinds,
+                         .occupancy = (uint8_t)(occupancy > 0), .scope_ns = d->scope_ns};
         sc_pr_result r = {.saving = saving, .off_loop = before, .together = tog, .together_n = tog_n};
         if (sc_pr_price(&m, &r) == 0) {
-            printf("window %llu model %llu fixed %llu loop %llu stalled %d\n", (unsigned long long)r.window_ns,
-                   (unsigned long long)r.model_ns, (unsigned long long)r.fixed_ns, (unsigned long long)r.loop_ns,
-                   r.stalled);
+            printf("window %llu model %llu fixed %llu loop %llu stalled %d occupancy %u scope %llu\n",
+                   (unsigned long long)r.window_ns, (unsigned long long)r.model_ns, (unsigned long long)r.fixed_ns,
+                   (unsigned long long)r.loop_ns, r.stalled, m.occupancy, (unsigned long long)m.scope_ns);
             for (size_t i = 0; i < d->nfinds; i++)
-                printf("finding %zu rule %s fix %u saving %llu%s\n", i + 1, d->finds[i].rule, f[i].fix,
-                       (unsigned long long)saving[i], before[i] ? " set-up" : "");
+                printf("finding %zu rule %s fix %u saving %llu keep %u %llu%s\n", i + 1, d->finds[i].rule, f[i].fix,
+                       (unsigned long long)saving[i], f[i].keep_bp, (unsigned long long)f[i].keep_ns,
+                       before[i] ? " set-up" : "");
             for (size_t i = 0; together && i < d->nfinds; i++)
                 if (tog_n[i])
                     printf("together %zu of %u saving %llu\n", i + 1, tog_n[i], (unsigned long long)tog[i]);
@@ -205,7 +234,11 @@ int main(int argc, char **argv)
             together = 1;
         else if (argc >= 3 && !strcmp(argv[1], "--no-events"))
             no_events = 1;
-        else if (argc >= 4 && !strcmp(argv[1], "--tool-cost") && sscanf(argv[2], "%lf,%lf", &api_ns, &op_ns) == 2) {
+        else if (argc >= 4 && !strcmp(argv[1], "--occupancy") && (!strcmp(argv[2], "0") || !strcmp(argv[2], "1"))) {
+            occupancy = argv[2][0] == '1';
+            argv++;
+            argc--;
+        } else if (argc >= 4 && !strcmp(argv[1], "--tool-cost") && sscanf(argv[2], "%lf,%lf", &api_ns, &op_ns) == 2) {
             argv++;
             argc--;
         } else
@@ -223,8 +256,8 @@ int main(int argc, char **argv)
         argc -= 2;
     }
     if (argc != 2) {
-        fprintf(stderr, "usage: price_replay [--together] [--no-events] [--tool-cost A,O] [--duplex R] DUMP  (a file "
-                "STREAMCHECK_TEST_PRICE_DUMP wrote)\n");
+        fprintf(stderr, "usage: price_replay [--together] [--no-events] [--occupancy 0|1] [--tool-cost A,O] "
+                "[--duplex R] DUMP  (a file STREAMCHECK_TEST_PRICE_DUMP wrote)\n");
         return 2;
     }
     FILE *in = fopen(argv[1], "r");

@@ -127,5 +127,6 @@ STREAMCHECK_SIM_DEVICES=1 STREAMCHECK_TEST_PRICE_DUMP="$tmp/rate1/d" "$SC_CLI" -
     "$SC_APPS/copy_pipeline" 2 1 0 >/dev/null 2>&1
 two=$(rates "$tmp/rate2") one=$(rates "$tmp/rate1")
 echo "# pinned rates (h2d d2h per device): multigpu_peer $two; copy_pipeline $one"
-[ "$two" = "0.000 0.000 0.000 0.000 " ] && [ -n "$one" ] && [ "${one#0.000 0.000}" = "$one" ]
+echo "$two" | awk '{ exit !(NF == 4 && $1 == 0 && $2 == 0 && $3 == 0 && $4 == 0) }' &&
+    echo "$one" | awk '{ exit !(NF == 2 && $1 > 0 && $2 > 0) }'
 ok $? "two devices: the run log's pinned copies are not timed (multigpu_peer); one device: they are (copy_pipeline)"

@@ -26,9 +26,17 @@
 # hides them.
 # seed003_nested_sin hostsync: the event recorded after each download counts
 # as no submission in the record of the sync that follows.
+# seed000_matmul under STREAMCHECK_TEST_OCCUPANCY=1: the dump says its run
+# priced with the kernels' occupancy, a one-thread spin (<<<1, 1>>>) holds
+# one of the 32 blocks each of the simulated 132 multiprocessors holds
+# (1/4224 of the device, where its threads ask 1/270336), and the replay
+# prices as its report did (which needs the dump's demands to the float's
+# last digit, and the report's bar for each finding: with demands to six
+# places, 7 of 10 replays of this app differed; with them exact but no bar,
+# 2 of 16, their all-fixed runs by 12 and 52 us).
 # TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..9"
+echo "1..10"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-replay.XXXXXX") || exit 1
@@ -98,13 +106,13 @@ ok $? "pageable_loop shm: its 8 copies' sources released, and SC203's fix saves 
 # thread's median, so a long one is not all saved); with 1 ms, 8 steps, the
 # pinning thread is the loop's bottleneck, and the saving holds less than a
 # quarter of them.
-sc203_part loader receive 5000000 1e18 's/ receive [0-9]* [0-9]*$/ receive 0 0/' 16 1 30 5 loader
+sc203_part loader receive 5000000 1e18 's/ receive [0-9]* [0-9]* / receive 0 0 /' 16 1 30 5 loader
 echo "# GPU-bound: SC203 (finding $sc203): $cnt batches received in 5 ms or more, $sum ns in all;" \
     "saving $with ns, $without without them"
 [ -n "$sc203" ] && [ "$cnt" = 16 ] && [ -n "$with" ] && [ -n "$without" ] &&
     [ "$with" -ge $((without + cnt * 5000000 / 2)) ]
 r=$?
-sc203_part bound receive 5000000 1e18 's/ receive [0-9]* [0-9]*$/ receive 0 0/' 8 1 1 5 loader
+sc203_part bound receive 5000000 1e18 's/ receive [0-9]* [0-9]* / receive 0 0 /' 8 1 1 5 loader
 echo "# bound by its receipts: SC203 (finding $sc203): $cnt batches received in 5 ms or more, $sum ns in all;" \
     "saving $with ns, $without without them"
 [ $r -eq 0 ] && [ -n "$sc203" ] && [ "$cnt" = 8 ] && [ -n "$with" ] && [ -n "$without" ] &&
@@ -190,12 +198,27 @@ sys.exit(0 if ok else 1)
 EOF
 ok $? "seed004_pipeline pageable: its 4 SC203 findings say what pinning them all saves, as the replay does"
 
+mkdir -p "$tmp/occ"
+STREAMCHECK_TEST_OCCUPANCY=1 STREAMCHECK_TEST_PRICE_DUMP="$tmp/occ/d" "$SC_CLI" --simulate --format=json \
+    --output="$tmp/occ" -- "$SC_APPS/seed000_matmul" 4 128 4 >/dev/null 2>&1
+set -- "$tmp/occ"/d.*
+"$tool" "$1" | sed 's/ set-up$//' >"$tmp/occ/got"
+{ head -n 1 "$1"; grep '^finding ' "$1"; } >"$tmp/occ/want"
+# the spin's calls: demand 1/270336 by its threads, 1/4224 by its occupancy
+spins=$(awk '$1 ~ /^[0-9]+$/ { for (i = 1; i < NF; i++) { if ($i == "demand") d = $(i + 1); if ($i == "occ") o = $(i + 1) }
+              if (d * 270336 > 0.999 && d * 270336 < 1.001 && o * 4224 > 0.999 && o * 4224 < 1.001) n++ }
+              END { print n + 0 }' "$1")
+head -n 1 "$1" | grep -q ' occupancy 1 ' && [ "$spins" -ge 1 ] && cmp -s "$tmp/occ/want" "$tmp/occ/got"
+r=$?
+[ $r -eq 0 ] || diff "$tmp/occ/want" "$tmp/occ/got" | head -n 10 | sed 's/^/# /'
+ok $r "seed000_matmul, occupancy's test hook: priced with it, a one-thread spin 1/4224 of the device ($spins calls), replayed alike"
+
 read_back=$(grep -n 'cudaMemcpyDeviceToHost, s)); // expect: SC203' "$abs_top_srcdir/testapps/pageable_loop.cu" |
     cut -d: -f1)
 # touch.c faults pages in with MADV_POPULATE_WRITE, Linux 5.14 and later
 if ! uname -r | awk -F. '{ exit !($1 > 5 || ($1 == 5 && $2 >= 14)) }'; then
-    echo "ok 8 # SKIP Linux $(uname -r) has no MADV_POPULATE_WRITE"
     echo "ok 9 # SKIP Linux $(uname -r) has no MADV_POPULATE_WRITE"
+    echo "ok 10 # SKIP Linux $(uname -r) has no MADV_POPULATE_WRITE"
     exit 0
 fi
 read_backs keep

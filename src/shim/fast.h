@@ -18,6 +18,7 @@
 #include "lanes.h"
 #include "modules.h"
 #include "notes.h"
+#include "occupancy.h"
 #include "redirect.h"
 #include "runlog.h"
 #include "shim.h"
@@ -196,9 +197,11 @@ static inline void sc_fast_kept(sc_thread *t, const sc_op *op)
     t->rl.nsub++;
     t->rl.last = op->stream;
     t->rl.last_pt = op->pt;
-    if (sc_kind_is(op->kind, SC_KF_KERNEL)) {   /* op->grid and op->block are set */
+    if (sc_kind_is(op->kind, SC_KF_KERNEL)) {   /* op->grid, op->block, op->fn and op->shmem are set */
         t->rl.kernels++;
         t->rl.threads += (uint64_t)op->grid * op->block;
+        if (SC_UNLIKELY(sc_occ_on))
+            sc_occ_kept(&t->rl, op->fn, op->grid, op->block, op->shmem);
     }
 }
 

@@ -39,12 +39,14 @@
    parameters, so redirect-by-handle can rewrite the stream argument. */
 #define SC_PTR(x) ((const void *)(uintptr_t)(x))
 #define SC_C_SUBMIT(K, s) (op_.kind = (K), op_.stream = (s), op_.streamp = &(s))
-#define SC_C_LAUNCH(s, gx, gy, gz, bx, by, bz)                                                    \
-    (SC_C_SUBMIT(SC_K_LAUNCH, s), op_.grid = (gx) * (gy) * (gz), op_.block = (bx) * (by) * (bz))
-#define SC_C_LAUNCH_EX(cfg)                                                                         \
+#define SC_C_LAUNCH(s, f, gx, gy, gz, bx, by, bz, sm)                                             \
+    (SC_C_SUBMIT(SC_K_LAUNCH, s), op_.grid = (gx) * (gy) * (gz), op_.block = (bx) * (by) * (bz),   \
+     op_.fn = (const void *)(f), op_.shmem = (sm))
+#define SC_C_LAUNCH_EX(cfg, f)                                                                      \
     (op_.kind = SC_K_LAUNCH, op_.stream = (cfg) ? (cfg)->hStream : NULL, op_.p1 = (cfg), op_.cfgp = &(cfg), \
      op_.grid = (cfg) ? (cfg)->gridDimX * (cfg)->gridDimY * (cfg)->gridDimZ : 0,                   \
-     op_.block = (cfg) ? (cfg)->blockDimX * (cfg)->blockDimY * (cfg)->blockDimZ : 0)
+     op_.block = (cfg) ? (cfg)->blockDimX * (cfg)->blockDimY * (cfg)->blockDimZ : 0,               \
+     op_.fn = (const void *)(f), op_.shmem = (cfg) ? (cfg)->sharedMemBytes : 0)
 /* An async copy: its direction, host side and device side (dev: 0 for an
    array or where there is none), which the run log keeps (runlog.h). */
 #define SC_C_COPY(d, s, n, h, dev)                                                                   \

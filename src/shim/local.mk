@@ -34,7 +34,8 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/replay.c src/shim/replay.h src/shim/pricing.c src/shim/pricing_attribute.c \
 	src/shim/pricing_loop.c src/shim/pricing_copies.c src/shim/pricing_events.c \
 	src/shim/pricing.h \
-	src/shim/runlog.c src/shim/runlog.h src/shim/gpusample.c src/shim/gpusample.h \
+	src/shim/runlog.c src/shim/runlog.h src/shim/occupancy.c src/shim/occupancy.h \
+	src/shim/gpusample.c src/shim/gpusample.h \
 	src/shim/calibrate.c src/shim/calibrate.h src/shim/price.c src/shim/price.h \
 	src/shim/status.c src/shim/status.h src/shim/reporter.c src/shim/reporter.h \
 	src/shim/signals.c src/shim/signals.h src/shim/exec.c src/shim/unmap.c src/shim/simcheck.c src/shim/simcheck.h \

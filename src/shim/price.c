@@ -27,6 +27,7 @@
 #include "hb.h"
 #include "lanes.h"
 #include "measure.h"
+#include "occupancy.h"
 #include "price.h"
 #include "pricing.h"
 #include "ranges.h"
@@ -243,13 +244,13 @@ static void dump(const sc_pr_model *m, const sc_pr_result *res)
     FILE *f = fopen(name, "w");
     if (!f)
         return;
-    fprintf(f, "window %llu model %llu fixed %llu loop %llu stalled %d\n", (unsigned long long)res->window_ns,
-            (unsigned long long)res->model_ns, (unsigned long long)res->fixed_ns,
-            (unsigned long long)res->loop_ns, res->stalled);
+    fprintf(f, "window %llu model %llu fixed %llu loop %llu stalled %d occupancy %u scope %llu\n",
+            (unsigned long long)res->window_ns, (unsigned long long)res->model_ns, (unsigned long long)res->fixed_ns,
+            (unsigned long long)res->loop_ns, res->stalled, m->occupancy, (unsigned long long)m->scope_ns);
     for (size_t i = 0; i < m->nstreams; i++)
         fprintf(f, "stream %zu device %u kind %u\n", i, m->streams[i].device, m->streams[i].kind);
     for (size_t i = 0; i < m->ndevices; i++)
-        fprintf(f, "device %zu known %d spans %zu h2d %.3f d2h %.3f duplex %.3f\n", i, m->devices[i].known,
+        fprintf(f, "device %zu known %d spans %zu h2d %.17g d2h %.17g duplex %.17g\n", i, m->devices[i].known,
                 m->devices[i].nbusy, m->devices[i].rate[SC_PR_H2D], m->devices[i].rate[SC_PR_D2H],
                 m->devices[i].duplex);
     uint64_t ncold;
@@ -258,9 +259,10 @@ static void dump(const sc_pr_model *m, const sc_pr_result *res)
             (unsigned long long)ncold);
     for (size_t i = 0; i < m->nfindings; i++) {
         const sc_agg_key *k = sc_rl_key((uint16_t)(i + 1));
-        fprintf(f, "finding %zu rule %s fix %u saving %llu\n", i + 1,
+        fprintf(f, "finding %zu rule %s fix %u saving %llu keep %u %llu\n", i + 1,
                 k && k->table == SC_AGG_FINDING ? sc_rules[k->rule].id : k ? "alloc" : "SC103",
-                m->findings[i].fix, (unsigned long long)res->saving[i]);
+                m->findings[i].fix, (unsigned long long)res->saving[i], m->findings[i].keep_bp,
+                (unsigned long long)m->findings[i].keep_ns);
     }
     for (size_t t = 0; t < m->nthreads; t++) {
         const sc_pr_thread *th = &m->threads[t];
@@ -268,8 +270,8 @@ static void dump(const sc_pr_model *m, const sc_pr_result *res)
         for (size_t i = 0; i < th->n; i++) {
             const sc_pr_call *c = &th->calls[i];
             fprintf(f, "  %llu +%llu wait %llu what %u stream %u nsub %u sub %u f %u,%u dir %u bytes %llu "
-                    "demand %.6f %.6f own %llu release %llu touch %llu %u dev %llx gpu %u %llu %llu tool %llu %u %u "
-                    "receive %llu %llu\n",
+                    "demand %.9g %.9g own %llu release %llu touch %llu %u dev %llx gpu %u %llu %llu tool %llu %u %u "
+                    "receive %llu %llu occ %.9g %.9g\n",
                     (unsigned long long)c->t0,
                     (unsigned long long)(c->t1 - c->t0), (unsigned long long)c->wait_ns, c->what, c->stream,
                     c->nsub, c->sub_stream, c->finding[0], c->finding[1], c->dir, (unsigned long long)c->bytes,
@@ -278,7 +280,8 @@ static void dump(const sc_pr_model *m, const sc_pr_result *res)
                     (unsigned long long)c->touch_ns, c->touch_again, (unsigned long long)c->dev, c->gpu_known,
                     (unsigned long long)c->gpu_ns, (unsigned long long)c->fast_gpu_ns,
                     (unsigned long long)c->tool_ns, c->tool_apis, c->tool_ops,
-                    (unsigned long long)c->receive_ns, (unsigned long long)c->receive_t0);
+                    (unsigned long long)c->receive_ns, (unsigned long long)c->receive_t0, c->occ_demand,
+                    c->fast_occ_demand);
         }
     }
     for (size_t d = 0; d < m->ndevices; d++)
@@ -467,6 +470,7 @@ void sc_price_run(void)
     m->findings = f;
     m->nfindings = nf;
     m->scope_ns = sc_range_scope() ? sc_range_scope_ns() : 0;   /* as shim_report.c's shares */
+    m->occupancy = (uint8_t)sc_occ_price;
     /* measured mode's timeline when it has one (sc_measure_stop ran), else
        the samples */
     sc_pr_span *v;

@@ -104,6 +104,14 @@ static int stream_for(scen *s, size_t t, uint32_t st)
     return *o;
 }
 
+/* A call's kernels' demand (its own, or of the fast path's before it: 0
+   unknown): by their occupancy where the model takes it and it is known. */
+static double demand_of(const sc_pr_model *m, const sc_pr_call *c, int fast)
+{
+    double occ = fast ? c->fast_occ_demand : c->occ_demand;
+    return m->occupancy && occ > 0 ? occ : fast ? c->fast_demand : c->demand;
+}
+
 static double pinned_ns(const scen *s, const sc_pr_call *c)
 {
     uint32_t d = sc_pr_device_of(s->m, c->stream);
@@ -392,9 +400,10 @@ static int submit_call(scen *s, int rt, tstate *ts, const sc_pr_work *w, size_t 
         rc = op < 0;
         if (kept)
             cs->op[i] = op;
-    } else if (w[i].self > 0)
-        rc = submit(s, rt, ts, st, SC_RP_COMPUTE, w[i].self, c->demand > 0 ? c->demand : ts->demand, c->stream) < 0;
-    else
+    } else if (w[i].self > 0) {
+        double dm = demand_of(s->m, c, 0);
+        rc = submit(s, rt, ts, st, SC_RP_COMPUTE, w[i].self, dm > 0 ? dm : ts->demand, c->stream) < 0;
+    } else
         ts->last_stream = st;
     return rc | (sc_rp_cpu(s->g, rt, c->t1 - c->t0) < 0);
 }
@@ -600,12 +609,13 @@ static int build_thread(scen *s, size_t t, const sc_pr_work *w)
         cs.op[i] = cs.front[i] = -1;
     double dsum = 0, dn = 0;
     for (size_t i = 0; i < th->n; i++) {
-        if (th->calls[i].demand > 0) {
-            dsum += th->calls[i].demand;
+        double own = demand_of(s->m, &th->calls[i], 0), fast = demand_of(s->m, &th->calls[i], 1);
+        if (own > 0) {
+            dsum += own;
             dn++;
         }
-        if (th->calls[i].fast_demand > 0) {
-            dsum += th->calls[i].fast_demand;
+        if (fast > 0) {
+            dsum += fast;
             dn++;
         }
     }
@@ -634,7 +644,7 @@ static int build_thread(scen *s, size_t t, const sc_pr_work *w)
         if (c->nsub && w[i].fast > 0) {
             unsigned k = c->nsub < PIECES ? c->nsub : PIECES;
             int st = stream_for(s, t, c->sub_stream);
-            double dm = c->fast_demand > 0 ? c->fast_demand : ts.demand;
+            double dm = demand_of(s->m, c, 1) > 0 ? demand_of(s->m, c, 1) : ts.demand;
             double late = backlog(s->m, c, w[i].fast), early = w[i].fast - late;
             for (unsigned j = 0; j < k && !rc; j++)
                 rc = (early > 0 && submit(s, rt, &ts, st, SC_RP_COMPUTE, early / k, dm, c->sub_stream) < 0) ||

@@ -127,6 +127,8 @@ typedef struct sc_pr_call {
                              in its own time (touch_ns 0), all of which the fix saves */
     float demand;         /* launches: the share of the device it asks for (0: unknown) */
     float fast_demand;    /* the same for the kernels among the nsub submissions before it */
+    float occ_demand;     /* demand by the kernel's occupancy (occupancy.h; 0: not asked, unknown) */
+    float fast_occ_demand; /* fast_demand so; the model takes both where sc_pr_model.occupancy */
     uint8_t gpu_known;    /* measured mode recorded the GPU operations of the thread around it: */
     uint64_t gpu_ns;      /* the GPU time of what the call itself queued, and ... */
     uint64_t fast_gpu_ns; /* ... of what the nsub submissions before it queued (CUPTI's durations:
@@ -187,6 +189,7 @@ typedef struct sc_pr_model {
                                 steady loop for findings in it, else the window (keep_bp) */
     uint64_t latency_ns;     /* from a submission to its work's earliest start in the replays:
                                 sc_pr_price sets it on its copy of the model (sc_pr_latency) */
+    uint8_t occupancy;       /* the kernels' demand is their occupancy's where known (occupancy.h) */
 } sc_pr_model;
 
 typedef struct sc_pr_result {

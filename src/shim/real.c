@@ -218,6 +218,8 @@ void sc_drv_resolve(void)
         {"cuMemcpyDtoH", 3020, (void **)&sc_d.MemcpyDtoH, "cuMemcpyDtoH_v2"},
         {"cuMemcpyHtoDAsync", 3020, (void **)&sc_d.MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"},
         {"cuMemcpyDtoHAsync", 3020, (void **)&sc_d.MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"},
+        {"cuOccupancyMaxActiveBlocksPerMultiprocessor", 6050,
+         (void **)&sc_d.OccupancyMaxActiveBlocksPerMultiprocessor, NULL},
     };
     int all = 1, some = 0;
     for (size_t i = 0; i < SC_ARRAY_LEN(want); i++) {

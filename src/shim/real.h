@@ -66,6 +66,8 @@ typedef struct sc_drv {
     PFN_cuMemcpyDtoH_v3020 MemcpyDtoH;
     PFN_cuMemcpyHtoDAsync_v3020 MemcpyHtoDAsync;   /* copies both ways at once, timed (calibrate.c) */
     PFN_cuMemcpyDtoHAsync_v3020 MemcpyDtoHAsync;
+    /* a launch's share of its device (occupancy.c) */
+    PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor_v6050 OccupancyMaxActiveBlocksPerMultiprocessor;
 } sc_drv;
 extern sc_drv sc_d;
 void sc_drv_resolve(void);   /* fills sc_d once libcuda is loaded */

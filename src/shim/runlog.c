@@ -20,6 +20,7 @@
 #include "hb.h"
 #include "kinds.h"
 #include "lanes.h"
+#include "occupancy.h"
 #include "pyframes.h"
 #include "ranges.h"
 #include "real.h"
@@ -389,12 +390,18 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
         c->wait_ns = c->t1 - c->t0;
     c->stream = stream_of(t, l, op->stream, op->pt, ctx, device);
     c->sub_stream = t->rl.nsub ? stream_of(t, l, t->rl.last, t->rl.last_pt, ctx, device) : c->stream;
-    if (sc_kind_is(op->kind, SC_KF_KERNEL) && op->grid && op->block)
+    if (sc_kind_is(op->kind, SC_KF_KERNEL) && op->grid && op->block) {
         c->demand = demand_of(dev, (double)op->grid * op->block);
+        if (sc_occ_on)
+            c->occ_demand = sc_occ_demand(op->fn, op->grid, op->block, op->shmem);
+    }
     if (t->rl.kernels)
         c->fast_demand = demand_of(dev, (double)t->rl.threads / t->rl.kernels);
-    t->rl.nsub = t->rl.kernels = 0;
+    if (t->rl.occ_n)
+        c->fast_occ_demand = t->rl.occ / (float)t->rl.occ_n;
+    t->rl.nsub = t->rl.kernels = t->rl.occ_n = 0;
     t->rl.threads = 0;
+    t->rl.occ = 0;
     if (what == SC_PR_COPY_PAGEABLE && c->dir && op->host && op->bytes) {
         l->src[1] = l->src[0];
         l->src[0].lo = (uintptr_t)op->host;
@@ -477,8 +484,9 @@ void sc_rl_join(pthread_t other, uint64_t t0, uint64_t t1)
     l->v[l->n++] = (sc_pr_call){.t0 = t0, .t1 = t1, .what = SC_PR_JOIN, .stream = SC_PR_NONE,
                                 .bytes = (uint64_t)(uintptr_t)other,
                                 .nsub = t->rl.nsub > t->rl.captured ? t->rl.nsub - t->rl.captured : 0};
-    t->rl.nsub = t->rl.kernels = t->rl.captured = 0;
+    t->rl.nsub = t->rl.kernels = t->rl.captured = t->rl.occ_n = 0;
     t->rl.threads = 0;
+    t->rl.occ = 0;
     became_actor(t);
     errno = saved;
 }

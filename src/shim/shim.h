@@ -145,6 +145,8 @@ typedef struct sc_op {
     int saved_errno;
     uint32_t grid, block; /* launches: blocks of the grid and threads of a block (the run
                              log's demand); set by the launch wrappers only */
+    uint32_t shmem;       /* ... its dynamic shared memory, and its function (occupancy.h) */
+    const void *fn;
     uint32_t rl;          /* its record in the thread's run log (runlog.h), 0: none */
     uint8_t gs_hold;      /* it holds the GPU sampler off while a stream or context goes */
     uint8_t found_done;   /* a synchronization whose queued work had finished before it: it

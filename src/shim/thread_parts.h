@@ -44,6 +44,8 @@ typedef struct sc_rl_hot {
     CUstream last;        /* ... on this stream, as passed */
     uint32_t kernels;     /* of them, kernel launches ... */
     uint64_t threads;     /* ... and their threads (grid x block), summed: their demand */
+    float occ;            /* ... their shares of the device by occupancy, summed (occupancy.h), */
+    uint32_t occ_n;       /* of so many of them */
     /* the streams (as passed) whose first pinned copy each way took the
        slow path (runlog.h, sc_rl_piped), the newest four: the directions
        (bits 0 and 1), and the per-thread entry point (bit 2) */

@@ -321,6 +321,38 @@ CUresult scsim_cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
     return CUDA_SUCCESS;
 }
 
+/* CUDA Driver API, Occupancy: the blocks of hfunc one multiprocessor holds
+ * at once.  Every function uses 32 registers and no static shared memory
+ * (cuFuncGetAttribute above), so the limits are the multiprocessor's
+ * threads (in whole warps), its blocks, its registers and its shared
+ * memory, each block's dynamic shared memory plus the reserved 1 KiB. */
+CUresult scsim_cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize,
+                                                           size_t dynamicSMemSize)
+{
+    CUresult r = scsim_check_ctx();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!scsim_func_check(func))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!numBlocks || blockSize <= 0 ||
+        blockSize > scsim_device_attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK) ||
+        dynamicSMemSize > (size_t)scsim_device_attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN))
+        return CUDA_ERROR_INVALID_VALUE;
+    long warp = scsim_device_attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+    long threads = (blockSize + warp - 1) / warp * warp;
+    long n = scsim_device_attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+    long by_threads = scsim_device_attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR) / threads;
+    long by_regs = scsim_device_attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR) / (32 * threads);
+    long per_block = (long)dynamicSMemSize +
+                     scsim_device_attribute(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+    long by_smem = (long)scsim_device_attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR) / per_block;
+    n = by_threads < n ? by_threads : n;
+    n = by_regs < n ? by_regs : n;
+    n = by_smem < n ? by_smem : n;
+    *numBlocks = (int)n;
+    return CUDA_SUCCESS;
+}
+
 CUresult scsim_cuFuncGetName(const char **name, CUfunction hfunc)
 {
     CUresult r = scsim_check_init();

@@ -42,6 +42,8 @@ static void busy(run *r, uint64_t a, uint64_t b)
 /* The device's rate of pinned copies both ways at once for price(), bytes
    per ns in all (0: unknown, the default). */
 static double duplex_rate;
+/* price()'s model takes the kernels' demand by occupancy (sc_pr_model.occupancy). */
+static int occupancy;
 
 /* The last price()'s verdicts (sc_pr_result.dropped) and its findings'
    fixes at once (together, together_n), per finding. */
@@ -58,7 +60,8 @@ static sc_pr_result price(run *r, int nthreads, const sc_pr_stream *st, size_t n
     sc_pr_device dev = {.busy = r->busy, .nbusy = r->nbusy, .known = 1, .rate = {0, pinned_rate, pinned_rate},
                         .duplex = duplex_rate};
     sc_pr_model m = {.threads = th, .nthreads = (size_t)nthreads, .streams = st, .nstreams = nst,
-                     .devices = &dev, .ndevices = 1, .findings = f, .nfindings = nf};
+                     .devices = &dev, .ndevices = 1, .findings = f, .nfindings = nf,
+                     .occupancy = (uint8_t)occupancy};
     ck_assert_uint_le(nf, sizeof dropped);
     sc_pr_result res = {.saving = saving, .dropped = dropped, .together = together, .together_n = together_n};
     ck_assert_int_eq(sc_pr_price(&m, &res), 0);
@@ -344,7 +347,7 @@ END_TEST
    per stream: with 4 streams, 4 products at a time, 7 ms; with 2, 9 ms;
    with 1, a stream of the handle's own, 13 ms as before.  The join holds:
    the last kernel waits for every product. */
-static uint64_t handle_on_legacy(int created, uint64_t *fixed)
+static uint64_t handle_on_legacy_occ(int created, float occ, uint64_t *fixed)
 {
     static run r;
     r = (run){0};
@@ -354,6 +357,7 @@ static uint64_t handle_on_legacy(int created, uint64_t *fixed)
     for (uint64_t k = 0; k < 8; k++) {
         sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, k * 10000, k * 10000 + 5000, 0, 0);
         c->demand = 0.1f;
+        c->occ_demand = occ;
         c->finding[0] = 1;
         c->gpu_known = 1, c->gpu_ns = MS;   /* CUPTI's durations, as under --measure */
     }
@@ -371,6 +375,11 @@ static uint64_t handle_on_legacy(int created, uint64_t *fixed)
     return saving;
 }
 
+static uint64_t handle_on_legacy(int created, uint64_t *fixed)
+{
+    return handle_on_legacy_occ(created, 0, fixed);
+}
+
 START_TEST(a_handle_per_stream)
 {
     uint64_t fixed, saving = handle_on_legacy(4, &fixed);
@@ -380,6 +389,26 @@ START_TEST(a_handle_per_stream)
     ck_assert_msg(saving > 37 * MS / 10 && saving < 41 * MS / 10, "saving %llu", (unsigned long long)saving);
     saving = handle_on_legacy(1, &fixed);
     ck_assert_msg(saving < MS / 10, "saving %llu", (unsigned long long)saving);
+}
+END_TEST
+
+/* The same products on 4 streams, each asking a tenth of the device by its
+   threads but half of it by its occupancy (its registers or shared memory
+   let a multiprocessor hold fewer of its blocks): two run at once, so the
+   8 products take 4 ms, then the 5 ms kernel: 9 ms, a saving of 4 (_i 1).
+   By the threads, as before (a model that does not take the occupancy, or
+   one that has none: _i 0, 2), 5.9.  A product that fills the device by
+   occupancy runs alone: no saving (_i 3). */
+START_TEST(demand_by_occupancy)
+{
+    static const struct { int on; float occ; uint64_t lo, hi; } c[] = {
+        {0, 0.5f, 57, 61}, {1, 0.5f, 38, 42}, {1, 0, 57, 61}, {1, 1, 0, 1}};
+    uint64_t fixed;
+    occupancy = c[_i].on;
+    uint64_t saving = handle_on_legacy_occ(4, c[_i].occ, &fixed);
+    occupancy = 0;
+    ck_assert_msg(saving >= c[_i].lo * MS / 10 && saving <= c[_i].hi * MS / 10, "saving %llu",
+                  (unsigned long long)saving);
 }
 END_TEST
 
@@ -1127,6 +1156,7 @@ int main(void)
     tcase_add_test(tc, events_order_streams);
     tcase_add_test(tc, events_across_threads);
     tcase_add_test(tc, a_handle_per_stream);
+    tcase_add_loop_test(tc, demand_by_occupancy, 0, 4);
     tcase_add_test(tc, pageable_copies);
     tcase_add_test(tc, released_sources);
     tcase_add_test(tc, receipts_to_a_pinning_thread);

@@ -1,0 +1,135 @@
+/* occupancy.c: the share of a device a kernel launch holds (occupancy.h).
+ *
+ * A table of (function, block size, dynamic shared memory) -> the blocks the
+ * device holds at once, filled by the first launch of each: it claims a slot
+ * (compare-and-swap of its tag), writes the key, asks the driver, and
+ * publishes the answer (release); readers take no lock and read a slot
+ * whose answer is not yet published as unknown.  A full table answers
+ * unknown: the run log falls back to the threads' demand.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "core.h"
+#include "occupancy.h"
+#include "real.h"
+#include "thread_parts.h"
+
+int sc_occ_on;
+int sc_occ_price;
+
+#define SLOTS 4096u   /* a power of two */
+#define PROBES 32u
+#define MAX_DEV 64
+
+typedef struct slot {
+    _Atomic uint64_t tag;      /* 0: free; else the key's hash, odd */
+    const void *fn;
+    uint32_t block, shmem;
+    _Atomic int64_t room;      /* 0: not yet known; -1: the driver cannot say; else blocks */
+} slot;
+
+static slot table[SLOTS];
+static _Atomic int sms[MAX_DEV];   /* multiprocessors per device: 0 not asked, -1 unknown */
+
+static uint64_t key_hash(const void *fn, uint32_t block, uint32_t shmem)
+{
+    uint64_t h = (uint64_t)(uintptr_t)fn * 0x9e3779b97f4a7c15ull;
+    h ^= ((uint64_t)block << 32 | shmem) * 0xc2b2ae3d27d4eb4full;
+    h ^= h >> 29;
+    return h | 1;
+}
+
+/* The multiprocessors of the current context's device, or 0. */
+static long device_sms(void)
+{
+    CUdevice dev;
+    if (!sc_d.CtxGetDevice || sc_d.CtxGetDevice(&dev) != CUDA_SUCCESS || dev < 0 || dev >= MAX_DEV)
+        return 0;
+    int n = atomic_load_explicit(&sms[dev], memory_order_relaxed);
+    if (!n) {
+        if (!sc_d.DeviceGetAttribute ||
+            sc_d.DeviceGetAttribute(&n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) != CUDA_SUCCESS || n <= 0)
+            n = -1;
+        atomic_store_explicit(&sms[dev], n, memory_order_relaxed);
+    }
+    return n > 0 ? n : 0;
+}
+
+/* What the driver says of a key: blocks the device holds at once, or -1. */
+static int64_t ask(const void *fn, uint32_t block, uint32_t shmem)
+{
+    int per = 0;
+    int saved = errno;
+    long n = device_sms();
+    CUresult r = n && sc_d.OccupancyMaxActiveBlocksPerMultiprocessor
+                     ? sc_d.OccupancyMaxActiveBlocksPerMultiprocessor(&per, (CUfunction)(uintptr_t)fn, (int)block,
+                                                                      shmem)
+                     : CUDA_ERROR_NOT_SUPPORTED;
+    errno = saved;
+    return r == CUDA_SUCCESS && per > 0 ? (int64_t)per * n : -1;
+}
+
+static int64_t room_of(const void *fn, uint32_t block, uint32_t shmem)
+{
+    uint64_t tag = key_hash(fn, block, shmem);
+    for (uint32_t i = 0; i < PROBES; i++) {
+        slot *s = &table[(tag + i) & (SLOTS - 1)];
+        uint64_t t = atomic_load_explicit(&s->tag, memory_order_acquire);
+        if (!t) {
+            uint64_t zero = 0;
+            if (!atomic_compare_exchange_strong_explicit(&s->tag, &zero, tag, memory_order_acq_rel,
+                                                         memory_order_acquire)) {
+                t = zero;   /* another key took it first: look at it as any other */
+            } else {
+                s->fn = fn;
+                s->block = block;
+                s->shmem = shmem;
+                int64_t r = ask(fn, block, shmem);
+                atomic_store_explicit(&s->room, r, memory_order_release);
+                return r;
+            }
+        }
+        if (t != tag)
+            continue;
+        int64_t r = atomic_load_explicit(&s->room, memory_order_acquire);
+        if (!r)
+            return 0;   /* being asked by another thread: unknown for now */
+        if (s->fn == fn && s->block == block && s->shmem == shmem)
+            return r;
+    }
+    return 0;
+}
+
+float sc_occ_demand(const void *fn, uint32_t grid, uint32_t block, uint32_t shmem)
+{
+    if (!fn || !grid || !block)
+        return 0;
+    int64_t room = room_of(fn, block, shmem);
+    if (room <= 0)
+        return 0;
+    return grid >= room ? 1.0f : (float)grid / (float)room;
+}
+
+void sc_occ_kept(struct sc_rl_hot *rl, const void *fn, uint32_t grid, uint32_t block, uint32_t shmem)
+{
+    float o = sc_occ_demand(fn, grid, block, shmem);
+    rl->occ += o;
+    rl->occ_n += o > 0;
+}
+
+/* STREAMCHECK_TEST_OCCUPANCY=1: asked and priced with; a pricing dump alone
+   asks, so that a GPU run can be replayed both ways. */
+static void occ_init(void)
+{
+    const char *v = getenv("STREAMCHECK_TEST_OCCUPANCY");
+    sc_occ_price = v && v[0] == '1';
+    sc_occ_on = sc_occ_price || getenv("STREAMCHECK_TEST_PRICE_DUMP");
+}
+
+static const sc_part part = {"occupancy", 56, NULL, NULL, NULL, occ_init, NULL};
+SC_PART_REGISTER(part)

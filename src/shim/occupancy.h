@@ -1,0 +1,39 @@
+/* occupancy.h: the share of a device a kernel launch holds, from the
+ * blocks its multiprocessors can hold at once (occupancy.c).
+ *
+ * The run log's demand (runlog.c) is a grid's threads over the device's:
+ * a 1024x1024 cuBLAS product asks for 6% of an H100 that way, so the
+ * replay runs four at once where the GPU ran them 1.3 times faster.  A
+ * kernel's registers and shared memory limit how many of its blocks a
+ * multiprocessor holds (CUDA Driver API, Occupancy:
+ * cuOccupancyMaxActiveBlocksPerMultiprocessor); the grid's blocks over the
+ * device's room for them is the share the block scheduler gives it.
+ *
+ * A test hook until a GPU has judged it: STREAMCHECK_TEST_OCCUPANCY=1 asks
+ * the driver (once per function, block size and dynamic shared memory)
+ * and prices with it; with STREAMCHECK_TEST_PRICE_DUMP alone it is asked
+ * and dumped beside the threads' demand, for bench/price_replay
+ * --occupancy, and the model prices as before.
+ */
+#ifndef SC_OCCUPANCY_H
+#define SC_OCCUPANCY_H
+
+#include <stdint.h>
+
+extern int sc_occ_on;      /* asked at launches (the hook, or a dump) */
+extern int sc_occ_price;   /* the model prices with it (the hook) */
+
+/* The share of the current context's device that `grid` blocks of `block`
+   threads of function fn with `shmem` bytes of dynamic shared memory
+   hold: grid over the blocks the device holds at once, at most 1; 0 when
+   the driver cannot say.  The first launch of each (fn, block, shmem) asks
+   the driver; the rest read a table without a lock. */
+float sc_occ_demand(const void *fn, uint32_t grid, uint32_t block, uint32_t shmem);
+
+/* A launch the fast path kept: its demand added to the thread's (its run
+   log's counters, thread_parts.h), out of the fast path's line. */
+struct sc_rl_hot;
+void sc_occ_kept(struct sc_rl_hot *rl, const void *fn, uint32_t grid, uint32_t block, uint32_t shmem)
+    __attribute__((cold, noinline));
+
+#endif /* SC_OCCUPANCY_H */
