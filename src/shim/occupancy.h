@@ -27,7 +27,9 @@ extern int sc_occ_price;   /* the model prices with it (the hook) */
    threads of function fn with `shmem` bytes of dynamic shared memory
    hold: grid over the blocks the device holds at once, at most 1; 0 when
    the driver cannot say.  The first launch of each (fn, block, shmem) asks
-   the driver; the rest read a table without a lock. */
+   the driver; the rest read a table without a lock (so a context-less
+   kernel, a CUkernel, launched on devices of other sizes keeps the first
+   one's answer). */
 float sc_occ_demand(const void *fn, uint32_t grid, uint32_t block, uint32_t shmem);
 
 /* A launch the fast path kept: its demand added to the thread's (its run
