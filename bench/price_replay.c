@@ -5,7 +5,8 @@
  * recorded on a GPU without the GPU, and set against what the fixes gained
  * there (bench/price_check.py's table).
  *
- *   price_replay [--together] [--no-events] [--occupancy 0|1] [--tool-cost A,O] [--duplex R] DUMP
+ *   price_replay [--together] [--no-events] [--occupancy 0|1] [--unbarrier] [--tool-cost A,O]
+ *                [--duplex R] DUMP
  *                         the dump's first line and its finding lines, as
  *                         the current model prices them; --duplex R: the
  *                         rate of pinned copies both ways at once, bytes
@@ -26,7 +27,9 @@
  *                         the same run; --occupancy 1: the kernels'
  *                         demand by their occupancy, where the dump has it
  *                         ("occ", src/shim/occupancy.h), 0: by their
- *                         threads (without it: as the dump's run priced)
+ *                         threads (without it: as the dump's run priced);
+ *                         --unbarrier: SC101's fix is SC_PR_FIX_UNBARRIER
+ *                         (STREAMCHECK_TEST_UNBARRIER's, pricing.h)
  *
  * Each finding's flags are the ones price.c gives it: a finding (not an
  * allocation site) is in the all-fixed run, and is priced jointly when its
@@ -53,6 +56,7 @@ typedef struct dfind { sc_pr_finding f; char rule[16]; } dfind;
 
 static int no_events;   /* --no-events */
 static int occupancy = -1;   /* --occupancy 1 or 0; -1: as the dump's run priced */
+static int unbarrier;        /* --unbarrier */
 
 typedef struct dump {
     uint64_t scope_ns;
@@ -153,6 +157,8 @@ static int line_of(dump *d, const char *l)
                                             .joint = (uint8_t)(finding && b == SC_PR_FIX_NO_WAIT),
                                             .keep_bp = (uint16_t)keep_bp, .keep_ns = keep_ns};
         snprintf(d->finds[a - 1].rule, sizeof d->finds[a - 1].rule, "%s", rule);
+        if (unbarrier && !strcmp(rule, "SC101"))
+            d->finds[a - 1].f.fix = SC_PR_FIX_UNBARRIER;
     } else if (sscanf(l, "thread %u id %u legacy_finding %u calls %zu", &a, &b, &c, &n) == 4) {
         if (a != d->nthreads || room(&d->threads, &d->nthreads, &d->cthreads, a, sizeof *d->threads))
             return -1;
@@ -234,6 +240,8 @@ int main(int argc, char **argv)
             together = 1;
         else if (argc >= 3 && !strcmp(argv[1], "--no-events"))
             no_events = 1;
+        else if (argc >= 3 && !strcmp(argv[1], "--unbarrier"))
+            unbarrier = 1;
         else if (argc >= 4 && !strcmp(argv[1], "--occupancy") && (!strcmp(argv[2], "0") || !strcmp(argv[2], "1"))) {
             occupancy = argv[2][0] == '1';
             argv++;
@@ -256,8 +264,8 @@ int main(int argc, char **argv)
         argc -= 2;
     }
     if (argc != 2) {
-        fprintf(stderr, "usage: price_replay [--together] [--no-events] [--occupancy 0|1] [--tool-cost A,O] "
-                "[--duplex R] DUMP  (a file STREAMCHECK_TEST_PRICE_DUMP wrote)\n");
+        fprintf(stderr, "usage: price_replay [--together] [--no-events] [--occupancy 0|1] [--unbarrier] "
+                "[--tool-cost A,O] [--duplex R] DUMP  (a file STREAMCHECK_TEST_PRICE_DUMP wrote)\n");
         return 2;
     }
     FILE *in = fopen(argv[1], "r");

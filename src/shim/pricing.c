@@ -89,6 +89,16 @@ static int spread_stream(scen *s, uint32_t st)
     return *x;
 }
 
+/* Thread t's own stream on legacy stream st's device, made on first use:
+   blocking, so ordered with the legacy stream, as a per-thread one is. */
+static int own_of(scen *s, size_t t, uint32_t st)
+{
+    int *o = &s->own[t * s->m->ndevices + s->m->streams[st].device];
+    if (*o < 0)
+        *o = sc_rp_stream(s->g, s->m->streams[st].device, SC_RP_BLOCKING);
+    return *o;
+}
+
 /* The replay stream for model stream `st` used by thread t: its own when
    its legacy-stream work is moved. */
 static int stream_for(scen *s, size_t t, uint32_t st)
@@ -98,10 +108,17 @@ static int stream_for(scen *s, size_t t, uint32_t st)
         st = 0;
     if (m->streams[st].kind != SC_PR_LEGACY || !fixed(s, m->threads[t].legacy_finding))
         return s->stream[st];
-    int *o = &s->own[t * m->ndevices + m->streams[st].device];
-    if (*o < 0)
-        *o = sc_rp_stream(s->g, m->streams[st].device, SC_RP_BLOCKING);
-    return *o;
+    return own_of(s, t, st);
+}
+
+/* The same for call c's work on `st` (its own stream, or the fast path's
+   before it): the thread's own where c's fix is SC_PR_FIX_UNBARRIER. */
+static int stream_of_call(scen *s, size_t t, const sc_pr_call *c, uint32_t st)
+{
+    if (st < s->m->nstreams && st == c->stream && s->m->streams[st].kind == SC_PR_LEGACY &&
+        (fixes(s, c) & (1u << SC_PR_FIX_UNBARRIER)))
+        return own_of(s, t, st);
+    return stream_for(s, t, st);
 }
 
 /* A call's kernels' demand (its own, or of the fast path's before it: 0
@@ -324,6 +341,16 @@ static int wait_piped(scen *s, int t, const sc_pr_call *c)
            (s->down[k] >= 0 && sc_rp_wait_stream(s->g, t, s->down[k]) < 0) ? -1 : 0;
 }
 
+/* A wait for the legacy stream waits for the thread's own stream too where
+   SC_PR_FIX_UNBARRIER moved work there. */
+static int wait_own(scen *s, int t, const sc_pr_call *c, int st)
+{
+    if (c->stream >= s->m->nstreams || s->m->streams[c->stream].kind != SC_PR_LEGACY)
+        return 0;
+    int o = s->own[(size_t)t * s->m->ndevices + s->m->streams[c->stream].device];
+    return o >= 0 && o != st ? sc_rp_wait_stream(s->g, t, o) : 0;
+}
+
 static int wait_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, unsigned fx)
 {
     int rc = 0;
@@ -338,7 +365,8 @@ static int wait_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, un
                     dropped_wait(ts, ts->last_on[j], stream_for(s, (size_t)t, j), ts->d2h_on[j]);
     } else {
         if (c->what == SC_PR_WAIT_STREAM)
-            rc = sc_rp_wait_stream(s->g, t, st) < 0 || wait_piped(s, t, c) < 0 ? -1 : 0;
+            rc = sc_rp_wait_stream(s->g, t, st) < 0 || wait_piped(s, t, c) < 0 || wait_own(s, t, c, st) < 0
+                     ? -1 : 0;
         else if (c->what == SC_PR_WAIT_EVENT && ts->last_op >= 0)
             rc = sc_rp_wait_op(s->g, t, ts->last_op);
         else if (c->what == SC_PR_WAIT_DEVICE && (fx & (1u << SC_PR_FIX_STREAM)))
@@ -441,7 +469,7 @@ static int call_step(scen *s, size_t t, tstate *ts, const sc_pr_work *w, size_t 
 {
     const sc_pr_call *c = &s->m->threads[t].calls[i];
     int rt = (int)t, rc = 0;
-    int st = stream_for(s, t, c->stream);
+    int st = stream_of_call(s, t, c, c->stream);
     unsigned fx = fixes(s, c);
     if ((fx & (1u << SC_PR_FIX_SPREAD)) && c->what == SC_PR_SUBMIT && c->stream < s->m->nstreams &&
         s->m->streams[c->stream].kind == SC_PR_LEGACY && (st = spread_stream(s, c->stream)) < 0)
@@ -643,7 +671,7 @@ static int build_thread(scen *s, size_t t, const sc_pr_work *w)
             break;
         if (c->nsub && w[i].fast > 0) {
             unsigned k = c->nsub < PIECES ? c->nsub : PIECES;
-            int st = stream_for(s, t, c->sub_stream);
+            int st = stream_of_call(s, t, c, c->sub_stream);
             double dm = demand_of(s->m, c, 1) > 0 ? demand_of(s->m, c, 1) : ts.demand;
             double late = backlog(s->m, c, w[i].fast), early = w[i].fast - late;
             for (unsigned j = 0; j < k && !rc; j++)

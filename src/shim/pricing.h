@@ -82,6 +82,14 @@ typedef enum sc_pr_fix {
                              under --measure (each kernel's time) where the run recorded events'
                              orders (runlog.h, sc_rl_events): programs join a handle's work to
                              their streams with events (price.c) */
+    SC_PR_FIX_UNBARRIER,  /* the call's legacy-stream work goes to the thread's own stream, ordered
+                             with the legacy stream but not with the other blocking streams (a
+                             per-thread default stream: --default-stream per-thread), and so do the
+                             submissions the fast path let through to that stream just before it;
+                             the thread's waits for the legacy stream wait for that stream too.  A
+                             test hook's (STREAMCHECK_TEST_UNBARRIER, price.c, for SC101): where
+                             the barrier ordered the program's data, its fix needs events that
+                             the replay does not add */
 } sc_pr_fix;
 
 /* The smallest copy SC_PR_FIX_PIPELINE moves (the recorder records the

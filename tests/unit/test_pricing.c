@@ -412,6 +412,47 @@ START_TEST(demand_by_occupancy)
 }
 END_TEST
 
+/* Legacy-stream kernels between the spins of a blocking stream (SC101):
+   three 10 ms spins on the blocking stream, each followed by a 1 ms kernel
+   on the legacy stream, then a 40 ms one there, a wait for the legacy
+   stream and 5 ms of host work.  As run (CUPTI's times), everything in
+   turn: 73 ms, and 78 with the host's.  Fixed (SC_PR_FIX_UNBARRIER: the
+   legacy work on a per-thread stream), the spins run beside the kernels
+   (30 ms against 43), the wait waits for the moved work, then the host's
+   5 ms: 48, a saving of 30 (_i 0).  Without the fix's finding, the same
+   run saves nothing (_i 1). */
+START_TEST(legacy_work_off_the_barrier)
+{
+    static run r;
+    r = (run){0};
+    sc_pr_stream st[2] = {{0, SC_PR_LEGACY}, {0, SC_PR_BLOCKING}};
+    uint64_t at = 0;
+    for (int k = 0; k < 3; k++, at += 20000) {
+        sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 1);
+        c->gpu_known = 1, c->gpu_ns = 10 * MS, c->demand = 0.001f;
+        c = add(&r, 0, SC_PR_SUBMIT, at + 10000, at + 15000, 0, 0);
+        c->gpu_known = 1, c->gpu_ns = MS, c->demand = 0.1f;
+        c->finding[0] = 1;
+    }
+    sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 0);
+    c->gpu_known = 1, c->gpu_ns = 40 * MS, c->demand = 0.1f;
+    c->finding[0] = 1;
+    add(&r, 0, SC_PR_WAIT_STREAM, at + 10000, 73 * MS, 73 * MS - at - 10000, 0);
+    add(&r, 0, SC_PR_OTHER, 78 * MS, 78 * MS + 1000, 0, 0);
+    busy(&r, 0, 73 * MS);
+    sc_pr_finding f = {.fix = _i ? SC_PR_FIX_NONE : SC_PR_FIX_UNBARRIER, .in_all = 1};
+    uint64_t saving;
+    sc_pr_result res = price(&r, 1, st, 2, &f, 1, 0, 0, &saving);
+    ck_assert_msg(res.model_ns > 77 * MS && res.model_ns < 79 * MS, "model %llu", (unsigned long long)res.model_ns);
+    if (_i) {
+        ck_assert_msg(saving < MS / 10, "saving %llu", (unsigned long long)saving);
+        return;
+    }
+    ck_assert_msg(res.fixed_ns > 47 * MS && res.fixed_ns < 49 * MS, "fixed %llu", (unsigned long long)res.fixed_ns);
+    ck_assert_msg(saving > 29 * MS && saving < 31 * MS, "saving %llu", (unsigned long long)saving);
+}
+END_TEST
+
 /* Steps of host work, a pageable copy (a wait for the stream, then 2 ms
    of staging), a kernel.  GPU-bound (4 ms host, 10 ms kernel): each step
    takes 12 ms; pinned at 1 ms a copy the GPU does 11 a step, at 2 ms 12:
@@ -1157,6 +1198,7 @@ int main(void)
     tcase_add_test(tc, events_across_threads);
     tcase_add_test(tc, a_handle_per_stream);
     tcase_add_loop_test(tc, demand_by_occupancy, 0, 4);
+    tcase_add_loop_test(tc, legacy_work_off_the_barrier, 0, 2);
     tcase_add_test(tc, pageable_copies);
     tcase_add_test(tc, released_sources);
     tcase_add_test(tc, receipts_to_a_pinning_thread);
