@@ -1,7 +1,9 @@
-/* occupancy.c: the share of a device a kernel launch holds (occupancy.h).
+/* occupancy.c: the share of a device a kernel launch holds (occupancy.h),
+ * by its threads and by its occupancy.
  *
- * A table of (function, block size, dynamic shared memory) -> the blocks the
- * device holds at once, filled by the first launch of each: it claims a slot
+ * A device's multiprocessors and their threads are asked once.  A table of
+ * (function, block size, dynamic shared memory) -> the blocks the device
+ * holds at once is filled by the first launch of each: it claims a slot
  * (compare-and-swap of its tag), writes the key, asks the driver, and
  * publishes the answer (release); readers take no lock and read a slot
  * whose answer is not yet published as unknown.  A full table answers
@@ -34,7 +36,13 @@ typedef struct slot {
 } slot;
 
 static slot table[SLOTS];
-static _Atomic int sms[MAX_DEV];   /* multiprocessors per device: 0 not asked, -1 unknown */
+
+/* A device's multiprocessors and threads per multiprocessor: 0 not asked,
+   -1 the driver could not say. */
+typedef struct devinfo {
+    _Atomic int sms, per;
+} devinfo;
+static devinfo devs[MAX_DEV];
 
 static uint64_t key_hash(const void *fn, uint32_t block, uint32_t shmem)
 {
@@ -44,20 +52,48 @@ static uint64_t key_hash(const void *fn, uint32_t block, uint32_t shmem)
     return h | 1;
 }
 
+/* Device dev's multiprocessors and threads per multiprocessor, asked once
+   (a second asker may ask again, for the same answer): 1, or 0 where the
+   driver cannot say. */
+static int dev_info(unsigned dev, int *sms, int *per)
+{
+    if (dev >= MAX_DEV)
+        return 0;
+    devinfo *x = &devs[dev];
+    int s = atomic_load_explicit(&x->sms, memory_order_relaxed);
+    int p = atomic_load_explicit(&x->per, memory_order_relaxed);
+    if (!s || !p) {
+        CUdevice d;
+        s = p = -1;
+        int a = 0, b = 0;
+        if (sc_d.DeviceGet && sc_d.DeviceGetAttribute && sc_d.DeviceGet(&d, (int)dev) == CUDA_SUCCESS &&
+            sc_d.DeviceGetAttribute(&a, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d) == CUDA_SUCCESS &&
+            sc_d.DeviceGetAttribute(&b, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, d) == CUDA_SUCCESS &&
+            a > 0 && b > 0)
+            s = a, p = b;
+        atomic_store_explicit(&x->per, p, memory_order_relaxed);
+        atomic_store_explicit(&x->sms, s, memory_order_relaxed);
+    }
+    *sms = s;
+    *per = p;
+    return s > 0 && p > 0;
+}
+
+float sc_occ_threads(unsigned dev, double threads)
+{
+    int sms, per;
+    double room = dev_info(dev, &sms, &per) ? (double)sms * per : 0;
+    return room > 0 && threads < room ? (float)(threads / room) : 1.0f;
+}
+
 /* The multiprocessors of the current context's device, or 0. */
 static long device_sms(void)
 {
     CUdevice dev;
-    if (!sc_d.CtxGetDevice || sc_d.CtxGetDevice(&dev) != CUDA_SUCCESS || dev < 0 || dev >= MAX_DEV)
+    int sms, per;
+    if (!sc_d.CtxGetDevice || sc_d.CtxGetDevice(&dev) != CUDA_SUCCESS || dev < 0)
         return 0;
-    int n = atomic_load_explicit(&sms[dev], memory_order_relaxed);
-    if (!n) {
-        if (!sc_d.DeviceGetAttribute ||
-            sc_d.DeviceGetAttribute(&n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) != CUDA_SUCCESS || n <= 0)
-            n = -1;
-        atomic_store_explicit(&sms[dev], n, memory_order_relaxed);
-    }
-    return n > 0 ? n : 0;
+    return dev_info((unsigned)dev, &sms, &per) ? sms : 0;
 }
 
 /* What the driver says of a key: blocks the device holds at once, or -1. */

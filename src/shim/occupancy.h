@@ -20,8 +20,15 @@
 
 #include <stdint.h>
 
-extern int sc_occ_on;      /* asked at launches (the hook, or a dump) */
-extern int sc_occ_price;   /* the model prices with it (the hook) */
+#include "sc.h"
+
+SC_HIDDEN extern int sc_occ_on;      /* asked at launches (the hook, or a dump): the fast path tests it */
+extern int sc_occ_price;             /* the model prices with it (the hook) */
+
+/* The share of device `dev` (an ordinal) a grid of `threads` threads asks
+   for: all its multiprocessors' threads (asked once per device), at most 1;
+   1 where the driver cannot say.  The run log's demand (runlog.c). */
+float sc_occ_threads(unsigned dev, double threads);
 
 /* The share of the current context's device that `grid` blocks of `block`
    threads of function fn with `shmem` bytes of dynamic shared memory

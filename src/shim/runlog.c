@@ -194,29 +194,6 @@ static uint8_t what_of(const sc_op *op, uint64_t wait_ns)
     return SC_PR_OTHER;
 }
 
-/* The share of device `dev` a grid of `threads` threads asks for: all its
-   multiprocessors' threads (asked once per device), at most 1. */
-static float demand_of(unsigned dev, double threads)
-{
-    static _Atomic double room[32];
-    if (dev >= 32)
-        return 1;
-    double r = atomic_load_explicit(&room[dev], memory_order_relaxed);
-    if (!r) {
-        int sms = 0, per = 0;
-        CUdevice d;
-        if (sc_d.DeviceGet && sc_d.DeviceGetAttribute && sc_d.DeviceGet(&d, (int)dev) == CUDA_SUCCESS &&
-            sc_d.DeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d) == CUDA_SUCCESS &&
-            sc_d.DeviceGetAttribute(&per, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, d) ==
-                CUDA_SUCCESS && sms > 0 && per > 0)
-            r = (double)sms * per;
-        else
-            r = -1;
-        atomic_store_explicit(&room[dev], r, memory_order_relaxed);
-    }
-    return r > 0 && threads < r ? (float)(threads / r) : 1.0f;
-}
-
 /* A copy's device side, for the model's ranges: 0 where unknown (an
    array, a 2D or 3D copy). */
 static uint64_t dev_end(const sc_op *op)
@@ -391,12 +368,12 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
     c->stream = stream_of(t, l, op->stream, op->pt, ctx, device);
     c->sub_stream = t->rl.nsub ? stream_of(t, l, t->rl.last, t->rl.last_pt, ctx, device) : c->stream;
     if (sc_kind_is(op->kind, SC_KF_KERNEL) && op->grid && op->block) {
-        c->demand = demand_of(dev, (double)op->grid * op->block);
+        c->demand = sc_occ_threads(dev, (double)op->grid * op->block);
         if (sc_occ_on)
             c->occ_demand = sc_occ_demand(op->fn, op->grid, op->block, op->shmem);
     }
     if (t->rl.kernels)
-        c->fast_demand = demand_of(dev, (double)t->rl.threads / t->rl.kernels);
+        c->fast_demand = sc_occ_threads(dev, (double)t->rl.threads / t->rl.kernels);
     if (t->rl.occ_n)
         c->fast_occ_demand = t->rl.occ / (float)t->rl.occ_n;
     t->rl.nsub = t->rl.kernels = t->rl.occ_n = 0;
