@@ -58,7 +58,8 @@ EXTRA_DIST += bench/launch_overhead.cu bench/queue_mapping.cu bench/framework_lo
 	bench/side-by-side.sh bench/redirect.sh bench/train_bench.py bench/torch_train.py bench/redirect-torch.sh \
 	bench/price_check.py bench/step_timer.py tests/corpus/python/item_loop.py \
 	tests/corpus/python/readback_loop.py
-EXTRA_DIST += bench/exit_time.py bench/price_offline.py bench/price_weights.py bench/pyframes_cost.py bench/together.py bench/data/h200-price-dumps.tar.xz \
+EXTRA_DIST += bench/exit_time.py bench/price_offline.py bench/price_weights.py bench/pyframes_cost.py bench/together.py \
+	bench/data/h200-price-dumps.tar.xz \
 	bench/data/h200-price-dumps-2.tar.xz bench/data/h200-price-dumps-3.tar.xz \
 	bench/data/h200-price-dumps-4.tar.xz bench/data/h200-price-dumps-5.tar.xz bench/data/h200-price-dumps-6.tar.xz \
 	bench/data/h200-price-dumps-7.tar.xz bench/data/h200-price-dumps-8.tar.xz \
