@@ -46,7 +46,7 @@ bench_shim_cost_LDADD = $(SC_SHIM_LIBS) \
 # GPU, without one.  tests/price-replay.sh checks it reproduces the dump.
 noinst_PROGRAMS += bench/price_replay
 bench_price_replay_SOURCES = bench/price_replay.c src/shim/pricing.c src/shim/pricing_attribute.c \
-    src/shim/pricing_loop.c src/shim/pricing_copies.c src/shim/pricing_events.c \
+    src/shim/pricing_loop.c src/shim/pricing_copies.c src/shim/pricing_events.c src/shim/pricing_savings.c \
     src/shim/replay.c
 bench_price_replay_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS)
 bench_price_replay_LDADD = -lm

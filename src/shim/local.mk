@@ -32,7 +32,7 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/timeline.c src/shim/timeline_price.c \
 	src/shim/timeline.h src/shim/vec.h \
 	src/shim/replay.c src/shim/replay.h src/shim/pricing.c src/shim/pricing_attribute.c \
-	src/shim/pricing_loop.c src/shim/pricing_copies.c src/shim/pricing_events.c \
+	src/shim/pricing_loop.c src/shim/pricing_copies.c src/shim/pricing_events.c src/shim/pricing_savings.c \
 	src/shim/pricing.h \
 	src/shim/runlog.c src/shim/runlog.h src/shim/occupancy.c src/shim/occupancy.h \
 	src/shim/gpusample.c src/shim/gpusample.h \

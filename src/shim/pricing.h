@@ -86,10 +86,10 @@ typedef enum sc_pr_fix {
                              with the legacy stream but not with the other blocking streams (a
                              per-thread default stream: --default-stream per-thread), and so do the
                              submissions the fast path let through to that stream just before it;
-                             the thread's waits for the legacy stream wait for that stream too.  A
-                             test hook's (STREAMCHECK_TEST_UNBARRIER, price.c, for SC101): where
-                             the barrier ordered the program's data, its fix needs events that
-                             the replay does not add */
+                             the thread's waits for the legacy stream wait for that stream too.
+                             SC101's under --measure (price.c), priced together (pricing_groups.c):
+                             where the barrier ordered the program's data, its fix needs events
+                             that the replay does not add */
 } sc_pr_fix;
 
 /* The smallest copy SC_PR_FIX_PIPELINE moves (the recorder records the
@@ -229,6 +229,9 @@ typedef struct sc_pr_result {
    moves the wait to the next, as a loss.item() then an accuracy .item()
    each step) are also replayed fixed together; each one's saving is the
    larger of its own and its share of theirs, by the time its calls waited.
+   So are SC_PR_FIX_UNBARRIER's (the legacy stream's barrier holds the
+   blocking streams back until every site is moved), sharing what they
+   save at once by what each adds to it (pricing_savings.c).
    The findings of the everything-fixed run that share a fix, two or more,
    are replayed fixed together too (together, together_n).
    Also the steady loop: findings whose calls repeat evenly at least 5
@@ -325,6 +328,15 @@ static inline double sc_pr_copy_ns(const sc_pr_model *m, const sc_pr_call *c)
    array of one work per call, threads one after another; NULL when out of
    memory. */
 sc_pr_work *sc_pr_attribute(const sc_pr_model *m, size_t *ncalls_out);
+
+/* One scenario replayed (pricing.c), for sc_pr_price (pricing_savings.c):
+   only, the finding fixed (its index), -1 none, -2 every in_all one, -3
+   every joint one; w and base, each call's work and each thread's first
+   call's index in it (sc_pr_attribute); nshadow, the waits the fix took
+   along, and taken, the calls it did (per call; both may be NULL).  The
+   run's end relative to origin, or -1 when out of memory. */
+int64_t sc_pr_replay(const sc_pr_model *m, const sc_pr_work *w, const size_t *base, uint64_t origin, long only,
+                     int *stalled, uint32_t *nshadow, uint8_t *taken);
 
 /* Measured mode's time from a submission's call to its work's start on an
    idle GPU, the median of the run's own (pricing_attribute.c); 0 where

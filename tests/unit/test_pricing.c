@@ -453,6 +453,51 @@ START_TEST(legacy_work_off_the_barrier)
 }
 END_TEST
 
+/* legacy_work_off_the_barrier's run, its legacy calls three sites: the
+   three 1 ms kernels (finding 1), the 40 ms one (2), and a 0.1 ms one
+   after it (3).  As run 73 ms.  Moved alone, the 1 ms kernels no longer
+   hold the 10 ms ones back (3 ms saved), but the 40 ms one still waits for
+   them; the 40 ms one alone still starts after the third 1 ms one, which
+   waits for the 10 ms ones (0 saved); the last saves nothing.  Moved at
+   once: 30 ms (43 ms on the thread's own stream beside 30 on the blocking
+   one), shared by what each adds to it: without the first, the run takes
+   73 ms (30 more), without the second 70 (27 more), without the third 43
+   (0): 15.8, 14.2 and 0 ms. */
+START_TEST(legacy_sites_priced_together)
+{
+    static run r;
+    r = (run){0};
+    sc_pr_stream st[2] = {{0, SC_PR_LEGACY}, {0, SC_PR_BLOCKING}};
+    uint64_t at = 0;
+    for (int k = 0; k < 3; k++, at += 20000) {
+        sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 1);
+        c->gpu_known = 1, c->gpu_ns = 10 * MS, c->demand = 0.001f;
+        c = add(&r, 0, SC_PR_SUBMIT, at + 10000, at + 15000, 0, 0);
+        c->gpu_known = 1, c->gpu_ns = MS, c->demand = 0.1f;
+        c->finding[0] = 1;
+    }
+    sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 0);
+    c->gpu_known = 1, c->gpu_ns = 40 * MS, c->demand = 0.1f;
+    c->finding[0] = 2;
+    c = add(&r, 0, SC_PR_SUBMIT, at + 10000, at + 15000, 0, 0);
+    c->gpu_known = 1, c->gpu_ns = MS / 10, c->demand = 0.1f;
+    c->finding[0] = 3;
+    add(&r, 0, SC_PR_WAIT_STREAM, at + 20000, 73 * MS + MS / 10, 73 * MS + MS / 10 - at - 20000, 0);
+    add(&r, 0, SC_PR_OTHER, 78 * MS, 78 * MS + 1000, 0, 0);
+    busy(&r, 0, 73 * MS + MS / 10);
+    sc_pr_finding f[3];
+    for (int i = 0; i < 3; i++)
+        f[i] = (sc_pr_finding){.fix = SC_PR_FIX_UNBARRIER, .in_all = 1};
+    uint64_t saving[3];
+    sc_pr_result res = price(&r, 1, st, 2, f, 3, 0, 0, saving);
+    ck_assert_msg(res.fixed_ns > 47 * MS && res.fixed_ns < 49 * MS, "fixed %llu", (unsigned long long)res.fixed_ns);
+    ck_assert_msg(saving[0] > 14 * MS && saving[0] < 17 * MS + MS / 2, "first %llu", (unsigned long long)saving[0]);
+    ck_assert_msg(saving[1] > 12 * MS + MS / 2 && saving[1] < 16 * MS, "second %llu", (unsigned long long)saving[1]);
+    ck_assert_msg(saving[2] < MS / 2, "third %llu", (unsigned long long)saving[2]);
+    ck_assert_uint_le(saving[0] + saving[1] + saving[2], res.model_ns - res.fixed_ns + MS / 10);
+}
+END_TEST
+
 /* Steps of host work, a pageable copy (a wait for the stream, then 2 ms
    of staging), a kernel.  GPU-bound (4 ms host, 10 ms kernel): each step
    takes 12 ms; pinned at 1 ms a copy the GPU does 11 a step, at 2 ms 12:
@@ -1199,6 +1244,7 @@ int main(void)
     tcase_add_test(tc, a_handle_per_stream);
     tcase_add_loop_test(tc, demand_by_occupancy, 0, 4);
     tcase_add_loop_test(tc, legacy_work_off_the_barrier, 0, 2);
+    tcase_add_test(tc, legacy_sites_priced_together);
     tcase_add_test(tc, pageable_copies);
     tcase_add_test(tc, released_sources);
     tcase_add_test(tc, receipts_to_a_pinning_thread);
