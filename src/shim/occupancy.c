@@ -158,12 +158,17 @@ void sc_occ_kept(struct sc_rl_hot *rl, const void *fn, uint32_t grid, uint32_t b
     rl->occ_n += o > 0;
 }
 
-/* STREAMCHECK_TEST_OCCUPANCY=1: asked and priced with; a pricing dump alone
-   asks, so that a GPU run can be replayed both ways. */
+/* Measured mode (--measure, --measure-window, a trace) asks and prices
+   with it: its kernels' times are the GPU's, and their overlap is what
+   occupancy decides.  Detect mode does not (a table's probe on every
+   launch, for kernels it does not time).  STREAMCHECK_TEST_OCCUPANCY=1 or
+   0 overrides either; a pricing dump alone asks, so that a GPU run can be
+   replayed both ways. */
 static void occ_init(void)
 {
     const char *v = getenv("STREAMCHECK_TEST_OCCUPANCY");
-    sc_occ_price = v && v[0] == '1';
+    int measured = sc_opt.measure || sc_opt.measure_window.set || (sc_opt.formats & SC_FMT_TRACE);
+    sc_occ_price = v && (v[0] == '0' || v[0] == '1') ? v[0] == '1' : measured;
     sc_occ_on = sc_occ_price || getenv("STREAMCHECK_TEST_PRICE_DUMP");
 }
 
