@@ -56,7 +56,9 @@ the fixes really gained, without a GPU.  Bounds as bench/price_check.py's:
 
 Without --data, every bench/data/*price-dumps*.tar.xz in turn; exit 1 when a pair fails.
 bench/data/seeds-h100-dumps-12.tar.xz is no such set: the seed apps' dumps
-(its README), for bench/price_replay by hand, with no price-check.md.
+(its README), for bench/price_replay by hand, with no price-check.md; so is
+bench/data/h200-dumps-14.tar.xz (the fourteenth session's: seed 000's sizes,
+blocking_stream, the Python pairs and DDP on H200s).
 With --no-regress, exit 1 only where this model fails a bound that the
 recorded estimate met (tests/price-offline.sh: a model change must not lose
 a GPU run that its price matched), by more than the recorded table's last

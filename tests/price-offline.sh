@@ -11,11 +11,16 @@
 # per-call GPU times: given a dump's own times (a measured dump as both),
 # every call is matched and the saving is the dump's own; given seed 003's
 # one-stream pair (bench/data/seeds-h100-dumps-12.tar.xz), SC703 falls by
-# half (60 ms of spin shared by number among 64 short kernels).  TAP.
+# half (60 ms of spin shared by number among 64 short kernels).  The
+# fourteenth session's H200 runs (bench/data/h200-dumps-14.tar.xz): seed
+# 000's 2048x2048 products on one handle, replayed by occupancy, price the
+# handle per stream within a quarter of what it gained, by threads ten
+# times over; blocking_stream's SC101 sites, moved off the barrier at once,
+# price within 0.5-2 of what its fixed twin gained.  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..3"
+echo "1..5"
 if [ -z "$PYTHON3" ] || ! "$PYTHON3" -c 'import lzma, tarfile' 2>/dev/null; then
-    for i in 1 2 3; do echo "ok $i # SKIP python3 with lzma not found"; done
+    for i in 1 2 3 4 5; do echo "ok $i # SKIP python3 with lzma not found"; done
     exit 0
 fi
 out=$("$PYTHON3" "$abs_top_srcdir/bench/price_offline.py" --replay "$abs_top_builddir/bench/price_replay" \
@@ -50,3 +55,32 @@ awk -v a="$3" -v b="$4" 'BEGIN { exit !(a > 2 && b > 0.3 * a && b < 0.7 * a) }' 
 ok3=$?
 [ $ok3 -eq 0 ] && echo "ok 3 - seed 003 one stream, detect with the measured run's GPU times: SC703 $3 -> $4 ms" ||
     echo "not ok 3 - seed 003 one stream, detect with the measured run's GPU times: SC703 $3 -> $4 ms"
+
+"$PYTHON3" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+    "$abs_top_srcdir/bench/data/h200-dumps-14.tar.xz" "$tmp"
+e=$tmp/h200-dumps-14
+# saving RULE DUMP [OPTIONS]: the rule's findings' savings in ms, added up
+saving() {
+    r=$1 f=$2
+    shift 2
+    "$abs_top_builddir/bench/price_replay" "$@" "$f" |
+        awk -v r="$r" '$1 == "finding" && $4 == r { s += $8 } END { printf "%.3f", s / 1e6 }'
+}
+# the median of the rounds' differences (hazard less fix) in FILE's columns A and B, of rows whose first is N
+gain() {
+    awk -v n="$1" -v a="$2" -v b="$3" 'n == "-" || $1 == n { print $a - $b }' "$4" | sort -g |
+        awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+g=$(gain 2048 3 4 "$e/sweep/pairs.txt")
+occ=$(saving SC601 "$e"/sweep/2048-measure.[0-9]* --occupancy 1)
+thr=$(saving SC601 "$e"/sweep/2048-measure.[0-9]* --occupancy 0)
+awk -v g="$g" -v o="$occ" -v t="$thr" 'BEGIN { exit !(g > 0.2 && o >= 0.75 * g && o <= 1.25 * g && t > 10 * g) }'
+r=$?
+what="seed 000, 2048x2048 on an H200: a handle per stream gained $g ms; SC601 by occupancy $occ, by threads $thr"
+[ $r -eq 0 ] && echo "ok 4 - $what" || echo "not ok 4 - $what"
+g=$(gain - 1 2 "$e/apps/bs-pairs.txt")
+moved=$(saving SC101 "$e"/apps/blocking_stream-measure.[0-9]* --unbarrier)
+awk -v g="$g" -v a="$moved" 'BEGIN { exit !(g > 2 && a >= 0.5 * g && a <= 2 * g) }'
+r=$?
+what="blocking_stream on an H200: its fixed twin gained $g ms; SC101's sites moved off the barrier at once $moved"
+[ $r -eq 0 ] && echo "ok 5 - $what" || echo "not ok 5 - $what"
