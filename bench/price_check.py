@@ -111,7 +111,7 @@ class Pair:
 
     def __init__(self, key, group, title, hazard, fix, rule, metric, marks, unit="run", batch=None,
                  steps=None, launch=None, same_output=True, sim_env=None, sc_args=None, sc_env=None, modes=None,
-                 gpu_args=None):
+                 gpu_args=None, env=None):
         self.key, self.group, self.title = key, group, title
         self.hazard, self.fix, self.rule, self.metric, self.marks = hazard, fix, rule, metric, marks
         self.unit, self.batch, self.steps, self.launch = unit, batch, steps, launch
@@ -121,6 +121,7 @@ class Pair:
         self.sc_env = sc_env or {}     # and their environment (a test hook)
         self.modes = modes             # the modes it is priced in (None: every one asked)
         self.gpu_args = gpu_args or []  # the C app's arguments on a GPU (both ways), not on the simulator
+        self.env = env or {}           # environment of every run, both ways, native or not (the apps' timer)
         self.window = None    # --measure-window S:LEN, from its native runs (window_of)
 
 
@@ -212,6 +213,12 @@ def pair_table(a):
              # on a GPU, seeds.py's sizes (bench/seeds.py, seed000-hazard):
              # 1024² products, ten passes, where an H200 gains about 30%
              gpu_args=[4, 1024, 10]),
+        Pair("blocking_stream", "c", "blocking_stream: kernels on the legacy stream between a blocking stream's "
+             "spins (three 2 ms spins, then a 60 ms one on the legacy stream) vs non-blocking streams that an "
+             "event orders; the whole run (main_ms); priced under --measure only, where SC101's sites are "
+             "moved off the barrier at once",
+             app("blocking_stream"), app("blocking_stream_fixed"), "SC101", "main_ms", "blocking_stream",
+             modes=["measure"], env={"SC_TESTAPP_TIMER": "1"}),
         Pair("train_resnet", "python", "train_resnet.py: DataLoader pin_memory 0 vs 1",
              py("train_resnet.py", "--pin-memory", 0, *resnet), py("train_resnet.py", "--pin-memory", 1, *resnet),
              "SC203", "images_per_s", "train_resnet.py", unit="step", batch=64, steps=50),
@@ -258,7 +265,8 @@ def by_rank(metrics):
 def launch(a, p, cmd, sc=None):
     """The command line and environment that run cmd (a pair's way) natively
     (sc None) or under streamcheck (sc: its options)."""
-    env = dict(p.sim_env) if a.sim else {}
+    env = dict(p.env)
+    env.update(p.sim_env if a.sim else {})
     if not a.sim:
         cmd = cmd + [str(x) for x in p.gpu_args]
     if sc is not None:

@@ -21,7 +21,10 @@
 # left on the legacy stream against a handle per stream (SC601, under
 # --measure only, with events' orders recorded: STREAMCHECK_TEST_EVENT_ORDERS,
 # a test hook; its products paced at 20 ms each, mostly asleep, so that
-# they overlap on other streams whatever shares the CPU).  The copies
+# they overlap on other streams whatever shares the CPU); kernels on the
+# legacy stream between a blocking stream's spins, against non-blocking
+# streams that an event orders (SC101, under --measure, its sites moved off
+# the barrier at once; the whole run's time, main_ms).  The copies
 # are paced as over links (bench/price_check.py's sim_env: pinned 0.5 or 2
 # GB/s, pageable 0.5), so that they are mostly sleep and a loaded machine
 # keeps their pace.  The simulator's times are the CPU's, shared with
@@ -32,8 +35,9 @@
 . "${top_builddir:-.}/tests/env.sh"
 pairs="host_sync_loop-gpu host_sync_loop-host host_sync_loop-device host_sync_loop-event host_sync_loop-read
     host_sync_loop-free host_sync_loop-item host_sync_loop-item2 multithread copy_pipeline pageable_loop-gpu
-    pageable_loop-host pageable_loop-memcpy pageable_loop-even pageable_loop-loader handle_per_stream"
-echo "1..16"
+    pageable_loop-host pageable_loop-memcpy pageable_loop-even pageable_loop-loader handle_per_stream
+    blocking_stream"
+echo "1..17"
 # A sanitized build's times are its runtime's, not the program's.
 case "$enable_sanitizers" in
 no | '') ;;
