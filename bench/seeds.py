@@ -28,7 +28,9 @@ metric times one region that the app marks with an NVTX range (the C seed
 apps' "timed", mostly the pass after a warm-up pass: seed_common.h),
 streamcheck runs with --range=NAME and reports that range's findings only;
 where the metric is the whole run (the hazard apps' main_ms=), so is the
-estimate.
+estimate.  Each comparison keeps the name of the GPU that timed its gain and
+of the one that estimated it; where they differ (an H100's gains, an H200's
+estimates) the table gives no est / gain, says so, and the run warns.
 
     python3 bench/seeds.py [--stage DIR] [--reps N] [--only SECTIONS]
                            [--results FILE] [--merge] [--budget-s S]
@@ -253,6 +255,8 @@ class Comparison:
         self.same_output, self.note, self.once = same_output, note, once
         self.measured = None          # the start of the run that timed it
         self.estimated = None         # ... and of the run that estimated it
+        self.measured_gpu = None      # the GPU that timed it (its name)
+        self.estimated_gpu = None     # ... and the one that estimated it
         self.values = {"slow": [], "fast": []}
         self.findings = {}
         self.estimates = {}   # mode -> {"slow": cost, "fast": cost} (Runner.cost)
@@ -319,11 +323,12 @@ class Comparison:
     def to_json(self):
         return {"values": self.values, "findings": self.findings, "problems": self.problems,
                 "status": self.status, "note": self.note, "estimates": self.estimates,
-                "measured": self.measured, "estimated": self.estimated}
+                "measured": self.measured, "estimated": self.estimated,
+                "measured_gpu": self.measured_gpu, "estimated_gpu": self.estimated_gpu}
 
-    def from_json(self, d, when):
-        """A comparison kept in a --raw file; when: that file's run, for
-        one that does not say which run timed it."""
+    def from_json(self, d, when, gpu=None):
+        """A comparison kept in a --raw file; when and gpu: that file's run
+        and GPU, for one that does not say which run timed it."""
         self.estimates = d.get("estimates", {})
         self.values = d.get("values", self.values)
         self.findings = {k: tuple(v) for k, v in d.get("findings", {}).items()}
@@ -331,7 +336,15 @@ class Comparison:
         self.status = d.get("status", "not measured")
         self.measured = d.get("measured") or when
         self.estimated = d.get("estimated") or (when if self.estimates else None)
+        self.measured_gpu = d.get("measured_gpu") or gpu
+        self.estimated_gpu = d.get("estimated_gpu") or (gpu if self.estimates else None)
         self.note = "from the run of %s" % self.measured
+
+    def other_gpus(self):
+        """Where its gain and its estimates come from GPUs of two kinds,
+        (gain's, estimates') by name; else None."""
+        g, e = self.measured_gpu, self.estimated_gpu
+        return (g, e) if g and e and g != e else None
 
     def ratio(self):
         s, f = median(self.values["slow"]), median(self.values["fast"])
@@ -564,6 +577,11 @@ def info():
             "host": socket.gethostname(), "cpus": os.cpu_count()}
 
 
+def gpu_name(meta):
+    """The GPU's name in a run's meta (info()), or None."""
+    return (meta.get("gpu") or "").split(", ")[0] or None
+
+
 def fmt(v):
     return "%.3f" % v if v == v else "–"
 
@@ -589,6 +607,9 @@ def write_results(path, args, comps, meta, started, finished):
     w("| torch | %s |" % meta.get("torch", "not installed"))
     w("| command | `%s` |" % sh(meta["argv"]))
     w("| runs | %d of each way, alternated (A B, B A, ...); the median is shown |" % args.reps)
+    others = sorted(set(c.measured_gpu for c in comps if c.measured_gpu and c.measured_gpu != (gpu[0] if gpu else "")))
+    if others:
+        w("| timed on other GPUs | %s: the comparisons kept by --merge that say so |" % ", ".join(others))
     w("")
     w("Times are measured inside the apps: the work region's elapsed time, from CUDA events, "
       "printed on stderr (`elapsed_ms=`); for the original hazard apps, `main_ms=` from "
@@ -671,23 +692,33 @@ def write_results(path, args, comps, meta, started, finished):
                 return None
             return e["slow"]["all_ms"] - (e["fast"]["all_ms"] if e["fast"] else 0)
 
-        def rel(x, g):
+        def rel(x, g, other):
+            if other:
+                return "– (other GPUs)"
             return "–" if x is None or not g or abs(g) < 0.05 else fmt(x / g)
 
         for c in est:
             g = c.gain_ms()
             d, m = diff(c.estimates.get("detect")), diff(c.estimates.get("measure"))
+            other = c.other_gpus()
             slow = c.estimates.get("detect", {}).get("slow") or {}
             over = "range `%s`" % slow["range"] if slow.get("range") else "whole run"
             w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                c.key, fmt(g), over, "–" if d is None else fmt(d), slow.get("basis", "-"), rel(d, g),
-                "not available" if m is None else fmt(m), rel(m, g)))
+                c.key, fmt(g), over, "–" if d is None else fmt(d), slow.get("basis", "-"), rel(d, g, other),
+                "not available" if m is None else fmt(m), rel(m, g, other)))
         w("")
         runs = {}
         for c in est:
             runs.setdefault(c.estimated or "?", []).append(c.key)
         for when in sorted(runs):
             w("- **%s**: estimated in the run of %s." % (", ".join(runs[when]), when))
+        pairs = {}
+        for c in est:
+            if c.other_gpus():
+                pairs.setdefault(c.other_gpus(), []).append(c.key)
+        for (g, e), keys in sorted(pairs.items()):
+            w("- **%s**: gain timed on an %s, estimated on an %s: no est / gain across GPUs of two kinds "
+              "(time the gain here: `--only KEY --merge` without `--estimates`)." % (", ".join(keys), g, e))
     w("")
     w("## Every run")
     w("")
@@ -732,9 +763,10 @@ def estimates_from(args):
     comps = []
     for c in build(args):
         if c.key in kept:
-            c.from_json(kept[c.key], when)
+            c.from_json(kept[c.key], when, gpu_name(prev.get("meta", {})))
             c.estimates = theirs.get(c.key, {}).get("estimates", {})
             c.estimated = theirs.get(c.key, {}).get("estimated") or est.get("meta", {}).get("started")
+            c.estimated_gpu = theirs.get(c.key, {}).get("estimated_gpu") or gpu_name(est.get("meta", {}))
             comps.append(c)
     meta = dict(est.get("meta", {}))
     outdir = os.path.dirname(os.path.abspath(args.results))
@@ -829,7 +861,7 @@ def main():
         kept_runs = prev.get("runs", [])
         for c in everything:
             if (args.estimates or not wanted(c)) and c.key in kept:
-                c.from_json(kept[c.key], when)
+                c.from_json(kept[c.key], when, gpu_name(prev.get("meta", {})))
                 comps.append(c)
         order = {c.key: i for i, c in enumerate(everything)}
         comps.sort(key=lambda c: order[c.key])
@@ -855,6 +887,10 @@ def main():
                 continue
             c.estimate(runner)
             c.estimated = meta["started"]
+            c.estimated_gpu = gpu_name(meta)
+            if c.other_gpus():
+                print("bench-seeds: %s's gain was timed on an %s, its estimates on this %s: its est / gain is "
+                      "left out" % ((c.key,) + c.other_gpus()), file=sys.stderr)
             e = c.estimates
             print("%-22s gain %8s ms  detect %s  measure %s" % (
                 c.key, fmt(c.gain_ms()), e.get("detect"), e.get("measure")), flush=True)
@@ -878,6 +914,7 @@ def main():
         n0, c0 = len(runner.raw), time.monotonic()
         c.measure(runner, args.reps)
         c.measured = meta["started"]
+        c.measured_gpu = gpu_name(meta)
         if len(runner.raw) > n0:
             per_run.append((time.monotonic() - c0) / (len(runner.raw) - n0))
         print("%-22s slow %10s  fast %10s  %s %s%s" % (c.key, fmt(median(c.values["slow"])),

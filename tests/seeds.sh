@@ -6,7 +6,8 @@
 # in all modes and twins of one lesson.  The timed region's NVTX range
 # "timed": every app opens it, and under --range=timed seed004_pipeline
 # reports and prices its timed pass only.  Also: mps-farm.sh skips without
-# a GPU, and docs/RESULTS.md is bench/seeds.py's placeholder or its output.
+# a GPU, and docs/RESULTS.md is bench/seeds.py's placeholder or its output,
+# and bench/seeds.py sets no estimate against a gain another GPU timed.
 # (tests/sim/twin-names.sh checks the seed kernels' twins.)  TAP.
 . "${top_builddir:-.}/tests/env.sh"
 tmp=$(mktemp -d)
@@ -187,5 +188,39 @@ if [ -n "$PYTHON3" ]; then
         notok "docs/RESULTS.md is neither bench/seeds.py's placeholder nor its output"
     fi
 else skip "docs/RESULTS.md" "no python3"; fi
+
+# bench/seeds.py --estimates-from: a gain timed on one GPU and estimates run
+# on another of another kind are not set against each other.
+estimated_on() {
+    cat >"$tmp/gains.json" <<'EOF'
+{"meta": {"gpu": "GPU A, 1, 2 MiB, Default", "gpus": 1, "cuda": "13.0", "nvcc": "", "host": "h", "cpus": 2,
+          "argv": ["x"], "started": "2026-01-01 00:00 UTC"},
+ "comparisons": {"seed004-seq": {"values": {"slow": [10, 10, 10, 10, 10], "fast": [5, 5, 5, 5, 5]},
+                                 "findings": {}, "problems": [], "status": "measured", "note": "", "estimates": {}}},
+ "runs": []}
+EOF
+    sed "s/GPU A/$1/; s/2026-01-01/2026-01-02/" "$tmp/gains.json" | "$PYTHON3" -c '
+import json, sys
+d = json.load(sys.stdin)
+no = {"all_ms": 0.0, "warnings_ms": 0.0, "basis": "-", "range": "timed"}
+d["comparisons"] = {"seed004-seq": {"estimates": {
+    "detect": {"slow": {"all_ms": 4.0, "warnings_ms": 4.0, "basis": "replay", "range": "timed"}, "fast": no},
+    "measure": {"slow": {"all_ms": 6.0, "warnings_ms": 6.0, "basis": "replay-measured", "range": "timed"}, "fast": no}}}}
+json.dump(d, sys.stdout)' >"$tmp/est.json"
+    cp "$tmp/gains.json" "$tmp/raw.json"
+    "$PYTHON3" -B "$abs_top_srcdir/bench/seeds.py" --apps "$tmp/none" --merge --estimates --estimates-from "$tmp/est.json" \
+        --results "$tmp/R.md" --raw "$tmp/raw.json" --only seeds >/dev/null 2>&1 && grep '^| seed004-seq |' "$tmp/R.md" | tail -n 1
+}
+if [ -n "$PYTHON3" ]; then
+    same=$(estimated_on "GPU A")
+    other=$(estimated_on "GPU B")
+    if [ "$same" = "| seed004-seq | 5.000 | range \`timed\` | 4.000 | replay | 0.800 | 6.000 | 1.200 |" ] &&
+       [ "$other" = "| seed004-seq | 5.000 | range \`timed\` | 4.000 | replay | – (other GPUs) | 6.000 | – (other GPUs) |" ] &&
+       grep -q "gain timed on an GPU A, estimated on an GPU B" "$tmp/R.md"; then
+        ok "bench/seeds.py: est / gain on one GPU, none across GPUs of two kinds"
+    else
+        notok "bench/seeds.py: est / gain across GPUs: '$same', '$other'"
+    fi
+else skip "bench/seeds.py across GPUs" "no python3"; fi
 echo "1..$n"
 exit 0
