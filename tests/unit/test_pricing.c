@@ -421,22 +421,31 @@ END_TEST
    (30 ms against 43), the wait waits for the moved work, then the host's
    5 ms: 48, a saving of 30 (_i 0).  Without the fix's finding, the same
    run saves nothing (_i 1). */
-START_TEST(legacy_work_off_the_barrier)
+/* The three steps of 10 ms on stream 1 and 1 ms on the legacy stream 0
+   (finding 1), then the 40 ms legacy kernel (finding `hold`); the time
+   after the last call's start. */
+static uint64_t legacy_steps(run *r, uint16_t hold)
 {
-    static run r;
-    r = (run){0};
-    sc_pr_stream st[2] = {{0, SC_PR_LEGACY}, {0, SC_PR_BLOCKING}};
+    *r = (run){0};
     uint64_t at = 0;
     for (int k = 0; k < 3; k++, at += 20000) {
-        sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 1);
+        sc_pr_call *c = add(r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 1);
         c->gpu_known = 1, c->gpu_ns = 10 * MS, c->demand = 0.001f;
-        c = add(&r, 0, SC_PR_SUBMIT, at + 10000, at + 15000, 0, 0);
+        c = add(r, 0, SC_PR_SUBMIT, at + 10000, at + 15000, 0, 0);
         c->gpu_known = 1, c->gpu_ns = MS, c->demand = 0.1f;
         c->finding[0] = 1;
     }
-    sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 0);
+    sc_pr_call *c = add(r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 0);
     c->gpu_known = 1, c->gpu_ns = 40 * MS, c->demand = 0.1f;
-    c->finding[0] = 1;
+    c->finding[0] = hold;
+    return at;
+}
+
+START_TEST(legacy_work_off_the_barrier)
+{
+    static run r;
+    sc_pr_stream st[2] = {{0, SC_PR_LEGACY}, {0, SC_PR_BLOCKING}};
+    uint64_t at = legacy_steps(&r, 1);
     add(&r, 0, SC_PR_WAIT_STREAM, at + 10000, 73 * MS, 73 * MS - at - 10000, 0);
     add(&r, 0, SC_PR_OTHER, 78 * MS, 78 * MS + 1000, 0, 0);
     busy(&r, 0, 73 * MS);
@@ -466,20 +475,9 @@ END_TEST
 START_TEST(legacy_sites_priced_together)
 {
     static run r;
-    r = (run){0};
     sc_pr_stream st[2] = {{0, SC_PR_LEGACY}, {0, SC_PR_BLOCKING}};
-    uint64_t at = 0;
-    for (int k = 0; k < 3; k++, at += 20000) {
-        sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 1);
-        c->gpu_known = 1, c->gpu_ns = 10 * MS, c->demand = 0.001f;
-        c = add(&r, 0, SC_PR_SUBMIT, at + 10000, at + 15000, 0, 0);
-        c->gpu_known = 1, c->gpu_ns = MS, c->demand = 0.1f;
-        c->finding[0] = 1;
-    }
-    sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 0);
-    c->gpu_known = 1, c->gpu_ns = 40 * MS, c->demand = 0.1f;
-    c->finding[0] = 2;
-    c = add(&r, 0, SC_PR_SUBMIT, at + 10000, at + 15000, 0, 0);
+    uint64_t at = legacy_steps(&r, 2);
+    sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, at + 10000, at + 15000, 0, 0);
     c->gpu_known = 1, c->gpu_ns = MS / 10, c->demand = 0.1f;
     c->finding[0] = 3;
     add(&r, 0, SC_PR_WAIT_STREAM, at + 20000, 73 * MS + MS / 10, 73 * MS + MS / 10 - at - 20000, 0);
