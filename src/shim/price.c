@@ -127,16 +127,19 @@ static struct { int on; uint64_t at, end, last; double *scale; uint8_t *unheld; 
 static void bound_replays(sc_pr_model *m)
 {
     unsigned kinds = 0;
-    uint64_t fixes = 0, budget = REPLAY_CALLS;
+    uint64_t fixes = 0, unbarrier = 0, budget = REPLAY_CALLS;
     const char *env = getenv("STREAMCHECK_TEST_REPLAY_CALLS");
     if (env && strtoull(env, NULL, 10) > 0)
         budget = strtoull(env, NULL, 10);
     for (size_t i = 0; i < m->nfindings; i++)
         if (m->findings[i].fix != SC_PR_FIX_NONE) {
             fixes++;
+            unbarrier += m->findings[i].fix == SC_PR_FIX_UNBARRIER;
             kinds |= 1u << m->findings[i].fix;
         }
-    uint64_t scenarios = fixes + 3 + 2 * (uint64_t)__builtin_popcount(kinds);
+    /* and SC101's sites priced together, one replay without each */
+    uint64_t scenarios = fixes + 3 + 2 * (uint64_t)__builtin_popcount(kinds) +
+                         (unbarrier >= 2 && unbarrier <= SC_PR_UNBARRIER_MAX ? unbarrier : 0);
     sc_rl_hold(m, (size_t)(budget / scenarios));
 }
 
@@ -431,8 +434,8 @@ static void spread_needs(sc_pr_finding *f, size_t nf, int measured)
    (SC_PR_FIX_UNBARRIER): under --measure, where each kernel's time is
    known.  Detect mode shares a stretch's busy time among its submissions
    by count, and gave each 2 ms spin beside a 60 ms one 8 ms of it:
-   blocking_stream 28 ms where its fix gained 3.8.  STREAMCHECK_TEST_UNBARRIER
-   =1 or 0 turns it on or off in either mode. */
+   blocking_stream 28 ms where its fix gained 3.8.
+   STREAMCHECK_TEST_UNBARRIER=1 or 0 turns it on or off in either mode. */
 static int unbarrier_on(int measured)
 {
     const char *ub = getenv("STREAMCHECK_TEST_UNBARRIER");

@@ -92,6 +92,10 @@ typedef enum sc_pr_fix {
                              that the replay does not add */
 } sc_pr_fix;
 
+/* At most this many SC_PR_FIX_UNBARRIER findings are priced together (a
+   replay without each, pricing_savings.c); more keep their own savings. */
+#define SC_PR_UNBARRIER_MAX 16
+
 /* The smallest copy SC_PR_FIX_PIPELINE moves (the recorder records the
    pinned copies of this size or more, runlog.h; smaller ones it counts among
    a stretch's submissions, as kernels, and they stay where they were). */

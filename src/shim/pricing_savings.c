@@ -126,10 +126,6 @@ static int keep_groups(const sc_pr_model *m, const sc_pr_work *w, const size_t *
     return rc ? -1 : 0;
 }
 
-/* At most this many SC_PR_FIX_UNBARRIER findings are priced together (a
-   replay each); more keep their own savings. */
-#define UNBARRIER_MAX 16
-
 /* The SC_PR_FIX_UNBARRIER findings (SC101's, measured mode): the legacy
    stream's barrier holds the blocking streams back at every call of the
    thread's left on it, so that one site moved alone saves little where
@@ -146,7 +142,7 @@ static int price_unbarrier(const sc_pr_model *m, const sc_pr_work *w, const size
     size_t n = 0;
     for (size_t f = 0; f < m->nfindings; f++)
         n += m->findings[f].fix == SC_PR_FIX_UNBARRIER;
-    if (n < 2 || n > UNBARRIER_MAX)
+    if (n < 2 || n > SC_PR_UNBARRIER_MAX)
         return 0;
     sc_pr_finding *g = malloc(m->nfindings * sizeof *g);
     int64_t *without = calloc(m->nfindings, sizeof *without);
