@@ -53,7 +53,8 @@ static struct {
 _Static_assert((int)SC_FIX_NONE == (int)SC_PR_FIX_NONE && (int)SC_FIX_NO_WAIT == (int)SC_PR_FIX_NO_WAIT &&
                    (int)SC_FIX_PIN == (int)SC_PR_FIX_PIN && (int)SC_FIX_STREAM == (int)SC_PR_FIX_STREAM &&
                    (int)SC_FIX_OWN_STREAM == (int)SC_PR_FIX_OWN_STREAM && (int)SC_FIX_DROP == (int)SC_PR_FIX_DROP &&
-                   (int)SC_FIX_PIPELINE == (int)SC_PR_FIX_PIPELINE && (int)SC_FIX_SPREAD == (int)SC_PR_FIX_SPREAD,
+                   (int)SC_FIX_PIPELINE == (int)SC_PR_FIX_PIPELINE && (int)SC_FIX_SPREAD == (int)SC_PR_FIX_SPREAD &&
+                   (int)SC_FIX_UNBARRIER == (int)SC_PR_FIX_UNBARRIER,
                "rules.h's SC_FIX_* are pricing.h's sc_pr_fix");
 
 /* ------------------------------------------------------------- rates --- */
@@ -430,16 +431,19 @@ static void spread_needs(sc_pr_finding *f, size_t nf, int measured)
             f[i].fix = SC_PR_FIX_NONE;
 }
 
-/* SC101 priced by moving the legacy stream's work off its barrier
-   (SC_PR_FIX_UNBARRIER): under --measure, where each kernel's time is
-   known.  Detect mode shares a stretch's busy time among its submissions
-   by count, and gave each 2 ms spin beside a 60 ms one 8 ms of it:
-   blocking_stream 28 ms where its fix gained 3.8.
-   STREAMCHECK_TEST_UNBARRIER=1 or 0 turns it on or off in either mode. */
-static int unbarrier_on(int measured)
+/* Legacy-stream work moved off its barrier (SC_PR_FIX_UNBARRIER, SC101's)
+   needs each kernel's time: detect mode shares a stretch's busy time among
+   its submissions by count, and gave each 2 ms spin beside a 60 ms one 8 ms
+   of it (blocking_stream 28 ms where its fix gained 3.8).  Else not
+   priced.  STREAMCHECK_TEST_UNBARRIER=1 or 0 turns it on or off in either
+   mode. */
+static void unbarrier_needs(sc_pr_finding *f, size_t nf, int measured)
 {
     const char *ub = getenv("STREAMCHECK_TEST_UNBARRIER");
-    return ub && (ub[0] == '0' || ub[0] == '1') ? ub[0] == '1' : measured;
+    int on = ub && (ub[0] == '0' || ub[0] == '1') ? ub[0] == '1' : measured;
+    for (size_t i = 0; i < nf && !on; i++)
+        if (f[i].fix == SC_PR_FIX_UNBARRIER)
+            f[i].fix = SC_PR_FIX_NONE;
 }
 
 /* SC101's sites on a thread whose legacy-stream work SC103's fix moves
@@ -486,11 +490,6 @@ void sc_price_run(void)
     }
     sites often = {0};
     sc_aggs_foreach(SC_AGG_ALLOC, frequent_site, &often);
-    sc_pr_span *v;
-    size_t nv;
-    int measured = sc_measure_busy(0, &v, &nv);   /* measured mode's timeline (sc_measure_stop ran) */
-    free(v);
-    int unbarrier = unbarrier_on(measured);
     for (size_t i = 0; i + 1 < nf; i++) {
         const sc_agg_key *k = sc_rl_key((uint16_t)(i + 1));
         int finding = k && k->table == SC_AGG_FINDING;
@@ -500,8 +499,6 @@ void sc_price_run(void)
                                .keep_ns = (uint64_t)sc_opt.warn_cost_us * 1000};
         if (k && k->table == SC_AGG_ALLOC && frequent(&often, k))   /* an SC303 site, if the report makes one */
             f[i].fix = sc_rule_props[SC_RULE_SC303].fix;
-        if (finding && k->rule == SC_RULE_SC101 && unbarrier)
-            f[i].fix = SC_PR_FIX_UNBARRIER;
     }
     free(often.k);
     f[nf - 1] = (sc_pr_finding){.fix = sc_rule_props[SC_RULE_SC103].fix, .in_all = 1};
@@ -509,6 +506,13 @@ void sc_price_run(void)
     m->nfindings = nf;
     m->scope_ns = sc_range_scope() ? sc_range_scope_ns() : 0;   /* as shim_report.c's shares */
     m->occupancy = (uint8_t)sc_occ_price;
+    /* measured mode's timeline when it has one (sc_measure_stop ran), else
+       the samples */
+    sc_pr_span *v;
+    size_t nv;
+    int measured = sc_measure_busy(0, &v, &nv);
+    free(v);
+    unbarrier_needs(f, nf, measured);
     spread_needs(f, nf, measured);   /* before a long run's findings are told held or not */
     sc403_needs_work_after(m);
     few_calls_and_long_runs(m, f, nf);

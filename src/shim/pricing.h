@@ -87,7 +87,7 @@ typedef enum sc_pr_fix {
                              per-thread default stream: --default-stream per-thread), and so do the
                              submissions the fast path let through to that stream just before it;
                              the thread's waits for the legacy stream wait for that stream too.
-                             SC101's under --measure (price.c), priced together (pricing_groups.c):
+                             SC101's under --measure (price.c), priced together (pricing_savings.c):
                              where the barrier ordered the program's data, its fix needs events
                              that the replay does not add */
 } sc_pr_fix;
