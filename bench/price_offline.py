@@ -89,13 +89,14 @@ PAIRS = [
 
 
 def savings(text, rule):
-    """The sum of the rule's findings' savings, and the first line's fields."""
+    """The sum of the rule's findings' savings (every finding's, rule None),
+    and the first line's fields."""
     head, total = {}, 0
     for line in text.splitlines():
         p = line.split()
         if p and p[0] == "window":
             head = dict(zip(p[0::2], (int(x) for x in p[1::2])))
-        elif len(p) >= 8 and p[0] == "finding" and p[3] == rule:
+        elif len(p) >= 8 and p[0] == "finding" and (rule is None or p[3] == rule):
             total += int(p[7])
     return total, head
 

@@ -30,6 +30,9 @@ import sys
 import tarfile
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from price_offline import savings   # noqa: E402
+
 
 def parse(path):
     """The dump's lines, and per thread the indexes of its call lines."""
@@ -79,12 +82,7 @@ def merged(detect, measured, out):
 def saving(replay, path, rule):
     """The rule's findings' savings, as the replay prices the dump, in ms."""
     out = subprocess.run([replay, path], capture_output=True, text=True, check=True).stdout
-    ns = 0
-    for line in out.splitlines():
-        p = line.split()
-        if len(p) >= 8 and p[0] == "finding" and (rule is None or p[3] == rule):
-            ns += int(p[7])
-    return ns / 1e6
+    return savings(out, rule)[0] / 1e6
 
 
 def row(a, name, rule, detect, measured, tmp):
