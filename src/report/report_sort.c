@@ -24,10 +24,12 @@ static int cmp_u64(uint64_t a, uint64_t b)
 
 /* Findings sort in groups: one group per (severity, process, call site),
    the groups ranked by their summed cost, then by their summed pending
-   events (what detect mode cannot price but saw happen).  keyed_finding
-   carries the sums. */
+   events (what detect mode cannot price but saw happen), then by their
+   summed calls (of unpriced notes, the line that did it most first, not
+   the call site's hash, which moves with the program's code layout).
+   keyed_finding carries the sums. */
 typedef struct keyed_finding {
-    uint64_t group_cost, group_pending;
+    uint64_t group_cost, group_pending, group_count;
     sc_finding f;
 } keyed_finding;
 
@@ -51,7 +53,8 @@ static int cmp_finding(const void *pa, const void *pb)
     int c;
     if ((c = cmp_u64(b->severity, a->severity)))
         return c;
-    if ((c = cmp_u64(kb->group_cost, ka->group_cost)) || (c = cmp_u64(kb->group_pending, ka->group_pending)))
+    if ((c = cmp_u64(kb->group_cost, ka->group_cost)) || (c = cmp_u64(kb->group_pending, ka->group_pending)) ||
+        (c = cmp_u64(kb->group_count, ka->group_count)))
         return c;
     if ((c = cmp_u64(a->process, b->process)) || (c = strcmp(a->callsite, b->callsite)))
         return c;
@@ -79,17 +82,19 @@ static void sort_findings(sc_report *r)
     if (!k)
         return;
     for (size_t i = 0; i < r->nfindings; i++)
-        k[i] = (keyed_finding){0, 0, r->findings[i]};
+        k[i] = (keyed_finding){0, 0, 0, r->findings[i]};
     qsort(k, r->nfindings, sizeof *k, cmp_grouping);
     for (size_t i = 0, j; i < r->nfindings; i = j) {
-        uint64_t sum = 0, pend = 0;
+        uint64_t sum = 0, pend = 0, calls = 0;
         for (j = i; j < r->nfindings && !cmp_group(&k[i].f, &k[j].f); j++) {
             sum = sum + k[j].f.cost_ns < sum ? UINT64_MAX : sum + k[j].f.cost_ns;
             pend = pend + k[j].f.pending < pend ? UINT64_MAX : pend + k[j].f.pending;
+            calls = calls + k[j].f.count < calls ? UINT64_MAX : calls + k[j].f.count;
         }
         for (size_t m = i; m < j; m++) {
             k[m].group_cost = sum;
             k[m].group_pending = pend;
+            k[m].group_count = calls;
         }
     }
     qsort(k, r->nfindings, sizeof *k, cmp_finding);
