@@ -202,10 +202,10 @@ def pair_table(a):
              # the CPU mostly idle (a loaded machine keeps the pace)
              sim_env={"STREAMCHECK_SIM_COPY_GBPS": "0.5"}),
         Pair("handle_per_stream", "c", "seed000_matmul: four cuBLAS products twice on one handle left on the "
-             "legacy stream vs a handle per stream (4 streams); priced under --measure only (each kernel's time) "
-             "and with events' orders recorded (STREAMCHECK_TEST_EVENT_ORDERS), as the fix's replay needs",
+             "legacy stream vs a handle per stream (4 streams); priced under --measure only (each kernel's time "
+             "and events' orders, which measured mode records), as the fix's replay needs",
              app("seed000_matmul"), app("seed000_matmul_fixed"), "SC601", "elapsed_ms", "seed000_matmul",
-             sc_args=["--range=timed"], sc_env={"STREAMCHECK_TEST_EVENT_ORDERS": "1"}, modes=["measure"],
+             sc_args=["--range=timed"], modes=["measure"],
              # the simulator's products are its CPU's work (about 3 ms each):
              # 20 ms each, mostly asleep, they overlap on other streams as a
              # GPU's small kernels do, whatever else shares the CPU

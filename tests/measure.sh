@@ -245,9 +245,13 @@ ok $? "the window survives streamcheck report"
 # ordered them after; priced as barriers, SC601 cost the whole timed pass,
 # half the range or more.  Alone its cost is under 1% of the range; on a
 # 2-core machine loaded twice over it came to 10.5% (the simulator's
-# streams preempted), so the line is drawn at a quarter.
+# streams preempted), so the line is drawn at a quarter.  Events' orders
+# are left out of the run log: with them (measured mode's default) the
+# replay prices SC601 by its fix, a handle per stream (tests/pricing.sh 16),
+# which on the simulator gains about half the range (its products overlap
+# on the CPU's cores), and the timeline's cost no longer decides severity.
 mkdir -p "$dir/unordered"
-"$SC_CLI" --simulate --measure --range=timed --format=json --output="$dir/unordered" -- \
+STREAMCHECK_TEST_EVENT_ORDERS=0 "$SC_CLI" --simulate --measure --range=timed --format=json --output="$dir/unordered" -- \
     "$SC_APPS/seed000_matmul" 4 128 4 >"$dir/unordered.out" 2>"$dir/unordered.err"
 py "$dir"/unordered/*.streamcheck.json <<'PY'
 import json, sys

@@ -19,9 +19,9 @@
 # receipts are then the loop's bottleneck (pageable copies as fast as
 # pinned ones, so that the gain is the receipts'); seed 000's cuBLAS handle
 # left on the legacy stream against a handle per stream (SC601, under
-# --measure only, with events' orders recorded: STREAMCHECK_TEST_EVENT_ORDERS,
-# a test hook; its products paced at 20 ms each, mostly asleep, so that
-# they overlap on other streams whatever shares the CPU); kernels on the
+# --measure only, whose run log records events' orders; its products
+# paced at 20 ms each, mostly asleep, so that they overlap on other
+# streams whatever shares the CPU); kernels on the
 # legacy stream between a blocking stream's spins, against non-blocking
 # streams that an event orders (SC101, under --measure, its sites moved off
 # the barrier at once; the whole run's time, main_ms).  The copies

@@ -124,6 +124,12 @@ extern sc_globals sc_g;
 extern SC_TLS sc_thread *sc_tls_self;
 extern SC_TLS uint16_t sc_tls_rt;     /* current runtime API (attribution) */
 extern sc_options sc_opt;             /* the settings, loaded at initialization */
+/* Whether the settings ask for the GPU's timeline: --measure,
+   --measure-window or a trace (measured mode, libstreamcheck(7)). */
+static inline int sc_opt_measured(void)
+{
+    return sc_opt.measure || sc_opt.measure_window.set || (sc_opt.formats & SC_FMT_TRACE);
+}
 extern double sc_start_time;          /* seconds since the epoch, at start (or fork) */
 extern int sc_prof_on;                /* STREAMCHECK_PROFILE=1 */
 extern uint64_t sc_tsc_overhead;      /* ticks of an empty sc_tsc() pair (subtracted) */

@@ -100,7 +100,7 @@ void sc_measure_start(void)
 {
     static _Atomic int once;
     const sc_opt_window *w = &sc_opt.measure_window;
-    if (!(sc_opt.measure || w->set || (sc_opt.formats & SC_FMT_TRACE)) || atomic_exchange(&once, 1))
+    if (!sc_opt_measured() || atomic_exchange(&once, 1))
         return;
     if (!sc_cupti_start(measure_at_exit, !w->set) && w->set)
         sc_measure_window_start(w);

@@ -167,8 +167,7 @@ void sc_occ_kept(struct sc_rl_hot *rl, const void *fn, uint32_t grid, uint32_t b
 static void occ_init(void)
 {
     const char *v = getenv("STREAMCHECK_TEST_OCCUPANCY");
-    int measured = sc_opt.measure || sc_opt.measure_window.set || (sc_opt.formats & SC_FMT_TRACE);
-    sc_occ_price = v && (v[0] == '0' || v[0] == '1') ? v[0] == '1' : measured;
+    sc_occ_price = v && (v[0] == '0' || v[0] == '1') ? v[0] == '1' : sc_opt_measured();
     sc_occ_on = sc_occ_price || getenv("STREAMCHECK_TEST_PRICE_DUMP");
 }
 

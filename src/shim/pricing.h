@@ -42,8 +42,8 @@ typedef enum sc_pr_what {
     SC_PR_JOIN,           /* waited for another thread to end (pthread_join): `stream` is that
                              thread's index in the model, SC_PR_NONE when it is not an actor */
     SC_PR_EVENT_RECORD,   /* recorded an event on `stream` (cuEventRecord): `bytes` is the event's
-                             handle.  Recorded only under STREAMCHECK_TEST_EVENT_ORDERS, a test
-                             hook (runlog.c), until GPU runs show what these orders do to prices */
+                             handle.  Recorded in measured mode, or as STREAMCHECK_TEST_EVENT_ORDERS
+                             says (runlog.c) */
     SC_PR_EVENT_WAIT,     /* made `stream` wait for an event (cuStreamWaitEvent): `bytes`, the
                              event's handle; likewise */
 } sc_pr_what;

@@ -771,7 +771,10 @@ static void rl_child(void)
 }
 
 /* Runs are recorded in detect and measured mode; under redirect the run
-   is not the program's own (the pricing model would replay the moved work). */
+   is not the program's own (the pricing model would replay the moved work).
+   Events' records and waits too in measured mode, whose replay has each
+   kernel's time to order by them (sc_rl_events, runlog.h);
+   STREAMCHECK_TEST_EVENT_ORDERS=1 or 0 overrides either mode. */
 static void rl_init(void)
 {
     const char *max = getenv("STREAMCHECK_TEST_RL_MAX");
@@ -779,7 +782,7 @@ static void rl_init(void)
     if (v > 0 && v < SC_RL_MAX)
         rl_max = (size_t)v;
     const char *ev = getenv("STREAMCHECK_TEST_EVENT_ORDERS");
-    sc_rl_events = ev && ev[0] == '1';
+    sc_rl_events = ev && (ev[0] == '0' || ev[0] == '1') ? ev[0] == '1' : sc_opt_measured();
     sc_rl_on = !sc_opt.redirect;
 }
 

@@ -39,8 +39,9 @@ struct sc_agg_key;
 extern _Atomic int sc_rl_on;
 /* Event records and stream waits for events recorded too (SC_PR_EVENT_RECORD,
    SC_PR_EVENT_WAIT): the fast path lets the run log record them
-   (sc_fast_watch).  STREAMCHECK_TEST_EVENT_ORDERS=1, a test hook, until GPU
-   runs show what these orders do to the prices; set once, at start. */
+   (sc_fast_watch).  In measured mode (GPU runs showed them move no price
+   but SC601's, which they make possible); STREAMCHECK_TEST_EVENT_ORDERS=1
+   or 0 overrides either mode.  Set once, at start. */
 extern int sc_rl_events;
 
 /* Records a slow-path call once it returned: t0/t1 its start and end,

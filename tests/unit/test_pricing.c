@@ -710,7 +710,7 @@ END_TEST
    nothing would overlap (about 0).  The same with a device synchronization
    after each stage (_i 1), and with the seed's events recorded for its
    timing (_i 2: before each upload and after each download, under
-   STREAMCHECK_TEST_EVENT_ORDERS): a wait for a stream whose last mark
+   measured mode, which records them): a wait for a stream whose last mark
    follows a download orders no more than the download did. */
 static int marked;   /* host_synced_stages records the seed's timing events */
 
