@@ -550,12 +550,14 @@ def portable(x, outdir, scratch=None):
 
 
 def portable_run(r, outdir, scratch=None):
-    """One run's record with this machine's paths made portable, also in its output."""
+    """One run's record with this machine's paths made portable, also in its
+    output and its environment's values (--keep's pricing dumps)."""
     def text(t):
         t = t.replace(ROOT + "/", "./")
         return t.replace(scratch + "/", SCRATCH + "/") if scratch else t
     return dict(r, cmd=portable(r["cmd"], outdir, scratch), stdout=text(r["stdout"]),
-                stderr_tail=text(r["stderr_tail"]))
+                stderr_tail=text(r["stderr_tail"]),
+                env={k: portable(v, outdir, scratch) for k, v in (r.get("env") or {}).items()})
 
 
 def sh(cmd):
