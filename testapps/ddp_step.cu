@@ -19,6 +19,9 @@
 // there are.
 #include <cublas_v2.h>
 
+// cuBLAS's kernels load lazily: eagerly, at cublasCreate, inside the timer's
+// main_ms, they took 2.4 s of it on an H200 (common.h).
+#define SC_TIMER_LAZY_MODULES
 #include "common.h"
 
 extern "C" {
