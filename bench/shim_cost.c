@@ -12,7 +12,10 @@
  * launch recorded into a capturing stream, and a capture
  * begun and ended (cudaGraphsPerfScaling's API times).  A pageable copy:
  * SC203's slow path, with the waits for its stream the shim adds
- * (dispatch.c) counted per copy.
+ * (dispatch.c) counted per copy.  An event recorded on one stream and
+ * waited for by another (a pair): the run log records both where it
+ * records events' orders (measured mode; STREAMCHECK_TEST_EVENT_ORDERS=1
+ * here, where no CUPTI runs).
  */
 #include "config.h"
 
@@ -32,6 +35,7 @@
 #include "fsutil.h"
 #include "hb.h"
 #include "real.h"
+#include "runlog.h"
 #include "thread.h"
 
 /* CPU time of the calling thread: a loaded machine does not inflate it. */
@@ -118,6 +122,18 @@ static void capture_pairs(void *s, long n)
     for (long i = 0; i < n; i++) {
         cuStreamBeginCapture((CUstream)s, CU_STREAM_CAPTURE_MODE_GLOBAL);
         cuStreamEndCapture((CUstream)s, &g);
+    }
+}
+
+/* An event recorded on s and waited for by its pair stream (evs[1]), as
+   DDP joins its NCCL stream to the compute stream: n pairs. */
+static CUevent ev;
+static CUstream evs[2];
+static void event_pairs(void *s, long n)
+{
+    for (long i = 0; i < n; i++) {
+        cuEventRecord(ev, (CUstream)s);
+        cuStreamWaitEvent(evs[1], ev, 0);
     }
 }
 
@@ -300,6 +316,9 @@ int main(int argc, char **argv)
     launches(cs, 1);   /* its first kernel looked at */
     ns3 captured = timed(captured_launches, cs, n, 1);
     ns3 capture = timed(capture_pairs, cs, n / 20 + 1, 1);
+    sc_d.EventCreate(&ev, CU_EVENT_DISABLE_TIMING);   /* not intercepted: the fake's own */
+    cuStreamCreate(&evs[1], CU_STREAM_NON_BLOCKING);
+    ns3 events = timed(event_pairs, cs, nw / 2, 1);   /* under the run log's bound, as above */
     sc_d.StreamSynchronize = counting_sync;
     long copies = n / 100 + 1;
     ns3 pageable_ns = timed(pageable_copies, s, copies, 1);
@@ -329,6 +348,8 @@ int main(int argc, char **argv)
     row("graph launch after a wait (recorded)", watched, "");
     row("launch into a capturing stream", captured, "");
     row("capture begun and ended (a pair)", capture, "");
+    row("event recorded and waited for (a pair)", events,
+        sc_rl_events ? "(events' orders recorded: measured mode)" : "(events' orders not recorded: detect mode)");
     row("pageable copy, created stream", pageable_ns, syncs);
     row("pageable copy to the host, 16 MiB written before", readback_ns, "(SC203; its pages asked of mincore)");
     row("mmap + munmap of 64 KiB, the shim's munmap", map_shim, "");
