@@ -608,6 +608,9 @@ def write_results(path, args, comps, meta, started, finished):
     w("| host | %s, %s CPUs |" % (meta["host"], meta["cpus"]))
     w("| torch | %s |" % meta.get("torch", "not installed"))
     w("| command | `%s` |" % sh(meta["argv"]))
+    if meta.get("earlier"):
+        w("| earlier commands (--merge kept from them) | %s |"
+          % "; ".join("`%s` (%s)" % (sh(e["argv"]), e.get("started", "?")) for e in meta["earlier"]))
     w("| runs | %d of each way, alternated (A B, B A, ...); the median is shown |" % args.reps)
     others = sorted(set(c.measured_gpu for c in comps if c.measured_gpu and c.measured_gpu != (gpu[0] if gpu else "")))
     if others:
@@ -749,6 +752,16 @@ def have_gpu():
         return False
 
 
+def earlier_commands(prev_meta):
+    """The commands of the runs whose comparisons --merge keeps (each run's
+    own and those it kept), oldest first, at most 8: the table's header
+    names them beside this run's."""
+    h = [e for e in prev_meta.get("earlier", []) if isinstance(e, dict) and e.get("argv")]
+    if prev_meta.get("argv"):
+        h.append({"argv": prev_meta["argv"], "started": prev_meta.get("started", "?")})
+    return h[-8:]
+
+
 def estimates_from(args):
     """--estimates-from: the gains kept in --raw, the estimates of another
     run's raw file, written out as an --estimates run would."""
@@ -773,6 +786,7 @@ def estimates_from(args):
     meta = dict(est.get("meta", {}))
     outdir = os.path.dirname(os.path.abspath(args.results))
     meta["argv"] = portable([os.path.basename(sys.executable or "python3")] + sys.argv, outdir)
+    meta["earlier"] = earlier_commands(prev.get("meta", {}))
     try:
         started = datetime.datetime.strptime(meta.get("started", ""), "%Y-%m-%d %H:%M UTC")
     except ValueError:
@@ -861,6 +875,7 @@ def main():
         when = prev.get("meta", {}).get("started", "an earlier run")
         kept = prev.get("comparisons", {})
         kept_runs = prev.get("runs", [])
+        meta["earlier"] = earlier_commands(prev.get("meta", {}))
         for c in everything:
             if (args.estimates or not wanted(c)) and c.key in kept:
                 c.from_json(kept[c.key], when, gpu_name(prev.get("meta", {})))

@@ -216,8 +216,9 @@ if [ -n "$PYTHON3" ]; then
     other=$(estimated_on "GPU B")
     if [ "$same" = "| seed004-seq | 5.000 | range \`timed\` | 4.000 | replay | 0.800 | 6.000 | 1.200 |" ] &&
        [ "$other" = "| seed004-seq | 5.000 | range \`timed\` | 4.000 | replay | – (other GPUs) | 6.000 | – (other GPUs) |" ] &&
-       grep -q "gain timed on an GPU A, estimated on an GPU B" "$tmp/R.md"; then
-        ok "bench/seeds.py: est / gain on one GPU, none across GPUs of two kinds"
+       grep -q "gain timed on an GPU A, estimated on an GPU B" "$tmp/R.md" &&
+       grep -qx '| earlier commands (--merge kept from them) | `x` (2026-01-01 00:00 UTC) |' "$tmp/R.md"; then
+        ok "bench/seeds.py: est / gain on one GPU, none across GPUs of two kinds; the header names the run it kept from"
     else
         notok "bench/seeds.py: est / gain across GPUs: '$same', '$other'"
     fi
