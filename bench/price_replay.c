@@ -133,9 +133,13 @@ static int line_of(dump *d, const char *l)
     if (l[0] == ' ')
         return call_line(d, l);
     if (sscanf(l, "stream %u device %u kind %u", &a, &b, &c) == 3) {
+        unsigned f = 0;   /* SC102's finding, in dumps since the fifteenth session */
+        const char *p = strstr(l, " finding ");
+        if (p && sscanf(p, " finding %u", &f) != 1)
+            f = 0;
         if (room(&d->streams, &d->nstreams, &d->cstreams, a, sizeof *d->streams))
             return -1;
-        d->streams[a] = (sc_pr_stream){b, (uint8_t)c};
+        d->streams[a] = (sc_pr_stream){b, (uint8_t)c, (uint16_t)f};
     } else if (sscanf(l, "device %u known %d spans %zu h2d %lf d2h %lf duplex %lf", &a, &known, &n, &h2d, &d2h,
                       &duplex) >= 5) {
         if (room(&d->devs, &d->ndevs, &d->cdevs, a, sizeof *d->devs))

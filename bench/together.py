@@ -11,7 +11,9 @@ only partly in the list counts its members' own costs.
 A measured SC102 (a blocking stream's creation site, cost from the GPU
 timeline) carries the time the legacy stream's commands waited for that
 stream, which is their own findings' (SC101, SC202, ...): the report's total
-leaves it out (judge.c, counted), and so does this sum.
+leaves it out (judge.c, counted), and so does this sum.  Priced by its own
+fix (the stream created non-blocking: a replay) it is the other fix of that
+wait, and is left out too.
 """
 
 
@@ -21,7 +23,7 @@ def added_up(findings):
     total = 0
     groups = {}
     for f in findings:
-        if f.get("rule") == "SC102" and f.get("cost_basis") == "gpu-timeline":
+        if f.get("rule") == "SC102" and f.get("cost_basis") in ("gpu-timeline", "replay", "replay-measured"):
             continue
         n, t = int(f.get("together_findings") or 0), int(f.get("together_ns") or 0)
         if n >= 2:

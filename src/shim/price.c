@@ -43,6 +43,7 @@ static struct {
     uint8_t *dropped;          /* per model finding: under its keep bar (sc_price_keep_bp) */
     uint64_t *together;        /* per model finding: its fix's findings fixed at once (sc_pr_result) */
     uint32_t *together_n;
+    uint16_t *alias;           /* per model finding: an SC102 priced as this finding + 1, its stream's */
     sc_pr_result res;
     int source;                /* SC_PRICE_* */
     uint64_t held_ns;          /* a long run's: the window the model held (X below), else 0 */
@@ -54,7 +55,7 @@ _Static_assert((int)SC_FIX_NONE == (int)SC_PR_FIX_NONE && (int)SC_FIX_NO_WAIT ==
                    (int)SC_FIX_PIN == (int)SC_PR_FIX_PIN && (int)SC_FIX_STREAM == (int)SC_PR_FIX_STREAM &&
                    (int)SC_FIX_OWN_STREAM == (int)SC_PR_FIX_OWN_STREAM && (int)SC_FIX_DROP == (int)SC_PR_FIX_DROP &&
                    (int)SC_FIX_PIPELINE == (int)SC_PR_FIX_PIPELINE && (int)SC_FIX_SPREAD == (int)SC_PR_FIX_SPREAD &&
-                   (int)SC_FIX_UNBARRIER == (int)SC_PR_FIX_UNBARRIER,
+                   (int)SC_FIX_UNBARRIER == (int)SC_PR_FIX_UNBARRIER && (int)SC_FIX_NONBLOCK == (int)SC_PR_FIX_NONBLOCK,
                "rules.h's SC_FIX_* are pricing.h's sc_pr_fix");
 
 /* ------------------------------------------------------------- rates --- */
@@ -252,7 +253,8 @@ static void dump(const sc_pr_model *m, const sc_pr_result *res)
             (unsigned long long)res->window_ns, (unsigned long long)res->model_ns, (unsigned long long)res->fixed_ns,
             (unsigned long long)res->loop_ns, res->stalled, m->occupancy, (unsigned long long)m->scope_ns);
     for (size_t i = 0; i < m->nstreams; i++)
-        fprintf(f, "stream %zu device %u kind %u\n", i, m->streams[i].device, m->streams[i].kind);
+        fprintf(f, "stream %zu device %u kind %u finding %u\n", i, m->streams[i].device, m->streams[i].kind,
+                m->streams[i].finding);
     for (size_t i = 0; i < m->ndevices; i++)
         fprintf(f, "device %zu known %d spans %zu h2d %.17g d2h %.17g duplex %.17g\n", i, m->devices[i].known,
                 m->devices[i].nbusy, m->devices[i].rate[SC_PR_H2D], m->devices[i].rate[SC_PR_D2H],
@@ -446,6 +448,41 @@ static void unbarrier_needs(sc_pr_finding *f, size_t nf, int measured)
             f[i].fix = SC_PR_FIX_NONE;
 }
 
+/* SC102's fix, its streams created non-blocking (SC_PR_FIX_NONBLOCK): like
+   SC101's, it needs each kernel's time, so measured mode only, and only
+   under STREAMCHECK_TEST_NONBLOCK=1, a test hook, until a GPU judges it.
+   It is the other fix of the legacy-stream commands its streams held back,
+   not a fix beside theirs: never in the run with every finding fixed.
+   Each stream names the first SC102 finding of the site that created it
+   (runlog.c); the site's others (one a legacy-stream API) take that one's
+   price (alias). */
+static void nonblock_needs(const sc_pr_model *m, sc_pr_finding *f, size_t nf, int measured)
+{
+    const char *nb = getenv("STREAMCHECK_TEST_NONBLOCK");
+    int on = measured && nb && nb[0] == '1';
+    for (size_t i = 0; i < nf; i++) {
+        if (f[i].fix != SC_PR_FIX_NONBLOCK)
+            continue;
+        f[i].in_all = 0;
+        const sc_agg_key *k = sc_rl_key((uint16_t)(i + 1));
+        for (size_t s = 0; on && k && s < m->nstreams; s++) {
+            const sc_agg_key *r = sc_rl_key(m->streams[s].finding);
+            if (r && r->site == k->site && r->device == k->device && m->streams[s].finding != i + 1)
+                P.alias[i] = m->streams[s].finding;
+        }
+        if (!on || P.alias[i])
+            f[i].fix = SC_PR_FIX_NONE;
+    }
+}
+
+/* The fixes that only measured mode's kernel times price. */
+static void mode_needs(const sc_pr_model *m, sc_pr_finding *f, size_t nf, int measured)
+{
+    unbarrier_needs(f, nf, measured);
+    nonblock_needs(m, f, nf, measured);
+    spread_needs(f, nf, measured);
+}
+
 /* SC101's sites on a thread whose legacy-stream work SC103's fix moves
    (legacy_finding: a per-thread default stream for every thread) are that
    fix's too: their saving is in SC103's, and priced again it would be
@@ -482,7 +519,9 @@ void sc_price_run(void)
     P.dropped = calloc(nf, sizeof *P.dropped);
     P.together = calloc(nf, sizeof *P.together);
     P.together_n = calloc(nf, sizeof *P.together_n);
-    if (!f || !dev || !P.saving || !P.off_loop || !P.shadowed || !P.dropped || !P.together || !P.together_n) {
+    P.alias = calloc(nf, sizeof *P.alias);
+    if (!f || !dev || !P.saving || !P.off_loop || !P.shadowed || !P.dropped || !P.together || !P.together_n ||
+        !P.alias) {
         free(dev);
         if (f)
             m->findings = f;
@@ -512,8 +551,7 @@ void sc_price_run(void)
     size_t nv;
     int measured = sc_measure_busy(0, &v, &nv);
     free(v);
-    unbarrier_needs(f, nf, measured);
-    spread_needs(f, nf, measured);   /* before a long run's findings are told held or not */
+    mode_needs(m, f, nf, measured);   /* before a long run's findings are told held or not */
     sc403_needs_work_after(m);
     few_calls_and_long_runs(m, f, nf);
     sc_pr_thread *th = (sc_pr_thread *)m->threads;
@@ -576,6 +614,8 @@ static long index_of(const sc_agg_key *k)
 int sc_price_of(const sc_agg_key *k, uint64_t *saving)
 {
     long i = index_of(k);
+    if (i >= 0 && P.alias && P.alias[i] && P.m.findings[P.alias[i] - 1].fix != SC_PR_FIX_NONE)
+        i = P.alias[i] - 1;   /* an SC102 of its stream's site */
     if (i < 0 || P.m.findings[i].fix == SC_PR_FIX_NONE)
         return 0;
     *saving = P.saving[i];

@@ -754,6 +754,9 @@ int64_t sc_pr_replay(const sc_pr_model *m, const sc_pr_work *w, const size_t *ba
         s.copy[i] = -1;
     for (size_t i = 0; !rc && i < m->nstreams; i++) {
         uint8_t k = m->streams[i].kind;
+        if (k == SC_PR_BLOCKING && fixed(&s, m->streams[i].finding) &&
+            m->findings[m->streams[i].finding - 1].fix == SC_PR_FIX_NONBLOCK)
+            k = SC_PR_NONBLOCKING;   /* created cudaStreamNonBlocking */
         s.stream[i] = sc_rp_stream(s.g, m->streams[i].device, kinds[k <= SC_PR_PTDS ? k : SC_PR_BLOCKING]);
         rc = s.stream[i] < 0;
     }

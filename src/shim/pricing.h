@@ -90,6 +90,12 @@ typedef enum sc_pr_fix {
                              SC101's under --measure (price.c), priced together (pricing_savings.c):
                              where the barrier ordered the program's data, its fix needs events
                              that the replay does not add */
+    SC_PR_FIX_NONBLOCK,   /* the blocking streams created at the finding's site (sc_pr_stream.finding)
+                             are non-blocking: the legacy stream's work no longer orders with them.
+                             SC102's (cudaStreamNonBlocking), the other fix of its commands' SC101:
+                             under --measure and STREAMCHECK_TEST_NONBLOCK=1, a test hook (price.c),
+                             until a GPU judges it; likewise, where the barrier ordered the
+                             program's data its fix needs an event the replay does not add */
 } sc_pr_fix;
 
 /* At most this many SC_PR_FIX_UNBARRIER findings are priced together (a
@@ -168,6 +174,8 @@ typedef enum sc_pr_stream_kind {
 typedef struct sc_pr_stream {
     uint32_t device;
     uint8_t kind;         /* sc_pr_stream_kind */
+    uint16_t finding;     /* a blocking stream: the SC102 finding at the site that created it (its
+                             SC_PR_FIX_NONBLOCK makes the stream non-blocking), 0 none */
 } sc_pr_stream;
 
 typedef struct sc_pr_span { uint64_t a, b; } sc_pr_span;

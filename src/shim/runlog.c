@@ -76,10 +76,11 @@ typedef struct sc_rl_log {
        (s, pt) in context ctx */
     struct { CUstream s; CUcontext ctx; uint32_t device, idx; uint8_t pt, used; } seen[RL_SEEN];
     unsigned seen_next;
+    sc_agg_key named;           /* the last SC102 named (sc_rl_finding): no lock for it again */
     struct sc_rl_log *next;
 } sc_rl_log;
 
-typedef struct skey { uint64_t key; uint32_t device; uint8_t kind; } skey;
+typedef struct skey { uint64_t key, site; uint32_t device; uint8_t kind; } skey;   /* site: SC102's */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static sc_rl_log *logs;               /* every thread's, newest first */
@@ -94,7 +95,7 @@ static int grow(void *pp, size_t *cap, size_t need, size_t elt)
 }
 
 /* The model's index of a stream (few: a linear search under the lock). */
-static uint32_t stream_index(uint64_t key, uint32_t device, uint8_t kind)
+static uint32_t stream_index(uint64_t key, uint32_t device, uint8_t kind, uint64_t site)
 {
     pthread_mutex_lock(&lock);
     size_t i = 0;
@@ -105,7 +106,7 @@ static uint32_t stream_index(uint64_t key, uint32_t device, uint8_t kind)
             pthread_mutex_unlock(&lock);
             return 0;
         }
-        streams[nstreams++] = (skey){key, device, kind};
+        streams[nstreams++] = (skey){key, site, device, kind};
     }
     pthread_mutex_unlock(&lock);
     return (uint32_t)i;
@@ -115,13 +116,14 @@ static uint32_t stream_index(uint64_t key, uint32_t device, uint8_t kind)
 static uint32_t stream_lookup(sc_thread *t, CUstream s, int pt, CUcontext ctx, uint32_t device)
 {
     if ((s == NULL && !pt) || s == CU_STREAM_LEGACY)
-        return stream_index((uintptr_t)ctx | 1, device, SC_PR_LEGACY);
+        return stream_index((uintptr_t)ctx | 1, device, SC_PR_LEGACY, 0);
     if (s == NULL || s == CU_STREAM_PER_THREAD)
-        return stream_index(((uint64_t)t->idx << 48) ^ (uintptr_t)ctx ^ 2, device, SC_PR_PTDS);
+        return stream_index(((uint64_t)t->idx << 48) ^ (uintptr_t)ctx ^ 2, device, SC_PR_PTDS, 0);
     sc_stream *r = sc_stream_find(s);
     unsigned flags = r ? atomic_load(&r->flags) : CU_STREAM_NON_BLOCKING;
-    return stream_index((uintptr_t)s, device,
-                        (flags & CU_STREAM_NON_BLOCKING) ? SC_PR_NONBLOCKING : SC_PR_BLOCKING);
+    int nb = (flags & CU_STREAM_NON_BLOCKING) != 0;
+    return stream_index((uintptr_t)s, device, nb ? SC_PR_NONBLOCKING : SC_PR_BLOCKING,
+                        nb ? 0 : atomic_load(&r->create_site));
 }
 
 /* The same through the thread's last lookups.  A stream's index never
@@ -535,8 +537,14 @@ void sc_rl_mapped(sc_thread *t, const void *addr, size_t len, int fd)
 void sc_rl_finding(sc_thread *t, uint32_t rec, const sc_agg_key *k)
 {
     sc_rl_log *l = t->rlog;
-    if (!l || l->tid != t->tid || rec > l->n || (!rec && !l->cut))
+    /* SC102's, judged before its call is recorded: named for its streams'
+       fix (sc102_of), with no call of its own */
+    int named = !rec && k->table == SC_AGG_FINDING && k->rule == SC_RULE_SC102;
+    if (!l || l->tid != t->tid || rec > l->n || (!rec && !l->cut && !named) ||
+        (named && !memcmp(&l->named, k, sizeof *k)))
         return;
+    if (named)
+        l->named = *k;
     pthread_mutex_lock(&lock);
     size_t i = 0;
     while (i < nfinds && memcmp(&finds[i], k, sizeof *k))
@@ -544,7 +552,7 @@ void sc_rl_finding(sc_thread *t, uint32_t rec, const sc_agg_key *k)
     if (i == nfinds && i < 0xfffe && !grow(&finds, &capfinds, nfinds + 1, sizeof *finds))
         finds[nfinds++] = *k;
     size_t n = nfinds, had = caplate;
-    if (!rec && i < n && !grow(&late, &caplate, n, sizeof *late)) {
+    if (!rec && l->cut && i < n && !grow(&late, &caplate, n, sizeof *late)) {
         memset(late + had, 0, (caplate - had) * sizeof *late);
         late[i]++;   /* past the log's bound: counted for the extrapolation (sc_rl_calls) */
     }
@@ -690,6 +698,17 @@ void sc_rl_calls(uint64_t *n, size_t nfind)
         }
 }
 
+/* A blocking stream's SC102 finding: the first of the site that created
+   it on its device (one a legacy-stream API; the others are priced with
+   it, price.c), 0 none. */
+static uint16_t sc102_of(uint64_t site, uint32_t device)
+{
+    for (size_t i = 0; site && i < nfinds; i++)
+        if (finds[i].rule == SC_RULE_SC102 && finds[i].site == site && finds[i].device == device)
+            return (uint16_t)(i + 1);
+    return 0;
+}
+
 int sc_rl_model(sc_pr_model *m)
 {
     memset(m, 0, sizeof *m);
@@ -726,7 +745,8 @@ int sc_rl_model(sc_pr_model *m)
         l->own_converted = 1;
     uint32_t ndev = 0;
     for (size_t i = 0; i < nstreams; i++) {
-        st[i] = (sc_pr_stream){.device = streams[i].device, .kind = streams[i].kind};
+        st[i] = (sc_pr_stream){.device = streams[i].device, .kind = streams[i].kind,
+                               .finding = sc102_of(streams[i].site, streams[i].device)};
         if (streams[i].device + 1 > ndev)
             ndev = streams[i].device + 1;
     }

@@ -102,7 +102,7 @@ START_TEST(wait_each_step)
     for (size_t i = 1; _i && i < r->n[0]; i++)
         if (r->calls[0][i].what != SC_PR_WAIT_STREAM)
             r->calls[0][i].tool_ns = 3 * MS;
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
     sc_pr_finding f = {.fix = SC_PR_FIX_NO_WAIT, .in_all = 1};
     uint64_t saving;
     sc_pr_result res = price(r, 1, &st, 1, &f, 1, 0, 0, &saving);
@@ -124,7 +124,7 @@ START_TEST(all_fixed_keeps_what_the_report_keeps)
     static const struct { uint16_t bp; uint64_t ns; int kept; } bar[] = {
         {4000, 0, 1}, {5000, 0, 0}, {4000, 90 * MS, 0}};
     run *r = wait_steps();
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
     sc_pr_finding f = {.fix = SC_PR_FIX_NO_WAIT, .in_all = 1, .keep_bp = bar[_i].bp, .keep_ns = bar[_i].ns};
     uint64_t saving;
     sc_pr_result res = price(r, 1, &st, 1, &f, 1, 0, 0, &saving);
@@ -156,7 +156,7 @@ START_TEST(candidates_kept_by_their_group)
             busy(&r, t, t + 3 * MS);
         }
     add(&r, 0, SC_PR_OTHER, 120 * MS, 120 * MS + 10000, 0, 0);
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
     uint64_t bar = _i == 1 ? 40 * MS : 15 * MS, saving[3];
     sc_pr_finding f[3];
     for (int j = 0; j < 3; j++)
@@ -188,7 +188,7 @@ START_TEST(item_read_then_sync)
 {
     static run r;
     r = (run){0};
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
     for (uint64_t k = 0; k < 10; k++) {
         uint64_t t = k * 18 * MS;
         add(&r, 0, SC_PR_SUBMIT, t, t + 10000, 0, 0);
@@ -227,7 +227,7 @@ START_TEST(second_item_waits_in_its_place)
 {
     static run r;
     r = (run){0};
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
     uint64_t later = _i == 2 ? 2 * MS : 100000;
     for (uint64_t k = 0; k < 10; k++) {
         uint64_t t = k * 18 * MS, u = t + 10 * MS + later;
@@ -267,7 +267,7 @@ START_TEST(threads_on_the_legacy_stream)
 {
     static run r;
     r = (run){0};
-    sc_pr_stream st = {0, SC_PR_LEGACY};
+    sc_pr_stream st = {0, SC_PR_LEGACY, 0};
     for (int t = 0; t < 4; t++) {
         for (uint64_t k = 0; k < 5; k++) {
             uint64_t at = (k * 4 + (uint64_t)t) * 10000;
@@ -309,7 +309,7 @@ static uint64_t event_ordered(int nthreads, int swapped, uint64_t waited_for)
     r = (run){0};
     int rec = nthreads == 2 && swapped, wt = nthreads == 2 && !swapped;
     uint64_t t = nthreads == 2 ? MS : 20000;   /* the wait for the event */
-    sc_pr_stream st[3] = {{0, SC_PR_LEGACY}, {0, SC_PR_NONBLOCKING}, {0, SC_PR_NONBLOCKING}};
+    sc_pr_stream st[3] = {{0, SC_PR_LEGACY, 0}, {0, SC_PR_NONBLOCKING, 0}, {0, SC_PR_NONBLOCKING, 0}};
     kernel_10ms(&r, rec, 0, 1);
     add(&r, rec, SC_PR_EVENT_RECORD, 10000, 12000, 0, 1)->bytes = 0xe1;
     if (nthreads == 2)
@@ -351,9 +351,9 @@ static uint64_t handle_on_legacy_occ(int created, float occ, uint64_t *fixed)
 {
     static run r;
     r = (run){0};
-    sc_pr_stream st[5] = {{0, SC_PR_LEGACY}};
+    sc_pr_stream st[5] = {{0, SC_PR_LEGACY, 0}};
     for (int k = 1; k <= created; k++)
-        st[k] = (sc_pr_stream){0, SC_PR_NONBLOCKING};
+        st[k] = (sc_pr_stream){0, SC_PR_NONBLOCKING, 0};
     for (uint64_t k = 0; k < 8; k++) {
         sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, k * 10000, k * 10000 + 5000, 0, 0);
         c->demand = 0.1f;
@@ -444,7 +444,7 @@ static uint64_t legacy_steps(run *r, uint16_t hold)
 START_TEST(legacy_work_off_the_barrier)
 {
     static run r;
-    sc_pr_stream st[2] = {{0, SC_PR_LEGACY}, {0, SC_PR_BLOCKING}};
+    sc_pr_stream st[2] = {{0, SC_PR_LEGACY, 0}, {0, SC_PR_BLOCKING, 0}};
     uint64_t at = legacy_steps(&r, 1);
     add(&r, 0, SC_PR_WAIT_STREAM, at + 10000, 73 * MS, 73 * MS - at - 10000, 0);
     add(&r, 0, SC_PR_OTHER, 78 * MS, 78 * MS + 1000, 0, 0);
@@ -462,6 +462,30 @@ START_TEST(legacy_work_off_the_barrier)
 }
 END_TEST
 
+/* The same run, the other fix: the blocking stream created non-blocking
+   (SC_PR_FIX_NONBLOCK, its SC102 finding 2 named by the stream): the
+   legacy kernels no longer wait for the 10 ms ones, 30 ms saved, as moving
+   them off the barrier saves; not fixed (_i 1), nothing. */
+START_TEST(blocking_stream_made_nonblocking)
+{
+    static run r;
+    sc_pr_stream st[2] = {{0, SC_PR_LEGACY, 0}, {0, SC_PR_BLOCKING, 2}};
+    uint64_t at = legacy_steps(&r, 1);
+    add(&r, 0, SC_PR_WAIT_STREAM, at + 10000, 73 * MS, 73 * MS - at - 10000, 0);
+    add(&r, 0, SC_PR_OTHER, 78 * MS, 78 * MS + 1000, 0, 0);
+    busy(&r, 0, 73 * MS);
+    sc_pr_finding f[2] = {{.fix = SC_PR_FIX_NONE, .in_all = 1}, {.fix = _i ? SC_PR_FIX_NONE : SC_PR_FIX_NONBLOCK}};
+    uint64_t saving[2];
+    sc_pr_result res = price(&r, 1, st, 2, f, 2, 0, 0, saving);
+    ck_assert_msg(res.model_ns > 77 * MS && res.model_ns < 79 * MS, "model %llu", (unsigned long long)res.model_ns);
+    if (_i) {
+        ck_assert_msg(saving[1] < MS / 10, "saving %llu", (unsigned long long)saving[1]);
+        return;
+    }
+    ck_assert_msg(saving[1] > 29 * MS && saving[1] < 31 * MS, "saving %llu", (unsigned long long)saving[1]);
+}
+END_TEST
+
 /* legacy_work_off_the_barrier's run, its legacy calls three sites: the
    three 1 ms kernels (finding 1), the 40 ms one (2), and a 0.1 ms one
    after it (3).  As run 73 ms.  Moved alone, the 1 ms kernels no longer
@@ -475,7 +499,7 @@ END_TEST
 START_TEST(legacy_sites_priced_together)
 {
     static run r;
-    sc_pr_stream st[2] = {{0, SC_PR_LEGACY}, {0, SC_PR_BLOCKING}};
+    sc_pr_stream st[2] = {{0, SC_PR_LEGACY, 0}, {0, SC_PR_BLOCKING, 0}};
     uint64_t at = legacy_steps(&r, 2);
     sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, at + 10000, at + 15000, 0, 0);
     c->gpu_known = 1, c->gpu_ns = MS / 10, c->demand = 0.1f;
@@ -506,7 +530,7 @@ static uint64_t pageable_released(uint64_t host, uint64_t kernel, double rate, u
 {
     static run r;
     r = (run){0};
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
     uint64_t now = 0, gpu_free = 0;
     for (int k = 0; k < 20; k++) {
         now += host * MS;
@@ -596,7 +620,7 @@ static uint64_t received(uint64_t recv, uint64_t kernel)
 {
     static run r;
     r = (run){0};
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
     uint64_t now = 0;
     add(&r, 0, SC_PR_OTHER, 0, 10000, 0, 0);
     now = 10000;
@@ -650,7 +674,7 @@ static uint64_t read_back(uint64_t touch, int again, int sync)
 {
     static run r;
     r = (run){0};
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
     uint64_t now = 0;
     for (int k = 0; k < 20; k++) {
         now += 10 * MS;
@@ -718,7 +742,7 @@ static sc_pr_result host_synced_stages(uint64_t *saving, int joint, uint8_t wait
 {
     static run r;
     r = (run){0};
-    static const sc_pr_stream st[3] = {{0, SC_PR_NONBLOCKING}, {0, SC_PR_NONBLOCKING}, {0, SC_PR_NONBLOCKING}};
+    static const sc_pr_stream st[3] = {{0, SC_PR_NONBLOCKING, 0}, {0, SC_PR_NONBLOCKING, 0}, {0, SC_PR_NONBLOCKING, 0}};
     static const struct { uint8_t dir; uint64_t ms; } stage[3] = {{SC_PR_H2D, 2}, {0, 1}, {SC_PR_D2H, 2}};
     uint64_t now = MS;
     for (int k = 0; k < 10; k++)
@@ -779,7 +803,7 @@ START_TEST(joint_waits)
 {
     static run r;
     r = (run){0};
-    sc_pr_stream st = {0, SC_PR_LEGACY};
+    sc_pr_stream st = {0, SC_PR_LEGACY, 0};
     for (uint64_t k = 0; k < 10; k++) {
         uint64_t t = k * 18 * MS;
         add(&r, 0, SC_PR_SUBMIT, t, t + 10000, 0, 0);
@@ -816,7 +840,7 @@ START_TEST(join_follows_the_other_thread)
 {
     static run r;
     r = (run){0};
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
     add(&r, 1, SC_PR_SUBMIT, 0, 10000, 0, 0);
     add(&r, 1, SC_PR_WAIT_STREAM, 10000, 50 * MS, 50 * MS - 10000, 0)->finding[0] = 1;
     add(&r, 1, SC_PR_OTHER, 80 * MS, 80 * MS + 1000, 0, 0);   /* 30 ms of work after the wait */
@@ -848,7 +872,7 @@ START_TEST(late_work_before_a_wait)
 {
     static run r;
     r = (run){0};
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
     for (uint64_t k = 0; k < 10; k++) {
         uint64_t t = k * 20 * MS;
         add(&r, 0, SC_PR_OTHER, t, t + 1000, 0, 0);
@@ -885,7 +909,7 @@ static sc_pr_result steady_run(uint64_t set_up_ms, uint64_t warm_ms, uint64_t do
 {
     static run r;
     r = (run){0};
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
     for (uint64_t k = 0; k < 10; k++) {
         add(&r, 0, SC_PR_SUBMIT, k * MS, k * MS + 1000, 0, 0);
         add(&r, 0, SC_PR_WAIT_DEVICE, k * MS + 1000, k * MS + 900000, 800000, 0)->finding[0] = 2;
@@ -1025,7 +1049,7 @@ static uint64_t pipelined(int buffers, int warm, uint64_t *fixed)
 {
     static run r;
     r = (run){0};
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
     uint64_t at = 0, base = 0;
     for (int pass = warm ? 0 : 1; pass < 2; pass++, base += 56 * MS) {
         at = base;
@@ -1064,7 +1088,7 @@ static uint64_t one_upload_buffer(int param)
 {
     static run r;
     r = (run){0};
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
     uint64_t at = 0;
     for (int k = 0; k < 8; k++)
         for (int j = 0; j < (param ? 4 : 3); j++, at += 10000) {
@@ -1112,7 +1136,7 @@ static uint64_t both_ways(double duplex)
 {
     static run r;
     r = (run){0};
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
     uint64_t at = 0;
     eight_pieces(&r, &at, -1, 1, 0, 0);
     uint64_t end = 5000 + 32 * MS + 8 * MS / 10;
@@ -1157,7 +1181,7 @@ static uint64_t long_last_kernel(int known, int one_unknown)
 {
     static run r;
     r = (run){0};
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
     uint64_t at = 0;
     eight_pieces(&r, &at, -1, 1, known, MS / 10);
     sc_pr_call *last = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 0);
@@ -1207,7 +1231,7 @@ static sc_pr_result latency_steps(int steps, int known)
         busy(&r, t + 8000, t + 58000);
         add(&r, 0, SC_PR_WAIT_STREAM, t + 2000, t + 60000, 58000, 0);
     }
-    sc_pr_stream st = {0, SC_PR_NONBLOCKING};
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
     sc_pr_thread th = {.calls = r.calls[0], .n = r.n[0]};
     sc_pr_device dev = {.busy = r.busy, .nbusy = r.nbusy, .known = 1};
     sc_pr_model m = {.threads = &th, .nthreads = 1, .streams = &st, .nstreams = 1, .devices = &dev, .ndevices = 1};
@@ -1243,6 +1267,7 @@ int main(void)
     tcase_add_loop_test(tc, demand_by_occupancy, 0, 4);
     tcase_add_loop_test(tc, legacy_work_off_the_barrier, 0, 2);
     tcase_add_test(tc, legacy_sites_priced_together);
+    tcase_add_loop_test(tc, blocking_stream_made_nonblocking, 0, 2);
     tcase_add_test(tc, pageable_copies);
     tcase_add_test(tc, released_sources);
     tcase_add_test(tc, receipts_to_a_pinning_thread);
