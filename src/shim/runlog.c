@@ -704,7 +704,8 @@ void sc_rl_calls(uint64_t *n, size_t nfind)
 static uint16_t sc102_of(uint64_t site, uint32_t device)
 {
     for (size_t i = 0; site && i < nfinds; i++)
-        if (finds[i].rule == SC_RULE_SC102 && finds[i].site == site && finds[i].device == device)
+        if (finds[i].table == SC_AGG_FINDING && finds[i].rule == SC_RULE_SC102 && finds[i].site == site &&
+            finds[i].device == device)
             return (uint16_t)(i + 1);
     return 0;
 }
