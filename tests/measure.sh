@@ -306,7 +306,9 @@ ok $? "the record timed at each recorded call is the shim's own time, not counte
 # two SC102 findings (one per legacy-stream API, one creation site) carry
 # what its SC101 sites save moved at once (the same barrier, lifted from
 # the other side), within 2%; the report's total counts that once, at the
-# SC101 sites; without the hook SC102 keeps the timeline's cost, a note.
+# SC101 sites (two of them save something, or one in a TSan build, whose
+# slower host leaves the other's kernel waiting anyway); without the hook
+# SC102 keeps the timeline's cost, a note.
 mkdir -p "$dir/nb" "$dir/nb0"
 STREAMCHECK_TEST_NONBLOCK=1 "$SC_CLI" --simulate --measure --format=json,text --output="$dir/nb" -- \
     "$SC_APPS/blocking_stream" >/dev/null 2>"$dir/nb.err"
@@ -317,12 +319,13 @@ r, r0 = (json.load(open(p)) for p in sys.argv[1:3])
 m = re.search(r"^@ Estimated cost +: ([0-9.]+) ms", open(sys.argv[3]).read(), re.M)
 total = float(m.group(1)) * 1e6 if m else None
 nb = [f for f in r["findings"] if f["rule"] == "SC102"]
-legacy = [f for f in r["findings"] if f["rule"] == "SC101" and f["severity"] == "warning"]
+legacy = [f for f in r["findings"] if f["rule"] == "SC101" and f["cost_basis"] == "replay-measured" and f["cost_ns"]]
 moved = sum(f["cost_ns"] for f in legacy)
 print("# SC102 %s; SC101 sites %s (%d ns); total %s; without the hook %s" % (
     [(f["severity"], f["cost_ns"], f["cost_basis"]) for f in nb], [f["cost_ns"] for f in legacy], moved, total,
     [(f["severity"], f["cost_basis"]) for f in r0["findings"] if f["rule"] == "SC102"]))
-sys.exit(0 if len(nb) == 2 and len(legacy) == 2 and moved > 0 and total and abs(total - moved) <= 0.001 * moved + 1e3
+warned = sum(f["cost_ns"] for f in legacy if f["severity"] == "warning")
+sys.exit(0 if len(nb) == 2 and legacy and moved > 0 and total and abs(total - warned) <= 0.001 * warned + 1e3
          and all(f["severity"] == "warning" and f["cost_basis"] == "replay-measured"
                  and abs(f["cost_ns"] - moved) <= 0.02 * moved for f in nb)
          and all(f["severity"] == "note" and f["cost_basis"] == "gpu-timeline"
