@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 #include "options.h"
@@ -129,6 +130,14 @@ extern sc_options sc_opt;             /* the settings, loaded at initialization 
 static inline int sc_opt_measured(void)
 {
     return sc_opt.measure || sc_opt.measure_window.set || (sc_opt.formats & SC_FMT_TRACE);
+}
+/* A test hook that switches a part of the model on or off: the variable
+   `name` set to 1 or 0 says so, else dflt (most: measured mode, above).
+   Read once, at initialization or at exit, never on a call's path. */
+static inline int sc_test_switch(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    return v && (v[0] == '0' || v[0] == '1') ? v[0] == '1' : dflt;
 }
 extern double sc_start_time;          /* seconds since the epoch, at start (or fork) */
 extern int sc_prof_on;                /* STREAMCHECK_PROFILE=1 */

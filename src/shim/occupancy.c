@@ -166,8 +166,7 @@ void sc_occ_kept(struct sc_rl_hot *rl, const void *fn, uint32_t grid, uint32_t b
    replayed both ways. */
 static void occ_init(void)
 {
-    const char *v = getenv("STREAMCHECK_TEST_OCCUPANCY");
-    sc_occ_price = v && (v[0] == '0' || v[0] == '1') ? v[0] == '1' : sc_opt_measured();
+    sc_occ_price = sc_test_switch("STREAMCHECK_TEST_OCCUPANCY", sc_opt_measured());
     sc_occ_on = sc_occ_price || getenv("STREAMCHECK_TEST_PRICE_DUMP");
 }
 

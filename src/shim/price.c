@@ -441,8 +441,7 @@ static void spread_needs(sc_pr_finding *f, size_t nf, int measured)
    mode. */
 static void unbarrier_needs(sc_pr_finding *f, size_t nf, int measured)
 {
-    const char *ub = getenv("STREAMCHECK_TEST_UNBARRIER");
-    int on = ub && (ub[0] == '0' || ub[0] == '1') ? ub[0] == '1' : measured;
+    int on = sc_test_switch("STREAMCHECK_TEST_UNBARRIER", measured);
     for (size_t i = 0; i < nf && !on; i++)
         if (f[i].fix == SC_PR_FIX_UNBARRIER)
             f[i].fix = SC_PR_FIX_NONE;
@@ -458,8 +457,7 @@ static void unbarrier_needs(sc_pr_finding *f, size_t nf, int measured)
    price (alias). */
 static void nonblock_needs(const sc_pr_model *m, sc_pr_finding *f, size_t nf, int measured)
 {
-    const char *nb = getenv("STREAMCHECK_TEST_NONBLOCK");
-    int on = measured && nb && nb[0] == '1';
+    int on = measured && sc_test_switch("STREAMCHECK_TEST_NONBLOCK", 0);
     for (size_t i = 0; i < nf; i++) {
         if (f[i].fix != SC_PR_FIX_NONBLOCK)
             continue;

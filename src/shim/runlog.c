@@ -802,8 +802,7 @@ static void rl_init(void)
     long v = max ? strtol(max, NULL, 10) : 0;
     if (v > 0 && v < SC_RL_MAX)
         rl_max = (size_t)v;
-    const char *ev = getenv("STREAMCHECK_TEST_EVENT_ORDERS");
-    sc_rl_events = ev && (ev[0] == '0' || ev[0] == '1') ? ev[0] == '1' : sc_opt_measured();
+    sc_rl_events = sc_test_switch("STREAMCHECK_TEST_EVENT_ORDERS", sc_opt_measured());
     sc_rl_on = !sc_opt.redirect;
 }
 
