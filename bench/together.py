@@ -8,12 +8,11 @@ saves (together_ns, over together_findings findings).  A comparison whose
 fix changes all of them counts that once, not their costs added up; a group
 only partly in the list counts its members' own costs.
 
-A measured SC102 (a blocking stream's creation site, cost from the GPU
-timeline) carries the time the legacy stream's commands waited for that
-stream, which is their own findings' (SC101, SC202, ...): the report's total
-leaves it out (judge.c, counted), and so does this sum.  Priced by its own
-fix (the stream created non-blocking: a replay) it is the other fix of that
-wait, and is left out too.
+SC102 (a blocking stream's creation site) is left out, as the report's
+total leaves it out (judge.c, counted): measured, it carries the time the
+legacy stream's commands waited for that stream, which is their own
+findings' (SC101, SC202, ...); priced by its own fix (the stream created
+non-blocking: a replay) it is the other fix of that wait.
 """
 
 
@@ -23,7 +22,7 @@ def added_up(findings):
     total = 0
     groups = {}
     for f in findings:
-        if f.get("rule") == "SC102" and f.get("cost_basis") in ("gpu-timeline", "replay", "replay-measured"):
+        if f.get("rule") == "SC102":
             continue
         n, t = int(f.get("together_findings") or 0), int(f.get("together_ns") or 0)
         if n >= 2:

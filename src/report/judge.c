@@ -203,7 +203,7 @@ static uint64_t group_cost(const site_cost *v, size_t m, size_t k)
 static int counted(const sc_finding *f, long process)
 {
     return (process < 0 || f->process == (unsigned long)process) && f->severity != SC_SEV_NOTE &&
-           !(f->rule == SC_RULE_SC102 && (f->basis == SC_COST_GPU || sc_cost_is_replay(f->basis)));
+           f->rule != SC_RULE_SC102;
 }
 
 uint64_t sc_report_cost(const sc_report *r)
@@ -214,12 +214,12 @@ uint64_t sc_report_cost(const sc_report *r)
 uint64_t sc_report_cost_of(const sc_report *r, long process)
 {
     uint64_t sum = 0;
-    /* A measured SC102 (at a stream's creation site) prices the legacy-stream
-       commands that had to wait for that stream: the same GPU time is the
-       commands' own finding's (SC101, SC202, ...) at their call sites, so
-       it is not counted twice (counted).  Priced by its own fix (the stream
-       created non-blocking, a test hook) it is the other fix of the same
-       wait: not added either. */
+    /* SC102 (at a stream's creation site) is never counted (counted): its
+       cost, measured, is the time the legacy-stream commands waited for
+       that stream, which is the commands' own findings' (SC101, SC202,
+       ...) at their call sites; priced by its own fix (the stream created
+       non-blocking, a test hook) it is the other fix of that wait; in
+       detect mode it is unmeasured. */
     site_cost *v = r->nfindings ? malloc(r->nfindings * sizeof *v) : NULL;
     size_t n = 0;
     for (size_t i = 0; i < r->nfindings; i++) {
