@@ -119,6 +119,7 @@ static int call_line(dump *d, const char *l)
                                   .gpu_known = (uint8_t)!!gknown, .gpu_ns = gself, .fast_gpu_ns = gfast,
                                   .tool_ns = tool, .tool_apis = apis, .tool_ops = ops,
                                   .fast_demand = d2, .occ_demand = o1, .fast_occ_demand = o2};
+    sc_pr_cap_copy_wait(&t->v[t->n - 1]);   /* as measure.c does, for dumps from before it did */
     return 0;
 }
 

@@ -311,6 +311,7 @@ void sc_measure_queued(sc_pr_model *m)
             c[i].gpu_known = !c[i].nsub || nfast > 0;
             c[i].gpu_ns = own;
             c[i].fast_gpu_ns = fast;
+            sc_pr_cap_copy_wait(&c[i]);
             size_t lo = SC_FIRST(q, tl->threads[j].a0, tl->threads[j].a0 + tl->threads[j].n,
                                  tl->by_thread[q]->start < a),
                    hi = SC_FIRST(q, lo, tl->threads[j].a0 + tl->threads[j].n, tl->by_thread[q]->start < t0);

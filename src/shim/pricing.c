@@ -134,7 +134,10 @@ static double pinned_ns(const scen *s, const sc_pr_call *c)
     uint32_t d = sc_pr_device_of(s->m, c->stream);
     double r = d < s->m->ndevices && c->dir <= SC_PR_D2H ? s->m->devices[d].rate[c->dir] : 0;
     uint64_t copy = c->t1 - c->t0 - c->wait_ns;
-    return r > 0 ? (double)c->bytes / r : (double)copy;
+    double ns = r > 0 ? (double)c->bytes / r : (double)copy;
+    /* no slower than measured mode timed it: a synchronous copy of pinned
+       memory already ran at its rate, which a calibration may undershoot */
+    return c->gpu_known && c->gpu_ns && (double)c->gpu_ns < ns ? (double)c->gpu_ns : ns;
 }
 
 /* What a thread's build keeps: its last operation, the stream it went to,
@@ -212,14 +215,24 @@ static int submit(scen *s, int t, tstate *ts, int stream, sc_rp_engine e, double
     return op;
 }
 
+/* A wait for the legacy stream waits for the thread's own stream too where
+   SC_PR_FIX_UNBARRIER moved work there. */
+static int wait_own(scen *s, int t, const sc_pr_call *c, int st)
+{
+    if (c->stream >= s->m->nstreams || s->m->streams[c->stream].kind != SC_PR_LEGACY)
+        return 0;
+    int o = s->own[(size_t)t * s->m->ndevices + s->m->streams[c->stream].device];
+    return o >= 0 && o != st ? sc_rp_wait_stream(s->g, t, o) : 0;
+}
+
 /* A copy of the model's pageable or synchronous copy, as its fixes make it. */
 static int copy_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, unsigned fx)
 {
     uint64_t own = c->t1 - c->t0 - c->wait_ns;
     sc_rp_engine e = c->dir == SC_PR_D2H ? SC_RP_COPY_D2H : c->dir == SC_PR_H2D ? SC_RP_COPY_H2D : SC_RP_COPY_OTHER;
     int nowait = fx & (1u << SC_PR_FIX_NO_WAIT), pin = fx & (1u << SC_PR_FIX_PIN);
-    if (!nowait && !pin) {
-        int rc = sc_rp_wait_stream(s->g, t, st) < 0;
+    if (!nowait && !pin) {   /* a copy on the legacy stream waits for what SC_PR_FIX_UNBARRIER moved */
+        int rc = sc_rp_wait_stream(s->g, t, st) < 0 || wait_own(s, t, c, st) < 0;
         return rc | (sc_rp_cpu(s->g, t, own) < 0);
     }
     uint64_t host = own < SUBMIT_NS ? own : SUBMIT_NS;
@@ -341,16 +354,6 @@ static int wait_piped(scen *s, int t, const sc_pr_call *c)
            (s->down[k] >= 0 && sc_rp_wait_stream(s->g, t, s->down[k]) < 0) ? -1 : 0;
 }
 
-/* A wait for the legacy stream waits for the thread's own stream too where
-   SC_PR_FIX_UNBARRIER moved work there. */
-static int wait_own(scen *s, int t, const sc_pr_call *c, int st)
-{
-    if (c->stream >= s->m->nstreams || s->m->streams[c->stream].kind != SC_PR_LEGACY)
-        return 0;
-    int o = s->own[(size_t)t * s->m->ndevices + s->m->streams[c->stream].device];
-    return o >= 0 && o != st ? sc_rp_wait_stream(s->g, t, o) : 0;
-}
-
 static int wait_call(scen *s, int t, tstate *ts, const sc_pr_call *c, int st, unsigned fx)
 {
     int rc = 0;
@@ -462,6 +465,28 @@ static int shadowed(const scen *s, const tstate *ts, const sc_pr_call *c)
     return !sc_pr_copies(c) || (c->dir == SC_PR_D2H && c->bytes <= SC_PR_READ_MAX);
 }
 
+/* An event recorded on the legacy stream marks a point after every blocking
+   stream's work so far, and programs record one there to join their streams
+   and then wait for it (NVIDIA's simpleStreams: "record in stream-0, to
+   ensure that all previous CUDA calls have completed").  A fix that takes
+   the barrier away (SC101's SC_PR_FIX_UNBARRIER, SC102's
+   SC_PR_FIX_NONBLOCK) keeps that join, as the fixed program would write it:
+   the event after the work the thread itself submitted to its blocking
+   streams (an event recorded on each, waited for).  Without a fix the
+   legacy stream's order already holds it.  0, or -1 (out of memory). */
+static int keep_join(scen *s, int t, const tstate *ts, const sc_pr_call *c, int st)
+{
+    const sc_pr_model *m = s->m;
+    if (c->stream >= m->nstreams || m->streams[c->stream].kind != SC_PR_LEGACY)
+        return 0;
+    for (uint32_t k = 0; k < m->nstreams; k++)
+        if (k != c->stream && ts->last_on[k] >= 0 && m->streams[k].device == m->streams[c->stream].device &&
+            (m->streams[k].kind == SC_PR_BLOCKING || m->streams[k].kind == SC_PR_PTDS) &&
+            sc_rp_stream_wait_op(s->g, t, st, ts->last_on[k]) < 0)
+            return -1;
+    return 0;
+}
+
 /* Call i of thread t, as the scenario's fixes make it (after the host time
    and the fast path's work before it).  read_gone: the stream + 1 of a read
    to the host the fix dropped just before, else 0. */
@@ -519,7 +544,7 @@ static int call_step(scen *s, size_t t, tstate *ts, const sc_pr_work *w, size_t 
         /* It is done when the stream's last operation is: a wait for it is a
            wait for that one, a copy to the host included (dropped_wait). */
         int d2h = c->stream < s->m->nstreams && ts->d2h_on[c->stream];
-        int op = submit(s, rt, ts, st, SC_RP_COMPUTE, 0, 0, c->stream);
+        int op = keep_join(s, rt, ts, c, st) < 0 ? -1 : submit(s, rt, ts, st, SC_RP_COMPUTE, 0, 0, c->stream);
         ts->last_d2h = d2h;
         if (c->stream < s->m->nstreams)
             ts->d2h_on[c->stream] = (unsigned char)d2h;

@@ -88,14 +88,17 @@ typedef enum sc_pr_fix {
                              submissions the fast path let through to that stream just before it;
                              the thread's waits for the legacy stream wait for that stream too.
                              SC101's under --measure (price.c), priced together (pricing_savings.c):
-                             where the barrier ordered the program's data, its fix needs events
-                             that the replay does not add */
+                             an event recorded there still joins the thread's blocking streams
+                             (keep_join), and a synchronous copy there still waits for what moved;
+                             other data the barrier ordered would need events the replay does
+                             not add */
     SC_PR_FIX_NONBLOCK,   /* the blocking streams created at the finding's site (sc_pr_stream.finding)
                              are non-blocking: the legacy stream's work no longer orders with them.
                              SC102's (cudaStreamNonBlocking), the other fix of its commands' SC101:
-                             under --measure and STREAMCHECK_TEST_NONBLOCK=1, a test hook (price.c),
-                             until a GPU judges it; likewise, where the barrier ordered the
-                             program's data its fix needs an event the replay does not add */
+                             under --measure (price.c; STREAMCHECK_TEST_NONBLOCK=0 turns it off).
+                             Under either fix an event recorded on the legacy stream still joins
+                             the thread's blocking streams (pricing.c, keep_join); other data the
+                             barrier ordered would need events the replay does not add */
 } sc_pr_fix;
 
 /* At most this many SC_PR_FIX_UNBARRIER findings are priced together (a
@@ -318,6 +321,18 @@ static inline int sc_pr_waits(const sc_pr_call *c)
 static inline int sc_pr_copies(const sc_pr_call *c)
 {
     return c->what == SC_PR_COPY_PAGEABLE || c->what == SC_PR_COPY_SYNC;
+}
+
+/* A copy's wait for earlier work is at most its time less its own copy's
+   on the GPU, where measured mode timed that (gpu_ns): the recorder counts
+   a synchronous copy called with work pending as waiting throughout
+   (simpleStreams' 64 MiB cudaMemcpy after an 82 us kernel: 1.31 ms of
+   waiting, 1.21 ms of it the copy itself, which the model then lost). */
+static inline void sc_pr_cap_copy_wait(sc_pr_call *c)
+{
+    uint64_t d = c->t1 - c->t0;
+    if (sc_pr_copies(c) && c->gpu_known && c->gpu_ns && c->wait_ns + c->gpu_ns > d)
+        c->wait_ns = d > c->gpu_ns ? d - c->gpu_ns : 0;
 }
 
 static inline uint32_t sc_pr_device_of(const sc_pr_model *m, uint32_t stream)

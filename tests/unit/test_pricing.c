@@ -490,6 +490,72 @@ START_TEST(blocking_stream_made_nonblocking)
 }
 END_TEST
 
+/* NVIDIA's simpleStreams joins its streams with an event on the legacy
+   stream ("record in stream-0, to ensure that all previous CUDA calls have
+   completed"), waits for it, then reads what they made: a 30 ms kernel on a
+   blocking stream, the event (finding 1), its synchronize, 20 ms of host
+   work; 50 ms as run.  Neither fix saves anything, as the fixed program
+   still joins its streams there: the event moved off the barrier (_i 0,
+   SC101's fix), or the stream made non-blocking (_i 1, SC102's, the
+   stream's finding 2).  Before they kept the join, each saved 20 ms (the
+   host work beside the kernel, on data not yet made). */
+START_TEST(legacy_event_still_joins)
+{
+    static run r;
+    r = (run){0};
+    sc_pr_stream st[2] = {{0, SC_PR_LEGACY, 0}, {0, SC_PR_BLOCKING, 2}};
+    sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, 0, 5000, 0, 1);
+    c->gpu_known = 1, c->gpu_ns = 30 * MS, c->demand = 1;
+    c = add(&r, 0, SC_PR_EVENT_RECORD, 10000, 12000, 0, 0);
+    c->bytes = 0xe1, c->finding[0] = 1;
+    add(&r, 0, SC_PR_WAIT_EVENT, 15000, 30 * MS, 30 * MS - 15000, 0);
+    add(&r, 0, SC_PR_OTHER, 50 * MS, 50 * MS + 1000, 0, 0);
+    busy(&r, 0, 30 * MS);
+    sc_pr_finding f[2] = {{.fix = _i ? SC_PR_FIX_NONE : SC_PR_FIX_UNBARRIER, .in_all = 1},
+                          {.fix = _i ? SC_PR_FIX_NONBLOCK : SC_PR_FIX_NONE, .in_all = 1}};
+    uint64_t saving[2];
+    sc_pr_result res = price(&r, 1, st, 2, f, 2, 0, 0, saving);
+    ck_assert_msg(res.model_ns > 49 * MS && res.model_ns < 51 * MS, "model %llu", (unsigned long long)res.model_ns);
+    ck_assert_msg(saving[_i] < MS / 10, "saving %llu", (unsigned long long)saving[_i]);
+    ck_assert_uint_le(res.fixed_ns, res.model_ns);
+}
+END_TEST
+
+/* simpleStreams' "non-streamed" loop: five steps of a 1 ms kernel on the
+   legacy stream (finding 1) and a synchronous 64 MiB copy to the host that
+   the recorder counted as waiting throughout (1.3 ms), 1.2 ms of it the
+   copy, as measured mode timed it (gpu_ns).  No blocking stream exists:
+   moving the kernels off the barrier saves nothing, as the copy (the
+   thread's wait for the legacy stream) still waits for them (_i 0).  The
+   copy made asynchronous at a calibrated rate below the one it ran at
+   (finding 2, _i 1) costs no more than it did. */
+START_TEST(sync_copies_after_legacy_kernels)
+{
+    static run r;
+    r = (run){0};
+    sc_pr_stream st[2] = {{0, SC_PR_LEGACY, 0}, {0, SC_PR_BLOCKING, 0}};
+    uint64_t at = 0, step = 2300000;
+    for (int k = 0; k < 5; k++, at += step) {
+        sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, 0);
+        c->gpu_known = 1, c->gpu_ns = MS, c->demand = 1, c->finding[0] = 1;
+        c = add(&r, 0, SC_PR_COPY_SYNC, at + 10000, at + 10000 + 2200000, 2200000, 0);
+        c->dir = SC_PR_D2H, c->bytes = 64ull << 20, c->finding[0] = 2;
+        c->gpu_known = 1, c->gpu_ns = 1200000;
+        sc_pr_cap_copy_wait(c);
+        ck_assert_uint_eq(c->wait_ns, 1000000);
+        busy(&r, at + 10000, at + 10000 + 2200000);
+    }
+    add(&r, 0, SC_PR_OTHER, at, at + 1000, 0, 0);
+    sc_pr_finding f[2] = {{.fix = _i ? SC_PR_FIX_NONE : SC_PR_FIX_UNBARRIER, .in_all = 1},
+                          {.fix = _i ? SC_PR_FIX_PIN : SC_PR_FIX_NONE, .in_all = 1}};
+    uint64_t saving[2];
+    sc_pr_result res = price(&r, 1, st, 2, f, 2, 0, 50.0 * 0.9, saving);
+    ck_assert_msg(saving[_i] < MS / 10, "saving %llu", (unsigned long long)saving[_i]);
+    ck_assert_msg(res.fixed_ns <= res.model_ns + MS / 10, "fixed %llu, model %llu",
+                  (unsigned long long)res.fixed_ns, (unsigned long long)res.model_ns);
+}
+END_TEST
+
 /* legacy_work_off_the_barrier's run, its legacy calls three sites: the
    three 1 ms kernels (finding 1), the 40 ms one (2), and a 0.1 ms one
    after it (3).  As run 73 ms.  Moved alone, the 1 ms kernels no longer
@@ -1272,6 +1338,8 @@ int main(void)
     tcase_add_loop_test(tc, legacy_work_off_the_barrier, 0, 2);
     tcase_add_test(tc, legacy_sites_priced_together);
     tcase_add_loop_test(tc, blocking_stream_made_nonblocking, 0, 2);
+    tcase_add_loop_test(tc, legacy_event_still_joins, 0, 2);
+    tcase_add_loop_test(tc, sync_copies_after_legacy_kernels, 0, 2);
     tcase_add_test(tc, pageable_copies);
     tcase_add_test(tc, released_sources);
     tcase_add_test(tc, receipts_to_a_pinning_thread);
