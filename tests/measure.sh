@@ -301,18 +301,20 @@ sys.exit(0 if len(after) >= 20 and all(t == ["0", "0", "0"] for t in after) and 
 PY
 ok $? "the record timed at each recorded call is the shim's own time, not counted as CUPTI's between calls"
 
-# 24: SC102's own fix, the stream created non-blocking, replayed under the
-# test hook STREAMCHECK_TEST_NONBLOCK=1 (measured mode): blocking_stream's
-# two SC102 findings (one per legacy-stream API, one creation site) carry
-# what its SC101 sites save moved at once (the same barrier, lifted from
-# the other side), within 2%; the report's total counts that once, at the
-# SC101 sites (two of them save something, or one in a TSan build, whose
-# slower host leaves the other's kernel waiting anyway); without the hook
-# SC102 keeps the timeline's cost, a note.
+# 24: SC102's own fix, the stream created non-blocking, replayed in
+# measured mode: blocking_stream's two SC102 findings (one per
+# legacy-stream API, one creation site) are one fix; the site's first
+# carries what its SC101 sites save moved at once (the same barrier, lifted
+# from the other side), within 2%, a warning, and the other is a note that
+# saves nothing more; the report's total counts that once, at the SC101
+# sites (two of them save something, or one in a TSan build, whose slower
+# host leaves the other's kernel waiting anyway).  With the test hook
+# STREAMCHECK_TEST_NONBLOCK=0 SC102 keeps the timeline's cost, a note.
 mkdir -p "$dir/nb" "$dir/nb0"
-STREAMCHECK_TEST_NONBLOCK=1 "$SC_CLI" --simulate --measure --format=json,text --output="$dir/nb" -- \
+"$SC_CLI" --simulate --measure --format=json,text --output="$dir/nb" -- \
     "$SC_APPS/blocking_stream" >/dev/null 2>"$dir/nb.err"
-"$SC_CLI" --simulate --measure --format=json --output="$dir/nb0" -- "$SC_APPS/blocking_stream" >/dev/null 2>&1
+STREAMCHECK_TEST_NONBLOCK=0 "$SC_CLI" --simulate --measure --format=json --output="$dir/nb0" -- \
+    "$SC_APPS/blocking_stream" >/dev/null 2>&1
 py "$dir"/nb/*.streamcheck.json "$dir"/nb0/*.streamcheck.json "$dir/nb.err" <<'PY'
 import json, re, sys
 r, r0 = (json.load(open(p)) for p in sys.argv[1:3])
@@ -321,14 +323,17 @@ total = float(m.group(1)) * 1e6 if m else None
 nb = [f for f in r["findings"] if f["rule"] == "SC102"]
 legacy = [f for f in r["findings"] if f["rule"] == "SC101" and f["cost_basis"] == "replay-measured" and f["cost_ns"]]
 moved = sum(f["cost_ns"] for f in legacy)
-print("# SC102 %s; SC101 sites %s (%d ns); total %s; without the hook %s" % (
+print("# SC102 %s; SC101 sites %s (%d ns); total %s; with the hook at 0 %s" % (
     [(f["severity"], f["cost_ns"], f["cost_basis"]) for f in nb], [f["cost_ns"] for f in legacy], moved, total,
     [(f["severity"], f["cost_basis"]) for f in r0["findings"] if f["rule"] == "SC102"]))
 warned = sum(f["cost_ns"] for f in legacy if f["severity"] == "warning")
-sys.exit(0 if len(nb) == 2 and legacy and moved > 0 and total and abs(total - warned) <= 0.001 * warned + 1e3
-         and all(f["severity"] == "warning" and f["cost_basis"] == "replay-measured"
-                 and abs(f["cost_ns"] - moved) <= 0.02 * moved for f in nb)
+first = [f for f in nb if f["severity"] == "warning"]
+other = [f for f in nb if f["severity"] == "note"]
+sys.exit(0 if len(nb) == 2 and len(first) == 1 and len(other) == 1 and legacy and moved > 0 and total
+         and abs(total - warned) <= 0.001 * warned + 1e3
+         and first[0]["cost_basis"] == "replay-measured" and abs(first[0]["cost_ns"] - moved) <= 0.02 * moved
+         and other[0]["cost_ns"] == 0 and "first SC102 finding" in other[0]["detail"]
          and all(f["severity"] == "note" and f["cost_basis"] == "gpu-timeline"
                  for f in r0["findings"] if f["rule"] == "SC102") else 1)
 PY
-ok $? "blocking_stream, SC102 priced by its stream made non-blocking (test hook): what its SC101 sites save, not added to it"
+ok $? "blocking_stream, SC102 priced by its stream made non-blocking: what its SC101 sites save, one warning, not added to it"

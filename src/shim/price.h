@@ -16,6 +16,10 @@ void sc_price_run(void);
 /* What fixing the aggregate would save: 1 and *saving, or 0 when the
    model does not price it (its rule's fix is not modelled, or no model). */
 int sc_price_of(const struct sc_agg_key *k, uint64_t *saving);
+/* 1 where the aggregate is an SC102 of a site whose first SC102 finding
+   carries the price of their one fix (the stream created non-blocking):
+   sc_price_of gives it 0, so that one fix is one warning. */
+int sc_price_alias(const struct sc_agg_key *k);
 /* The waits right after the aggregate's calls that its fix took along in
    that price, which found the GPU drained by them (a step's accuracy
    .item() after its loss.item(), SC403): 0 where none. */

@@ -374,7 +374,9 @@ static void add_finding(const sc_agg_key *k, const sc_agg_val *v, void *arg)
         snprintf(d, sizeof d, "stream created here without cudaStreamNonBlocking; %llu legacy-stream "
                  "command(s) were ordered with it (each is a finding at its own line)%s",
                  (unsigned long long)v->count,
-                 sc_cost_is_replay(f->basis) ? "; created non-blocking it saves what moving those commands "
+                 sc_price_alias(k) ? "; created non-blocking, what it saves is priced at this site's first "
+                                     "SC102 finding: one fix"
+                 : sc_cost_is_replay(f->basis) ? "; created non-blocking it saves what moving those commands "
                                                "off the legacy stream saves: one fix or the other, counted once" : "");
         break;
     case SC_RULE_SC401:
