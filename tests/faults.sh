@@ -38,7 +38,7 @@
 # What a program's queries answer after completed work under --redirect is
 # tests/redirect.sh's (26-28).  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..33"
+echo "1..34"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
@@ -144,6 +144,17 @@ check_end abort "ended signal 6" "abort()"
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0" UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}handle_segv=0" \
     TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}handle_segv=0" \
     check_end segv "ended signal 11" "SIGSEGV"
+# The test hook STREAMCHECK_TEST_FAULT_TRACE=1: where the fault struck, on
+# stderr first (the return addresses and the executable mappings, for
+# addr2line), then as before; without it, no such line.
+case=$((case + 1)); d=$tmp/c$case
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0" UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}handle_segv=0" \
+    TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}handle_segv=0" STREAMCHECK_TEST_FAULT_TRACE=1 \
+    shim "$d" "$app" segv >"$d.out" 2>"$d.err"; got=$?
+grep -q "^streamcheck\[[0-9]*\]: fault, signal 11 0x[0-9a-f]* " "$d.err" && grep -q "^  0x[0-9a-f]*$" "$d.err" &&
+    grep -q "r-xp .*fault_app$" "$d.err" && [ "$got" -eq "$want" ] && report_ok "$d" &&
+    ! grep -q "fault, signal" "$tmp/c$((case - 1)).err"
+ok $? "SIGSEGV under STREAMCHECK_TEST_FAULT_TRACE=1: where it struck on stderr, exit status $got as natively ($want)"
 check_end exec "ended exec" "exec"
 check_end _exit "ended _exit" "_exit"
 

@@ -13,6 +13,7 @@
 #define SC_CORE_H
 
 #include <stdatomic.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +139,19 @@ static inline int sc_test_switch(const char *name, int dflt)
 {
     const char *v = getenv(name);
     return v && (v[0] == '0' || v[0] == '1') ? v[0] == '1' : dflt;
+}
+
+/* The mask of a thread of the shim's own (the reporter, the GPU sampler,
+   the measured window's timer): no signal meant for the program, which
+   would wait there for a report that waits for the thread (signals.c), but
+   the faults the thread itself may raise, which a blocked mask turns into
+   a silent kill of the process: its handler runs (signals.c). */
+static inline void sc_internal_mask(sigset_t *set)
+{
+    static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+    sigfillset(set);
+    for (size_t i = 0; i < sizeof faults / sizeof *faults; i++)
+        sigdelset(set, faults[i]);
 }
 extern double sc_start_time;          /* seconds since the epoch, at start (or fork) */
 extern int sc_prof_on;                /* STREAMCHECK_PROFILE=1 */

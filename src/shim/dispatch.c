@@ -26,6 +26,7 @@
 #include "redirect.h"
 #include "runlog.h"
 #include "settle.h"
+#include "streams.h"
 #include "thread.h"
 #include "track.h"
 
@@ -499,9 +500,12 @@ static int calibrate_idle(sc_thread *t, sc_op *op)
    began while it was in the driver and the tables are the report's; only
    what the call itself needs is done (the GPU sampler's hold, the
    redirect's order after it). */
-static void post_unjudged(sc_thread *t, sc_op *op)
+static void post_unjudged(sc_thread *t, sc_op *op, CUresult r)
 {
     int err = errno;
+    /* a stream destroyed is no longer asked about (gpusample.c), judged or not */
+    if (op->kind == SC_K_STREAM_DESTROY && r == CUDA_SUCCESS)
+        sc_stream_remove(op->stream);
     if (op->gs_hold)
         sc_gs_release();
     sc_track_capture_undo(op);
@@ -514,13 +518,11 @@ static void post_unjudged(sc_thread *t, sc_op *op)
 void sc_post(sc_thread *t, sc_op *op, CUresult r)
 {
     if (op->bypass || !sc_busy_back(t)) {
-        post_unjudged(t, op);
+        post_unjudged(t, op, r);
         return;
     }
     uint64_t p0 = sc_tsc();
     uint64_t t1 = op->timed || sc_rl_on ? sc_now_ns() : 0;
-    if (op->gs_hold)
-        sc_gs_release();
     if (SC_UNLIKELY(sc_measure_active))
         sc_measure_post();   /* pops the id pushed in sc_pre (if any) first */
     int err = errno;
@@ -528,6 +530,11 @@ void sc_post(sc_thread *t, sc_op *op, CUresult r)
 
     sc_redirect_post(op);
     track_after(t, op, r);
+    /* Only now, with the stream out of the table: a round between the
+       driver's destroy and that queried a freed handle, and crashed in
+       cuStreamQuery (seed 004 on an H200: one run in 80). */
+    if (op->gs_hold)
+        sc_gs_release();
     /* A call the driver rejected did nothing: no finding, and nothing to
        count for SC103 or SC303.  (A query's NOT_READY is not a rejection.) */
     if (r != CUDA_SUCCESS && !(r == CUDA_ERROR_NOT_READY && sc_kind_is(op->kind, SC_KF_QUERY))) {

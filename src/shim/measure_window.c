@@ -67,7 +67,7 @@ void sc_measure_window_start(const sc_opt_window *w)
     plan.open_ns = now + (uint64_t)(w->start * 1e9);
     plan.close_ns = w->length > 0 ? plan.open_ns + (uint64_t)(w->length * 1e9) : 0;
     sigset_t all, old;
-    sigfillset(&all);
+    sc_internal_mask(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_attr_t a;
     pthread_t th;

@@ -134,7 +134,7 @@ static void reporter_start(void)
     if (pthread_attr_init(&a))
         return;
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    sigfillset(&all);
+    sc_internal_mask(&all);   /* a fault of its own parks it (sc_reporter_crashed) */
     pthread_sigmask(SIG_SETMASK, &all, &old);
     atomic_store(&self_pid, getpid());
     if (pthread_create(&th, &a, reporter_main, NULL) != 0) {

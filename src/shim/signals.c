@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "fault_trace.h"
 #include "real.h"
 #include "reporter.h"
 #include "signals.h"
@@ -195,6 +196,8 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     if (sig <= 0 || sig >= NSIGS)
         return;
     int fault = acts[sig].kind == SIG_FAULT && si && si->si_code > 0;
+    if (fault)
+        sc_fault_trace(sig, si, uc);
     if (sc_reporter_is_self())
         sc_reporter_crashed();   /* never returns: whoever waits for it goes on */
     sc_thread *t = sc_tls_self;
@@ -362,6 +365,7 @@ SC_EXPORT sighandler_t sigset(int sig, sighandler_t h)
    was there as the program's; an ignored one stays ignored. */
 static void take_signals(void)
 {
+    sc_fault_trace_init();
     if (!real_sigaction())
         return;
     for (size_t i = 0; i < SC_ARRAY_LEN(taken); i++) {
