@@ -22,11 +22,17 @@
 # 0.3 ms; measured mode records them since); blocking_stream's sites
 # price within a quarter of what the fixed twin gained with its modules
 # loaded eagerly, and more than a quarter over what it gained with them
-# loaded lazily (a first launch behind a running spin).  TAP.
+# loaded lazily (a first launch behind a running spin).  The sixteenth
+# session's (bench/data/h200-dumps-16.tar.xz): NVIDIA's simpleStreams
+# under --measure, whose event on the legacy stream joins its streams
+# before the host reads their results: neither SC101's fix nor SC102's
+# (its stream made non-blocking) saves anything, as the fixed program
+# still joins there, and the run with every finding fixed is no slower
+# than the run.  TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..7"
+echo "1..8"
 if [ -z "$PYTHON3" ] || ! "$PYTHON3" -c 'import lzma, tarfile' 2>/dev/null; then
-    for i in 1 2 3 4 5 6 7; do echo "ok $i # SKIP python3 with lzma not found"; done
+    for i in 1 2 3 4 5 6 7 8; do echo "ok $i # SKIP python3 with lzma not found"; done
     exit 0
 fi
 out=$("$PYTHON3" "$abs_top_srcdir/bench/price_offline.py" --replay "$abs_top_builddir/bench/price_replay" \
@@ -121,3 +127,17 @@ awk -v e="$eager" -v l="$lazy" -v a="$moved" 'BEGIN { exit !(e > 2 && a >= 0.75 
 r=$?
 what="blocking_stream on an H200: gained $eager ms with eager module loading, $lazy lazily; SC101's sites $moved"
 [ $r -eq 0 ] && echo "ok 7 - $what" || echo "not ok 7 - $what"
+
+"$PYTHON3" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+    "$abs_top_srcdir/bench/data/h200-dumps-16.tar.xz" "$tmp"
+r=0 said=
+for f in "$tmp"/h200-dumps-16/samples/simpleStreams*.[0-9]*; do
+    sed 's/^finding 4 rule SC102 fix 0 /finding 4 rule SC102 fix 9 /' "$f" >"$tmp/nb"
+    moved=$(saving SC101 "$f")
+    nb=$(saving SC102 "$tmp/nb")
+    slower=$("$abs_top_builddir/bench/price_replay" "$f" | awk '$1 == "window" { printf "%.3f", ($6 - $4) / 1e6 }')
+    said="$said SC101 $moved ms, SC102 $nb ms, all fixed $slower ms slower;"
+    awk -v a="$moved" -v b="$nb" -v c="$slower" 'BEGIN { exit !(a < 0.1 && b < 0.1 && c < 1) }' || r=1
+done
+what="NVIDIA's simpleStreams on an H200, an event on the legacy stream joining its streams:$said"
+[ $r -eq 0 ] && echo "ok 8 - $what" || echo "not ok 8 - $what"
