@@ -29,7 +29,10 @@
  *                         ("occ", src/shim/occupancy.h), 0: by their
  *                         threads (without it: as the dump's run priced);
  *                         --unbarrier: SC101's fix is SC_PR_FIX_UNBARRIER
- *                         (STREAMCHECK_TEST_UNBARRIER's, pricing.h)
+ *                         (STREAMCHECK_TEST_UNBARRIER's, pricing.h).  A
+ *                         device line's "connections N" (a run under
+ *                         STREAMCHECK_TEST_QUEUES=1 with SC701 findings)
+ *                         shares its N hardware queues in the replay
  *
  * Each finding's flags are the ones price.c gives it: a finding (not an
  * allocation site) is in the all-fixed run, and is priced jointly when its
@@ -149,6 +152,9 @@ static int line_of(dump *d, const char *l)
         d->devs[a].dev.rate[SC_PR_H2D] = h2d;
         d->devs[a].dev.rate[SC_PR_D2H] = d2h;
         d->devs[a].dev.duplex = duplex;
+        const char *q = strstr(l, " connections ");   /* SC701's queues, in dumps since they were modelled */
+        if (q && sscanf(q, " connections %u", &d->devs[a].dev.connections) != 1)
+            return -1;
     } else if (sscanf(l, "finding %u rule %15s fix %u saving %llu", &a, rule, &b, &x) == 4 && a > 0) {
         if (room(&d->finds, &d->nfinds, &d->cfinds, a - 1, sizeof *d->finds))
             return -1;

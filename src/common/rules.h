@@ -65,6 +65,7 @@ enum {   /* FIX: how the fix changes the run (the pricing model, src/shim/pricin
     SC_FIX_SPREAD,      /* a library handle's legacy-stream kernels go to the program's streams */
     SC_FIX_UNBARRIER,   /* the call's legacy-stream work goes to a stream of the thread's own */
     SC_FIX_NONBLOCK,    /* the streams created at the finding's site are created non-blocking */
+    SC_FIX_QUEUES,      /* CUDA_DEVICE_MAX_CONNECTIONS=32: a hardware queue per busy stream */
 };
 
 typedef struct sc_rule_facts {

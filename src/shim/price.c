@@ -55,7 +55,8 @@ _Static_assert((int)SC_FIX_NONE == (int)SC_PR_FIX_NONE && (int)SC_FIX_NO_WAIT ==
                    (int)SC_FIX_PIN == (int)SC_PR_FIX_PIN && (int)SC_FIX_STREAM == (int)SC_PR_FIX_STREAM &&
                    (int)SC_FIX_OWN_STREAM == (int)SC_PR_FIX_OWN_STREAM && (int)SC_FIX_DROP == (int)SC_PR_FIX_DROP &&
                    (int)SC_FIX_PIPELINE == (int)SC_PR_FIX_PIPELINE && (int)SC_FIX_SPREAD == (int)SC_PR_FIX_SPREAD &&
-                   (int)SC_FIX_UNBARRIER == (int)SC_PR_FIX_UNBARRIER && (int)SC_FIX_NONBLOCK == (int)SC_PR_FIX_NONBLOCK,
+                   (int)SC_FIX_UNBARRIER == (int)SC_PR_FIX_UNBARRIER && (int)SC_FIX_NONBLOCK == (int)SC_PR_FIX_NONBLOCK &&
+                   (int)SC_FIX_QUEUES == (int)SC_PR_FIX_QUEUES,
                "rules.h's SC_FIX_* are pricing.h's sc_pr_fix");
 
 /* ------------------------------------------------------------- rates --- */
@@ -256,9 +257,9 @@ static void dump(const sc_pr_model *m, const sc_pr_result *res)
         fprintf(f, "stream %zu device %u kind %u finding %u\n", i, m->streams[i].device, m->streams[i].kind,
                 m->streams[i].finding);
     for (size_t i = 0; i < m->ndevices; i++)
-        fprintf(f, "device %zu known %d spans %zu h2d %.17g d2h %.17g duplex %.17g\n", i, m->devices[i].known,
-                m->devices[i].nbusy, m->devices[i].rate[SC_PR_H2D], m->devices[i].rate[SC_PR_D2H],
-                m->devices[i].duplex);
+        fprintf(f, "device %zu known %d spans %zu h2d %.17g d2h %.17g duplex %.17g connections %u\n", i,
+                m->devices[i].known, m->devices[i].nbusy, m->devices[i].rate[SC_PR_H2D],
+                m->devices[i].rate[SC_PR_D2H], m->devices[i].duplex, m->devices[i].connections);
     uint64_t ncold;
     double cold = sc_cupti_cold_ns(&ncold);
     fprintf(f, "tool record_ns %.1f cold_ns %.1f samples %llu\n", sc_cupti_record_ns(), cold,
@@ -474,6 +475,30 @@ static void nonblock_needs(const sc_pr_model *m, sc_pr_finding *f, size_t nf, in
     }
 }
 
+/* SC701's fix, CUDA_DEVICE_MAX_CONNECTIONS=32 (SC_PR_FIX_QUEUES): the
+   false dependencies of streams that share a hardware queue are as long as
+   the kernels they wait behind, so measured mode only.  NVIDIA's
+   simpleHyperQ (32 streams, 10 ms kernels, 8 queues) ran in 60 ms, 30 with
+   32 queues, on an H200; our queue_limit, whose 12 streams each run one
+   kernel, gained nothing.  Under the test hook STREAMCHECK_TEST_QUEUES=1
+   only: the attribution (pricing_attribute.c) shares a stretch's busy time
+   among its kernels, so simpleHyperQ's 10 ms kernels, 32 at once, replay
+   at 0.94 ms each and its SC701 prices 2.4 ms; with their recorded times
+   kept it priced 29.6, but so kept blocking_stream's SC101 doubled (work
+   that outlives its stretch).  Returns whether it is priced: then the
+   model's devices share their queues (sc_pr_device.connections). */
+static int queues_needs(sc_pr_finding *f, size_t nf, int measured)
+{
+    int on = measured && sc_test_switch("STREAMCHECK_TEST_QUEUES", 0), any = 0;
+    for (size_t i = 0; i < nf; i++)
+        if (f[i].fix == SC_PR_FIX_QUEUES) {
+            if (!on)
+                f[i].fix = SC_PR_FIX_NONE;
+            any |= on;
+        }
+    return any;
+}
+
 /* The fixes that only measured mode's kernel times price. */
 static void mode_needs(const sc_pr_model *m, sc_pr_finding *f, size_t nf, int measured)
 {
@@ -551,6 +576,7 @@ void sc_price_run(void)
     int measured = sc_measure_busy(0, &v, &nv);
     free(v);
     mode_needs(m, f, nf, measured);   /* before a long run's findings are told held or not */
+    int queues = queues_needs(f, nf, measured);
     sc403_needs_work_after(m);
     few_calls_and_long_runs(m, f, nf);
     sc_pr_thread *th = (sc_pr_thread *)m->threads;
@@ -575,6 +601,7 @@ void sc_price_run(void)
             P.source = SC_PRICE_WAITS;
         extrapolate_busy(&dev[d], measured || cut);
         rates(&dev[d], d);
+        dev[d].connections = queues ? sc_g.max_conn : 0;
     }
     m->devices = dev;
     if (measured)

@@ -736,6 +736,17 @@ static double duplex_fraction(const sc_pr_device *d)
     return both / (up + down);
 }
 
+/* The device's hardware queues in the scenario: 32 (the most) where SC701's
+   fix is applied, else the program's (0: not modelled). */
+#define QUEUES_MAX 32
+static unsigned queues_of(const scen *s, const sc_pr_device *d)
+{
+    for (size_t f = 0; d->connections && f < s->m->nfindings; f++)
+        if (s->m->findings[f].fix == SC_PR_FIX_QUEUES && fixed(s, (uint16_t)(f + 1)))
+            return QUEUES_MAX;
+    return d->connections;
+}
+
 static const sc_rp_stream_kind kinds[] = {
     [SC_PR_LEGACY] = SC_RP_LEGACY, [SC_PR_BLOCKING] = SC_RP_BLOCKING,
     [SC_PR_NONBLOCKING] = SC_RP_NONBLOCKING, [SC_PR_PTDS] = SC_RP_BLOCKING,
@@ -788,7 +799,8 @@ int64_t sc_pr_replay(const sc_pr_model *m, const sc_pr_work *w, const size_t *ba
     for (size_t i = 0; !rc && i < m->nthreads * m->ndevices; i++)
         s.own[i] = -1;
     for (size_t i = 0; !rc && i < m->ndevices; i++)
-        rc = sc_rp_set_duplex(s.g, (unsigned)i, duplex_fraction(&m->devices[i])) < 0;
+        rc = sc_rp_set_duplex(s.g, (unsigned)i, duplex_fraction(&m->devices[i])) < 0 ||
+             sc_rp_set_queues(s.g, (unsigned)i, queues_of(&s, &m->devices[i])) < 0;
     for (size_t t = 0; !rc && t < m->nthreads; t++)
         rc = sc_rp_thread(s.g, m->threads[t].n ? m->threads[t].calls[0].t0 - origin : 0) != (int)t;
     for (size_t t = 0; !rc && t < m->nthreads; t++)

@@ -99,6 +99,10 @@ typedef enum sc_pr_fix {
                              Under either fix an event recorded on the legacy stream still joins
                              the thread's blocking streams (pricing.c, keep_join); other data the
                              barrier ordered would need events the replay does not add */
+    SC_PR_FIX_QUEUES,     /* every device has 32 hardware queues (CUDA_DEVICE_MAX_CONNECTIONS=32,
+                             the most), not sc_pr_device.connections: SC701's, under --measure
+                             and the test hook STREAMCHECK_TEST_QUEUES=1 (price.c), where the
+                             replay shares the queues (sc_rp_set_queues) */
 } sc_pr_fix;
 
 /* At most this many SC_PR_FIX_UNBARRIER findings are priced together (a
@@ -191,6 +195,8 @@ typedef struct sc_pr_device {
     double duplex;           /* pinned copies both ways at once: bytes per ns in all (0: unknown);
                                 under rate[H2D] + rate[D2H], the replay slows copies that overlap
                                 one the other way by duplex / (rate[H2D] + rate[D2H]) */
+    unsigned connections;    /* its hardware queues (CUDA_DEVICE_MAX_CONNECTIONS), which the replay
+                                shares among the streams; 0: not modelled (a queue per stream) */
 } sc_pr_device;
 
 typedef struct sc_pr_finding {

@@ -34,6 +34,7 @@ typedef struct op {
     int32_t next;            /* the next operation queued on its stream, -1 */
     uint32_t dep_off, ndep;  /* predecessors other than the stream's previous operation */
     uint32_t tag;
+    uint32_t qseq;           /* its place in its hardware queue's order (sc_rp_set_queues) */
 } rop;
 
 typedef struct stream {
@@ -44,6 +45,7 @@ typedef struct stream {
     int32_t prev_running;    /* an operation of it still running, -1 */
     int32_t *pend;           /* stream waits since its last submission: the next submitted */
     size_t npend, cappend;   /* operation waits for every one of them (cuStreamWaitEvent adds up) */
+    int32_t queue;           /* its hardware queue (sc_rp_run), -1 none */
 } rstream;
 
 typedef struct thread {
@@ -65,6 +67,8 @@ struct sc_rp {
     int32_t *deps; size_t ndeps, capdeps;
     int32_t *legacy_last; size_t nlegacy;   /* per device: the last legacy-stream operation */
     double *duplex;                         /* per device: copies' rate while both ways copy */
+    unsigned *nqueues;                      /* per device: hardware queues (0: as many as streams) */
+    uint32_t *qnext, *qstarted;             /* per queue: operations submitted to it, and started */
     double latency;
     int ran;
 };
@@ -98,6 +102,8 @@ void sc_rp_free(sc_rp *g)
     free(g->deps);
     free(g->legacy_last);
     free(g->duplex);
+    free(g->nqueues);
+    free(g->qnext);
     free(g);
 }
 
@@ -119,9 +125,14 @@ static int device_room(sc_rp *g, unsigned device)
     if (!f)
         return -1;
     g->duplex = f;
+    unsigned *q = realloc(g->nqueues, (device + 1) * sizeof *q);
+    if (!q)
+        return -1;
+    g->nqueues = q;
     for (size_t i = g->nlegacy; i <= device; i++) {
         l[i] = -1;
         f[i] = 1;
+        q[i] = 0;
     }
     g->nlegacy = device + 1;
     return 0;
@@ -135,12 +146,43 @@ int sc_rp_set_duplex(sc_rp *g, unsigned device, double f)
     return 0;
 }
 
+int sc_rp_set_queues(sc_rp *g, unsigned device, unsigned n)
+{
+    if (device_room(g, device))
+        return -1;
+    g->nqueues[device] = n;
+    return 0;
+}
+
+/* Each stream of a device with hardware queues takes one, round robin in
+   the order the streams were made; the legacy stream none.  0, or -1. */
+static int assign_queues(sc_rp *g)
+{
+    size_t total = 0;
+    for (size_t d = 0; d < g->nlegacy; d++)
+        total += g->nqueues[d];
+    g->qnext = calloc(2 * total + 1, sizeof *g->qnext);
+    if (!g->qnext)
+        return -1;
+    g->qstarted = g->qnext + total;
+    size_t base = 0;
+    for (size_t d = 0; d < g->nlegacy; d++) {
+        unsigned k = 0;
+        for (size_t i = 0; i < g->nst; i++)
+            if (g->st[i].device == d)
+                g->st[i].queue = g->nqueues[d] && g->st[i].kind != SC_RP_LEGACY
+                                     ? (int32_t)(base + k++ % g->nqueues[d]) : -1;
+        base += g->nqueues[d];
+    }
+    return 0;
+}
+
 int sc_rp_stream(sc_rp *g, unsigned device, sc_rp_stream_kind kind)
 {
     if (grow(&g->st, &g->capst, g->nst + 1, sizeof *g->st) || device_room(g, device))
         return -1;
     g->st[g->nst] = (rstream){.device = device, .kind = (uint8_t)kind, .head = -1, .tail = -1, .last = -1,
-                             .prev_running = -1};
+                             .prev_running = -1, .queue = -1};
     return (int)g->nst++;
 }
 
@@ -292,6 +334,8 @@ static int submit(sim *s, int32_t id)
     rstream *st = &g->st[o->stream];
     o->submit = s->now;
     o->state = OP_QUEUED;
+    if (st->queue >= 0)
+        o->qseq = g->qnext[st->queue]++;
     o->dep_off = (uint32_t)g->ndeps;
     int rc = 0;
     for (size_t i = 0; i < st->npend; i++)
@@ -400,6 +444,11 @@ static int can_start(const sim *s, const rop *o)
     const sc_rp *g = s->g;
     if (g->st[o->stream].prev_running >= 0 || o->submit + g->latency > s->now + 1e-9)
         return 0;
+    /* a hardware queue dispatches in order: behind one that cannot start yet,
+       another stream's operation waits too (a false dependency) */
+    int32_t q = g->st[o->stream].queue;
+    if (q >= 0 && o->qseq != g->qstarted[q])
+        return 0;
     for (uint32_t i = 0; i < o->ndep; i++)
         if (!op_done(g, g->deps[o->dep_off + i]))
             return 0;
@@ -447,35 +496,42 @@ static int rates(sim *s)
     return 0;
 }
 
-/* Starts every operation that may start now; returns how many did, or -1. */
+/* Starts every operation that may start now, in passes over the busy
+   streams until one starts nothing (an operation may wait for another of
+   its hardware queue that a pass starts after it); how many did, or -1. */
 static int start_ready(sim *s)
 {
     sc_rp *g = s->g;
-    int started = 0;
-    for (size_t i = 0; i < s->nbusy;) {
-        rstream *st = &g->st[s->busy_streams[i]];
-        rop *o = &g->ops[st->head];
-        if (!can_start(s, o)) {
-            i++;
-            continue;
+    int started = 0, before;
+    do {
+        before = started;
+        for (size_t i = 0; i < s->nbusy;) {
+            rstream *st = &g->st[s->busy_streams[i]];
+            rop *o = &g->ops[st->head];
+            if (!can_start(s, o)) {
+                i++;
+                continue;
+            }
+            if (grow(&s->running, &s->caprun, s->nrun + 1, sizeof *s->running))
+                return -1;
+            if (!s->nrun)
+                s->busy_since = s->now;
+            s->running[s->nrun++] = st->head;
+            o->state = OP_RUNNING;
+            o->start = s->now;
+            if (st->queue >= 0)
+                g->qstarted[st->queue]++;
+            st->prev_running = st->head;
+            st->head = o->next;
+            if (st->head < 0) {
+                st->tail = -1;
+                s->busy_streams[i] = s->busy_streams[--s->nbusy];
+            } else {
+                i++;
+            }
+            started++;
         }
-        if (grow(&s->running, &s->caprun, s->nrun + 1, sizeof *s->running))
-            return -1;
-        if (!s->nrun)
-            s->busy_since = s->now;
-        s->running[s->nrun++] = st->head;
-        o->state = OP_RUNNING;
-        o->start = s->now;
-        st->prev_running = st->head;
-        st->head = o->next;
-        if (st->head < 0) {
-            st->tail = -1;
-            s->busy_streams[i] = s->busy_streams[--s->nbusy];
-        } else {
-            i++;
-        }
-        started++;
-    }
+    } while (started > before);
     if (started && rates(s))
         return -1;
     return started;
@@ -595,7 +651,7 @@ int sc_rp_run(sc_rp *g, sc_rp_result *out)
     g->ran = 1;
     sim s = {.g = g};
     s.scratch = malloc((g->nlegacy ? g->nlegacy : 1) * (1 + SC_RP_NENGINES) * sizeof *s.scratch);
-    int rc = s.scratch ? 0 : -1;
+    int rc = s.scratch && !assign_queues(g) ? 0 : -1;
     for (size_t i = 0; i < g->nth && !rc; i++)
         rc = heap_push(&s, g->th[i].start, (int32_t)i);
     while (!rc) {

@@ -91,6 +91,14 @@ void sc_rp_set_latency(sc_rp *g, uint64_t ns);
    range). */
 int sc_rp_set_duplex(sc_rp *g, unsigned device, double f);
 
+/* A device's hardware queues (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default;
+   CUDA C++ Programming Guide, CUDA Environment Variables): its streams
+   share them round robin, in the order they were made (the legacy stream
+   apart), and a queue starts its operations in the order they were
+   submitted, so an operation waits behind another stream's that cannot
+   start yet.  0 (the default): a queue per stream.  0, or -1. */
+int sc_rp_set_queues(sc_rp *g, unsigned device, unsigned n);
+
 typedef struct sc_rp_result {
     uint64_t end_ns;      /* the last thread's end or the last operation's, whichever is later */
     uint64_t gpu_busy_ns; /* union of the operations' run times, over every device */

@@ -556,6 +556,48 @@ START_TEST(sync_copies_after_legacy_kernels)
 }
 END_TEST
 
+/* SC701's fix, CUDA_DEVICE_MAX_CONNECTIONS=32 (SC_PR_FIX_QUEUES): four
+   streams on two hardware queues, each running a kernel A then a kernel B
+   of 10 ms (CUPTI's times), as NVIDIA's simpleHyperQ does with 32 on 8:
+   30 ms of busy GPU as run.  The attribution shares that among the eight
+   kernels by their times, 3.75 ms each (kernels that ran at once count
+   once), so the queues' false dependency (streams 3 and 4 start behind
+   streams 1 and 2's B) costs a third of the replayed 11.25 ms: 3.75 saved
+   with a queue per stream (_i 0).  Without the device's connections known
+   (_i 1), no queue is shared and nothing is saved. */
+START_TEST(streams_share_hardware_queues)
+{
+    static run r;
+    r = (run){0};
+    sc_pr_stream st[5] = {{0, SC_PR_LEGACY, 0}, {0, SC_PR_NONBLOCKING, 0}, {0, SC_PR_NONBLOCKING, 0},
+                          {0, SC_PR_NONBLOCKING, 0}, {0, SC_PR_NONBLOCKING, 0}};
+    uint64_t at = 0;
+    for (uint32_t k = 1; k <= 4; k++)
+        for (int ab = 0; ab < 2; ab++, at += 10000) {
+            sc_pr_call *c = add(&r, 0, SC_PR_SUBMIT, at, at + 5000, 0, k);
+            c->gpu_known = 1, c->gpu_ns = 10 * MS, c->demand = 0.01f;
+            c->finding[0] = k > 2 ? 1 : 0;
+        }
+    add(&r, 0, SC_PR_WAIT_DEVICE, at, 30 * MS, 30 * MS - at, 0);
+    add(&r, 0, SC_PR_OTHER, 31 * MS, 31 * MS + 1000, 0, 0);
+    busy(&r, 0, 30 * MS);
+    sc_pr_finding f = {.fix = SC_PR_FIX_QUEUES, .in_all = 1};
+    sc_pr_thread th = {.calls = r.calls[0], .n = r.n[0]};
+    sc_pr_device dev = {.busy = r.busy, .nbusy = r.nbusy, .known = 1, .connections = _i ? 0 : 2};
+    sc_pr_model m = {.threads = &th, .nthreads = 1, .streams = st, .nstreams = 5, .devices = &dev, .ndevices = 1,
+                     .findings = &f, .nfindings = 1};
+    uint64_t saving;
+    sc_pr_result res = {.saving = &saving, .dropped = dropped, .together = together, .together_n = together_n};
+    ck_assert_int_eq(sc_pr_price(&m, &res), 0);
+    if (_i) {
+        ck_assert_uint_eq(saving, 0);
+        return;
+    }
+    ck_assert_msg(saving > 3 * MS && saving < 9 * MS / 2, "saving %llu", (unsigned long long)saving);
+    ck_assert_uint_eq(res.model_ns - res.fixed_ns, saving);
+}
+END_TEST
+
 /* legacy_work_off_the_barrier's run, its legacy calls three sites: the
    three 1 ms kernels (finding 1), the 40 ms one (2), and a 0.1 ms one
    after it (3).  As run 73 ms.  Moved alone, the 1 ms kernels no longer
@@ -1339,6 +1381,7 @@ int main(void)
     tcase_add_test(tc, legacy_sites_priced_together);
     tcase_add_loop_test(tc, blocking_stream_made_nonblocking, 0, 2);
     tcase_add_loop_test(tc, legacy_event_still_joins, 0, 2);
+    tcase_add_loop_test(tc, streams_share_hardware_queues, 0, 2);
     tcase_add_loop_test(tc, sync_copies_after_legacy_kernels, 0, 2);
     tcase_add_test(tc, pageable_copies);
     tcase_add_test(tc, released_sources);

@@ -19,6 +19,34 @@ static sc_rp_result run(sc_rp *g)
     return r;
 }
 
+/* Hardware queues, as simpleHyperQ meets them: four streams on two
+   queues (streams 0 and 2 share queue 0), each running a kernel A then a
+   kernel B of 10 ns, submitted stream by stream.  B waits for its A, and
+   queue 0 starts nothing behind it: stream 2's A only once stream 0's B
+   starts (10), so stream 2 ends at 30, not 20.  With a queue each (_i 1),
+   every stream ends at 20.  Small demands: the kernels fit side by side. */
+START_TEST(hardware_queues)
+{
+    sc_rp *g = sc_rp_new();
+    int s[4], t = sc_rp_thread(g, 0), a[4], b[4];
+    for (int i = 0; i < 4; i++)
+        s[i] = sc_rp_stream(g, 0, SC_RP_NONBLOCKING);
+    ck_assert_int_eq(sc_rp_set_queues(g, 0, _i ? 0 : 2), 0);
+    for (int i = 0; i < 4; i++) {
+        a[i] = sc_rp_submit(g, t, s[i], SC_RP_COMPUTE, 10, 0.01, 0);
+        b[i] = sc_rp_submit(g, t, s[i], SC_RP_COMPUTE, 10, 0.01, 0);
+    }
+    sc_rp_wait_device(g, t, 0);
+    sc_rp_result r = run(g);
+    ck_assert_uint_eq(sc_rp_op_end(g, b[0]), 20);
+    ck_assert_uint_eq(sc_rp_op_end(g, b[1]), 20);
+    ck_assert_uint_eq(sc_rp_op_start(g, a[2]), _i ? 0 : 10);
+    ck_assert_uint_eq(sc_rp_op_end(g, b[3]), _i ? 20 : 30);
+    ck_assert_uint_eq(r.end_ns, _i ? 20 : 30);
+    sc_rp_free(g);
+}
+END_TEST
+
 START_TEST(one_op_then_wait)
 {
     sc_rp *g = sc_rp_new();
@@ -331,6 +359,7 @@ int main(void)
     Suite *su = suite_create("replay");
     TCase *tc = tcase_create("replay");
     tcase_add_test(tc, one_op_then_wait);
+    tcase_add_loop_test(tc, hardware_queues, 0, 2);
     tcase_add_test(tc, host_wait_each_step);
     tcase_add_test(tc, legacy_barrier);
     tcase_add_test(tc, threads_share_the_legacy_stream);
