@@ -499,12 +499,14 @@ static int queues_needs(sc_pr_finding *f, size_t nf, int measured)
     return any;
 }
 
-/* The fixes that only measured mode's kernel times price. */
-static void mode_needs(const sc_pr_model *m, sc_pr_finding *f, size_t nf, int measured)
+/* The fixes that only measured mode's kernel times price; whether the
+   devices' hardware queues are modelled (queues_needs). */
+static int mode_needs(const sc_pr_model *m, sc_pr_finding *f, size_t nf, int measured)
 {
     unbarrier_needs(f, nf, measured);
     nonblock_needs(m, f, nf, measured);
     spread_needs(f, nf, measured);
+    return queues_needs(f, nf, measured);
 }
 
 /* SC101's sites on a thread whose legacy-stream work SC103's fix moves
@@ -575,8 +577,7 @@ void sc_price_run(void)
     size_t nv;
     int measured = sc_measure_busy(0, &v, &nv);
     free(v);
-    mode_needs(m, f, nf, measured);   /* before a long run's findings are told held or not */
-    int queues = queues_needs(f, nf, measured);
+    int queues = mode_needs(m, f, nf, measured);   /* before a long run's findings are told held or not */
     sc403_needs_work_after(m);
     few_calls_and_long_runs(m, f, nf);
     sc_pr_thread *th = (sc_pr_thread *)m->threads;
