@@ -3,7 +3,7 @@
  * at exit on a lent GPU, where no debugger runs, leaves only its exit
  * status; with the hook, the handler of a fault the kernel raised
  * (signals.c) first writes on stderr the faulting thread's return
- * addresses and the process's executable mappings, from which addr2line
+ * addresses and the process's mappings, from which addr2line
  * here names the lines.  write(2), open(2) and read(2) only, and the
  * unwinder the call sites use (libunwind's local unwinding may run in a
  * signal handler); nothing is allocated.

@@ -212,9 +212,10 @@ void sc_gs_stop(void)
 
 /* The sampler ends as the program's exit begins: registered after the CUDA
    runtime's own exit handlers (it starts at the first driver call), it
-   runs before them, so no round queries a context they tear down.  A
-   round during that teardown killed one seed 004 run in 80 on an H200, in
-   the driver's cuStreamQuery.  The final report, later, finds it ended. */
+   runs before them, so no round queries a stream or context they tear
+   down, as a round once queried a stream the program was destroying
+   (dispatch.c: one seed 004 run in 80 on an H200 died of it in
+   cuStreamQuery).  The final report, later, finds it ended. */
 static void stop_at_exit(void)
 {
     sc_gs_stop();   /* a forked child's sampler is off (gs_child): nothing to do */
