@@ -55,6 +55,7 @@ static pthread_rwlock_t hold = PTHREAD_RWLOCK_INITIALIZER;
 static uint64_t period_ns = 1000000;
 static uint64_t stall_ns;              /* STREAMCHECK_TEST_GS_STALL_MS: a test hook (sc_gs_stop) */
 static uint64_t last_sample;
+static unsigned gen0;                  /* sc_g.ctx_gen at the start: a context gone since ends the rounds */
 static _Atomic uint64_t nsamples;
 
 static void add_span(dev *d, uint64_t a, uint64_t b)
@@ -101,7 +102,16 @@ static void q_legacy(sc_ctx *x, void *arg)
 static void sample(uint64_t now)
 {
     round r = {.cur = NULL};
+    /* A context destroyed or reset (cudaDeviceReset, as NVIDIA's samples end)
+       took its streams along, and its legacy stream: no round asks about
+       anything after that, and the samples so far stand.  The destroy held
+       rounds off until it counted (dispatch.c, sc_gs_hold), so it is read
+       under the hold. */
     pthread_rwlock_rdlock(&hold);
+    if (atomic_load(&sc_g.ctx_gen) != gen0) {
+        pthread_rwlock_unlock(&hold);
+        return;
+    }
     /* Against a capture's announcement (sc_gs_fence): both sides store,
        then load the other's flag, sequentially consistent, so either the
        round sees the capture or the capture waits for the round. */
@@ -165,6 +175,7 @@ void sc_gs_start(uint64_t period)
         period_ns = period;
     const char *stall = getenv("STREAMCHECK_TEST_GS_STALL_MS");
     stall_ns = stall ? strtoull(stall, NULL, 10) * 1000000ull : 0;
+    gen0 = atomic_load(&sc_g.ctx_gen);
     /* The thread takes no signal meant for the program (sc_internal_mask) */
     sigset_t all, old;
     sc_internal_mask(&all);
