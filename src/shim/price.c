@@ -480,13 +480,12 @@ static void nonblock_needs(const sc_pr_model *m, sc_pr_finding *f, size_t nf, in
    the kernels they wait behind, so measured mode only.  NVIDIA's
    simpleHyperQ (32 streams, 10 ms kernels, 8 queues) ran in 60 ms, 30 with
    32 queues, on an H200; our queue_limit, whose 12 streams each run one
-   kernel, gained nothing.  Under the test hook STREAMCHECK_TEST_QUEUES=1
-   only: the attribution (pricing_attribute.c) shares a stretch's busy time
-   among its kernels, so simpleHyperQ's 10 ms kernels, 32 at once, replay
-   at 0.94 ms each and its SC701 prices 2.4 ms; with their recorded times
-   kept it priced 29.6, but so kept blocking_stream's SC101 doubled (work
-   that outlives its stretch).  Returns whether it is priced: then the
-   model's devices share their queues (sc_pr_device.connections). */
+   kernel, gained nothing.  Replayed offline on their H200 dumps, with the
+   queues modelled and the kernels that ran at once keeping their recorded
+   times (pricing_attribute.c, own_times), SC701 prices 29.6 and 0 ms.
+   Under the test hook STREAMCHECK_TEST_QUEUES=1 only, until a GPU judges
+   it.  Returns whether it is priced: then the model's devices share their
+   queues (sc_pr_device.connections). */
 static int queues_needs(sc_pr_finding *f, size_t nf, int measured)
 {
     int on = measured && sc_test_switch("STREAMCHECK_TEST_QUEUES", 0), any = 0;

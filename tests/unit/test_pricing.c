@@ -559,12 +559,11 @@ END_TEST
 /* SC701's fix, CUDA_DEVICE_MAX_CONNECTIONS=32 (SC_PR_FIX_QUEUES): four
    streams on two hardware queues, each running a kernel A then a kernel B
    of 10 ms (CUPTI's times), as NVIDIA's simpleHyperQ does with 32 on 8:
-   30 ms of busy GPU as run.  The attribution shares that among the eight
-   kernels by their times, 3.75 ms each (kernels that ran at once count
-   once), so the queues' false dependency (streams 3 and 4 start behind
-   streams 1 and 2's B) costs a third of the replayed 11.25 ms: 3.75 saved
-   with a queue per stream (_i 0).  Without the device's connections known
-   (_i 1), no queue is shared and nothing is saved. */
+   30 ms of busy GPU as run.  The kernels ran at once (80 ms of them in 30)
+   and keep their times where the queues are modelled, so streams 3 and 4
+   start behind streams 1 and 2's B, at 10 ms: 30 ms replayed, 20 with a
+   queue per stream, 10 saved (_i 0).  Without the device's connections
+   known (_i 1), no queue is shared and nothing is saved. */
 START_TEST(streams_share_hardware_queues)
 {
     static run r;
@@ -593,8 +592,10 @@ START_TEST(streams_share_hardware_queues)
         ck_assert_uint_eq(saving, 0);
         return;
     }
-    ck_assert_msg(saving > 3 * MS && saving < 9 * MS / 2, "saving %llu", (unsigned long long)saving);
+    ck_assert_msg(saving > 9 * MS && saving < 11 * MS, "saving %llu", (unsigned long long)saving);
     ck_assert_uint_eq(res.model_ns - res.fixed_ns, saving);
+    ck_assert_msg(res.model_ns > 29 * MS && res.model_ns < 31 * MS + MS / 2, "model %llu",
+                  (unsigned long long)res.model_ns);
 }
 END_TEST
 
