@@ -22,6 +22,9 @@
  *                 20 s), then exit(0) from main
  *   stderr FILE   closes fd 2, opens FILE for its results (it gets fd 2,
  *                 as in a daemon), writes them there, exits 0
+ *   churn N       N times: a stream created, a memset queued on it, the
+ *                 stream destroyed at once (its memset still queued):
+ *                 the GPU sampler must never ask about a destroyed one
  *   quiet         nothing more (fd 2 may be closed by the caller)
  */
 #include <cuda_runtime_api.h>
@@ -153,6 +156,19 @@ int main(int argc, char **argv)
         return wait_for_signal(arg);
     if (!strcmp(mode, "abort"))
         abort();
+    if (!strcmp(mode, "churn")) {
+        int n = arg ? atoi(arg) : 1000;
+        void *d = NULL;
+        if (cudaMalloc(&d, 1 << 20) != cudaSuccess)
+            return 2;
+        for (int i = 0; i < n; i++) {
+            cudaStream_t s;
+            if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess ||
+                cudaMemsetAsync(d, i & 0xff, 1 << 20, s) != cudaSuccess || cudaStreamDestroy(s) != cudaSuccess)
+                return 3;
+        }
+        return cudaDeviceSynchronize() == cudaSuccess ? 0 : 4;
+    }
     if (!strcmp(mode, "segv")) {
         /* A store to a page with no access: a real fault, which UBSan's
          * null-pointer check (a sanitized build) cannot turn into its own

@@ -70,11 +70,16 @@ static void add_span(dev *d, uint64_t a, uint64_t b)
 /* ----------------------------------------------------------- a round --- */
 typedef struct round { int busy[MAX_DEV]; CUcontext cur; } round;
 
+static _Atomic uint64_t gone;   /* queries the driver refused a handle for (sc_gs_stop says so) */
+
 static int query(round *r, CUcontext ctx, CUstream s)
 {
     if (ctx != r->cur && sc_d.CtxSetCurrent && sc_d.CtxSetCurrent(ctx) == CUDA_SUCCESS)
         r->cur = ctx;
-    return sc_d.StreamQuery(s) == CUDA_ERROR_NOT_READY;
+    CUresult q = sc_d.StreamQuery(s);
+    if (q == CUDA_ERROR_INVALID_HANDLE || q == CUDA_ERROR_INVALID_CONTEXT || q == CUDA_ERROR_CONTEXT_IS_DESTROYED)
+        atomic_fetch_add_explicit(&gone, 1, memory_order_relaxed);
+    return q == CUDA_ERROR_NOT_READY;
 }
 
 static void q_stream(sc_stream *s, void *arg)
@@ -213,6 +218,11 @@ void sc_gs_stop(void)
         return;
     }
     pthread_join(thr, NULL);
+    /* a stream or context the program had destroyed, asked about: on a GPU
+       that can be a freed handle, and a crash (dispatch.c, sc_gs_hold) */
+    if (atomic_load(&gone))
+        sc_info("the GPU sampler asked the driver about %llu stream(s) or context(s) already gone",
+                (unsigned long long)atomic_load(&gone));
     uint64_t end = last_sample;
     for (unsigned i = 0; i < MAX_DEV; i++)
         if (devs[i].busy) {
@@ -268,6 +278,7 @@ static void gs_child(void)
     atomic_store(&in_round, 0);
     atomic_store(&state, 0);
     atomic_store(&abandoned, 0);
+    atomic_store(&gone, 0);
     for (unsigned i = 0; i < MAX_DEV; i++)
         devs[i].n = 0, devs[i].busy = 0;
     last_sample = 0;
