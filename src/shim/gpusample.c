@@ -51,7 +51,11 @@ static pthread_t thr;
 static _Atomic int in_round;           /* a round of queries is under way (sc_gs_fence) */
 static _Atomic int state;              /* 0 off, 1 running, 2 stopping, 3 ended (a futex) */
 static _Atomic int abandoned;          /* it did not end in time: its samples are not used */
-static pthread_rwlock_t hold = PTHREAD_RWLOCK_INITIALIZER;
+/* Writer-preferring: a destroy (sc_gs_hold) waits for the round under way,
+   never for the next ones.  glibc's default lets readers in past a waiting
+   writer: where rounds took longer than the period (a ThreadSanitizer
+   build, 10 us), a loop destroying streams barely ran. */
+static pthread_rwlock_t hold = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 static uint64_t period_ns = 1000000;
 static uint64_t stall_ns;              /* STREAMCHECK_TEST_GS_STALL_MS: a test hook (sc_gs_stop) */
 static uint64_t last_sample;
@@ -274,7 +278,11 @@ static void gs_unlock(void) { pthread_rwlock_unlock(&hold); }
 /* The child has no sampler thread, and the parent's samples are not its. */
 static void gs_child(void)
 {
-    pthread_rwlock_init(&hold, NULL);
+    pthread_rwlockattr_t a;
+    pthread_rwlockattr_init(&a);
+    pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&hold, &a);
+    pthread_rwlockattr_destroy(&a);
     atomic_store(&in_round, 0);
     atomic_store(&state, 0);
     atomic_store(&abandoned, 0);
