@@ -156,15 +156,16 @@ int main(int argc, char **argv)
         return wait_for_signal(arg);
     if (!strcmp(mode, "abort"))
         abort();
-    if (!strcmp(mode, "churn")) {
-        int n = arg ? atoi(arg) : 1000;
-        void *d = NULL;
-        if (cudaMalloc(&d, 1 << 20) != cudaSuccess)
+    if (!strcmp(mode, "churn")) {   /* each memset its own 4 KiB: the streams run at once */
+        int n = arg && atoi(arg) > 0 ? atoi(arg) : 1000;
+        char *d = NULL;
+        if (cudaMalloc((void **)&d, (size_t)n << 12) != cudaSuccess)
             return 2;
         for (int i = 0; i < n; i++) {
             cudaStream_t s;
             if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess ||
-                cudaMemsetAsync(d, i & 0xff, 1 << 20, s) != cudaSuccess || cudaStreamDestroy(s) != cudaSuccess)
+                cudaMemsetAsync(d + ((size_t)i << 12), i & 0xff, 1 << 12, s) != cudaSuccess ||
+                cudaStreamDestroy(s) != cudaSuccess)
                 return 3;
         }
         return cudaDeviceSynchronize() == cudaSuccess ? 0 : 4;
