@@ -13,16 +13,19 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "callsites.h"
 #include "core.h"
 #include "fault_trace.h"
+#include "sigsafe.h"
 
 static int on;
 
-static void put(const char *s, size_t n)
+static void put(const char *s)
 {
+    size_t n = strlen(s);
     while (n) {
         ssize_t w = write(2, s, n);
         if (w <= 0)
@@ -30,34 +33,6 @@ static void put(const char *s, size_t n)
         s += w;
         n -= (size_t)w;
     }
-}
-
-static size_t hex(char *b, uintptr_t v)
-{
-    char t[2 * sizeof v];
-    size_t n = 0, k = 0;
-    do {
-        t[n++] = "0123456789abcdef"[v & 15];
-        v >>= 4;
-    } while (v);
-    b[k++] = '0';
-    b[k++] = 'x';
-    while (n)
-        b[k++] = t[--n];
-    return k;
-}
-
-static size_t dec(char *b, unsigned long v)
-{
-    char t[24];
-    size_t n = 0, k = 0;
-    do {
-        t[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        b[k++] = t[--n];
-    return k;
 }
 
 void sc_fault_trace_init(void)
@@ -69,39 +44,33 @@ void sc_fault_trace(int sig, const siginfo_t *si, const void *uc)
 {
     if (!on)
         return;
-    char b[160];
-    size_t n = 0;
-    static const char head[] = "streamcheck[";
-    for (size_t i = 0; i < sizeof head - 1; i++)
-        b[n++] = head[i];
-    n += dec(b + n, (unsigned long)getpid());
-    static const char mid[] = "]: fault, signal ";
-    for (size_t i = 0; i < sizeof mid - 1; i++)
-        b[n++] = mid[i];
-    n += dec(b + n, (unsigned long)sig);
-    b[n++] = ' ';
-    n += hex(b + n, (uintptr_t)(si ? si->si_addr : 0));
-    b[n++] = ' ';
-    n += dec(b + n, (unsigned long)gettid());
-    b[n++] = '\n';
-    put(b, n);
+    char b[160] = "streamcheck[";
+    sc_ss_put_num(b, sizeof b, (uint64_t)getpid(), 0);
+    sc_ss_put(b, sizeof b, "]: fault, signal ");
+    sc_ss_put_num(b, sizeof b, (uint64_t)sig, 0);
+    sc_ss_put(b, sizeof b, " ");
+    sc_ss_put_num(b, sizeof b, (uintptr_t)(si ? si->si_addr : 0), 1);
+    sc_ss_put(b, sizeof b, " ");
+    sc_ss_put_num(b, sizeof b, (uint64_t)gettid(), 0);
+    sc_ss_put(b, sizeof b, "\n");
+    put(b);
     (void)uc;
     void *pcs[32];
     int k = sc_backtrace(pcs, 32);
     for (int i = 0; i < k; i++) {
-        n = 0;
-        b[n++] = ' ';
-        b[n++] = ' ';
-        n += hex(b + n, (uintptr_t)pcs[i]);
-        b[n++] = '\n';
-        put(b, n);
+        char l[32] = "  ";
+        sc_ss_put_num(l, sizeof l, (uintptr_t)pcs[i], 1);
+        sc_ss_put(l, sizeof l, "\n");
+        put(l);
     }
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
     char m[4096];
     ssize_t r;
-    while ((r = read(fd, m, sizeof m)) > 0)   /* every mapping: addr2line wants the executable ones */
-        put(m, (size_t)r);
+    while ((r = read(fd, m, sizeof m - 1)) > 0) {   /* every mapping: addr2line wants the executable ones */
+        m[r] = 0;
+        put(m);
+    }
     close(fd);
 }

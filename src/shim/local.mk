@@ -38,7 +38,7 @@ src_shim_libscshim_la_SOURCES = \
 	src/shim/gpusample.c src/shim/gpusample.h \
 	src/shim/calibrate.c src/shim/calibrate.h src/shim/price.c src/shim/price.h \
 	src/shim/status.c src/shim/status.h src/shim/reporter.c src/shim/reporter.h \
-	src/shim/signals.c src/shim/signals.h src/shim/fault_trace.c src/shim/fault_trace.h src/shim/exec.c src/shim/unmap.c src/shim/simcheck.c src/shim/simcheck.h \
+	src/shim/signals.c src/shim/signals.h src/shim/fault_trace.c src/shim/fault_trace.h src/shim/sigsafe.h src/shim/exec.c src/shim/unmap.c src/shim/simcheck.c src/shim/simcheck.h \
 	src/shim/weakrefs.c
 nodist_src_shim_libscshim_la_SOURCES = src/shim/cbid_names.h
 src_shim_libscshim_la_CPPFLAGS = $(AM_CPPFLAGS) $(SC_SHIM_CPPFLAGS) -I$(top_builddir)/src/shim

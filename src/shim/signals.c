@@ -57,6 +57,7 @@
 #include "real.h"
 #include "reporter.h"
 #include "signals.h"
+#include "sigsafe.h"
 #include "status.h"
 #include "thread.h"
 
@@ -142,11 +143,7 @@ static void count_called(sc_thread *t, void *arg)
 static void final_first(int sig)
 {
     char why[24] = "ended signal ";
-    int d = sig / 10, u = sig % 10, n = (int)strlen(why);
-    if (d)
-        why[n++] = (char)('0' + d);
-    why[n++] = (char)('0' + u);
-    why[n] = 0;
+    sc_ss_put_num(why, sizeof why, (uint64_t)sig, 0);
     int st = sc_final_state();
     if (st == 2)
         return;

@@ -54,31 +54,12 @@
 #include "core.h"
 #include "options.h"
 #include "report.h"
+#include "sigsafe.h"
 #include "status.h"
 
 /* The errors noted, each "error WORD\n"; read from signal handlers, so
    only appended to, before the NUL that ends what is there. */
 static char errors[128];
-
-/* Appends s to buf (of len bytes, NUL-ended); async-signal-safe. */
-static void put(char *buf, size_t len, const char *s)
-{
-    size_t n = strlen(buf);
-    while (*s && n + 1 < len)
-        buf[n++] = *s++;
-    buf[n] = 0;
-}
-
-static void put_long(char *buf, size_t len, long v)
-{
-    char d[24];
-    int i = (int)sizeof d - 1;
-    d[i] = 0;
-    do
-        d[--i] = (char)('0' + v % 10);
-    while ((v /= 10) && i > 0);
-    put(buf, len, d + i);
-}
 
 /* The status file of this process image: PID.status, or PID-K.status when
    an earlier image of the same process (the program before it called
@@ -97,14 +78,14 @@ static int claim(void)
     }
     for (long k = 1; k < 100; k++) {
         char path[sizeof claimed] = "";
-        put(path, sizeof path, sc_opt.status_dir);
-        put(path, sizeof path, "/");
-        put_long(path, sizeof path, (long)getpid());
+        sc_ss_put(path, sizeof path, sc_opt.status_dir);
+        sc_ss_put(path, sizeof path, "/");
+        sc_ss_put_num(path, sizeof path, (uint64_t)getpid(), 0);
         if (k > 1) {
-            put(path, sizeof path, "-");
-            put_long(path, sizeof path, k);
+            sc_ss_put(path, sizeof path, "-");
+            sc_ss_put_num(path, sizeof path, (uint64_t)k, 0);
         }
-        put(path, sizeof path, ".status");
+        sc_ss_put(path, sizeof path, ".status");
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd >= 0) {
             close(fd);
@@ -130,10 +111,10 @@ static void put_status(const char *text, const char *tmp_tag)
         return;
     }
     char tmp[SC_OPT_PATH_MAX + 64] = "";
-    put(tmp, sizeof tmp, sc_opt.status_dir);
-    put(tmp, sizeof tmp, "/.");
-    put_long(tmp, sizeof tmp, (long)getpid());
-    put(tmp, sizeof tmp, tmp_tag);
+    sc_ss_put(tmp, sizeof tmp, sc_opt.status_dir);
+    sc_ss_put(tmp, sizeof tmp, "/.");
+    sc_ss_put_num(tmp, sizeof tmp, (uint64_t)getpid(), 0);
+    sc_ss_put(tmp, sizeof tmp, tmp_tag);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0) {
         size_t n = strlen(text);
@@ -179,19 +160,19 @@ int sc_status_file(const char *suffix, char *path, size_t len, char **name)
 void sc_status_noreport(const char *why)
 {
     char text[256] = "noreport\n";
-    put(text, sizeof text, why);
-    put(text, sizeof text, "\n");
-    put(text, sizeof text, errors);
+    sc_ss_put(text, sizeof text, why);
+    sc_ss_put(text, sizeof text, "\n");
+    sc_ss_put(text, sizeof text, errors);
     put_status(text, ".status.sig.tmp");
 }
 
 void sc_status_error(const char *word)
 {
     char line[64] = "error ";
-    put(line, sizeof line, word);
-    put(line, sizeof line, "\n");
+    sc_ss_put(line, sizeof line, word);
+    sc_ss_put(line, sizeof line, "\n");
     if (!strstr(errors, line))
-        put(errors, sizeof errors, line);
+        sc_ss_put(errors, sizeof errors, line);
 }
 
 __attribute__((constructor)) static void status_loaded(void)
@@ -200,8 +181,8 @@ __attribute__((constructor)) static void status_loaded(void)
     char path[SC_OPT_PATH_MAX + 16] = "";
     if (!dir || !*dir || strlen(dir) >= SC_OPT_PATH_MAX)
         return;
-    put(path, sizeof path, dir);
-    put(path, sizeof path, "/loaded");
+    sc_ss_put(path, sizeof path, dir);
+    sc_ss_put(path, sizeof path, "/loaded");
     int saved = errno;
     int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0)
