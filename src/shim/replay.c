@@ -69,6 +69,7 @@ struct sc_rp {
     double *duplex;                         /* per device: copies' rate while both ways copy */
     unsigned *nqueues;                      /* per device: hardware queues (0: as many as streams) */
     uint32_t *qnext, *qstarted;             /* per queue: operations submitted to it, and started */
+    int queued;                             /* some device shares hardware queues */
     double latency;
     int ran;
 };
@@ -174,6 +175,7 @@ static int assign_queues(sc_rp *g)
                                      ? (int32_t)(base + k++ % g->nqueues[d]) : -1;
         base += g->nqueues[d];
     }
+    g->queued = total > 0;
     return 0;
 }
 
@@ -496,9 +498,10 @@ static int rates(sim *s)
     return 0;
 }
 
-/* Starts every operation that may start now, in passes over the busy
-   streams until one starts nothing (an operation may wait for another of
-   its hardware queue that a pass starts after it); how many did, or -1. */
+/* Starts every operation that may start now; with hardware queues, in
+   passes over the busy streams until one starts nothing (an operation may
+   wait for another of its queue that a pass starts after it); how many
+   did, or -1. */
 static int start_ready(sim *s)
 {
     sc_rp *g = s->g;
@@ -531,7 +534,7 @@ static int start_ready(sim *s)
             }
             started++;
         }
-    } while (started > before);
+    } while (g->queued && started > before);
     if (started && rates(s))
         return -1;
     return started;
