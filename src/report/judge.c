@@ -218,7 +218,7 @@ uint64_t sc_report_cost_of(const sc_report *r, long process)
        cost, measured, is the time the legacy-stream commands waited for
        that stream, which is the commands' own findings' (SC101, SC202,
        ...) at their call sites; priced by its own fix (the stream created
-       non-blocking, a test hook) it is the other fix of that wait; in
+       non-blocking, measured mode) it is the other fix of that wait; in
        detect mode it is unmeasured. */
     site_cost *v = r->nfindings ? malloc(r->nfindings * sizeof *v) : NULL;
     size_t n = 0;

@@ -134,7 +134,8 @@ static inline int sc_opt_measured(void)
 }
 /* A test hook that switches a part of the model on or off: the variable
    `name` set to 1 or 0 says so, else dflt (most: measured mode, above).
-   Read once, at initialization or at exit, never on a call's path. */
+   Read once where the model is set up (initialization, a device's copy
+   calibration, the report), never on an intercepted call's fast path. */
 static inline int sc_test_switch(const char *name, int dflt)
 {
     const char *v = getenv(name);

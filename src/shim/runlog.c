@@ -699,8 +699,8 @@ void sc_rl_calls(uint64_t *n, size_t nfind)
 }
 
 /* A blocking stream's SC102 finding: the first of the site that created
-   it on its device (one a legacy-stream API; the others are priced with
-   it, price.c), 0 none. */
+   it on its device (one a legacy-stream API; the others are the same fix
+   and save nothing more, price.c), 0 none. */
 static uint16_t sc102_of(uint64_t site, uint32_t device)
 {
     for (size_t i = 0; site && i < nfinds; i++)
