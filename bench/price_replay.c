@@ -31,7 +31,7 @@
  *                         --unbarrier: SC101's fix is SC_PR_FIX_UNBARRIER
  *                         (STREAMCHECK_TEST_UNBARRIER's, pricing.h).  A
  *                         device line's "connections N" (a run under
- *                         STREAMCHECK_TEST_QUEUES=1 with SC701 findings)
+ *                         --measure with SC701 findings)
  *                         shares its N hardware queues in the replay
  *
  * Each finding's flags are the ones price.c gives it: a finding (not an

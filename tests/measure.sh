@@ -338,25 +338,25 @@ sys.exit(0 if len(nb) == 2 and len(first) == 1 and len(other) == 1 and legacy an
 PY
 ok $? "blocking_stream, SC102 priced by its stream made non-blocking: what its SC101 sites save, one warning, not added to it"
 
-# 25: SC701's fix (CUDA_DEVICE_MAX_CONNECTIONS=32) under the test hook
-# STREAMCHECK_TEST_QUEUES=1: queue_limit's twelve streams, one kernel each,
-# share 8 hardware queues without waiting behind each other, so the fix
-# saves nothing (as it gained nothing on an H200): the model's device
-# shares 8 queues, the SC701 finding is replayed, and it is a note of 0.
-# Without the hook, neither.
+# 25: SC701's fix (CUDA_DEVICE_MAX_CONNECTIONS=32), measured mode's
+# default: queue_limit's twelve streams, one kernel each, share 8 hardware
+# queues without waiting behind each other, so the fix saves nothing (as it
+# gained nothing on an H200): the model's device shares 8 queues, the SC701
+# finding is replayed, and it is a note of 0.  With the test hook
+# STREAMCHECK_TEST_QUEUES=0, neither.
 mkdir -p "$dir/q1" "$dir/q0"
-STREAMCHECK_TEST_QUEUES=1 STREAMCHECK_TEST_PRICE_DUMP="$dir/q1/dump" "$SC_CLI" --simulate --measure --format=json \
+STREAMCHECK_TEST_PRICE_DUMP="$dir/q1/dump" "$SC_CLI" --simulate --measure --format=json \
     --output="$dir/q1" -- "$SC_APPS/queue_limit" >/dev/null 2>&1
-STREAMCHECK_TEST_PRICE_DUMP="$dir/q0/dump" "$SC_CLI" --simulate --measure --format=json --output="$dir/q0" -- \
-    "$SC_APPS/queue_limit" >/dev/null 2>&1
+STREAMCHECK_TEST_QUEUES=0 STREAMCHECK_TEST_PRICE_DUMP="$dir/q0/dump" "$SC_CLI" --simulate --measure --format=json \
+    --output="$dir/q0" -- "$SC_APPS/queue_limit" >/dev/null 2>&1
 py "$dir"/q1/*.streamcheck.json "$dir"/q0/*.streamcheck.json "$dir"/q1/dump.* "$dir"/q0/dump.* <<'PY'
 import json, sys
 r1, r0 = (json.load(open(p)) for p in sys.argv[1:3])
 d1, d0 = (open(p).read() for p in sys.argv[3:5])
 q1 = [(f["severity"], f["cost_ns"], f["cost_basis"]) for f in r1["findings"] if f["rule"] == "SC701"]
 q0 = [(f["severity"], f["cost_basis"]) for f in r0["findings"] if f["rule"] == "SC701"]
-print("# SC701 with the hook %s, without %s" % (q1, q0))
+print("# SC701 by default %s, with the hook off %s" % (q1, q0))
 sys.exit(0 if q1 == [("note", 0, "replay-measured")] and " connections 8\n" in d1 and " rule SC701 fix 10 " in d1
          and len(q0) == 1 and q0[0][1] != "replay-measured" and " connections 0\n" in d0 else 1)
 PY
-ok $? "queue_limit, SC701 priced by its queues shared (test hook): 8 queues modelled, the fix saves nothing, a note"
+ok $? "queue_limit, SC701 priced by its queues shared (the default; STREAMCHECK_TEST_QUEUES=0 off): 8 queues modelled, the fix saves nothing, a note"

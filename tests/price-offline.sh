@@ -29,7 +29,7 @@
 # (its stream made non-blocking) saves anything, as the fixed program
 # still joins there, and the run with every finding fixed is no slower
 # than the run.  SC701's fix (CUDA_DEVICE_MAX_CONNECTIONS=32), replayed
-# with the hardware queues shared as STREAMCHECK_TEST_QUEUES=1 shares them:
+# with the hardware queues shared as measured mode shares them:
 # NVIDIA's simpleHyperQ, whose fix halved its 60 ms, within a quarter of
 # the 30 ms gained; queue_limit, whose fix gained nothing, under 1 ms;
 # neither saves anything without the queues modelled.  TAP.

@@ -101,8 +101,8 @@ typedef enum sc_pr_fix {
                              barrier ordered would need events the replay does not add */
     SC_PR_FIX_QUEUES,     /* every device has 32 hardware queues (CUDA_DEVICE_MAX_CONNECTIONS=32,
                              the most), not sc_pr_device.connections: SC701's, under --measure
-                             and the test hook STREAMCHECK_TEST_QUEUES=1 (price.c), where the
-                             replay shares the queues (sc_rp_set_queues) */
+                             (price.c; STREAMCHECK_TEST_QUEUES=0 turns it off), where the replay
+                             shares the queues (sc_rp_set_queues) */
 } sc_pr_fix;
 
 /* At most this many SC_PR_FIX_UNBARRIER findings are priced together (a

@@ -271,8 +271,8 @@ sc_pr_work *sc_pr_attribute(const sc_pr_model *m, size_t *ncalls_out)
     size_t ng = m->ndevices + m->nstreams;
     dev_in *dv = calloc(ng ? ng : 1, sizeof *dv);
     int rc = !w || !dv || gather(m, dv, ng);
-    /* Where the replay shares a device's hardware queues (SC701, under the
-       test hook STREAMCHECK_TEST_QUEUES=1: sc_pr_device.connections), a
+    /* Where the replay shares a device's hardware queues (SC701, measured
+       mode's: sc_pr_device.connections), a
        stretch whose recorded kernel times add up to more than its busy time
        ran them at once, and they keep those times: shared, simpleHyperQ's
        32 kernels of 10 ms replayed at 0.94 ms each, and the queues' false
