@@ -202,8 +202,9 @@ static int price(dump *d, double duplex, int together)
     uint8_t *before = calloc(d->nfinds + 1, sizeof *before);
     uint64_t *tog = calloc(d->nfinds + 1, sizeof *tog);
     uint32_t *tog_n = calloc(d->nfinds + 1, sizeof *tog_n);
+    uint8_t *dropped = calloc(d->nfinds + 1, sizeof *dropped);
     int rc = 1;
-    if (th && dev && f && saving && before && tog && tog_n) {
+    if (th && dev && f && saving && before && tog && tog_n && dropped) {
         for (size_t i = 0; i < d->nthreads; i++) {
             th[i] = d->threads[i].th;
             th[i].calls = d->threads[i].v;
@@ -221,22 +222,23 @@ static int price(dump *d, double duplex, int together)
         sc_pr_model m = {.threads = th, .nthreads = d->nthreads, .streams = d->streams, .nstreams = d->nstreams,
                          .devices = dev, .ndevices = d->ndevs, .findings = f, .nfindings = d->nfinds,
                          .occupancy = (uint8_t)(occupancy > 0), .scope_ns = d->scope_ns};
-        sc_pr_result r = {.saving = saving, .off_loop = before, .together = tog, .together_n = tog_n};
+        sc_pr_result r = {.saving = saving, .off_loop = before, .together = tog, .together_n = tog_n,
+                          .dropped = dropped};
         if (sc_pr_price(&m, &r) == 0) {
             printf("window %llu model %llu fixed %llu loop %llu stalled %d occupancy %u scope %llu\n",
                    (unsigned long long)r.window_ns, (unsigned long long)r.model_ns, (unsigned long long)r.fixed_ns,
                    (unsigned long long)r.loop_ns, r.stalled, m.occupancy, (unsigned long long)m.scope_ns);
             for (size_t i = 0; i < d->nfinds; i++)
-                printf("finding %zu rule %s fix %u saving %llu keep %u %llu%s\n", i + 1, d->finds[i].rule, f[i].fix,
+                printf("finding %zu rule %s fix %u saving %llu keep %u %llu%s%s\n", i + 1, d->finds[i].rule, f[i].fix,
                        (unsigned long long)saving[i], f[i].keep_bp, (unsigned long long)f[i].keep_ns,
-                       before[i] ? " set-up" : "");
+                       before[i] ? " set-up" : "", dropped[i] ? " dropped" : "");
             for (size_t i = 0; together && i < d->nfinds; i++)
                 if (tog_n[i])
                     printf("together %zu of %u saving %llu\n", i + 1, tog_n[i], (unsigned long long)tog[i]);
             rc = 0;
         }
     }
-    free(th), free(dev), free(f), free(saving), free(before), free(tog), free(tog_n);
+    free(th), free(dev), free(f), free(saving), free(before), free(tog), free(tog_n), free(dropped);
     return rc;
 }
 

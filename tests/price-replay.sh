@@ -51,7 +51,7 @@ for app in host_sync_loop multithread_default_stream; do
     rc=$?
     # the dump's own lines: its first (less 'loop' in older dumps) and its findings
     { head -n 1 "$1"; grep '^finding ' "$1"; } >"$tmp/$app/want"
-    sed 's/ set-up$//' "$tmp/$app/replayed" >"$tmp/$app/got"
+    sed -E 's/( set-up)?( dropped)?$//' "$tmp/$app/replayed" >"$tmp/$app/got"
     [ $rc -eq 0 ] && [ -s "$tmp/$app/want" ] && [ "$(grep -c '^finding ' "$tmp/$app/want")" -gt 0 ] &&
         cmp -s "$tmp/$app/want" "$tmp/$app/got"
     r=$?
@@ -203,7 +203,7 @@ mkdir -p "$tmp/occ"
 STREAMCHECK_TEST_OCCUPANCY=1 STREAMCHECK_TEST_PRICE_DUMP="$tmp/occ/d" "$SC_CLI" --simulate --format=json \
     --output="$tmp/occ" -- "$SC_APPS/seed000_matmul" 4 128 4 >/dev/null 2>&1
 set -- "$tmp/occ"/d.*
-"$tool" "$1" | sed 's/ set-up$//' >"$tmp/occ/got"
+"$tool" "$1" | sed -E 's/( set-up)?( dropped)?$//' >"$tmp/occ/got"
 { head -n 1 "$1"; grep '^finding ' "$1"; } >"$tmp/occ/want"
 # the spin's calls: demand 1/270336 by its threads, 1/4224 by its occupancy
 spins=$(awk '$1 ~ /^[0-9]+$/ { for (i = 1; i < NF; i++) { if ($i == "demand") d = $(i + 1); if ($i == "occ") o = $(i + 1) }

@@ -110,20 +110,14 @@ static int worth_cost(const sc_report *r, const sc_finding *f, const sc_judge_op
 }
 
 /* One of two or more lines that one fix changes (three host syncs where
-   events would do), none of them worth fixing alone, is worth what they save
-   at once, where its own part of it is not a crumb (a 2n-th or more): a
-   redundant sync beside a costly one is not lifted by it. */
-static int worth_by_group(const sc_report *r, const sc_finding *f, const sc_judge_opts *j, const uint8_t *alone)
+   events would do) is worth what they save at once, where its own part of
+   it is not a crumb (a 2n-th or more): a redundant sync beside a costly one
+   is not lifted by it.  Another of them may be worth fixing alone (the
+   pricing model's keep_groups keeps such a group's lines as this does). */
+static int worth_by_group(const sc_report *r, const sc_finding *f, const sc_judge_opts *j)
 {
-    if (!sc_cost_is_replay(f->basis) || f->together_n < 2 || f->together_ns <= f->cost_ns ||
-        (unsigned __int128)f->cost_ns * 2 * f->together_n < f->together_ns || !worth_cost(r, f, j, f->together_ns))
-        return 0;
-    for (size_t k = 0; k < r->nfindings; k++) {
-        const sc_finding *g = &r->findings[k];
-        if (alone[k] && same_group(g, f))
-            return 0;
-    }
-    return 1;
+    return sc_cost_is_replay(f->basis) && f->together_n >= 2 && f->together_ns > f->cost_ns &&
+           (unsigned __int128)f->cost_ns * 2 * f->together_n >= f->together_ns && worth_cost(r, f, j, f->together_ns);
 }
 
 void sc_report_judge(sc_report *r, const sc_judge_opts *j)
@@ -131,11 +125,6 @@ void sc_report_judge(sc_report *r, const sc_judge_opts *j)
     static const sc_judge_opts defaults = SC_JUDGE_DEFAULTS;
     if (!j)
         j = &defaults;
-    uint8_t *alone = calloc(r->nfindings + 1, 1);   /* worth a warning by its own cost */
-    for (size_t i = 0; alone && i < r->nfindings; i++) {
-        const sc_finding *f = &r->findings[i];
-        alone[i] = sc_cost_is_replay(f->basis) && worth_cost(r, f, j, f->cost_ns);
-    }
     for (size_t i = 0; i < r->nfindings; i++) {
         sc_finding *f = &r->findings[i];
         /* A predicted saving decides both ways: a warning is worth fixing,
@@ -148,10 +137,9 @@ void sc_report_judge(sc_report *r, const sc_judge_opts *j)
         if (f->basis == SC_COST_UNMEASURED)
             worth = f->pending > 0;
         else
-            worth = worth_cost(r, f, j, f->cost_ns) || (replay && alone && worth_by_group(r, f, j, alone));
+            worth = worth_cost(r, f, j, f->cost_ns) || (replay && worth_by_group(r, f, j));
         f->severity = worth ? SC_SEV_WARNING : SC_SEV_NOTE;
     }
-    free(alone);
 }
 
 /* Predicted savings at one call site are not added up: two rules of one call

@@ -142,7 +142,8 @@ END_TEST
    is worth a line alone and all three are together: each is kept, priced
    10 ms, and together 30 ms of 3; at a 40 ms bar (_i 1) all three are
    dropped, as one alone at 15 ms (_i 2: the other two no candidates, which
-   keep_groups leaves alone). */
+   keep_groups leaves alone).  Where the first's bar is 5 ms (_i 3), worth a
+   line alone, the two others are kept with it. */
 START_TEST(candidates_kept_by_their_group)
 {
     static run r;
@@ -161,13 +162,14 @@ START_TEST(candidates_kept_by_their_group)
     sc_pr_finding f[3];
     for (int j = 0; j < 3; j++)
         f[j] = (sc_pr_finding){.fix = SC_PR_FIX_NO_WAIT, .in_all = 1, .joint = 1,
-                               .keep_bp = (uint16_t)(_i == 2 && j ? 0 : 100), .keep_ns = bar};
+                               .keep_bp = (uint16_t)(_i == 2 && j ? 0 : 100),
+                               .keep_ns = _i == 3 && !j ? 5 * MS : bar};
     sc_pr_result res = price(&r, 1, &st, 1, f, 3, 0, 0, saving);
     for (int j = 0; j < 3; j++) {
         near(saving[j], 10 * MS);
-        ck_assert_int_eq(dropped[j], _i == 0 || (_i == 2 && j) ? 0 : 1);
+        ck_assert_int_eq(dropped[j], _i == 0 || _i == 3 || (_i == 2 && j) ? 0 : 1);
     }
-    if (_i == 0) {
+    if (_i == 0 || _i == 3) {
         near(res.fixed_ns, 90 * MS);
         for (int j = 0; j < 3; j++) {
             near(together[j], 30 * MS + 10000);
@@ -1371,7 +1373,7 @@ int main(void)
     tcase_add_loop_test(tc, wait_each_step, 0, 2);
     tcase_add_loop_test(tc, item_read_then_sync, 0, 2);
     tcase_add_loop_test(tc, all_fixed_keeps_what_the_report_keeps, 0, 3);
-    tcase_add_loop_test(tc, candidates_kept_by_their_group, 0, 3);
+    tcase_add_loop_test(tc, candidates_kept_by_their_group, 0, 4);
     tcase_add_loop_test(tc, second_item_waits_in_its_place, 0, 5);
     tcase_add_test(tc, threads_on_the_legacy_stream);
     tcase_add_test(tc, events_order_streams);
