@@ -158,8 +158,8 @@ ok $? "SIGSEGV under STREAMCHECK_TEST_FAULT_TRACE=1: where it struck on stderr, 
 # Streams created, given a memset and destroyed 3000 times while the GPU
 # sampler asks every 10 us: it never asks about a destroyed one (on a GPU,
 # a freed handle: one seed 004 run in 80 died of it in cuStreamQuery on an
-# H200).  With the hold released before the stream left the table, 5 of 5
-# such runs here asked about 1-40.
+# H200; after the fix, 0 of 168).  With the hold released before the
+# stream left the table, 5 of 5 such runs here asked about 1-40.
 case=$((case + 1)); d=$tmp/c$case
 r=0
 for i in 1 2 3; do
