@@ -384,8 +384,9 @@ int sc_report_merge(sc_report *dst, const sc_report *src);
    it is worth fixing.  With a cost (any basis but unmeasured) that is
    cost_ns >= min_cost_ns and >= min_share_bp of its process's run time
    (a predicted saving: or its together_ns, fixed with the others of its
-   fix, where its own saving is a 2n-th of that or more); without one (a serialization detect mode cannot
-   price), only when other work was really pending (pending > 0).
+   fix, where its own saving is a 2n-th of that or more); without one (a
+   serialization detect mode cannot price), only when other work was really
+   pending (pending > 0).
    Otherwise it becomes a note.
    Errors and notes are left as they are. */
 void sc_report_judge(sc_report *r, const sc_judge_opts *j);

@@ -271,14 +271,14 @@ sc_pr_work *sc_pr_attribute(const sc_pr_model *m, size_t *ncalls_out)
     size_t ng = m->ndevices + m->nstreams;
     dev_in *dv = calloc(ng ? ng : 1, sizeof *dv);
     int rc = !w || !dv || gather(m, dv, ng);
-    /* Where the replay shares a device's hardware queues (SC701, measured
-       mode's: sc_pr_device.connections), a
-       stretch whose recorded kernel times add up to more than its busy time
-       ran them at once, and they keep those times: shared, simpleHyperQ's
-       32 kernels of 10 ms replayed at 0.94 ms each, and the queues' false
-       dependencies with them (SC701 2.4 ms where the fix gained 30; 29.6
-       so).  Not elsewhere: work that outlives its stretch sums past the
-       stretch's busy time too (blocking_stream's SC101 doubled so). */
+    /* Where the replay shares a device's hardware queues (SC701's fix,
+       measured mode: sc_pr_device.connections), a stretch whose recorded
+       kernel times add up to more than its busy time ran them at once, and
+       they keep those times: shared, simpleHyperQ's 32 kernels of 10 ms
+       replayed at 0.94 ms each, and the queues' false dependencies with
+       them (SC701 2.4 ms where the fix gained 30; 29.6 so).  Not
+       elsewhere: work that outlives its stretch sums past the stretch's
+       busy time too (blocking_stream's SC101 doubled so). */
     for (size_t d = 0; d < m->ndevices && dv; d++)
         dv[d].own_times = m->devices[d].connections > 0;
     for (size_t d = 0; !rc && d < ng; d++) {

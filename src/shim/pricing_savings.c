@@ -94,10 +94,10 @@ static int price_together(const sc_pr_model *m, const sc_pr_finding *kept, const
    own saving is a 2n-th of that or more is kept (kept[f] = 1), with its own
    saving, and price_together says what they save at once (the report's
    judge, judge.c, does as this).  One of them may be worth fixing alone:
-   seed 003's three syncs saved 1.06, 0.73 and 0.30 ms alone and 2.09 at
-   once on an H200 (detect mode), where events gained 2.12; the first alone
-   was a warning and the two others dropped, priced 0.50 of the gain.  0, or
-   -1 when out of memory. */
+   seed 003's three syncs saved 1.06, 0.73 and 0.30 ms alone and 1.46 at
+   once in a detect-mode run on an H200, where events gained 2.12; the first
+   alone was a warning and the two others were dropped (0.50 of the gain).
+   0, or -1 when out of memory. */
 static int keep_groups(const sc_pr_model *m, const sc_pr_work *w, const size_t *base, uint64_t origin, int64_t b,
                        sc_pr_result *out, uint8_t *kept)
 {

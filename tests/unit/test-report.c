@@ -655,7 +655,7 @@ END_TEST
    they save 0.9 ms at once (1), where that figure is no predicted saving
    (2), and for a crumb of the group (4: 0.1 ms of 1.2 against a sixth).
    One of them worth fixing alone (3: 1.1 ms) lifts the others with it, as
-   seed 003's three syncs on an H200 (1.06, 0.73 and 0.30 ms alone, 2.09 at
+   seed 003's three syncs on an H200 (1.06, 0.73 and 0.30 ms alone, 1.46 at
    once), but not a crumb (5: 0.1 ms of 1.6). */
 START_TEST(group_warning)
 {
