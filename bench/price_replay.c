@@ -6,7 +6,7 @@
  * there (bench/price_check.py's table).
  *
  *   price_replay [--together] [--no-events] [--occupancy 0|1] [--unbarrier] [--tool-cost A,O]
- *                [--duplex R] DUMP
+ *                [--gaps | --gaps-ns K2K,C2K,K2C,C2C] [--duplex R] DUMP
  *                         the dump's first line and its finding lines, as
  *                         the current model prices them; --duplex R: the
  *                         rate of pinned copies both ways at once, bytes
@@ -32,7 +32,13 @@
  *                         (STREAMCHECK_TEST_UNBARRIER's, pricing.h).  A
  *                         device line's "connections N" (a run under
  *                         --measure with SC701 findings)
- *                         shares its N hardware queues in the replay
+ *                         shares its N hardware queues in the replay;
+ *                         --gaps: the replays keep each device line's
+ *                         "gaps" (measured mode's dumps since the
+ *                         seventeenth session; STREAMCHECK_TEST_GAPS=1's
+ *                         runs replay so), --gaps-ns: these, in ns, kernel
+ *                         to kernel, copy to kernel, kernel to copy and
+ *                         copy to copy, on every device (older dumps)
  *
  * Each finding's flags are the ones price.c gives it: a finding (not an
  * allocation site) is in the all-fixed run, and is priced jointly when its
@@ -60,6 +66,9 @@ typedef struct dfind { sc_pr_finding f; char rule[16]; } dfind;
 static int no_events;   /* --no-events */
 static int occupancy = -1;   /* --occupancy 1 or 0; -1: as the dump's run priced */
 static int unbarrier;        /* --unbarrier */
+static int gaps;             /* --gaps or --gaps-ns: the replays keep the devices' gaps */
+static uint32_t gaps_ns[4];  /* --gaps-ns K2K,C2K,K2C,C2C: every device's, in place of the dump's */
+static int gaps_given;
 
 typedef struct dump {
     uint64_t scope_ns;
@@ -155,6 +164,12 @@ static int line_of(dump *d, const char *l)
         const char *q = strstr(l, " connections ");   /* SC701's queues, in dumps since they were modelled */
         if (q && sscanf(q, " connections %u", &d->devs[a].dev.connections) != 1)
             return -1;
+        uint32_t *gp = d->devs[a].dev.gap_ns;   /* the GPU's gaps, in dumps since they were measured */
+        const char *g = strstr(l, " gaps ");
+        if (g && sscanf(g, " gaps %u %u %u %u", &gp[0], &gp[1], &gp[2], &gp[3]) != 4)
+            return -1;
+        if (gaps_given)
+            memcpy(gp, gaps_ns, sizeof gaps_ns);
     } else if (sscanf(l, "finding %u rule %15s fix %u saving %llu", &a, rule, &b, &x) == 4 && a > 0) {
         if (room(&d->finds, &d->nfinds, &d->cfinds, a - 1, sizeof *d->finds))
             return -1;
@@ -221,7 +236,8 @@ static int price(dump *d, double duplex, int together)
             f[i] = d->finds[i].f;
         sc_pr_model m = {.threads = th, .nthreads = d->nthreads, .streams = d->streams, .nstreams = d->nstreams,
                          .devices = dev, .ndevices = d->ndevs, .findings = f, .nfindings = d->nfinds,
-                         .occupancy = (uint8_t)(occupancy > 0), .scope_ns = d->scope_ns};
+                         .occupancy = (uint8_t)(occupancy > 0), .scope_ns = d->scope_ns,
+                         .gaps = (uint8_t)gaps};
         sc_pr_result r = {.saving = saving, .off_loop = before, .together = tog, .together_n = tog_n,
                           .dropped = dropped};
         if (sc_pr_price(&m, &r) == 0) {
@@ -262,6 +278,13 @@ int main(int argc, char **argv)
         } else if (argc >= 4 && !strcmp(argv[1], "--tool-cost") && sscanf(argv[2], "%lf,%lf", &api_ns, &op_ns) == 2) {
             argv++;
             argc--;
+        } else if (argc >= 3 && !strcmp(argv[1], "--gaps")) {
+            gaps = 1;
+        } else if (argc >= 4 && !strcmp(argv[1], "--gaps-ns") &&
+                   sscanf(argv[2], "%u,%u,%u,%u", &gaps_ns[0], &gaps_ns[1], &gaps_ns[2], &gaps_ns[3]) == 4) {
+            gaps = gaps_given = 1;
+            argv++;
+            argc--;
         } else
             break;
         argv++;
@@ -278,7 +301,8 @@ int main(int argc, char **argv)
     }
     if (argc != 2) {
         fprintf(stderr, "usage: price_replay [--together] [--no-events] [--occupancy 0|1] [--unbarrier] "
-                "[--tool-cost A,O] [--duplex R] DUMP  (a file STREAMCHECK_TEST_PRICE_DUMP wrote)\n");
+                "[--tool-cost A,O] [--gaps | --gaps-ns K2K,C2K,K2C,C2C] [--duplex R] DUMP  (a file "
+                "STREAMCHECK_TEST_PRICE_DUMP wrote)\n");
         return 2;
     }
     FILE *in = fopen(argv[1], "r");

@@ -435,6 +435,13 @@ static int cmp64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+void sc_measure_gaps(unsigned device, uint32_t gap_ns[4])
+{
+    memset(gap_ns, 0, 4 * sizeof *gap_ns);
+    if (M.done && !M.rec.handed && !M.rec.windowed)
+        sc_tl_gaps(&M.tl, device, gap_ns);
+}
+
 /* The start of the last operation the report keeps: the earliest
    MODEL_OPS_MAX over all devices; INT64_MAX when it keeps them all. */
 static int64_t kept_until(void)

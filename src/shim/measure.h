@@ -57,6 +57,11 @@ int sc_measure_busy(unsigned device, struct sc_pr_span **v, size_t *n);
    Nothing when not measured from start to end. */
 struct sc_pr_model;
 void sc_measure_queued(struct sc_pr_model *m);
+/* The device's (ordinal) idle gaps between two operations of one stream
+   (timeline.h, sc_tl_gaps), by SC_PR_GAP(prev_copy, next_copy), for
+   sc_pr_device.gap_ns; 0 where none was seen or nothing was measured from
+   start to end. */
+void sc_measure_gaps(unsigned device, uint32_t gap_ns[4]);
 /* What the aggregate's events cost on the GPU; 0 when not measured.  In a
    window (--measure-window), scaled from its events there to its count of
    calls over the run. */

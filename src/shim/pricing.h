@@ -197,7 +197,15 @@ typedef struct sc_pr_device {
                                 one the other way by duplex / (rate[H2D] + rate[D2H]) */
     unsigned connections;    /* its hardware queues (CUDA_DEVICE_MAX_CONNECTIONS), which the replay
                                 shares among the streams; 0: not modelled (a queue per stream) */
+    uint32_t gap_ns[4];      /* measured mode: the GPU's idle gap from an operation's end to the
+                                start of its stream's next, queued before it ended (median), by
+                                SC_PR_GAP(prev_copy, next_copy); 0: unknown.  Replayed only where
+                                sc_pr_model.gaps says so */
 } sc_pr_device;
+
+/* gap_ns's index: kernel to kernel, copy to kernel, kernel to copy, copy to
+   copy (replay.h's SC_RP_GAP; pricing.c asserts they agree). */
+#define SC_PR_GAP(prev_copy, next_copy) ((prev_copy) + 2 * (next_copy))
 
 typedef struct sc_pr_finding {
     uint8_t fix;             /* sc_pr_fix */
@@ -216,6 +224,8 @@ typedef struct sc_pr_model {
     const sc_pr_finding *findings; size_t nfindings;
     uint64_t scope_ns;       /* the time shares are of where the report's are of a range; 0: the
                                 steady loop for findings in it, else the window (keep_bp) */
+    uint8_t gaps;            /* the replays keep each device's gap_ns between a stream's operations
+                                (STREAMCHECK_TEST_GAPS=1, measured mode; sc_rp_set_gaps) */
     uint64_t latency_ns;     /* from a submission to its work's earliest start in the replays:
                                 sc_pr_price sets it on its copy of the model (sc_pr_latency) */
     uint8_t occupancy;       /* the kernels' demand is their occupancy's where known (occupancy.h) */

@@ -46,6 +46,8 @@ typedef struct stream {
     int32_t *pend;           /* stream waits since its last submission: the next submitted */
     size_t npend, cappend;   /* operation waits for every one of them (cuStreamWaitEvent adds up) */
     int32_t queue;           /* its hardware queue (sc_rp_run), -1 none */
+    double last_end;         /* when its last operation with time on its engine ended */
+    int8_t last_copy;        /* that one a copy (1) or not (0); -1: none yet */
 } rstream;
 
 typedef struct thread {
@@ -68,6 +70,7 @@ struct sc_rp {
     int32_t *legacy_last; size_t nlegacy;   /* per device: the last legacy-stream operation */
     double *duplex;                         /* per device: copies' rate while both ways copy */
     unsigned *nqueues;                      /* per device: hardware queues (0: as many as streams) */
+    uint32_t (*gaps)[4];                    /* per device: sc_rp_set_gaps */
     uint32_t *qnext, *qstarted;             /* per queue: operations submitted to it, and started */
     int queued;                             /* some device shares hardware queues */
     double latency;
@@ -104,6 +107,7 @@ void sc_rp_free(sc_rp *g)
     free(g->legacy_last);
     free(g->duplex);
     free(g->nqueues);
+    free(g->gaps);
     free(g->qnext);
     free(g);
 }
@@ -130,10 +134,15 @@ static int device_room(sc_rp *g, unsigned device)
     if (!q)
         return -1;
     g->nqueues = q;
+    uint32_t(*gp)[4] = realloc(g->gaps, (device + 1) * sizeof *gp);
+    if (!gp)
+        return -1;
+    g->gaps = gp;
     for (size_t i = g->nlegacy; i <= device; i++) {
         l[i] = -1;
         f[i] = 1;
         q[i] = 0;
+        memset(gp[i], 0, sizeof gp[i]);
     }
     g->nlegacy = device + 1;
     return 0;
@@ -144,6 +153,14 @@ int sc_rp_set_duplex(sc_rp *g, unsigned device, double f)
     if (!(f > 0 && f <= 1) || device_room(g, device))
         return -1;
     g->duplex[device] = f;
+    return 0;
+}
+
+int sc_rp_set_gaps(sc_rp *g, unsigned device, const uint32_t ns[4])
+{
+    if (device_room(g, device))
+        return -1;
+    memcpy(g->gaps[device], ns, sizeof g->gaps[device]);
     return 0;
 }
 
@@ -184,7 +201,7 @@ int sc_rp_stream(sc_rp *g, unsigned device, sc_rp_stream_kind kind)
     if (grow(&g->st, &g->capst, g->nst + 1, sizeof *g->st) || device_room(g, device))
         return -1;
     g->st[g->nst] = (rstream){.device = device, .kind = (uint8_t)kind, .head = -1, .tail = -1, .last = -1,
-                             .prev_running = -1, .queue = -1};
+                             .prev_running = -1, .queue = -1, .last_copy = -1};
     return (int)g->nst++;
 }
 
@@ -441,10 +458,22 @@ static int run_thread(sim *s, int32_t t)
     return 0;
 }
 
+/* The earliest an operation with time on its engine may start after its
+   stream's last such one (sc_rp_set_gaps); -1 where no gap holds it. */
+static double gap_ready(const sc_rp *g, const rop *o)
+{
+    const rstream *st = &g->st[o->stream];
+    if (st->last_copy < 0 || !(o->dur > 0))
+        return -1;
+    uint32_t gap = g->gaps[st->device][SC_RP_GAP(st->last_copy, o->engine != SC_RP_COMPUTE)];
+    return gap ? st->last_end + gap : -1;
+}
+
 static int can_start(const sim *s, const rop *o)
 {
     const sc_rp *g = s->g;
-    if (g->st[o->stream].prev_running >= 0 || o->submit + g->latency > s->now + 1e-9)
+    if (g->st[o->stream].prev_running >= 0 || o->submit + g->latency > s->now + 1e-9 ||
+        gap_ready(g, o) > s->now + 1e-9)
         return 0;
     /* a hardware queue dispatches in order: behind one that cannot start yet,
        another stream's operation waits too (a false dependency) */
@@ -541,7 +570,8 @@ static int start_ready(sim *s)
 }
 
 /* The time of the next event after now: a thread waking, an operation
-   ending, or a queued one whose submission latency runs out. */
+   ending, or a queued one whose submission latency or stream's gap runs
+   out. */
 static double next_event(const sim *s)
 {
     const sc_rp *g = s->g;
@@ -554,12 +584,14 @@ static double next_event(const sim *s)
         if (e < t)
             t = e;
     }
-    if (g->latency > 0)
-        for (size_t i = 0; i < s->nbusy; i++) {
-            const rop *o = &g->ops[g->st[s->busy_streams[i]].head];
-            if (o->submit + g->latency > s->now && o->submit + g->latency < t)
-                t = o->submit + g->latency;
-        }
+    for (size_t i = 0; i < s->nbusy; i++) {
+        const rop *o = &g->ops[g->st[s->busy_streams[i]].head];
+        double r = gap_ready(g, o);
+        if (g->latency > 0 && o->submit + g->latency > r)
+            r = o->submit + g->latency;
+        if (r > s->now && r < t)
+            t = r;
+    }
     return t;
 }
 
@@ -586,6 +618,10 @@ static int advance(sim *s, double t)
         o->state = OP_DONE;
         o->end = t;
         g->st[o->stream].prev_running = -1;
+        if (o->dur > 0) {
+            g->st[o->stream].last_end = t;
+            g->st[o->stream].last_copy = o->engine != SC_RP_COMPUTE;
+        }
         /* the rest keep the order they started in (rates) */
         memmove(&s->running[i], &s->running[i + 1], (s->nrun - i - 1) * sizeof *s->running);
         s->nrun--;

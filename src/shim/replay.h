@@ -99,6 +99,14 @@ int sc_rp_set_duplex(sc_rp *g, unsigned device, double f);
    start yet.  0 (the default): a queue per stream.  0, or -1. */
 int sc_rp_set_queues(sc_rp *g, unsigned device, unsigned n);
 
+/* The GPU's idle gap between two operations of one stream on a device: an
+   operation that has time on its engine starts no earlier than `ns` after
+   the stream's last such operation ended, ns[SC_RP_GAP(prev_copy,
+   next_copy)]: kernel to kernel, copy to kernel, kernel to copy, copy to
+   copy (memsets count as kernels).  Default 0: at its end.  0, or -1. */
+#define SC_RP_GAP(prev_copy, next_copy) ((prev_copy) + 2 * (next_copy))
+int sc_rp_set_gaps(sc_rp *g, unsigned device, const uint32_t ns[4]);
+
 typedef struct sc_rp_result {
     uint64_t end_ns;      /* the last thread's end or the last operation's, whichever is later */
     uint64_t gpu_busy_ns; /* union of the operations' run times, over every device */

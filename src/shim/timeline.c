@@ -331,3 +331,39 @@ void sc_tl_free(sc_timeline *tl)
     sc_tl_spans_free(&tl->lost);
     *tl = (sc_timeline){0};
 }
+
+#define GAP_SAMPLES 65536
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void sc_tl_gaps(const sc_timeline *tl, uint32_t device, uint32_t gap_ns[4])
+{
+    int64_t *g = malloc(4 * GAP_SAMPLES * sizeof *g);
+    size_t n[4] = {0};
+    if (!g)
+        return;
+    for (size_t i = 0; i < tl->nops; i++) {
+        const sc_tl_op *o = &tl->ops[i];
+        if (o->device != device || !tl->pos[i])
+            continue;
+        const sc_tl_op *p = &tl->ops[tl->streams[tl->stream_of[i]].ops[tl->pos[i] - 1]];
+        int64_t gap = o->start - p->end;
+        if (gap < 0 || gap >= SC_TL_GAP_MAX_NS || tl->submit[i] > p->end - SC_TL_GAP_QUEUED_NS)
+            continue;
+        int k = (p->kind == SC_GPU_MEMCPY) + 2 * (o->kind == SC_GPU_MEMCPY);
+        if (n[k] < GAP_SAMPLES)
+            g[k * GAP_SAMPLES + n[k]++] = gap;
+    }
+    for (int k = 0; k < 4; k++) {
+        gap_ns[k] = 0;
+        if (n[k]) {
+            qsort(g + k * GAP_SAMPLES, n[k], sizeof *g, cmp_i64);
+            gap_ns[k] = (uint32_t)g[k * GAP_SAMPLES + n[k] / 2];
+        }
+    }
+    free(g);
+}

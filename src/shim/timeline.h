@@ -129,6 +129,17 @@ int sc_tl_build(sc_timeline *tl, sc_tl_op *ops, size_t nops, sc_tl_api *apis, si
                 sc_tl_ext *exts, size_t nexts);
 void sc_tl_free(sc_timeline *tl);
 
+/* The device's idle gaps between two operations of one stream, where the
+   second's API call began at least SC_TL_GAP_QUEUED_NS before the first
+   ended, so that the gap is the GPU's and not the host's: the median of
+   those under SC_TL_GAP_MAX_NS (longer: a wait for another stream), in ns,
+   at [prev_copy + 2 * next_copy] (kernel to kernel, copy to kernel, kernel
+   to copy, copy to copy; memsets count as kernels); 0 where none was seen.
+   gap_ns is left as it is where out of memory. */
+#define SC_TL_GAP_QUEUED_NS 20000
+#define SC_TL_GAP_MAX_NS 50000
+void sc_tl_gaps(const sc_timeline *tl, uint32_t device, uint32_t gap_ns[4]);
+
 /* Whether any API call names the thread `id`. */
 int sc_tl_thread_known(const sc_timeline *tl, uint32_t id);
 

@@ -2,8 +2,8 @@
  * on small graphs whose answers are known by hand: stream order, the
  * legacy stream's barrier, event waits, host waits, the device (by demand)
  * and the copy engines served first come, first served, copies both ways
- * sharing the link (duplex), submission latency, orders between host
- * threads.
+ * sharing the link (duplex), submission latency, the GPU's gaps between a
+ * stream's operations, orders between host threads.
  */
 #include "config.h"
 
@@ -43,6 +43,39 @@ START_TEST(hardware_queues)
     ck_assert_uint_eq(sc_rp_op_start(g, a[2]), _i ? 0 : 10);
     ck_assert_uint_eq(sc_rp_op_end(g, b[3]), _i ? 20 : 30);
     ck_assert_uint_eq(r.end_ns, _i ? 20 : 30);
+    sc_rp_free(g);
+}
+END_TEST
+
+/* The GPU's gaps between a stream's operations (sc_rp_set_gaps): an
+   upload of 100 ns, a kernel of 10, a marker of no time, a download of 100,
+   all queued at 0 on one stream, beside a kernel of 10 on another.  With
+   gaps of 1, 6, 4 and 8 ns (kernel to kernel, copy to kernel, kernel to
+   copy, copy to copy) the kernel starts 6 after the upload (106), the
+   download 4 after the kernel (120: the marker neither waits nor counts),
+   the end at 220; the other stream's kernel, first on its stream, at 0.
+   Without gaps (_i 1), back to back: 210. */
+START_TEST(gaps_within_a_stream)
+{
+    sc_rp *g = sc_rp_new();
+    int s = sc_rp_stream(g, 0, SC_RP_NONBLOCKING), s2 = sc_rp_stream(g, 0, SC_RP_NONBLOCKING);
+    int t = sc_rp_thread(g, 0);
+    static const uint32_t gaps[4] = {1, 6, 4, 8};
+    if (!_i)
+        ck_assert_int_eq(sc_rp_set_gaps(g, 0, gaps), 0);
+    int up = sc_rp_submit(g, t, s, SC_RP_COPY_H2D, 100, 1, 0);
+    int k = sc_rp_submit(g, t, s, SC_RP_COMPUTE, 10, 0.01, 0);
+    int mark = sc_rp_submit(g, t, s, SC_RP_COMPUTE, 0, 0, 0);
+    int down = sc_rp_submit(g, t, s, SC_RP_COPY_D2H, 100, 1, 0);
+    int other = sc_rp_submit(g, t, s2, SC_RP_COMPUTE, 10, 0.01, 0);
+    sc_rp_wait_device(g, t, 0);
+    sc_rp_result r = run(g);
+    ck_assert_uint_eq(sc_rp_op_end(g, up), 100);
+    ck_assert_uint_eq(sc_rp_op_start(g, k), _i ? 100 : 106);
+    ck_assert_uint_eq(sc_rp_op_start(g, mark), _i ? 110 : 116);
+    ck_assert_uint_eq(sc_rp_op_start(g, down), _i ? 110 : 120);
+    ck_assert_uint_eq(sc_rp_op_start(g, other), 0);
+    ck_assert_uint_eq(r.end_ns, _i ? 210 : 220);
     sc_rp_free(g);
 }
 END_TEST
@@ -360,6 +393,7 @@ int main(void)
     TCase *tc = tcase_create("replay");
     tcase_add_test(tc, one_op_then_wait);
     tcase_add_loop_test(tc, hardware_queues, 0, 2);
+    tcase_add_loop_test(tc, gaps_within_a_stream, 0, 2);
     tcase_add_test(tc, host_wait_each_step);
     tcase_add_test(tc, legacy_barrier);
     tcase_add_test(tc, threads_share_the_legacy_stream);

@@ -2,9 +2,10 @@
  * events cost on it (timeline_price.c), on small hand-made timelines whose
  * answers are worked out in the comments: interval unions, a device's
  * busy, idle and overlap, records out of order or broken, the GPU idle a
- * blocking host call caused, a legacy-stream barrier that held back
- * another stream's work, records that were dropped, and how a finding
- * event is tied to its own GPU work.  Every answer is exact, in ns.
+ * blocking host call caused, the GPU's gaps between a stream's operations,
+ * a legacy-stream barrier that held back another stream's work, records
+ * that were dropped, and how a finding event is tied to its own GPU work.
+ * Every answer is exact, in ns.
  */
 #include "config.h"
 
@@ -199,6 +200,44 @@ START_TEST(an_operation_that_ends_before_it_starts_is_empty)
     build(&f);
     ck_assert_uint_eq(f.tl.ndevices, 1);
     expect_device(&f.tl.devices[0], 2, 1300, 1100, 200, 0, 0, 0, 3);
+    sc_tl_free(&f.tl);
+}
+END_TEST
+
+/* The GPU's gaps between a stream's operations (sc_tl_gaps), device 0,
+   stream 1, each operation's call made long before the one before it
+   ended: an upload [0, 100000), a kernel 6000 later (copy to kernel), one
+   1000 after it (kernel to kernel), a download 4000 after that (kernel to
+   copy), another copy 8000 after it (copy to copy).  Not counted: a kernel
+   whose call began only 9000 before the copy before it ended (the host's
+   gap, 20000), a kernel 60000 after the one before it (a wait, not the
+   GPU's), and device 1's copy to kernel of 3000.  Gaps 1000, 6000, 4000,
+   8000; on device 1, 3000 copy to kernel, no other. */
+START_TEST(gaps_between_a_streams_operations)
+{
+    static fx f;
+    static const struct { uint32_t dev; uint8_t kind; int64_t start, end, call; } o[] = {
+        {0, SC_GPU_MEMCPY, 0, 100000, -1000},      {0, SC_GPU_KERNEL, 106000, 116000, 1000},
+        {0, SC_GPU_KERNEL, 117000, 127000, 2000},  {0, SC_GPU_MEMCPY, 131000, 231000, 3000},
+        {0, SC_GPU_MEMCPY, 239000, 339000, 4000},  {0, SC_GPU_KERNEL, 359000, 369000, 330000},
+        {0, SC_GPU_KERNEL, 429000, 439000, 5000},  {1, SC_GPU_MEMCPY, 0, 100000, 0},
+        {1, SC_GPU_KERNEL, 103000, 113000, 1000}};
+    for (uint32_t i = 0; i < sizeof o / sizeof *o; i++) {
+        op(&f, o[i].dev, 1, o[i].kind, o[i].start, o[i].end, i + 1);
+        api(&f, 1, o[i].call, o[i].call + 500, i + 1);
+    }
+    build(&f);
+    uint32_t g[4] = {9, 9, 9, 9};
+    sc_tl_gaps(&f.tl, 0, g);
+    ck_assert_uint_eq(g[0], 1000);
+    ck_assert_uint_eq(g[1], 6000);
+    ck_assert_uint_eq(g[2], 4000);
+    ck_assert_uint_eq(g[3], 8000);
+    sc_tl_gaps(&f.tl, 1, g);
+    ck_assert_uint_eq(g[0], 0);
+    ck_assert_uint_eq(g[1], 3000);
+    ck_assert_uint_eq(g[2], 0);
+    ck_assert_uint_eq(g[3], 0);
     sc_tl_free(&f.tl);
 }
 END_TEST
@@ -492,6 +531,7 @@ static Suite *timeline_suite(void)
     tcase_add_test(tc, spans_merge_overlapping_and_touching);
     tcase_add_test(tc, device_busy_idle_and_overlap);
     tcase_add_test(tc, an_operation_that_ends_before_it_starts_is_empty);
+    tcase_add_test(tc, gaps_between_a_streams_operations);
     tcase_add_test(tc, an_empty_timeline_prices_nothing);
     tcase_add_test(tc, a_blocking_call_costs_the_idle_it_caused);
     tcase_add_test(tc, a_barrier_costs_the_chain_it_held_back);
