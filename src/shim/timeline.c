@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc.h"
 #include "timeline.h"
 
 /* ------------------------------------------------------ interval sets --- */
@@ -334,15 +335,9 @@ void sc_tl_free(sc_timeline *tl)
 
 #define GAP_SAMPLES 65536
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 void sc_tl_gaps(const sc_timeline *tl, uint32_t device, uint32_t gap_ns[4])
 {
-    int64_t *g = malloc(4 * GAP_SAMPLES * sizeof *g);
+    uint64_t *g = malloc(4 * GAP_SAMPLES * sizeof *g);
     size_t n[4] = {0};
     if (!g)
         return;
@@ -356,12 +351,12 @@ void sc_tl_gaps(const sc_timeline *tl, uint32_t device, uint32_t gap_ns[4])
             continue;
         int k = (p->kind == SC_GPU_MEMCPY) + 2 * (o->kind == SC_GPU_MEMCPY);
         if (n[k] < GAP_SAMPLES)
-            g[k * GAP_SAMPLES + n[k]++] = gap;
+            g[k * GAP_SAMPLES + n[k]++] = (uint64_t)gap;
     }
     for (int k = 0; k < 4; k++) {
         gap_ns[k] = 0;
         if (n[k]) {
-            qsort(g + k * GAP_SAMPLES, n[k], sizeof *g, cmp_i64);
+            qsort(g + k * GAP_SAMPLES, n[k], sizeof *g, sc_cmp_u64);
             gap_ns[k] = (uint32_t)g[k * GAP_SAMPLES + n[k] / 2];
         }
     }
