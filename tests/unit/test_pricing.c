@@ -558,6 +558,28 @@ START_TEST(sync_copies_after_legacy_kernels)
 }
 END_TEST
 
+/* A recorded pinned copy's own time (sc_pr_copy_ns): 4 MiB to the device
+   at 48 bytes a ns, 87381 ns by the calibrated rate; measured mode timed it
+   at 78560 (seed 003's on an H200).  The rate's time, unless the replays
+   keep the GPU's gaps (sc_pr_model.gaps), where the shorter recorded time
+   stands; a recorded time longer than the rate's (copies both ways at
+   once) never does. */
+START_TEST(recorded_copy_time_with_gaps)
+{
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
+    sc_pr_device dev = {.known = 1, .rate = {0, 48, 48}};
+    sc_pr_model m = {.streams = &st, .nstreams = 1, .devices = &dev, .ndevices = 1};
+    sc_pr_call c = {.what = SC_PR_SUBMIT, .dir = SC_PR_H2D, .bytes = 4 << 20, .gpu_known = 1, .gpu_ns = 78560};
+    ck_assert_uint_eq((uint64_t)sc_pr_copy_ns(&m, &c), 87381);
+    m.gaps = 1;
+    ck_assert_uint_eq((uint64_t)sc_pr_copy_ns(&m, &c), 78560);
+    c.gpu_ns = 95000;
+    ck_assert_uint_eq((uint64_t)sc_pr_copy_ns(&m, &c), 87381);
+    c.gpu_known = 0, c.gpu_ns = 78560;
+    ck_assert_uint_eq((uint64_t)sc_pr_copy_ns(&m, &c), 87381);
+}
+END_TEST
+
 /* SC701's fix, CUDA_DEVICE_MAX_CONNECTIONS=32 (SC_PR_FIX_QUEUES): four
    streams on two hardware queues, each running a kernel A then a kernel B
    of 10 ms (CUPTI's times), as NVIDIA's simpleHyperQ does with 32 on 8:
@@ -1385,6 +1407,7 @@ int main(void)
     tcase_add_loop_test(tc, blocking_stream_made_nonblocking, 0, 2);
     tcase_add_loop_test(tc, legacy_event_still_joins, 0, 2);
     tcase_add_loop_test(tc, streams_share_hardware_queues, 0, 2);
+    tcase_add_test(tc, recorded_copy_time_with_gaps);
     tcase_add_loop_test(tc, sync_copies_after_legacy_kernels, 0, 2);
     tcase_add_test(tc, pageable_copies);
     tcase_add_test(tc, released_sources);
