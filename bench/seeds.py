@@ -21,7 +21,8 @@ later run with --only SECTION --merge measures them and keeps the rest.  On
 a host without a GPU it says so and exits 0.
 
 --merge --estimates times nothing: it runs each way of the comparisons kept
-once under streamcheck, in detect mode and with --measure, and puts the cost
+once (--est-runs N: N times, the median kept) under streamcheck, in detect
+mode and with --measure, and puts the cost
 streamcheck puts on the findings (the slow way's less the fast way's) beside
 the gain measured.  The estimate covers what the gain covers: where the
 metric times one region that the app marks with an NVTX range (the C seed
@@ -117,6 +118,10 @@ def parse_args():
                    help="with --merge --estimates: run nothing; take each comparison's estimates from RAW, "
                         "the --raw file of an --estimates run (of this streamcheck, on a GPU of the same "
                         "kind), beside the gains kept in --raw: no GPU needed")
+    p.add_argument("--est-runs", type=int, default=1, metavar="N",
+                   help="with --estimates: run each way N times in each mode and keep the median of the "
+                        "estimates, with every run's beside it (default 1; the estimates of one run moved by "
+                        "up to a third between runs on an H200)")
     p.add_argument("--keep", metavar="DIR",
                    help="with --estimates: keep each run's JSON report and pricing model in DIR "
                         "(KEY-WAY-MODE.json, and the model by STREAMCHECK_TEST_PRICE_DUMP, KEY-WAY-MODE.PID), "
@@ -126,10 +131,29 @@ def parse_args():
         p.error("--estimates-from goes with --merge --estimates")
     if a.reps < 5:
         p.error("--reps must be at least 5")
+    if a.est_runs < 1:
+        p.error("--est-runs must be at least 1")
     return a
 
 
 # ------------------------------------------------------------------ runs ---
+
+def median_estimate(results):
+    """One way's estimates over several runs (Runner.cost's dicts, None for a
+    run that failed): the median of their all_ms and of their warnings_ms,
+    the basis seen most, the first's range; with two or more, every run's
+    all_ms as "runs".  None when every run failed."""
+    ok = [r for r in results if r]
+    if not ok:
+        return None
+    if len(results) == 1:
+        return ok[0]
+    bases = [r["basis"] for r in ok]
+    return {"all_ms": statistics.median(r["all_ms"] for r in ok),
+            "warnings_ms": statistics.median(r["warnings_ms"] for r in ok),
+            "basis": max(bases, key=bases.count), "range": ok[0]["range"],
+            "runs": [r["all_ms"] for r in ok]}
+
 
 class Runner:
     def __init__(self, args):
@@ -302,15 +326,18 @@ class Comparison:
                 self.findings[which] = runner.findings(v.cmd, v.env, v.expect)
         self.status = "measured" if self.values["slow"] and self.values["fast"] else "failed"
 
-    def estimate(self, runner):
-        """Each way once under streamcheck, detect mode and --measure, in
-        the metric's NVTX range (scope) where it has one."""
+    def estimate(self, runner, runs=1):
+        """Each way `runs` times under streamcheck, detect mode and
+        --measure, in the metric's NVTX range (scope) where it has one: the
+        median of its estimates (median_estimate)."""
         for mode in ("detect", "measure"):
             e = {}
             for which in ("slow", "fast"):
                 v = getattr(self, which)
-                e[which] = runner.cost(v.cmd, v.env, measure=mode == "measure", scope=self.scope,
-                                       tag="%s-%s-%s" % (self.key, which, mode))
+                tag = "%s-%s-%s" % (self.key, which, mode)
+                e[which] = median_estimate([runner.cost(v.cmd, v.env, measure=mode == "measure", scope=self.scope,
+                                                        tag=tag + ("-%d" % i if i else ""))
+                                            for i in range(runs)])
             self.estimates[mode] = e
 
     def gain_ms(self):
@@ -678,7 +705,8 @@ def write_results(path, args, comps, meta, started, finished):
         w("## What streamcheck estimates beside what the fix gained")
         w("")
         w("For each hazard and its fix: the gain measured above (median of the slow way less median of the "
-          "fast way, per run), and the cost streamcheck put on the slow way's findings in one run of it, less "
+          "fast way, per run), and the cost streamcheck put on the slow way's findings in one run of it (or "
+          "the median of several, `--est-runs`, listed below the table), less "
           "what it put on the fast way's (the fix should remove exactly that): in detect mode (from the "
           "host: `cost_basis` says how) and with `--measure` (from the GPU timeline). *est / gain* near 1 is "
           "right; the goal is within ±25% where the fix gains something, and under 5% of the run where it "
@@ -712,6 +740,13 @@ def write_results(path, args, comps, meta, started, finished):
                 c.key, fmt(g), over, "–" if d is None else fmt(d), slow.get("basis", "-"), rel(d, g, other),
                 "not available" if m is None else fmt(m), rel(m, g, other)))
         w("")
+        for c in est:
+            several = [(mode, c.estimates[mode]["slow"]["runs"]) for mode in ("detect", "measure")
+                       if (c.estimates.get(mode) or {}).get("slow") and "runs" in c.estimates[mode]["slow"]]
+            if several:
+                w("- **%s**: the median of %d runs of each way; the slow way's estimates, %s." % (
+                    c.key, len(several[0][1]),
+                    "; ".join("%s %s ms" % (mode, ", ".join(fmt(x) for x in r)) for mode, r in several)))
         runs = {}
         for c in est:
             runs.setdefault(c.estimated or "?", []).append(c.key)
@@ -902,7 +937,7 @@ def main():
             if time.monotonic() - t0 > args.budget_s:
                 print("%-22s skipped: over the time budget" % c.key, flush=True)
                 continue
-            c.estimate(runner)
+            c.estimate(runner, args.est_runs)
             c.estimated = meta["started"]
             c.estimated_gpu = gpu_name(meta)
             if c.other_gpus():

@@ -223,6 +223,36 @@ if [ -n "$PYTHON3" ]; then
         notok "bench/seeds.py: est / gain across GPUs: '$same', '$other'"
     fi
 else skip "bench/seeds.py across GPUs" "no python3"; fi
+# bench/seeds.py --est-runs N: each way's estimates the median of N runs
+# (median_estimate: a failed run left out, the basis seen most), every
+# run's beside it, and the table says so under it.
+if [ -n "$PYTHON3" ]; then
+    med=$(PYTHONPATH="$abs_top_srcdir/bench" "$PYTHON3" -B -c '
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("seeds", sys.argv[1])
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+r = lambda a, b: {"all_ms": a, "warnings_ms": a, "basis": b, "range": "timed"}
+e = m.median_estimate([r(5.0, "replay"), None, r(3.0, "replay-measured"), r(4.0, "replay-measured")])
+print(e["all_ms"], e["basis"], e["runs"], m.median_estimate([None, None]), m.median_estimate([r(1.0, "x")]) == r(1.0, "x"))
+' "$abs_top_srcdir/bench/seeds.py" 2>&1)
+    cp "$tmp/gains.json" "$tmp/raw.json"
+    "$PYTHON3" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+no = {"all_ms": 0.0, "warnings_ms": 0.0, "basis": "-", "range": "timed"}
+s = {"all_ms": 4.0, "warnings_ms": 4.0, "basis": "replay", "range": "timed", "runs": [5.0, 3.0, 4.0]}
+d["comparisons"]["seed004-seq"]["estimates"] = {"detect": {"slow": s, "fast": no}, "measure": {"slow": s, "fast": no}}
+json.dump(d, open(sys.argv[2], "w"))' "$tmp/gains.json" "$tmp/est3.json"
+    "$PYTHON3" -B "$abs_top_srcdir/bench/seeds.py" --apps "$tmp/none" --merge --estimates --estimates-from \
+        "$tmp/est3.json" --results "$tmp/R3.md" --raw "$tmp/raw.json" --only seeds >/dev/null 2>&1
+    if [ "$med" = "4.0 replay-measured [5.0, 3.0, 4.0] None True" ] &&
+       grep -qx -- '- \*\*seed004-seq\*\*: the median of 3 runs of each way; the slow way'"'"'s estimates, detect 5.000, 3.000, 4.000 ms; measure 5.000, 3.000, 4.000 ms.' "$tmp/R3.md"; then
+        ok "bench/seeds.py --est-runs: the median of the runs, the spread under the table"
+    else
+        notok "bench/seeds.py --est-runs: '$med'; $(grep -c 'the median of' "$tmp/R3.md" 2>/dev/null) lines"
+    fi
+else skip "bench/seeds.py --est-runs" "no python3"; fi
 # The estimates' sums (bench/together.py, as the report's total): a fix
 # shared by findings counted once, and a measured SC102, whose time is its
 # legacy-stream commands' own findings', left out (blocking_stream on an

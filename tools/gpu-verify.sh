@@ -17,7 +17,8 @@
 #   bench-redirect   bench/redirect.sh (independent threads' speed-up)
 #   estimates   bench/seeds.py --estimates --merge (RESULTS.md's column);
 #               EST_REMEASURE=KEY,... measures those comparisons' gains again
-#               first (their programs changed since the kept gains)
+#               first (their programs changed since the kept gains);
+#               EST_RUNS=N: each estimate the median of N runs of each way
 #   price       bench/price_check.py: each hazard and its fix alternated,
 #               beside the price of detect and measured mode, judged by
 #               issue 29's bounds (the DDP pair needs 2 GPUs, else skipped);
@@ -160,6 +161,7 @@ estimates)
     fi
     python3 "$root/bench/seeds.py" --stage "$stage" --merge --estimates --only "${EST_ONLY:-apps,seeds}" \
         --results "$res/RESULTS.md" --raw "$res/RESULTS-runs.json" --budget-s "${EST_BUDGET:-200}" \
+        --est-runs "${EST_RUNS:-1}" \
         >"$res/estimates.log" 2>&1
     tail -n 30 "$res/estimates.log"; cp "$res/RESULTS.md" "$res/RESULTS-runs.json" "$out"/ 2>/dev/null ;;
 price)
