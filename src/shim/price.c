@@ -240,11 +240,17 @@ static void extrapolate(const sc_pr_model *m, sc_pr_result *r)
 /* STREAMCHECK_TEST_PRICE_DUMP=PREFIX: the model and what it predicted, as
    text in PREFIX.PID, for a person checking the model against a run (a test
    hook, not an option). */
-static void dump(const sc_pr_model *m, const sc_pr_result *res)
+static const char *dump_path(void)
 {
     const char *path = getenv("STREAMCHECK_TEST_PRICE_DUMP");
+    return path && *path ? path : NULL;
+}
+
+static void dump(const sc_pr_model *m, const sc_pr_result *res)
+{
+    const char *path = dump_path();
     char name[4200];
-    if (!path || !*path)
+    if (!path)
         return;
     snprintf(name, sizeof name, "%s.%ld", path, (long)getpid());   /* one per process */
     FILE *f = fopen(name, "w");
@@ -532,6 +538,12 @@ static void unbarrier_in_threads_fix(const sc_pr_model *m, sc_pr_finding *f)
 static void fill_devices(sc_pr_model *m, sc_pr_device *dev, int measured, int queues)
 {
     sc_pr_span *v;
+    /* The GPU's own gaps between a stream's operations (seed 003's chunks:
+       about 25 of 190 us a chunk under CUPTI on an H200), which the replay
+       otherwise leaves out: under the test hook STREAMCHECK_TEST_GAPS=1
+       only, until a GPU judges them; a measured run's dump carries them
+       either way (bench/price_replay --gaps), and nothing else asks. */
+    m->gaps = (uint8_t)(measured && sc_test_switch("STREAMCHECK_TEST_GAPS", 0));
     P.source = measured ? SC_PRICE_MEASURED : SC_PRICE_SAMPLED;
     for (uint32_t d = 0; d < m->ndevices; d++) {
         if (measured) {   /* kept with the model, which lives to the end */
@@ -551,16 +563,10 @@ static void fill_devices(sc_pr_model *m, sc_pr_device *dev, int measured, int qu
         extrapolate_busy(&dev[d], measured || cut);
         rates(&dev[d], d);
         dev[d].connections = queues ? sc_g.max_conn : 0;
-        if (measured)
+        if (m->gaps || (measured && dump_path()))
             sc_measure_gaps(d, dev[d].gap_ns);
     }
     m->devices = dev;
-    /* The GPU's own gaps between a stream's operations (seed 003's chunks:
-       about 25 of 190 us a chunk under CUPTI on an H200), which the replay
-       otherwise leaves out: under the test hook STREAMCHECK_TEST_GAPS=1
-       only, until a GPU judges them; measured mode's dumps carry them
-       either way (bench/price_replay --gaps). */
-    m->gaps = (uint8_t)(measured && sc_test_switch("STREAMCHECK_TEST_GAPS", 0));
 }
 
 /* Once, at report time, after every thread left the slow path. */

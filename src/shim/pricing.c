@@ -134,10 +134,8 @@ static double pinned_ns(const scen *s, const sc_pr_call *c)
     uint32_t d = sc_pr_device_of(s->m, c->stream);
     double r = d < s->m->ndevices && c->dir <= SC_PR_D2H ? s->m->devices[d].rate[c->dir] : 0;
     uint64_t copy = c->t1 - c->t0 - c->wait_ns;
-    double ns = r > 0 ? (double)c->bytes / r : (double)copy;
-    /* no slower than measured mode timed it: a synchronous copy of pinned
-       memory already ran at its rate, which a calibration may undershoot */
-    return c->gpu_known && c->gpu_ns && (double)c->gpu_ns < ns ? (double)c->gpu_ns : ns;
+    /* a synchronous copy of pinned memory already ran at its rate */
+    return sc_pr_no_slower(c, r > 0 ? (double)c->bytes / r : (double)copy);
 }
 
 /* What a thread's build keeps: its last operation, the stream it went to,

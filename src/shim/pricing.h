@@ -356,6 +356,13 @@ static inline uint32_t sc_pr_device_of(const sc_pr_model *m, uint32_t stream)
     return stream < m->nstreams ? m->streams[stream].device : 0;
 }
 
+/* A copy's time ns, no longer than measured mode's record of it (gpu_ns),
+   where it has one: a calibration may undershoot the rate a copy ran at. */
+static inline double sc_pr_no_slower(const sc_pr_call *c, double ns)
+{
+    return c->gpu_known && c->gpu_ns && (double)c->gpu_ns < ns ? (double)c->gpu_ns : ns;
+}
+
 /* A recorded async copy's own time at the device's pinned rate, where it
    is known (else 0: it shares the GPU's time by count, as work).  Where the
    replays keep the GPU's gaps (sc_pr_model.gaps, a test hook), no slower
@@ -368,7 +375,7 @@ static inline double sc_pr_copy_ns(const sc_pr_model *m, const sc_pr_call *c)
     if ((c->dir != SC_PR_H2D && c->dir != SC_PR_D2H) || !c->bytes || d >= m->ndevices)
         return 0;
     double r = m->devices[d].rate[c->dir], ns = r > 0 ? (double)c->bytes / r : 0;
-    return m->gaps && ns > 0 && c->gpu_known && c->gpu_ns && (double)c->gpu_ns < ns ? (double)c->gpu_ns : ns;
+    return m->gaps && ns > 0 ? sc_pr_no_slower(c, ns) : ns;
 }
 
 /* The GPU's busy time to every actor's calls (pricing_attribute.c): an
