@@ -6,7 +6,7 @@
  * there (bench/price_check.py's table).
  *
  *   price_replay [--together] [--no-events] [--occupancy 0|1] [--unbarrier] [--tool-cost A,O]
- *                [--gaps | --gaps-ns K2K,C2K,K2C,C2C] [--duplex R] DUMP
+ *                [--gaps | --no-gaps | --gaps-ns K2K,C2K,K2C,C2C] [--duplex R] DUMP
  *                         the dump's first line and its finding lines, as
  *                         the current model prices them; --duplex R: the
  *                         rate of pinned copies both ways at once, bytes
@@ -35,10 +35,13 @@
  *                         shares its N hardware queues in the replay;
  *                         --gaps: the replays keep each device line's
  *                         "gaps" (measured mode's dumps since the
- *                         seventeenth session; STREAMCHECK_TEST_GAPS=1's
- *                         runs replay so), --gaps-ns: these, in ns, kernel
- *                         to kernel, copy to kernel, kernel to copy and
- *                         copy to copy, on every device (older dumps)
+ *                         seventeenth session), --no-gaps: they do not
+ *                         (without either: as the dump's first line says
+ *                         its run priced, "gaps 1" in measured mode's
+ *                         dumps since the eighteenth, else without),
+ *                         --gaps-ns: these, in ns, kernel to kernel, copy
+ *                         to kernel, kernel to copy and copy to copy, on
+ *                         every device (older dumps)
  *
  * Each finding's flags are the ones price.c gives it: a finding (not an
  * allocation site) is in the all-fixed run, and is priced jointly when its
@@ -66,12 +69,14 @@ typedef struct dfind { sc_pr_finding f; char rule[16]; } dfind;
 static int no_events;   /* --no-events */
 static int occupancy = -1;   /* --occupancy 1 or 0; -1: as the dump's run priced */
 static int unbarrier;        /* --unbarrier */
-static int gaps;             /* --gaps or --gaps-ns: the replays keep the devices' gaps */
+static int gaps = -1;        /* --gaps or --gaps-ns 1, --no-gaps 0: the replays keep the devices' gaps; -1: as the
+                                dump's run priced (its first line's "gaps", else without) */
 static uint32_t gaps_ns[4];  /* --gaps-ns K2K,C2K,K2C,C2C: every device's, in place of the dump's */
 static int gaps_given;
 
 typedef struct dump {
     uint64_t scope_ns;
+    int gaps_field;          /* the first line says whether the run replayed the GPU's gaps */
     sc_pr_stream *streams; size_t nstreams, cstreams;
     dbusy *devs; size_t ndevs, cdevs;
     dfind *finds; size_t nfinds, cfinds;
@@ -202,6 +207,10 @@ static int line_of(dump *d, const char *l)
         if (sc && sscanf(sc, " scope %llu", &x) != 1)
             return -1;
         d->scope_ns = sc ? x : 0;
+        const char *gp = strstr(l, " gaps ");   /* the run replayed the GPU's gaps (dumps since the default) */
+        d->gaps_field = gp && sscanf(gp, " gaps %u", &a) == 1;
+        if (d->gaps_field && gaps < 0)
+            gaps = a != 0;
     } else if (strncmp(l, "tool ", 5)) {
         return -1;
     }
@@ -237,13 +246,14 @@ static int price(dump *d, double duplex, int together)
         sc_pr_model m = {.threads = th, .nthreads = d->nthreads, .streams = d->streams, .nstreams = d->nstreams,
                          .devices = dev, .ndevices = d->ndevs, .findings = f, .nfindings = d->nfinds,
                          .occupancy = (uint8_t)(occupancy > 0), .scope_ns = d->scope_ns,
-                         .gaps = (uint8_t)gaps};
+                         .gaps = (uint8_t)(gaps > 0)};
         sc_pr_result r = {.saving = saving, .off_loop = before, .together = tog, .together_n = tog_n,
                           .dropped = dropped};
         if (sc_pr_price(&m, &r) == 0) {
-            printf("window %llu model %llu fixed %llu loop %llu stalled %d occupancy %u scope %llu\n",
+            printf("window %llu model %llu fixed %llu loop %llu stalled %d occupancy %u scope %llu%s\n",
                    (unsigned long long)r.window_ns, (unsigned long long)r.model_ns, (unsigned long long)r.fixed_ns,
-                   (unsigned long long)r.loop_ns, r.stalled, m.occupancy, (unsigned long long)m.scope_ns);
+                   (unsigned long long)r.loop_ns, r.stalled, m.occupancy, (unsigned long long)m.scope_ns,
+                   d->gaps_field ? (m.gaps ? " gaps 1" : " gaps 0") : "");
             for (size_t i = 0; i < d->nfinds; i++)
                 printf("finding %zu rule %s fix %u saving %llu keep %u %llu%s%s\n", i + 1, d->finds[i].rule, f[i].fix,
                        (unsigned long long)saving[i], f[i].keep_bp, (unsigned long long)f[i].keep_ns,
@@ -280,6 +290,8 @@ int main(int argc, char **argv)
             argc--;
         } else if (argc >= 3 && !strcmp(argv[1], "--gaps")) {
             gaps = 1;
+        } else if (argc >= 3 && !strcmp(argv[1], "--no-gaps")) {
+            gaps = 0;
         } else if (argc >= 4 && !strcmp(argv[1], "--gaps-ns") &&
                    sscanf(argv[2], "%u,%u,%u,%u", &gaps_ns[0], &gaps_ns[1], &gaps_ns[2], &gaps_ns[3]) == 4) {
             gaps = gaps_given = 1;
@@ -301,7 +313,7 @@ int main(int argc, char **argv)
     }
     if (argc != 2) {
         fprintf(stderr, "usage: price_replay [--together] [--no-events] [--occupancy 0|1] [--unbarrier] "
-                "[--tool-cost A,O] [--gaps | --gaps-ns K2K,C2K,K2C,C2C] [--duplex R] DUMP  (a file "
+                "[--tool-cost A,O] [--gaps | --no-gaps | --gaps-ns K2K,C2K,K2C,C2C] [--duplex R] DUMP  (a file "
                 "STREAMCHECK_TEST_PRICE_DUMP wrote)\n");
         return 2;
     }

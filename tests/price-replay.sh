@@ -214,22 +214,26 @@ r=$?
 [ $r -eq 0 ] || diff "$tmp/occ/want" "$tmp/occ/got" | head -n 10 | sed 's/^/# /'
 ok $r "seed000_matmul, occupancy's test hook: priced with it, a one-thread spin 1/4224 of the device ($spins calls), replayed alike"
 
-# copy_pipeline under --measure with STREAMCHECK_TEST_GAPS=1: the dump's
-# device line carries the timeline's gaps (the simulator's own between a
-# copy and a kernel are tens of us), and the run priced with them: replayed
-# with --gaps, its findings' savings to the nanosecond.
+# copy_pipeline under --measure: the dump's device line carries the
+# timeline's gaps (the simulator's own between a copy and a kernel are tens
+# of us), its first line says the run replayed them (measured mode's
+# default), and price_replay, as the dump says, gives its findings' savings
+# to the nanosecond; --no-gaps (STREAMCHECK_TEST_GAPS=0's replay) other ones.
 mkdir -p "$tmp/gaps"
-STREAMCHECK_TEST_GAPS=1 STREAMCHECK_TEST_PRICE_DUMP="$tmp/gaps/d" "$SC_CLI" --simulate --measure --format=json \
+STREAMCHECK_TEST_PRICE_DUMP="$tmp/gaps/d" "$SC_CLI" --simulate --measure --format=json \
     --output="$tmp/gaps" -- "$SC_APPS/copy_pipeline" 8 16 0.5 >/dev/null 2>&1
 set -- "$tmp/gaps"/d.*
-"$tool" --gaps "$1" | sed -E 's/( set-up)?( dropped)?$//' >"$tmp/gaps/got"
+"$tool" "$1" | sed -E 's/( set-up)?( dropped)?$//' >"$tmp/gaps/got"
+"$tool" --no-gaps "$1" | grep '^finding ' | sed -E 's/( set-up)?( dropped)?$//' >"$tmp/gaps/without"
 { head -n 1 "$1"; grep '^finding ' "$1"; } >"$tmp/gaps/want"
+grep '^finding ' "$1" >"$tmp/gaps/with"
 gaps=$(sed -n 's/^device 0 .* gaps \([0-9]*\) \([0-9]*\) \([0-9]*\) \([0-9]*\) .*/\1 \2 \3 \4/p' "$1")
 set -- $gaps
-[ $# -eq 4 ] && [ $(($1 + $2 + $3 + $4)) -gt 0 ] && cmp -s "$tmp/gaps/want" "$tmp/gaps/got"
+[ $# -eq 4 ] && [ $(($1 + $2 + $3 + $4)) -gt 0 ] && grep -q ' gaps 1$' "$tmp/gaps/want" &&
+    cmp -s "$tmp/gaps/want" "$tmp/gaps/got" && ! cmp -s "$tmp/gaps/with" "$tmp/gaps/without"
 r=$?
 [ $r -eq 0 ] || diff "$tmp/gaps/want" "$tmp/gaps/got" | head -n 10 | sed 's/^/# /'
-ok $r "copy_pipeline, the GPU's gaps' test hook: gaps ${gaps:-none} ns in the dump, replayed with them alike"
+ok $r "copy_pipeline, the GPU's gaps (measured mode's default): gaps ${gaps:-none} ns in the dump, replayed with them alike, without them not"
 
 read_back=$(grep -n 'cudaMemcpyDeviceToHost, s)); // expect: SC203' "$abs_top_srcdir/testapps/pageable_loop.cu" |
     cut -d: -f1)

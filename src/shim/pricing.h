@@ -225,7 +225,7 @@ typedef struct sc_pr_model {
     uint64_t scope_ns;       /* the time shares are of where the report's are of a range; 0: the
                                 steady loop for findings in it, else the window (keep_bp) */
     uint8_t gaps;            /* the replays keep each device's gap_ns between a stream's operations
-                                (STREAMCHECK_TEST_GAPS=1, measured mode; sc_rp_set_gaps) */
+                                (measured mode, unless STREAMCHECK_TEST_GAPS=0; sc_rp_set_gaps) */
     uint64_t latency_ns;     /* from a submission to its work's earliest start in the replays:
                                 sc_pr_price sets it on its copy of the model (sc_pr_latency) */
     uint8_t occupancy;       /* the kernels' demand is their occupancy's where known (occupancy.h) */
