@@ -439,6 +439,8 @@ def priced(a, runner, p, mode, places):
         d = tempfile.mkdtemp(prefix="%s.%s.%d." % (p.key, mode, k), dir=runner.tmp)
         opts = ["--format=json", "--output=" + d, "--log-level=quiet"] + mode_opts(p, mode)
         cmd, env = launch(a, p, p.hazard, opts)
+        if a.keep:   # the pricing model's dump beside the report, for bench/price_replay
+            env = dict(env, STREAMCHECK_TEST_PRICE_DUMP=os.path.join(d, "model"))
         rc = runner.run(cmd, env)[0]
         files = sorted(glob.glob(os.path.join(d, "*.json")))
         if rc == SKIPPED:
@@ -452,7 +454,7 @@ def priced(a, runner, p, mode, places):
             problems.append("unreadable report (%s): %s" % (mode, x))
             continue
         if a.keep:
-            for f in files:
+            for f in files + sorted(glob.glob(os.path.join(d, "model.*"))):
                 shutil.copy(f, os.path.join(a.keep, "%s.%s.%d.%s" % (p.key, mode, k, os.path.basename(f))))
         runs.append(by_process(reps, p.launch is not None))
     return {"runs": runs, "problems": problems, "skipped": False}
@@ -639,7 +641,7 @@ def parse_args():
     p.add_argument("--budget-s", type=float, default=0, help="start no pair after this many seconds (0: no limit)")
     p.add_argument("--out", help="the JSON results (default $OUT/price-check.json, else price-check.json), "
                    "rewritten after each pair, the table so far beside it (NAME.so-far.md, removed at the end)")
-    p.add_argument("--keep", help="copy the JSON reports into this directory")
+    p.add_argument("--keep", help="copy the JSON reports, and the pricing model's dumps (price_replay), into this directory")
     a = p.parse_args()
     if a.pairs < 5:
         p.error("--pairs must be at least 5")

@@ -12,7 +12,9 @@
  * Measured mode asks the driver (once per function, block size and
  * dynamic shared memory) and prices with it: on an H200, four cuBLAS
  * products of 2048 on streams of their own gained 0.45 ms of 13.7, priced
- * 10 ms by threads and 0.40 by occupancy (docs/PRICES.md).  Detect mode
+ * 10 ms by threads and 0.40 by occupancy (docs/PRICES.md); a grid spread
+ * over more multiprocessors than its occupancy needs asks half of what the
+ * spread adds too (occupancy.c).  Detect mode
  * keeps the threads' demand.  STREAMCHECK_TEST_OCCUPANCY=1 or 0 turns it
  * on or off in either mode; with STREAMCHECK_TEST_PRICE_DUMP it is asked
  * and dumped beside the threads' demand, for bench/price_replay
