@@ -253,6 +253,35 @@ json.dump(d, open(sys.argv[2], "w"))' "$tmp/gains.json" "$tmp/est3.json"
         notok "bench/seeds.py --est-runs: '$med'; $(grep -c 'the median of' "$tmp/R3.md" 2>/dev/null) lines"
     fi
 else skip "bench/seeds.py --est-runs" "no python3"; fi
+# bench/seeds.py: seed 001's priorities shorten a latency inside the run
+# (elapsed_ms, the short chain), not the run (backlog_ms): the estimates are
+# set against the run's gain, taken from the kept runs of either way's
+# command where the comparison has none of its own, and a line says so.
+if [ -n "$PYTHON3" ]; then
+    "$PYTHON3" -c '
+import json, sys
+run = lambda mode, e, b: {"cmd": ["./x/seed001_priority", mode, "20", "8", "200"], "env": {}, "rc": 0,
+                          "metrics": {"elapsed_ms": e, "backlog_ms": b}}
+no = {"all_ms": 0.0, "warnings_ms": 0.0, "basis": "-", "range": "timed"}
+d = {"meta": {"gpu": "GPU A, 1, 2 MiB, Default", "gpus": 1, "cuda": "13.0", "nvcc": "", "host": "h", "cpus": 2,
+              "started": "2026-01-01 00:00 UTC", "argv": ["x"]},
+     "comparisons": {"seed001-priority": {"values": {"slow": [3.0, 3.2, 3.1], "fast": [1.5, 1.6, 1.4]},
+                                          "findings": {}, "problems": [], "status": "measured", "note": "",
+                                          "estimates": {"detect": {"slow": no, "fast": no},
+                                                        "measure": {"slow": no, "fast": no}}}},
+     "runs": [run("equal", 3.0, 35.8), run("priority", 1.5, 36.0), run("equal", 3.2, 35.9),
+              run("priority", 1.6, 36.1), run("equal", 3.1, 35.7), run("priority", 1.4, 35.9)]}
+json.dump(d, open(sys.argv[1], "w"))' "$tmp/prio.json"
+    "$PYTHON3" -B "$abs_top_srcdir/bench/seeds.py" --apps "$tmp/none" --merge --estimates --estimates-from "$tmp/prio.json" \
+        --results "$tmp/RP.md" --raw "$tmp/prio.json" --only seeds >/dev/null 2>&1
+    row=$(grep '^| seed001-priority |' "$tmp/RP.md" | tail -n 1)
+    if [ "$row" = "| seed001-priority | -0.200 | range \`timed\` (\`backlog_ms\`) | 0.000 | - | -0.000 | 0.000 | -0.000 |" ] &&
+       grep -q '^- \*\*seed001-priority\*\*: the fix shortens `elapsed_ms` (a latency inside the run) by 1.600 ms; the run, `backlog_ms`, took 35.800 ms one way and 36.000 the other' "$tmp/RP.md"; then
+        ok "bench/seeds.py: a latency's fix set against the run's gain (backlog_ms from the kept runs), and said so"
+    else
+        notok "bench/seeds.py: seed001-priority's row '$row'"
+    fi
+else skip "bench/seeds.py run_metric" "no python3"; fi
 # The estimates' sums (bench/together.py, as the report's total): a fix
 # shared by findings counted once, and a measured SC102, whose time is its
 # legacy-stream commands' own findings', left out (blocking_stream on an
