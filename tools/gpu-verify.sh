@@ -16,9 +16,13 @@
 #               redirect method: same output, same loss bits
 #   bench-redirect   bench/redirect.sh (independent threads' speed-up)
 #   estimates   bench/seeds.py --estimates --merge (RESULTS.md's column);
-#               EST_REMEASURE=KEY,... measures those comparisons' gains again
-#               first (their programs changed since the kept gains);
-#               EST_RUNS=N: each estimate the median of N runs of each way
+#               the gains of the seeds' and apps' comparisons whose kept
+#               fix gains 5% or more are measured again first, in the same
+#               command (a lent machine's pageable copies differ from the
+#               last one's: estimates against an earlier machine's gains
+#               moved by up to a third); EST_REMEASURE=KEY,... names them
+#               instead ("none": none); EST_RUNS=N: each estimate the
+#               median of N runs of each way
 #   price       bench/price_check.py: each hazard and its fix alternated,
 #               beside the price of detect and measured mode, judged by
 #               issue 29's bounds (the DDP pair needs 2 GPUs, else skipped);
@@ -152,7 +156,26 @@ estimates)
     step "RESULTS.md: estimates beside measured gains"
     cp "$root/docs/RESULTS-runs.json" "$res/RESULTS-runs.json"
     # comparisons whose programs changed since the kept gains were measured:
-    # measured again first (EST_REMEASURE, comma-separated keys)
+    # measured again first (EST_REMEASURE, comma-separated keys); by default
+    # those whose kept fix gains 5% or more
+    if [ -z "${EST_REMEASURE:-}" ]; then
+        EST_REMEASURE=$(python3 - "$res/RESULTS-runs.json" <<'PYEOF'
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))
+keys = []
+for k, c in d.get("comparisons", {}).items():
+    v = c.get("values", {})
+    s, f = v.get("slow") or [], v.get("fast") or []
+    # the comparisons an estimates run priced (those of the table), gaining 5% or more
+    if c.get("estimates") and s and f and statistics.median(f) > 0 and \
+            statistics.median(s) / statistics.median(f) >= 1.05:
+        keys.append(k)
+print(",".join(keys))
+PYEOF
+)
+        echo "gains measured again first: ${EST_REMEASURE:-none}"
+    fi
+    [ "$EST_REMEASURE" = none ] && EST_REMEASURE=
     if [ -n "${EST_REMEASURE:-}" ]; then
         python3 "$root/bench/seeds.py" --stage "$stage" --merge --only "$EST_REMEASURE" \
             --results "$res/RESULTS.md" --raw "$res/RESULTS-runs.json" --budget-s "${EST_REMEASURE_BUDGET:-120}" \
