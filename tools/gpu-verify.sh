@@ -175,7 +175,7 @@ PYEOF
 )
         echo "gains measured again first: ${EST_REMEASURE:-none}"
     fi
-    [ "$EST_REMEASURE" = none ] && EST_REMEASURE=
+    if [ "$EST_REMEASURE" = none ]; then EST_REMEASURE=; fi
     if [ -n "${EST_REMEASURE:-}" ]; then
         python3 "$root/bench/seeds.py" --stage "$stage" --merge --only "$EST_REMEASURE" \
             --results "$res/RESULTS.md" --raw "$res/RESULTS-runs.json" --budget-s "${EST_REMEASURE_BUDGET:-120}" \
