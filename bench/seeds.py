@@ -258,6 +258,12 @@ def median(v):
     return statistics.median(v) if v else float("nan")
 
 
+def difference(values):
+    """The slow way's median less the fast way's, or None where either has none."""
+    s, f = median(values["slow"]), median(values["fast"])
+    return s - f if s == s and f == f else None
+
+
 # ---------------------------------------------------------- comparisons ---
 
 class Variant:
@@ -351,16 +357,12 @@ class Comparison:
         """What the fix gained in a run, in ms (times only)."""
         if self.unit != "ms" or self.better != "lower" or self.once:
             return None
-        s, f = median(self.values["slow"]), median(self.values["fast"])
-        return s - f if s == s and f == f else None
+        return difference(self.values)
 
     def est_gain_ms(self):
         """The gain the estimates are set against: the run's (run_metric) where the metric is a latency
         inside it, else gain_ms."""
-        if not self.run_metric:
-            return self.gain_ms()
-        s, f = median(self.run_values["slow"]), median(self.run_values["fast"])
-        return s - f if self.run_values["slow"] and self.run_values["fast"] and s == s and f == f else None
+        return difference(self.run_values) if self.run_metric else self.gain_ms()
 
     def backfill(self, runs):
         """run_values from a raw file's runs (kept before the comparison recorded them): the runs of either

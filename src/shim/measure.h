@@ -58,7 +58,7 @@ int sc_measure_busy(unsigned device, struct sc_pr_span **v, size_t *n);
 struct sc_pr_model;
 void sc_measure_queued(struct sc_pr_model *m);
 /* The device's (ordinal) idle gaps between two operations of one stream
-   (timeline.h, sc_tl_gaps), by SC_PR_GAP(prev_copy, next_copy), for
+   (timeline.h, sc_tl_gaps), by replay.h's SC_RP_GAP(prev_copy, next_copy), for
    sc_pr_device.gap_ns; 0 where none was seen or nothing was measured from
    start to end. */
 void sc_measure_gaps(unsigned device, uint32_t gap_ns[4]);

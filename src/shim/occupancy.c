@@ -177,10 +177,10 @@ float sc_occ_demand(const void *fn, uint32_t grid, uint32_t block, uint32_t shme
        half of what its spread over the multiprocessors adds to it: on an
        H200, seed 000's SC601 priced at 1.08 of the fix's gain, where
        occupancy alone gave 1.90 (the seeds' estimates, median of 3 runs). */
-    double spread = (double)grid * (double)per / (double)room;
+    double spread = occ * per;   /* the grid over the multiprocessors (room is per of each) */
     if (spread > 1)
         spread = 1;
-    return (float)(spread > occ ? occ + SM_SHARE * (spread - occ) : occ);
+    return (float)(occ + SM_SHARE * (spread - occ));
 }
 
 void sc_occ_kept(struct sc_rl_hot *rl, const void *fn, uint32_t grid, uint32_t block, uint32_t shmem)

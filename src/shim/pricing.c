@@ -800,8 +800,7 @@ int64_t sc_pr_replay(const sc_pr_model *m, const sc_pr_work *w, const size_t *ba
         rc = sc_rp_set_duplex(s.g, (unsigned)i, duplex_fraction(&m->devices[i])) < 0 ||
              sc_rp_set_queues(s.g, (unsigned)i, queues_of(&s, &m->devices[i])) < 0 ||
              (m->gaps && sc_rp_set_gaps(s.g, (unsigned)i, m->devices[i].gap_ns) < 0);
-    _Static_assert(SC_PR_GAP(1, 0) == SC_RP_GAP(1, 0) && SC_PR_GAP(0, 1) == SC_RP_GAP(0, 1), "gap_ns's order");
-    /* sc_pr_device.gap_ns comes from the timeline (timeline.h, sc_tl_gaps), in the same order */
+    /* sc_pr_device.gap_ns comes from the timeline (timeline.h, sc_tl_gaps), in SC_RP_GAP's order */
     for (size_t t = 0; !rc && t < m->nthreads; t++)
         rc = sc_rp_thread(s.g, m->threads[t].n ? m->threads[t].calls[0].t0 - origin : 0) != (int)t;
     for (size_t t = 0; !rc && t < m->nthreads; t++)

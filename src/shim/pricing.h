@@ -199,13 +199,9 @@ typedef struct sc_pr_device {
                                 shares among the streams; 0: not modelled (a queue per stream) */
     uint32_t gap_ns[4];      /* measured mode: the GPU's idle gap from an operation's end to the
                                 start of its stream's next, queued before it ended (median), by
-                                SC_PR_GAP(prev_copy, next_copy); 0: unknown.  Replayed only where
+                                replay.h's SC_RP_GAP(prev_copy, next_copy); 0: unknown.  Replayed where
                                 sc_pr_model.gaps says so */
 } sc_pr_device;
-
-/* gap_ns's index: kernel to kernel, copy to kernel, kernel to copy, copy to
-   copy (replay.h's SC_RP_GAP; pricing.c asserts they agree). */
-#define SC_PR_GAP(prev_copy, next_copy) ((prev_copy) + 2 * (next_copy))
 
 typedef struct sc_pr_finding {
     uint8_t fix;             /* sc_pr_fix */
@@ -365,7 +361,7 @@ static inline double sc_pr_no_slower(const sc_pr_call *c, double ns)
 
 /* A recorded async copy's own time at the device's pinned rate, where it
    is known (else 0: it shares the GPU's time by count, as work).  Where the
-   replays keep the GPU's gaps (sc_pr_model.gaps, a test hook), no slower
+   replays keep the GPU's gaps (sc_pr_model.gaps: measured mode), no slower
    than measured mode timed it: seed 003's 4 MiB copies ran in 78 us on an
    H200 where the calibrated rate gives 87, which made up for the gaps the
    replay left out. */
