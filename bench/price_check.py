@@ -141,7 +141,10 @@ def pair_table(a):
     pgl = "pageable_loop: STEPS MIB GPU_MS HOST_MS; a batch copied from pageable memory each step"
     resnet = ["--steps", 40, "--warmup", 10, "--deterministic"]
     item = ["--steps", 200, "--warmup", 20, "--deterministic"]
-    ddp = ["--steps", 60]
+    # One epoch (2 ranks x 256 x 120 samples): a DataLoader starts its workers
+    # again at each epoch, a stall of tens of ms that moved the 60-step pair's
+    # mean step by up to 1.5 ms between rounds, more than pinning gains.
+    ddp = ["--steps", 120, "--samples", 2 * 256 * 120]
     rb = ["--steps", 40, "--warmup", 5]
     return [
         Pair("host_sync_loop-gpu", "c", hsl + " (GPU-bound: 10 10 8)",
@@ -240,12 +243,12 @@ def pair_table(a):
              "SC203", "step_ms", "readback_loop.py", unit="step", steps=45),
         Pair("ddp_train", "python", "ddp_train.py on 2 GPUs (torchrun): pin_memory 0 vs 1, per rank",
              py("ddp_train.py", "--pin-memory", 0, *ddp), py("ddp_train.py", "--pin-memory", 1, *ddp),
-             "SC203", "step_ms", "ddp_train.py", unit="step", steps=60, launch="torchrun"),
+             "SC203", "step_ms", "ddp_train.py", unit="step", steps=120, launch="torchrun"),
         Pair("ddp_item", "python", "ddp_train.py on 2 GPUs (torchrun), pinned: loss.item() every step "
              "vs the loss summed on the GPU (--metrics-on-gpu), per rank",
              py("ddp_train.py", "--pin-memory", 1, *ddp), py("ddp_train.py", "--pin-memory", 1,
                                                    "--metrics-on-gpu", *ddp),
-             "SC403", "step_ms", "ddp_train.py", unit="step", steps=60, launch="torchrun"),
+             "SC403", "step_ms", "ddp_train.py", unit="step", steps=120, launch="torchrun"),
     ]
 
 

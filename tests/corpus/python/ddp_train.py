@@ -158,7 +158,9 @@ def main():
         print(f"timed_window_ns={t0},{t1}", file=sys.stderr)
         if self_ns:
             print(f"shim_self_ns_window={s1 - s0}", file=sys.stderr, flush=True)
-    print(f"rank={rank} loss_sum={loss_sum:.6f} loss_hex={float(loss_sum).hex()} steps={step}", flush=True)
+    # one write, so that the ranks' lines on a shared pipe do not interleave
+    sys.stdout.flush()
+    os.write(1, f"rank={rank} loss_sum={loss_sum:.6f} loss_hex={float(loss_sum).hex()} steps={step}\n".encode())
     dist.barrier()
     dist.destroy_process_group()
 
