@@ -66,7 +66,7 @@ EXTRA_DIST += bench/exit_time.py bench/price_offline.py bench/price_weights.py b
 	bench/data/h100-price-dumps-9.tar.xz bench/data/h200-price-dumps-10.tar.xz \
 	bench/data/h100-price-dumps-11.tar.xz bench/data/seeds-h100-dumps-12.tar.xz \
 	bench/data/h200-dumps-14.tar.xz bench/data/h200-dumps-15.tar.xz \
-	bench/data/h200-dumps-16.tar.xz
+	bench/data/h200-dumps-16.tar.xz bench/data/h200-price-dumps-19.tar.xz
 $(SC_BENCH_CU): bench/%: $(srcdir)/bench/%.cu $(srcdir)/kernels/sc_kernels.cuh
 	@$(MKDIR_P) bench
 	$(NVCCAPP_V)$(NVCC) $(NVCCFLAGS) -cudart shared -o $@ $<

@@ -41,6 +41,11 @@ bench/data/h100-price-dumps-11.tar.xz: the twelfth session's C pairs on one
 H100 (multithread, copy_pipeline, pageable_loop-host, readback,
 host_sync_loop-gpu), recorded by a shim whose replay serves the device and
 the copy engines first come, first served.
+bench/data/h200-price-dumps-19.tar.xz: the nineteenth session's DDP pair (two
+H200s, one epoch of 120 steps, 5 rounds) and train_resnet (the same host, 5
+rounds), whose dumps carry each receipt's CPU time and the thread's CPU
+clock at each record (receive NS T0 CPU, cpu), priced with the GIL's free
+share of that CPU time.
 Each dump is replayed by bench/price_replay with this tree's model; the
 hazard's saving, against the one the dump recorded, scales the recorded
 estimate, and so its est/gain:

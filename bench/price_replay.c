@@ -6,7 +6,7 @@
  * there (bench/price_check.py's table).
  *
  *   price_replay [--together] [--no-events] [--occupancy 0|1] [--unbarrier] [--tool-cost A,O]
- *                [--gaps | --no-gaps | --gaps-ns K2K,C2K,K2C,C2C] [--duplex R] DUMP
+ *                [--gaps | --no-gaps | --gaps-ns K2K,C2K,K2C,C2C] [--receipt-cpu 0|1] [--duplex R] DUMP
  *                         the dump's first line and its finding lines, as
  *                         the current model prices them; --duplex R: the
  *                         rate of pinned copies both ways at once, bytes
@@ -41,7 +41,12 @@
  *                         dumps since the eighteenth, else without),
  *                         --gaps-ns: these, in ns, kernel to kernel, copy
  *                         to kernel, kernel to copy and copy to copy, on
- *                         every device (older dumps)
+ *                         every device (older dumps); --receipt-cpu 1: a
+ *                         Python thread's batch receipts count their CPU
+ *                         time too ("receive NS T0 CPU", dumps since the
+ *                         nineteenth session), 0: only their time off the
+ *                         CPU (without it: as the first line's
+ *                         "receipt_cpu" says, else 0)
  *
  * Each finding's flags are the ones price.c gives it: a finding (not an
  * allocation site) is in the all-fixed run, and is priced jointly when its
@@ -72,11 +77,13 @@ static int unbarrier;        /* --unbarrier */
 static int gaps = -1;        /* --gaps or --gaps-ns 1, --no-gaps 0: the replays keep the devices' gaps; -1: as the
                                 dump's run priced (its first line's "gaps", else without) */
 static uint32_t gaps_ns[4];  /* --gaps-ns K2K,C2K,K2C,C2C: every device's, in place of the dump's */
+static int receipt_cpu = -1; /* --receipt-cpu 1 or 0; -1: as the dump's run priced (its first line's "receipt_cpu") */
 static int gaps_given;
 
 typedef struct dump {
     uint64_t scope_ns;
     int gaps_field;          /* the first line says whether the run replayed the GPU's gaps */
+    int receipt_field;       /* and whether its receipts counted their CPU time */
     sc_pr_stream *streams; size_t nstreams, cstreams;
     dbusy *devs; size_t ndevs, cdevs;
     dfind *finds; size_t nfinds, cfinds;
@@ -114,13 +121,17 @@ static int call_line(dump *d, const char *l)
     const char *tl = strstr(l, " tool ");   /* CUPTI's host time, likewise, and its counts */
     if (tl && sscanf(tl, " tool %llu %u %u", &tool, &apis, &ops) < 1)
         return -1;
-    unsigned long long receive = 0, receive_t0 = 0;
-    const char *rv = strstr(l, " receive ");   /* a batch's receipt, in dumps since it was recorded */
-    if (rv && sscanf(rv, " receive %llu %llu", &receive, &receive_t0) != 2)
+    unsigned long long receive = 0, receive_t0 = 0, receive_cpu = 0;
+    const char *rv = strstr(l, " receive ");   /* a batch's receipt, in dumps since it was recorded; its */
+    if (rv && sscanf(rv, " receive %llu %llu %llu", &receive, &receive_t0, &receive_cpu) < 2)   /* CPU time */
         return -1;
     float o1 = 0, o2 = 0;
     const char *oc = strstr(l, " occ ");   /* the kernels' demand by occupancy, likewise */
     if (oc && sscanf(oc, " occ %f %f", &o1, &o2) != 2)
+        return -1;
+    unsigned long long cpu = 0;
+    const char *cp = strstr(l, " cpu ");   /* the thread's CPU clock, in dumps since the nineteenth session */
+    if (cp && sscanf(cp, " cpu %llu", &cpu) != 1)
         return -1;
     if (no_events && (what == SC_PR_EVENT_RECORD || what == SC_PR_EVENT_WAIT))
         what = SC_PR_OTHER;   /* its host time, and the submissions made before it, kept */
@@ -129,6 +140,7 @@ static int call_line(dump *d, const char *l)
         return -1;
     t->v[t->n - 1] = (sc_pr_call){.t0 = t0, .t1 = t0 + dur, .wait_ns = wait, .own_ns = own,
                                   .release_ns = release, .receive_ns = receive, .receive_t0 = receive_t0,
+                                  .receive_cpu_ns = receive_cpu, .cpu_ns = cpu,
                                   .touch_ns = touch, .bytes = bytes, .dev = dev,
                                   .stream = stream, .nsub = nsub, .sub_stream = sub,
                                   .finding = {(uint16_t)f0, (uint16_t)f1}, .what = (uint8_t)what,
@@ -211,6 +223,10 @@ static int line_of(dump *d, const char *l)
         d->gaps_field = gp && sscanf(gp, " gaps %u", &a) == 1;
         if (d->gaps_field && gaps < 0)
             gaps = a != 0;
+        const char *rc = strstr(l, " receipt_cpu ");   /* the run's receipts with their CPU time */
+        d->receipt_field = rc && sscanf(rc, " receipt_cpu %u", &a) == 1;
+        if (d->receipt_field && receipt_cpu < 0)
+            receipt_cpu = a != 0;
     } else if (strncmp(l, "tool ", 5)) {
         return -1;
     }
@@ -246,14 +262,15 @@ static int price(dump *d, double duplex, int together)
         sc_pr_model m = {.threads = th, .nthreads = d->nthreads, .streams = d->streams, .nstreams = d->nstreams,
                          .devices = dev, .ndevices = d->ndevs, .findings = f, .nfindings = d->nfinds,
                          .occupancy = (uint8_t)(occupancy > 0), .scope_ns = d->scope_ns,
-                         .gaps = (uint8_t)(gaps > 0)};
+                         .gaps = (uint8_t)(gaps > 0), .receipt_cpu = (uint8_t)(receipt_cpu > 0)};
         sc_pr_result r = {.saving = saving, .off_loop = before, .together = tog, .together_n = tog_n,
                           .dropped = dropped};
         if (sc_pr_price(&m, &r) == 0) {
-            printf("window %llu model %llu fixed %llu loop %llu stalled %d occupancy %u scope %llu%s\n",
+            printf("window %llu model %llu fixed %llu loop %llu stalled %d occupancy %u scope %llu%s%s\n",
                    (unsigned long long)r.window_ns, (unsigned long long)r.model_ns, (unsigned long long)r.fixed_ns,
                    (unsigned long long)r.loop_ns, r.stalled, m.occupancy, (unsigned long long)m.scope_ns,
-                   d->gaps_field ? (m.gaps ? " gaps 1" : " gaps 0") : "");
+                   d->gaps_field ? (m.gaps ? " gaps 1" : " gaps 0") : "", 
+                   d->receipt_field ? (m.receipt_cpu ? " receipt_cpu 1" : " receipt_cpu 0") : "");
             for (size_t i = 0; i < d->nfinds; i++)
                 printf("finding %zu rule %s fix %u saving %llu keep %u %llu%s%s\n", i + 1, d->finds[i].rule, f[i].fix,
                        (unsigned long long)saving[i], f[i].keep_bp, (unsigned long long)f[i].keep_ns,
@@ -292,6 +309,10 @@ int main(int argc, char **argv)
             gaps = 1;
         } else if (argc >= 3 && !strcmp(argv[1], "--no-gaps")) {
             gaps = 0;
+        } else if (argc >= 4 && !strcmp(argv[1], "--receipt-cpu") && (!strcmp(argv[2], "0") || !strcmp(argv[2], "1"))) {
+            receipt_cpu = argv[2][0] == '1';
+            argv++;
+            argc--;
         } else if (argc >= 4 && !strcmp(argv[1], "--gaps-ns") &&
                    sscanf(argv[2], "%u,%u,%u,%u", &gaps_ns[0], &gaps_ns[1], &gaps_ns[2], &gaps_ns[3]) == 4) {
             gaps = gaps_given = 1;
@@ -313,7 +334,8 @@ int main(int argc, char **argv)
     }
     if (argc != 2) {
         fprintf(stderr, "usage: price_replay [--together] [--no-events] [--occupancy 0|1] [--unbarrier] "
-                "[--tool-cost A,O] [--gaps | --no-gaps | --gaps-ns K2K,C2K,K2C,C2C] [--duplex R] DUMP  (a file "
+                "[--tool-cost A,O] [--gaps | --no-gaps | --gaps-ns K2K,C2K,K2C,C2C] [--receipt-cpu 0|1] [--duplex R] "
+                "DUMP  (a file "
                 "STREAMCHECK_TEST_PRICE_DUMP wrote)\n");
         return 2;
     }

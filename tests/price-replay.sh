@@ -231,7 +231,7 @@ set -- "$tmp/gaps"/d.*
 grep '^finding ' "$1" >"$tmp/gaps/with"
 gaps=$(sed -n 's/^device 0 .* gaps \([0-9]*\) \([0-9]*\) \([0-9]*\) \([0-9]*\) .*/\1 \2 \3 \4/p' "$1")
 set -- $gaps
-[ $# -eq 4 ] && [ $(($1 + $2 + $3 + $4)) -gt 0 ] && grep -q ' gaps 1$' "$tmp/gaps/want" &&
+[ $# -eq 4 ] && [ $(($1 + $2 + $3 + $4)) -gt 0 ] && grep -q ' gaps 1 ' "$tmp/gaps/want" &&
     cmp -s "$tmp/gaps/want" "$tmp/gaps/got" && ! cmp -s "$tmp/gaps/with" "$tmp/gaps/without"
 r=$?
 [ $r -eq 0 ] || diff "$tmp/gaps/want" "$tmp/gaps/got" | head -n 10 | sed 's/^/# /'

@@ -256,10 +256,11 @@ static void dump(const sc_pr_model *m, const sc_pr_result *res)
     FILE *f = fopen(name, "w");
     if (!f)
         return;
-    fprintf(f, "window %llu model %llu fixed %llu loop %llu stalled %d occupancy %u scope %llu gaps %u\n",
+    fprintf(f, "window %llu model %llu fixed %llu loop %llu stalled %d occupancy %u scope %llu gaps %u "
+            "receipt_cpu %u\n",
             (unsigned long long)res->window_ns, (unsigned long long)res->model_ns, (unsigned long long)res->fixed_ns,
             (unsigned long long)res->loop_ns, res->stalled, m->occupancy, (unsigned long long)m->scope_ns,
-            m->gaps);
+            m->gaps, m->receipt_cpu);
     for (size_t i = 0; i < m->nstreams; i++)
         fprintf(f, "stream %zu device %u kind %u finding %u\n", i, m->streams[i].device, m->streams[i].kind,
                 m->streams[i].finding);
@@ -286,7 +287,7 @@ static void dump(const sc_pr_model *m, const sc_pr_result *res)
             const sc_pr_call *c = &th->calls[i];
             fprintf(f, "  %llu +%llu wait %llu what %u stream %u nsub %u sub %u f %u,%u dir %u bytes %llu "
                     "demand %.9g %.9g own %llu release %llu touch %llu %u dev %llx gpu %u %llu %llu tool %llu %u %u "
-                    "receive %llu %llu occ %.9g %.9g\n",
+                    "receive %llu %llu %llu occ %.9g %.9g cpu %llu\n",
                     (unsigned long long)c->t0,
                     (unsigned long long)(c->t1 - c->t0), (unsigned long long)c->wait_ns, c->what, c->stream,
                     c->nsub, c->sub_stream, c->finding[0], c->finding[1], c->dir, (unsigned long long)c->bytes,
@@ -295,8 +296,9 @@ static void dump(const sc_pr_model *m, const sc_pr_result *res)
                     (unsigned long long)c->touch_ns, c->touch_again, (unsigned long long)c->dev, c->gpu_known,
                     (unsigned long long)c->gpu_ns, (unsigned long long)c->fast_gpu_ns,
                     (unsigned long long)c->tool_ns, c->tool_apis, c->tool_ops,
-                    (unsigned long long)c->receive_ns, (unsigned long long)c->receive_t0, c->occ_demand,
-                    c->fast_occ_demand);
+                    (unsigned long long)c->receive_ns, (unsigned long long)c->receive_t0,
+                    (unsigned long long)c->receive_cpu_ns, c->occ_demand,
+                    c->fast_occ_demand, (unsigned long long)c->cpu_ns);
         }
     }
     for (size_t d = 0; d < m->ndevices; d++)
@@ -618,6 +620,10 @@ void sc_price_run(void)
     m->nfindings = nf;
     m->scope_ns = sc_range_scope() ? sc_range_scope_ns() : 0;   /* as shim_report.c's shares */
     m->occupancy = (uint8_t)sc_occ_price;
+    /* a Python thread's receipts with the GIL-free share of their CPU time
+       (pricing.c gil_free): the default since two H200s judged it;
+       STREAMCHECK_TEST_RECEIPT_CPU=0, their time off the CPU alone */
+    m->receipt_cpu = (uint8_t)sc_test_switch("STREAMCHECK_TEST_RECEIPT_CPU", 1);
     /* measured mode's timeline when it has one (sc_measure_stop ran), else
        the samples */
     sc_pr_span *v;

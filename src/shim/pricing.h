@@ -133,8 +133,14 @@ typedef struct sc_pr_call {
     uint64_t receive_ns;  /* pageable uploads: host time the thread spent receiving the copy's host
                              side (a DataLoader's batch from a worker: up to mapping its shared memory,
                              unmap.c), from receive_t0, the return of an earlier call of its, on: the
-                             pinning thread's work with pin_memory=True (SC_PR_FIX_PIN) */
+                             pinning thread's work with pin_memory=True (SC_PR_FIX_PIN).  In a
+                             Python process, the part of it off the thread's CPU; receive_cpu_ns, the
+                             rest (its CPU time less the releases timed within it), which the replay
+                             adds where sc_pr_model.receipt_cpu says so */
     uint64_t receive_t0;
+    uint64_t receive_cpu_ns;
+    uint64_t cpu_ns;      /* a Python thread that has received a batch: its CPU clock at the record
+                             (CLOCK_THREAD_CPUTIME_ID), else 0 */
     uint64_t touch_ns;    /* pageable copies to the host: the part of the call (after its wait) spent
                              faulting in destination pages never written before; the fix's pinned
                              buffer has them touched where it is allocated, before the thread's work */
@@ -225,6 +231,10 @@ typedef struct sc_pr_model {
     uint64_t latency_ns;     /* from a submission to its work's earliest start in the replays:
                                 sc_pr_price sets it on its copy of the model (sc_pr_latency) */
     uint8_t occupancy;       /* the kernels' demand is their occupancy's where known (occupancy.h) */
+    uint8_t receipt_cpu;     /* a Python thread's receipts count the part of their CPU time
+                                (receive_cpu_ns) the pinning thread can do while the thread leaves
+                                the GIL free: the share of the thread's time off its CPU or waiting
+                                in a call (its cpu_ns); unless STREAMCHECK_TEST_RECEIPT_CPU=0 */
 } sc_pr_model;
 
 typedef struct sc_pr_result {

@@ -317,9 +317,10 @@ int sc_rl_full(const sc_thread *t)
    (*from): where it is one of the shared files mapped at most RL_MAP_RECS
    records ago; 0 otherwise.  Taken once.  In C, the receipt's time (less
    its releases); in Python, the part of it off the CPU (waiting for the
-   worker's messages): the pinning thread's own CPU work holds the GIL the
-   thread needs, as the receipt did. */
-static uint64_t received(sc_rl_log *l, uintptr_t lo, uint64_t bytes, uint64_t *from)
+   worker's messages), and in *cpu the rest less the releases: whether the
+   pinning thread's CPU work, which holds the GIL, saves the thread that
+   too is the replay's choice (sc_pr_model.receipt_cpu). */
+static uint64_t received(sc_rl_log *l, uintptr_t lo, uint64_t bytes, uint64_t *from, uint64_t *cpu)
 {
     if (l->n - l->map_rec > RL_MAP_RECS)
         l->nmap = 0;
@@ -332,6 +333,7 @@ static uint64_t received(sc_rl_log *l, uintptr_t lo, uint64_t bytes, uint64_t *f
                 if (!l->map_cpu0 || l->map_cpu < l->map_cpu0)
                     return 0;
                 off = l->map_cpu - l->map_cpu0;
+                *cpu = off > l->map_released ? off - l->map_released : 0;
             }
             return ns > off ? ns - off : 0;
         }
@@ -387,11 +389,11 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
         l->src[0].hi = (uintptr_t)op->host + op->bytes;
         l->src[0].rec = (uint32_t)l->n + 1;
         if (c->dir == SC_PR_H2D)
-            c->receive_ns = received(l, (uintptr_t)op->host, op->bytes, &c->receive_t0);
+            c->receive_ns = received(l, (uintptr_t)op->host, op->bytes, &c->receive_t0, &c->receive_cpu_ns);
     }
     l->released = 0;
     if (l->maps == MAPS_PY)
-        l->rec_cpu = thread_cpu_ns();
+        c->cpu_ns = l->rec_cpu = thread_cpu_ns();
     /* after a wait, the next submission says when the GPU got work again */
     t->rl.watch = wait_ns > 0 || ((t->rl.watch & SC_RL_WATCH_WAIT) && what != SC_PR_SUBMIT) ? SC_RL_WATCH_WAIT : 0;
     if (!l->lid)
