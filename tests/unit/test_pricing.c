@@ -44,6 +44,8 @@ static void busy(run *r, uint64_t a, uint64_t b)
 static double duplex_rate;
 /* price()'s model takes the kernels' demand by occupancy (sc_pr_model.occupancy). */
 static int occupancy;
+/* Whether price() counts a Python thread's receipts' CPU time by the GIL's free share (sc_pr_model.receipt_cpu). */
+static int receipt_cpu;
 
 /* The last price()'s verdicts (sc_pr_result.dropped) and its findings'
    fixes at once (together, together_n), per finding. */
@@ -61,7 +63,7 @@ static sc_pr_result price(run *r, int nthreads, const sc_pr_stream *st, size_t n
                         .duplex = duplex_rate};
     sc_pr_model m = {.threads = th, .nthreads = (size_t)nthreads, .streams = st, .nstreams = nst,
                      .devices = &dev, .ndevices = 1, .findings = f, .nfindings = nf,
-                     .occupancy = (uint8_t)occupancy};
+                     .occupancy = (uint8_t)occupancy, .receipt_cpu = (uint8_t)receipt_cpu};
     ck_assert_uint_le(nf, sizeof dropped);
     sc_pr_result res = {.saving = saving, .dropped = dropped, .together = together, .together_n = together_n};
     ck_assert_int_eq(sc_pr_price(&m, &res), 0);
@@ -795,6 +797,65 @@ START_TEST(receipts_to_a_pinning_thread)
 }
 END_TEST
 
+/* A Python loop's twenty steps of 10 ms: each receives its batch (1 ms off
+   the thread's CPU, then 2 ms on it: receive_ns, receive_cpu_ns), copies it
+   from pageable memory (2 ms on the CPU, as fast as pinned), then waits for
+   a 5 ms kernel (spinning).  The thread's CPU clock (cpu_ns) runs 2 + 2 + 5
+   ms a step, 5 of them waiting in a call: it holds the GIL 4 ms of 10, so
+   0.6 of the receipts' CPU time is the pinning thread's to take, and a
+   receipt is priced 1 + 0.6 x 2 = 2.2 ms (1 with the CPU time left out).
+   Pinned, the thread spends the rest of the receipt, then waits for the
+   copy and the kernel on the GPU (7 ms): 7.8 ms a step, or 9 with the CPU
+   time left out; the pinning thread's 5 ms a batch (receipt and staging; 3
+   with the CPU time left out) keep ahead but for the first batch, which the
+   thread waits for longer (4.2 ms; 1 without).  So the share saves about
+   1.2 ms a step more, a little less for that wait: 22 ms over the run (the
+   replay: 38.97 against 17.01). */
+static uint64_t received_py(int with_cpu)
+{
+    static run r;
+    r = (run){0};
+    receipt_cpu = with_cpu;
+    sc_pr_stream st = {0, SC_PR_NONBLOCKING, 0};
+    uint64_t now = 10000, cpu = 10000;
+    add(&r, 0, SC_PR_OTHER, 0, now, 0, 0)->cpu_ns = cpu;
+    for (int k = 0; k < 20; k++) {
+        uint64_t from = now;
+        now += 3 * MS;
+        cpu += 2 * MS;
+        sc_pr_call *c = add(&r, 0, SC_PR_COPY_PAGEABLE, now, now + 2 * MS, 0, 0);
+        c->dir = SC_PR_H2D;
+        c->bytes = 2 * MS;
+        c->finding[0] = 1;
+        c->receive_ns = 1 * MS;
+        c->receive_cpu_ns = 2 * MS;
+        c->receive_t0 = from;
+        busy(&r, now, now + 2 * MS);
+        now += 2 * MS;
+        c->cpu_ns = cpu += 2 * MS;
+        add(&r, 0, SC_PR_SUBMIT, now, now + 10000, 0, 0)->cpu_ns = cpu += 10000;
+        busy(&r, now, now + 5 * MS);
+        add(&r, 0, SC_PR_WAIT_STREAM, now + 10000, now + 5 * MS, 5 * MS - 10000, 0)->cpu_ns = cpu += 5 * MS - 10000;
+        now += 5 * MS;
+    }
+    sc_pr_finding f = {.fix = SC_PR_FIX_PIN, .in_all = 1};
+    uint64_t saving;
+    sc_pr_result res = price(&r, 1, &st, 1, &f, 1, 0, 1.0, &saving);
+    receipt_cpu = 0;
+    near(res.model_ns, res.window_ns);
+    return saving;
+}
+
+START_TEST(receipts_cpu_by_the_gils_free_share)
+{
+    uint64_t off = received_py(0), share = received_py(1);
+    ck_assert_uint_gt(share, off + 21 * MS);
+    ck_assert_uint_lt(share, off + 23 * MS);
+    ck_assert_uint_gt(off, 16 * MS);
+    ck_assert_uint_lt(off, 18 * MS);
+}
+END_TEST
+
 /* Steps of 10 ms of host work, a 4 ms kernel and its result read back to
    the host through a pageable async copy that waits for the kernel, then
    spends 3 ms faulting in the fresh pages it writes (touch_ns) and 2 ms
@@ -1425,6 +1486,7 @@ int main(void)
     tcase_add_test(tc, copies_both_ways_share_the_link);
     tcase_add_test(tc, kernels_weighed_by_their_recorded_time);
     tcase_add_test(tc, submission_latency);
+    tcase_add_test(tc, receipts_cpu_by_the_gils_free_share);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
