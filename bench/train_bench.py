@@ -301,8 +301,11 @@ def main():
     if a.prog_args is not None:
         cmd += shlex.split(a.prog_args)
     else:
+        # one epoch: a DataLoader starts its workers again at each epoch,
+        # a stall that moves a run's rate by more than the 1% sought
         cmd += ["--pin-memory", str(a.pin_memory), "--steps", str(a.steps),
-                "--warmup", str(a.warmup), "--batch-size", str(a.batch_size)]
+                "--warmup", str(a.warmup), "--batch-size", str(a.batch_size),
+                "--samples", str(a.batch_size * (a.steps + a.warmup))]
     parts = [x for x in a.ablate.split(",") if x]
     arms = {"native": [], "streamcheck": [], "measure": [], "torchprof": []}
     if a.no_detect:

@@ -236,13 +236,17 @@ overhead)
     for l in $loops; do
         steps=${OSTEPS:-100} pm=${l##*-pin}
         case $l in
-        gpu-pin?) set -- --prog-args "--pin-memory $pm --steps $steps --warmup 15 --batch-size 128 --workers 12" ;;
-        host-pin?) set -- --prog-args "--pin-memory $pm --steps $steps --warmup 15 --batch-size 64 --workers 4" ;;
+        # each loop one epoch: no DataLoader starts its workers again inside the timed steps
+        gpu-pin?) set -- --prog-args "--pin-memory $pm --steps $steps --warmup 15 --batch-size 128 --workers 12
+                                      --samples $((128 * (steps + 15)))" ;;
+        host-pin?) set -- --prog-args "--pin-memory $pm --steps $steps --warmup 15 --batch-size 64 --workers 4
+                                       --samples $((64 * (steps + 15)))" ;;
         gpt2) set -- --prog "$py/gpt2_step.py" --prog-args "--steps $((steps + 10)) --warmup 10" ;;
         ddp-pin?)
             [ "$ngpu" -ge 2 ] || { echo "overhead: $l needs 2 GPUs ($ngpu here); skipped"; continue; }
             set -- --prog "$py/ddp_train.py" --launch "torchrun --standalone --nproc_per_node 2" \
-                --prog-args "--pin-memory $pm --steps $((steps * 2 + 20)) --warmup 20" ;;
+                --prog-args "--pin-memory $pm --steps $((steps * 2 + 20)) --warmup 20
+                             --samples $((2 * 256 * (steps * 2 + 20)))" ;;
         *) echo "overhead: unknown loop '$l'"; continue ;;
         esac
         # OARMS: more arms, NAME:SPEC;NAME:SPEC (train_bench.py --arm)
