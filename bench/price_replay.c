@@ -269,7 +269,7 @@ static int price(dump *d, double duplex, int together)
             printf("window %llu model %llu fixed %llu loop %llu stalled %d occupancy %u scope %llu%s%s\n",
                    (unsigned long long)r.window_ns, (unsigned long long)r.model_ns, (unsigned long long)r.fixed_ns,
                    (unsigned long long)r.loop_ns, r.stalled, m.occupancy, (unsigned long long)m.scope_ns,
-                   d->gaps_field ? (m.gaps ? " gaps 1" : " gaps 0") : "", 
+                   d->gaps_field ? (m.gaps ? " gaps 1" : " gaps 0") : "",
                    d->receipt_field ? (m.receipt_cpu ? " receipt_cpu 1" : " receipt_cpu 0") : "");
             for (size_t i = 0; i < d->nfinds; i++)
                 printf("finding %zu rule %s fix %u saving %llu keep %u %llu%s%s\n", i + 1, d->finds[i].rule, f[i].fix,
@@ -309,7 +309,8 @@ int main(int argc, char **argv)
             gaps = 1;
         } else if (argc >= 3 && !strcmp(argv[1], "--no-gaps")) {
             gaps = 0;
-        } else if (argc >= 4 && !strcmp(argv[1], "--receipt-cpu") && (!strcmp(argv[2], "0") || !strcmp(argv[2], "1"))) {
+        } else if (argc >= 4 && !strcmp(argv[1], "--receipt-cpu") &&
+                   (!strcmp(argv[2], "0") || !strcmp(argv[2], "1"))) {
             receipt_cpu = argv[2][0] == '1';
             argv++;
             argc--;

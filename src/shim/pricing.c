@@ -573,8 +573,9 @@ static int call_step(scen *s, size_t t, tstate *ts, const sc_pr_work *w, size_t 
    PyTorch releases the GIL around its ops too, but a thread on its CPU
    takes it back between them.  Judged on two H200s (the DDP pair and
    train_resnet, 0.34-0.48 free): the receipts' CPU time in full priced the
-   DDP pair at 1.3-1.5 of its gain, none of it at 0.6-0.7, this share at
-   0.93-1.14.  1 where the thread's CPU clock was not read (C: no GIL). */
+   DDP pair at 1.30-1.51 of its gain, their time off the CPU alone at
+   0.60-0.86, this share at 0.93-1.14.  1 where the thread's CPU clock was
+   not read (C: no GIL) or it received fewer than two batches. */
 static double gil_free(const sc_pr_thread *th)
 {
     size_t a = th->n, b = 0;
@@ -637,12 +638,12 @@ static uint64_t *receipts(const scen *s, const sc_pr_thread *th)
         while (k > 0 && th->calls[k - 1].t0 >= c->receive_t0)
             k--;
         uint64_t pre = k ? th->calls[k - 1].own_ns : 0, ns = receipt_of(s, c, free_share);
-        uint64_t all = receipt_of(s, c, 1);   /* the pinning thread's: its CPU time in full */
         ns = ns < cap ? ns : cap;
-        all = all < ns ? ns : all < 2 * cap ? all : 2 * cap;
+        /* the pinning thread spends the receipt's CPU time in full */
+        uint64_t rest = receipt_of(s, c, 1) - receipt_of(s, c, free_share);
         uint64_t staged = c->t1 - c->t0 > c->wait_ns ? c->t1 - c->t0 - c->wait_ns : 0;
         cut[k] += ns > pre ? ns - pre : 0;
-        svc[k] += (all > pre ? all - pre : 0) + staged + c->release_ns;
+        svc[k] += (ns > pre ? ns - pre : 0) + rest + staged + c->release_ns;
     }
     return cut;
 }
