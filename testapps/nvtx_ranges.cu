@@ -9,12 +9,16 @@
 // nvtxRangeStartA/End ("load"), nvtxRangePushW ("wide"), a domain's
 // nvtxDomainRangePushEx with a registered string ("registered"), and
 // nvtxRangePushEx with an unnamed range inside ("ex": the innermost range
-// with a name).  NVTX reaches streamcheck through NVTX_INJECTION64_PATH,
+// with a name), and last, outside any range, after NCCL's pattern: a range
+// pushed by name and popped through the payload extension
+// (nvtxRangePopPayload), an unnamed payload range inside it.  NVTX reaches
+// streamcheck through NVTX_INJECTION64_PATH,
 // which the launcher sets; tests/nvtx.sh checks the range of each finding
 // and what --range keeps.  Without streamcheck NVTX's calls do nothing.
 #include "common.h"
 
 #include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtPayload.h>
 
 #define N (1 << 16)
 #define STEPS 4
@@ -82,6 +86,17 @@ int main(void)
     CHECK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s)); // expect: SC203 x1
     nvtxRangePop();
     nvtxRangePop();
+
+    a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+    a.message.registered = nvtxDomainRegisterStringA(domain, "nccl");
+    int v = 1;
+    nvtxPayloadData_t pd = {NVTX_PAYLOAD_SCHEMA_ID_STATIC_START, sizeof v, &v};
+    nvtxDomainRangePushEx(domain, &a);
+    nvtxRangePushPayload(domain, &pd, 1);
+    nvtxRangePopPayload(domain, &pd, 1);
+    nvtxRangePopPayload(domain, &pd, 1);
+    copy_after_work();
+    CHECK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s)); // expect: SC203 x1
 
     printf("nvtx_ranges: checksum %.6f\n", checksum(host, N));
     CHECK(cudaStreamDestroy(s));

@@ -6,7 +6,9 @@
 #  - each finding's nvtx_range in JSON, the innermost named range of its
 #    call: one call site in two ranges is two findings; ranges pushed
 #    (A, W, Ex, a domain's with a registered string), started and ended,
-#    nested, unnamed; text and HTML show it beside the call site;
+#    nested, unnamed, and popped through the payload extension as NCCL
+#    pops its own (no range left open after them); text and HTML show it
+#    beside the call site;
 #  - --range NAME: only findings with a range of that name open, innermost
 #    or enclosing; the process's nvtx_range and the time inside it; a name
 #    never opened gets a warning and no findings;
@@ -25,10 +27,11 @@ app=$SC_APPS/nvtx_ranges
 src=$abs_top_srcdir/testapps/nvtx_ranges.cu
 
 # The copies of the app, in the order of the file: outside any range,
-# step/eval, forward, load, wide, registered, ex.
+# step/eval, forward, load, wide, registered, ex, and outside any range
+# after NCCL's pattern.
 set -- $(grep -n 'cudaMemcpyAsync(dev, host' "$src" | cut -d: -f1)
-[ $# -eq 7 ] || { echo "Bail out! expected 7 copies in $src, found $#"; exit 1; }
-outside=$1 step=$2 forward=$3 load=$4 wide=$5 registered=$6 ex=$7
+[ $# -eq 8 ] || { echo "Bail out! expected 8 copies in $src, found $#"; exit 1; }
+outside=$1 step=$2 forward=$3 load=$4 wide=$5 registered=$6 ex=$7 after=$8
 
 run() {  # run DIR [streamcheck options]: the app, text on DIR/err, JSON, HTML and SARIF in DIR
     d=$tmp/$1
@@ -75,11 +78,12 @@ $load load 1 SC203
 $wide wide 1 SC203
 $registered registered 1 SC203
 $ex ex 1 SC203
+$after - 1 SC203
 END
     sort -o "$tmp/want" "$tmp/want"
     ranges "$tmp/all" > "$tmp/got"
     cmp -s "$tmp/want" "$tmp/got"
-    ok $? "JSON: each finding's nvtx_range (push A/W/Ex, domain, registered, start/end, nested, unnamed)"
+    ok $? "JSON: each finding's nvtx_range (push A/W/Ex, domain, registered, start/end, nested, unnamed, payload pops)"
     [ $? -eq 0 ] || diff "$tmp/want" "$tmp/got" | sed 's/^/# /'
 else
     skip "JSON: each finding's nvtx_range" "no python3"

@@ -12,6 +12,14 @@
  * Domains: a domain's ranges go on the same per-thread stack as the
  * global domain's, so ranges of two domains are followed exactly when
  * they nest (NCCL's inside PyTorch's).
+ *
+ * The payload extension (nvToolsExtPayload.h) reaches a tool through
+ * InitializeInjectionNvtxExtension, once per instance and module, with the
+ * module's slots: we take its range calls (nvtxRangePushPayload and the
+ * others; their payloads name nothing we read).  NCCL pushes a function's
+ * range by name (nvtxDomainRangePushEx) and, once it has set a payload,
+ * pops it with nvtxRangePopPayload: without this its ranges stayed open,
+ * and every later call of the thread was "in" ncclCommInitRankConfig.
  */
 #include "config.h"
 
@@ -20,6 +28,7 @@
 
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtPayload.h>
 
 #include "nvtx.h"
 #include "ranges.h"
@@ -107,6 +116,33 @@ static void domain_end(nvtxDomainHandle_t d, nvtxRangeId_t id)
     end(id);
 }
 
+/* The payload extension's ranges: unnamed to us (a payload may carry a
+   message, through a schema we do not read), so a push is named by its
+   enclosing range, as an unnamed nvtxRangePushEx is. */
+static int push_payload(nvtxDomainHandle_t d, const nvtxPayloadData_t *p, size_t n)
+{
+    (void)d, (void)p, (void)n;
+    return sc_range_push(SC_RANGE_NONE);
+}
+
+static int pop_payload(nvtxDomainHandle_t d, const nvtxPayloadData_t *p, size_t n)
+{
+    (void)d, (void)p, (void)n;
+    return sc_range_pop();
+}
+
+static nvtxRangeId_t start_payload(nvtxDomainHandle_t d, const nvtxPayloadData_t *p, size_t n)
+{
+    (void)d, (void)p, (void)n;
+    return sc_range_start(SC_RANGE_NONE);
+}
+
+static void end_payload(nvtxDomainHandle_t d, nvtxRangeId_t id, const nvtxPayloadData_t *p, size_t n)
+{
+    (void)d, (void)p, (void)n;
+    sc_range_end(id);
+}
+
 /* nvtx3::registered_string and the like: the handle is the name's id. */
 static nvtxStringHandle_t register_a(nvtxDomainHandle_t d, const char *s)
 {
@@ -171,4 +207,29 @@ int InitializeInjectionNvtx2(const void *(*getExportTable)(uint32_t exportTableI
     if (vi && vi->struct_size >= sizeof *vi && vi->SetInjectionNvtxVersion)
         vi->SetInjectionNvtxVersion(NVTX_VERSION);
     return filled > 0;
+}
+
+/* What an instance calls for each extension module it uses, at that
+   module's first call (nvtxDetail/nvtxExtInit.h).  The payload module's
+   range slots are ours; every other slot, and every other module's, NVTX
+   then makes a no-op.  1: attached (nothing to attach is no failure); 0:
+   the shim is disabled, and the module's calls stay no-ops. */
+int InitializeInjectionNvtxExtension(nvtxExtModuleInfo_t *info)
+{
+    if (!info || !sc_ranges_configure())
+        return 0;
+    if (info->structSize < sizeof *info || info->moduleId != NVTX_EXT_PAYLOAD_MODULEID || info->segmentsCount < 1 ||
+        !info->segments)
+        return 1;
+    static const struct { unsigned id; intptr_t fn; } ext[] = {
+        {NVTX3EXT_CBID_nvtxRangePushPayload, (intptr_t)push_payload},
+        {NVTX3EXT_CBID_nvtxRangePopPayload, (intptr_t)pop_payload},
+        {NVTX3EXT_CBID_nvtxRangeStartPayload, (intptr_t)start_payload},
+        {NVTX3EXT_CBID_nvtxRangeEndPayload, (intptr_t)end_payload},
+    };
+    nvtxExtModuleSegment_t *seg = &info->segments[0];
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
+        if (seg->functionSlots && ext[i].id < seg->slotCount)
+            seg->functionSlots[ext[i].id] = ext[i].fn;
+    return 1;
 }

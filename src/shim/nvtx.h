@@ -13,4 +13,10 @@
    tables are not what we know), and NVTX's calls stay no-ops. */
 SC_EXPORT int InitializeInjectionNvtx2(const void *(*getExportTable)(uint32_t exportTableId));
 
+/* What NVTX calls for each extension module an instance uses
+   (nvtxDetail/nvtxExtInit.h): the payload extension's range calls come to
+   the same stacks.  0: the shim is disabled. */
+struct nvtxExtModuleInfo_t;
+SC_EXPORT int InitializeInjectionNvtxExtension(struct nvtxExtModuleInfo_t *info);
+
 #endif /* SC_NVTX_H */

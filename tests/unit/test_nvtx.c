@@ -4,7 +4,8 @@
  * filled, the innermost named range of a thread, ranges started on one
  * thread and ended on another, --range's scope and its time (the union
  * over threads), a thread that ends inside a range, the name table full,
- * errno kept.  It prints what a push and pop cost. */
+ * errno kept, the payload extension's ranges (NCCL's pop).  It prints what
+ * a push and pop cost. */
 #include "config.h"
 
 #include <check.h>
@@ -18,6 +19,7 @@
 
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtPayload.h>
 
 #include "core.h"
 #include "nvtx.h"
@@ -321,6 +323,57 @@ START_TEST(names_full)
 }
 END_TEST
 
+/* The payload extension's module, as nvtxExtImplPayload_v1.h hands it to
+   a tool: the range slots filled, the others left to NVTX; another module
+   attached with nothing filled.  NCCL's pattern: a range pushed by name
+   (nvtxDomainRangePushEx), popped with nvtxRangePopPayload. */
+START_TEST(payload_ranges)
+{
+    attach();
+    intptr_t fn[64] = {0};
+    nvtxExtModuleSegment_t seg = {0, 63, fn};
+    nvtxExtModuleInfo_t info = {NVTX_VERSION, sizeof info, NVTX_EXT_PAYLOAD_MODULEID, NVTX_EXT_PAYLOAD_COMPATID,
+                                1, &seg, NULL, NULL};
+    ck_assert_int_eq(InitializeInjectionNvtxExtension(&info), 1);
+    for (unsigned i = 0; i < 64; i++)
+        if (i < NVTX3EXT_CBID_nvtxRangePushPayload || i > NVTX3EXT_CBID_nvtxRangeEndPayload)
+            ck_assert_int_eq(fn[i], 0);
+        else
+            ck_assert_int_ne(fn[i], 0);
+    typedef int (*push_fn)(nvtxDomainHandle_t, const nvtxPayloadData_t *, size_t);
+    typedef nvtxRangeId_t (*start_fn)(nvtxDomainHandle_t, const nvtxPayloadData_t *, size_t);
+    typedef void (*end_fn)(nvtxDomainHandle_t, nvtxRangeId_t, const nvtxPayloadData_t *, size_t);
+    push_fn push = (push_fn)fn[NVTX3EXT_CBID_nvtxRangePushPayload];
+    push_fn pop = (push_fn)fn[NVTX3EXT_CBID_nvtxRangePopPayload];
+    int v = 1;
+    nvtxPayloadData_t pd = {NVTX_PAYLOAD_SCHEMA_ID_STATIC_START, sizeof v, &v};
+    nvtxEventAttributes_t a;
+    memset(&a, 0, sizeof a);
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+    a.message.registered = CORE2(DomainRegisterStringA)(NULL, "ncclCommInitRankConfig");
+    ck_assert_str_eq(current(), "-");
+    ck_assert_int_eq(CORE2(DomainRangePushEx)(NULL, &a), 0);
+    ck_assert_int_eq(push(NULL, &pd, 1), 1);                  /* unnamed: the enclosing name */
+    ck_assert_str_eq(current(), "ncclCommInitRankConfig");
+    ck_assert_int_eq(pop(NULL, &pd, 1), 1);
+    ck_assert_int_eq(pop(NULL, &pd, 1), 0);                   /* NCCL's pop of its named range */
+    ck_assert_str_eq(current(), "-");
+    nvtxRangeId_t id = ((start_fn)fn[NVTX3EXT_CBID_nvtxRangeStartPayload])(NULL, &pd, 1);
+    ck_assert_uint_ne(id, 0);
+    ((end_fn)fn[NVTX3EXT_CBID_nvtxRangeEndPayload])(NULL, id, &pd, 1);
+    ck_assert_str_eq(current(), "-");
+    /* another module (the counters', 3): attached, nothing of ours in it */
+    memset(fn, 0, sizeof fn);
+    info.moduleId = 3;
+    ck_assert_int_eq(InitializeInjectionNvtxExtension(&info), 1);
+    for (unsigned i = 0; i < 64; i++)
+        ck_assert_int_eq(fn[i], 0);
+    ck_assert_int_eq(InitializeInjectionNvtxExtension(NULL), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nvtx");
@@ -334,6 +387,7 @@ int main(void)
     tcase_add_test(tc, keeps_errno);
     tcase_add_test(tc, cost);
     tcase_add_test(tc, names_full);
+    tcase_add_test(tc, payload_ranges);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
