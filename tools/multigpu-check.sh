@@ -29,7 +29,8 @@
 #            warnings on any rank but SC403 at loss.item() (streamcheck
 #            report --ignore SC403 --fail-on warning),
 #            tests/corpus/expect.txt [ddp_train-pin1] on each rank, same
-#            loss_sum as natively
+#            loss_sum as natively, the loop's findings in no NVTX range
+#            (NCCL's ranges closed)
 # ddp-pin0   pageable DataLoader: SC203 at the batch copy ("# corpus: SC203")
 #            on each rank ([ddp_train-pin0]), same loss_sum as natively
 #
@@ -177,6 +178,22 @@ PY
         check $? "ddp_train-pin$pin: $(basename "$j") holds tests/corpus/expect.txt [ddp_train-pin$pin]"
         python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["processes"][0]; sys.exit(not (p.get("rank") in (0, 1) and [d["ordinal"] for d in p.get("devices", [])] == [p["rank"]]))' "$j"
         check $? "ddp_train-pin$pin: $(basename "$j") names its rank and its one device"
+        # the loop opens no NVTX range: NCCL's, pushed by name and popped
+        # through the payload extension, must not stay open over it
+        python3 - "$j" "$py/ddp_train.py" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+marked = {i + 1 for i, l in enumerate(open(sys.argv[2])) if "# corpus:" in l}
+cs = {c["id"]: c for c in r["callsites"]}
+bad = []
+for f in r["findings"]:
+    py = (cs.get(f["callsite"]) or {}).get("python") or [{}]
+    if str(py[0].get("file", "")).endswith("ddp_train.py") and py[0].get("line") in marked and f.get("nvtx_range"):
+        bad.append("%s at line %s in range %s" % (f["rule"], py[0].get("line"), f["nvtx_range"]))
+print("  loop findings in an NVTX range: %s" % ("; ".join(bad) or "none"))
+sys.exit(1 if bad else 0)
+PY
+        check $? "ddp_train-pin$pin: $(basename "$j"): the loop's findings in no NVTX range (NCCL's closed)"
     done
     [ "$nrep" -eq 2 ]
     check $? "ddp_train --pin-memory $pin: one report per rank ($nrep)"
