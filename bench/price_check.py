@@ -331,6 +331,8 @@ def native(a, runner, p):
                 for name, v in m.items():
                     if rank is None and name.startswith("phase_") and name.endswith("_ms"):
                         phases[way].setdefault(name[6:-3], []).append(v)
+                    elif rank is not None and name == "next_ms":   # bench/step_timer.py's, a rank's
+                        phases[way].setdefault("rank %d's DataLoader __next__" % rank, []).append(v)
             if not any(unit_time(p, m) for m in per.values()):
                 problems.append("%s printed no %s=" % (way, p.metric))
             # progress, as each run ends: a command cut short by its time
