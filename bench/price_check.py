@@ -37,6 +37,8 @@ names them, and --list with --only lists them so):
   copy_pipeline        testapps/copy_pipeline: pieces uploaded, computed and
                        downloaded on one stream vs on copy streams (SC703)
   train_resnet         tests/corpus/python/train_resnet.py --pin-memory 0 vs 1 (SC203)
+  lightning_train      tests/corpus/python/lightning_train.py --pin-memory 0 vs 1:
+                       the same loop under Lightning's Trainer (SC203)
   resnet_item          tests/corpus/python/train_resnet.py, pinned, vs --metrics-on-gpu (SC403)
   item_loop            tests/corpus/python/item_loop.py vs --metrics-on-gpu (SC403)
   gpt2_item            tests/corpus/python/gpt2_step.py vs --metrics-on-gpu (SC403)
@@ -225,6 +227,11 @@ def pair_table(a):
         Pair("train_resnet", "python", "train_resnet.py: DataLoader pin_memory 0 vs 1",
              py("train_resnet.py", "--pin-memory", 0, *resnet), py("train_resnet.py", "--pin-memory", 1, *resnet),
              "SC203", "images_per_s", "train_resnet.py", unit="step", batch=64, steps=50),
+        Pair("lightning_train", "python", "lightning_train.py (train_resnet's loop under Lightning's Trainer): "
+             "DataLoader pin_memory 0 vs 1",
+             py("lightning_train.py", "--pin-memory", 0, "--steps", 40, "--warmup", 10),
+             py("lightning_train.py", "--pin-memory", 1, "--steps", 40, "--warmup", 10),
+             "SC203", "images_per_s", "lightning_train.py", unit="step", batch=64, steps=50),
         Pair("resnet_item", "python", "train_resnet.py, pinned: loss.item() every step vs --metrics-on-gpu",
              py("train_resnet.py", "--pin-memory", 1, *resnet),
              py("train_resnet.py", "--pin-memory", 1, "--metrics-on-gpu", *resnet),

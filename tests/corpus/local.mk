@@ -12,7 +12,7 @@ EXTRA_DIST += $(addsuffix .cu,$(SC_CORPUS_APPS)) tests/corpus/expect.txt \
 	tests/corpus/python/train_resnet.py tests/corpus/python/gpt2_step.py \
 	tests/corpus/python/compile_step.py tests/corpus/python/cupy_streams.py \
 	tests/corpus/python/jax_loop.py tests/corpus/python/ddp_train.py tests/corpus/python/profiler_step.py \
-	tests/corpus/python/nvtx_step.py \
+	tests/corpus/python/nvtx_step.py tests/corpus/python/lightning_train.py \
 	tools/multigpu-check.sh \
 	tools/corpus/README.md tools/corpus/samples.list tools/corpus/extract-samples.sh \
 	tools/corpus/build-samples.sh tools/corpus/run.sh tools/corpus/summarize.py

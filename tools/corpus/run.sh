@@ -115,10 +115,11 @@ samples)
 python)
     step "Python programs, natively and under streamcheck"
     echo "--- python" >>"$table"
-    cases=${PY_CASES:-train_resnet-pin0 train_resnet-pin1 gpt2_step compile_step-default compile_step-reduce-overhead cupy_streams jax_loop}
+    cases=${PY_CASES:-train_resnet-pin0 train_resnet-pin1 lightning_train-pin0 lightning_train-pin1 gpt2_step compile_step-default compile_step-reduce-overhead cupy_streams jax_loop}
     for c in $cases; do case $c in
         train_resnet-pin0) one py "$c" "$c" python3 "$pydir/train_resnet.py" --pin-memory 0 --deterministic --steps 40 --warmup 10 ;;
         train_resnet-pin1) one py "$c" "$c" python3 "$pydir/train_resnet.py" --pin-memory 1 --deterministic --steps 40 --warmup 10 ;;
+        lightning_train-pin?) one py "$c" "$c" python3 "$pydir/lightning_train.py" --pin-memory "${c##*-pin}" --steps 40 --warmup 10 ;;
         compile_step-*) one py "$c" "$c" python3 "$pydir/compile_step.py" --mode "${c#compile_step-}" ;;
         item_loop) one py "$c" "$c" python3 "$pydir/item_loop.py" --deterministic ;;
         *) one py "$c" "$c" python3 "$pydir/$c.py" ;;
