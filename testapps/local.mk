@@ -11,7 +11,7 @@ SC_APPS_SHARED = \
 	alloc_sync alloc_sync_fixed pinned_alloc_sync pinned_alloc_sync_fixed \
 	alloc_loop alloc_loop_fixed device_sync device_sync_fixed redundant_sync redundant_sync_fixed pinned_roundtrip \
 	sync_found_done \
-	cache_config cache_config_fixed queue_limit queue_limit_fixed async_engines async_engines_fixed \
+	cache_config cache_config_fixed queue_limit queue_limit_fixed queue_depth async_engines async_engines_fixed \
 	multithread_default_stream redirect_mixed handoff turn_taking graph_capture fork_child stress_mixed framework_step named_thread \
 	measure_overlap measure_barrier measure_window multigpu_legacy multigpu_legacy_fixed multigpu_peer multigpu_redirect multigpu_rank \
 	host_sync_loop pageable_loop nvtx_ranges copy_pipeline

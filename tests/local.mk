@@ -161,5 +161,5 @@ TESTS += tests/faults.sh
 check_PROGRAMS += tests/parent_app
 tests_parent_app_SOURCES = tests/parent_app.c
 tests_parent_app_LDADD = -ldl
-dist_check_SCRIPTS += tests/parent.sh tests/defer.sh tests/idle.sh
-TESTS += tests/parent.sh tests/defer.sh tests/idle.sh
+dist_check_SCRIPTS += tests/parent.sh tests/defer.sh tests/idle.sh tests/queues.sh
+TESTS += tests/parent.sh tests/defer.sh tests/idle.sh tests/queues.sh

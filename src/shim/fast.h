@@ -159,6 +159,11 @@ static inline __attribute__((always_inline)) int sc_fast(sc_thread *t, sc_op *op
                 t->rl.captured++;   /* counted by sc_fast_kept, taken off by the run log */
             return 0;               /* recorded into a graph, not executed */
         }
+        if (SC_UNLIKELY(atomic_load_explicit(&r->watch701, memory_order_relaxed)) &&
+            atomic_load_explicit(&r->active, memory_order_relaxed)) {
+            op->marks |= SC_M_CHECK701;
+            return 1;               /* behind its own work, past the queues? (SC701) */
+        }
         if (SC_LIKELY(!sc_mark(t, &r->active)))
             return 0;
         op->marks |= SC_M_CHECK701;

@@ -417,6 +417,9 @@ void sc_mark_lane(sc_thread *t, sc_op *op)
         unsigned n = atomic_fetch_add(&sc_g.n_active, 1) + 1;
         if (n > sc_g.max_conn)
             op->marks |= SC_M_CHECK701;   /* check the hardware queues after the rules */
+    } else if (op->lane == SC_LANE_CREATED && op->srec && atomic_load_explicit(&op->srec->watch701,
+                                                                                 memory_order_relaxed)) {
+        op->marks |= SC_M_CHECK701;       /* behind its own work, past the queues? */
     }
 }
 

@@ -187,6 +187,8 @@ typedef struct sc_stream {
                                   (a framework's communication stream, as ProcessGroupNCCL's):
                                   the program's own work does not go there */
     _Atomic uint8_t launched;  /* its first kernel launch was looked at (track.c) */
+    _Atomic uint8_t watch701;  /* it turned busy past the hardware queues (SC701): its next
+                                  submission while marked busy is looked at (detect_queue.c) */
 } sc_stream;
 
 /* One finding event (or weight sampled ones); cost_ns as the rule's basis

@@ -807,6 +807,35 @@ START_TEST(sc701_more_busy_streams_than_queues)
 }
 END_TEST
 
+/* A stream turning busy past the queues is an SC701 that says nothing yet
+   (pending 0); a second submission to it while it still has work, past
+   the queues, is the one that waits behind another stream's (pending 1),
+   once.  One kernel a stream (testapps/queue_limit) gets none. */
+START_TEST(sc701_behind_its_own_work)
+{
+    cuInit(0);
+    CUstream s[10];
+    for (int i = 0; i < 10; i++)
+        s[i] = make_stream(CU_STREAM_NON_BLOCKING);
+    for (int i = 0; i < 10; i++) {
+        launch(s[i]);
+        fake.busy[i] = 1;
+    }
+    ck_assert_uint_eq(seen(SC_RULE_SC701, -1), 2);
+    ck_assert_uint_eq(seen_pending(SC_RULE_SC701), 0);
+    launch(s[9]);                       /* behind its own kernel, 10 streams busy */
+    ck_assert_uint_eq(seen(SC_RULE_SC701, -1), 3);
+    ck_assert_uint_eq(seen_pending(SC_RULE_SC701), 1);
+    launch(s[9]);                       /* looked at once */
+    launch(s[3]);                       /* never past the queues when it turned busy */
+    ck_assert_uint_eq(seen(SC_RULE_SC701, -1), 3);
+    fake.busy[8] = 0;                   /* its kernel done: busy again, not behind */
+    launch(s[8]);
+    ck_assert_uint_eq(seen(SC_RULE_SC701, -1), 4);
+    ck_assert_uint_eq(seen_pending(SC_RULE_SC701), 1);
+}
+END_TEST
+
 START_TEST(sc701_respects_max_connections)
 {
     setenv("CUDA_DEVICE_MAX_CONNECTIONS", "12", 1);
@@ -1321,6 +1350,7 @@ static Suite *rules_suite(void)
     tcase_add_test(tc, sc402_redundant_stream_and_event_syncs);
     tcase_add_test(tc, sc501_cache_config_while_busy);
     tcase_add_test(tc, sc701_more_busy_streams_than_queues);
+    tcase_add_test(tc, sc701_behind_its_own_work);
     tcase_add_test(tc, sc701_respects_max_connections);
     tcase_add_test(tc, sc702_both_directions_on_one_engine);
     tcase_add_test(tc, sc702_not_with_two_engines);
