@@ -7,10 +7,12 @@
 #    simpleHyperQ): the first spin of each of the last four streams is a
 #    note, their second, behind the first, a warning;
 #  - testapps/queue_limit (12 streams of one spin each, whose fix gained
-#    nothing on an H200): four notes, no warning.
+#    nothing on an H200): four notes, no warning;
+#  - the test hook STREAMCHECK_TEST_QUEUE_DEPTH=0: the count alone, as
+#    before (queue_limit's four are warnings).
 # TAP.
 . "${top_builddir:-.}/tests/env.sh"
-echo "1..2"
+echo "1..3"
 n=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-queues.XXXXXX") || exit 1
@@ -18,10 +20,12 @@ trap 'rm -rf "$tmp"' EXIT
 if [ -z "$PYTHON3" ] || ! "$PYTHON3" -c 'import json' 2>/dev/null; then
     echo "ok 1 # SKIP python3 not found"
     echo "ok 2 # SKIP python3 not found"
+    echo "ok 3 # SKIP python3 not found"
     exit 0
 fi
 # sc701 APP: "LINE SEVERITY COUNT" per SC701 finding of APP's detect-mode report, sorted
 sc701() {
+    rm -rf "${tmp:?}/$1"
     env -u CUDA_DEVICE_MAX_CONNECTIONS "$SC_CLI" --simulate --format=json --output="$tmp/$1" -- "$SC_APPS/$1" \
         >"$tmp/$1.out" 2>"$tmp/$1.err" || echo "exit $?"
     "$PYTHON3" - "$tmp/$1"/"$1".*.json <<'PY' | sort
@@ -49,4 +53,11 @@ sc701 queue_limit >"$tmp/got"
 cmp -s "$tmp/want" "$tmp/got"
 r=$?
 ok $r "queue_limit: one spin a stream, nothing queued behind another: notes only"
+[ $r -eq 0 ] && : || { diff "$tmp/want" "$tmp/got" | sed 's/^/# /'; }
+
+printf '%s warning 4\n' "$(line queue_limit 'expect: SC701')" >"$tmp/want"
+STREAMCHECK_TEST_QUEUE_DEPTH=0 sc701 queue_limit >"$tmp/got"
+cmp -s "$tmp/want" "$tmp/got"
+r=$?
+ok $r "STREAMCHECK_TEST_QUEUE_DEPTH=0: queue_limit's SC701 by the count alone, warnings"
 [ $r -eq 0 ] && : || { diff "$tmp/want" "$tmp/got" | sed 's/^/# /'; }
