@@ -40,24 +40,22 @@ PY
 }
 line() { grep -n "$2" "$abs_top_srcdir/testapps/$1.cu" | cut -d: -f1; }
 
+# expect APP WHAT [VAR=VALUE]: APP's SC701 findings are "$tmp/want"
+expect() {
+    app=$1 what=$2
+    shift 2
+    (if [ $# -gt 0 ]; then export "$@"; fi; sc701 "$app") >"$tmp/got"
+    cmp -s "$tmp/want" "$tmp/got"
+    r=$?
+    ok $r "$what"
+    [ $r -eq 0 ] || diff "$tmp/want" "$tmp/got" | sed 's/^/# /'
+}
+
 set -- $(line queue_depth 'expect: SC701')
 printf '%s note 4\n%s warning 4\n' "$1" "$2" | sort >"$tmp/want"
-sc701 queue_depth >"$tmp/got"
-cmp -s "$tmp/want" "$tmp/got"
-r=$?
-ok $r "queue_depth: each stream past the queues a note where it turned busy, a warning where its next spin waits behind its own"
-[ $r -eq 0 ] && : || { diff "$tmp/want" "$tmp/got" | sed 's/^/# /'; }
-
+expect queue_depth "queue_depth: each stream past the queues a note where it turned busy, a warning where its next spin waits behind its own"
 printf '%s note 4\n' "$(line queue_limit 'expect: SC701')" >"$tmp/want"
-sc701 queue_limit >"$tmp/got"
-cmp -s "$tmp/want" "$tmp/got"
-r=$?
-ok $r "queue_limit: one spin a stream, nothing queued behind another: notes only"
-[ $r -eq 0 ] && : || { diff "$tmp/want" "$tmp/got" | sed 's/^/# /'; }
-
+expect queue_limit "queue_limit: one spin a stream, nothing queued behind another: notes only"
 printf '%s warning 4\n' "$(line queue_limit 'expect: SC701')" >"$tmp/want"
-STREAMCHECK_TEST_QUEUE_DEPTH=0 sc701 queue_limit >"$tmp/got"
-cmp -s "$tmp/want" "$tmp/got"
-r=$?
-ok $r "STREAMCHECK_TEST_QUEUE_DEPTH=0: queue_limit's SC701 by the count alone, warnings"
-[ $r -eq 0 ] && : || { diff "$tmp/want" "$tmp/got" | sed 's/^/# /'; }
+expect queue_limit "STREAMCHECK_TEST_QUEUE_DEPTH=0: queue_limit's SC701 by the count alone, warnings" \
+    STREAMCHECK_TEST_QUEUE_DEPTH=0

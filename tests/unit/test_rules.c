@@ -784,16 +784,22 @@ START_TEST(sc501_cache_config_while_busy)
 END_TEST
 
 /* ---------------------------------------------------------- SC701 --- */
-START_TEST(sc701_more_busy_streams_than_queues)
+/* Ten non-blocking streams (two past the 8 queues), a kernel each, left busy. */
+static void ten_busy_streams(CUstream s[10])
 {
     cuInit(0);
-    CUstream s[10];
     for (int i = 0; i < 10; i++)
         s[i] = make_stream(CU_STREAM_NON_BLOCKING);
     for (int i = 0; i < 10; i++) {
         launch(s[i]);
         fake.busy[i] = 1;
     }
+}
+
+START_TEST(sc701_more_busy_streams_than_queues)
+{
+    CUstream s[10];
+    ten_busy_streams(s);
     ck_assert_uint_eq(seen(SC_RULE_SC701, SC_SEV_WARNING), 2);
     /* Busy marks that turn out idle do not count. */
     for (int i = 0; i < 10; i++)
@@ -813,14 +819,8 @@ END_TEST
    once.  One kernel a stream (testapps/queue_limit) gets none. */
 START_TEST(sc701_behind_its_own_work)
 {
-    cuInit(0);
     CUstream s[10];
-    for (int i = 0; i < 10; i++)
-        s[i] = make_stream(CU_STREAM_NON_BLOCKING);
-    for (int i = 0; i < 10; i++) {
-        launch(s[i]);
-        fake.busy[i] = 1;
-    }
+    ten_busy_streams(s);
     ck_assert_uint_eq(seen(SC_RULE_SC701, -1), 2);
     ck_assert_uint_eq(seen_pending(SC_RULE_SC701), 0);
     launch(s[9]);                       /* behind its own kernel, 10 streams busy */
