@@ -139,8 +139,8 @@ typedef struct sc_pr_call {
                              adds where sc_pr_model.receipt_cpu says so */
     uint64_t receive_t0;
     uint64_t receive_cpu_ns;
-    uint64_t cpu_ns;      /* a Python thread that has received a batch: its CPU clock at the record
-                             (CLOCK_THREAD_CPUTIME_ID), else 0 */
+    uint64_t cpu_ns;      /* a receipt's call in a Python thread: the thread's CPU clock at the
+                             record (CLOCK_THREAD_CPUTIME_ID), else 0 */
     uint64_t touch_ns;    /* pageable copies to the host: the part of the call (after its wait) spent
                              faulting in destination pages never written before; the fix's pinned
                              buffer has them touched where it is allocated, before the thread's work */

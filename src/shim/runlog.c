@@ -392,8 +392,10 @@ uint32_t sc_rl_record(sc_thread *t, sc_op *op, uint64_t t0, uint64_t t1, uint64_
             c->receive_ns = received(l, (uintptr_t)op->host, op->bytes, &c->receive_t0, &c->receive_cpu_ns);
     }
     l->released = 0;
-    if (l->maps == MAPS_PY)
-        c->cpu_ns = l->rec_cpu = thread_cpu_ns();
+    if (l->maps == MAPS_PY) {
+        l->rec_cpu = thread_cpu_ns();
+        c->cpu_ns = c->receive_ns ? l->rec_cpu : 0;   /* what the GIL's free share reads (pricing.c) */
+    }
     /* after a wait, the next submission says when the GPU got work again */
     t->rl.watch = wait_ns > 0 || ((t->rl.watch & SC_RL_WATCH_WAIT) && what != SC_PR_SUBMIT) ? SC_RL_WATCH_WAIT : 0;
     if (!l->lid)
