@@ -9,8 +9,10 @@
 // stream's first, holds up the other stream's work behind it.  The first
 // spin of each of the last four streams makes more streams busy than queues
 // (an SC701 that costs nothing yet: queue_limit's case); their second spin
-// is the one that waits behind its own stream's work.  Fixed twin: raise
-// the variable to 32, or queue_limit_fixed.cu's fewer streams.
+// is the one that waits behind its own stream's work (that grading is
+// behind the test hook STREAMCHECK_TEST_QUEUE_DEPTH=1, which selftest.list
+// sets; without it the second spins find nothing).  Fixed twin: raise the
+// variable to 32, or queue_limit_fixed.cu's fewer streams.
 #include "common.h"
 
 #define STREAMS 12

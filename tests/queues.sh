@@ -3,13 +3,14 @@
 # on the simulator, where nothing measures what it costs: a queue starts its
 # work in the order it was queued, so a stream's work holds up another's
 # only where it cannot start yet, behind its own stream's unfinished work.
+# With the test hook STREAMCHECK_TEST_QUEUE_DEPTH=1 (off until a GPU judges
+# it):
 #  - testapps/queue_depth (12 streams of two spins each, as NVIDIA's
 #    simpleHyperQ): the first spin of each of the last four streams is a
 #    note, their second, behind the first, a warning;
 #  - testapps/queue_limit (12 streams of one spin each, whose fix gained
 #    nothing on an H200): four notes, no warning;
-#  - the test hook STREAMCHECK_TEST_QUEUE_DEPTH=0: the count alone, as
-#    before (queue_limit's four are warnings).
+#  - without the hook, the count alone (queue_limit's four are warnings).
 # TAP.
 . "${top_builddir:-.}/tests/env.sh"
 echo "1..3"
@@ -53,9 +54,10 @@ expect() {
 
 set -- $(line queue_depth 'expect: SC701')
 printf '%s note 4\n%s warning 4\n' "$1" "$2" | sort >"$tmp/want"
-expect queue_depth "queue_depth: each stream past the queues a note where it turned busy, a warning where its next spin waits behind its own"
+expect queue_depth "queue_depth: each stream past the queues a note where it turned busy, a warning where its next spin waits behind its own" \
+    STREAMCHECK_TEST_QUEUE_DEPTH=1
 printf '%s note 4\n' "$(line queue_limit 'expect: SC701')" >"$tmp/want"
-expect queue_limit "queue_limit: one spin a stream, nothing queued behind another: notes only"
+expect queue_limit "queue_limit: one spin a stream, nothing queued behind another: notes only" \
+    STREAMCHECK_TEST_QUEUE_DEPTH=1
 printf '%s warning 4\n' "$(line queue_limit 'expect: SC701')" >"$tmp/want"
-expect queue_limit "STREAMCHECK_TEST_QUEUE_DEPTH=0: queue_limit's SC701 by the count alone, warnings" \
-    STREAMCHECK_TEST_QUEUE_DEPTH=0
+expect queue_limit "without the hook: queue_limit's SC701 by the count alone, warnings"

@@ -15,9 +15,10 @@
  *          that costs (pending 1).  Twelve streams of one kernel each gain
  *          nothing from more queues (an H200: 100.6 and 100.8 ms); 32 of two
  *          kernels each, NVIDIA's simpleHyperQ, run twice as fast.  The
- *          legacy and per-thread streams keep the count alone, and so does
- *          every stream with the test hook STREAMCHECK_TEST_QUEUE_DEPTH=0
- *          (not yet judged on a GPU).
+ *          legacy and per-thread streams keep the count alone.  Behind the
+ *          test hook STREAMCHECK_TEST_QUEUE_DEPTH=1 until a GPU judges it
+ *          (simpleHyperQ and queue_limit in detect mode): without it every
+ *          stream keeps the count alone, an SC701 with pending 1.
  *   SC501  a cache or shared-memory configuration change while other
  *          streams have unfinished work: it waits for them
  * SC701: PG, CUDA Environment Variables (CUDA_DEVICE_MAX_CONNECTIONS); PG,
@@ -46,7 +47,7 @@ void sc_detect_queues(sc_thread *t, sc_op *op)
 {
     static _Atomic int depth = -1;
     if (SC_UNLIKELY(atomic_load_explicit(&depth, memory_order_relaxed) < 0))
-        atomic_store(&depth, sc_test_switch("STREAMCHECK_TEST_QUEUE_DEPTH", 1));
+        atomic_store(&depth, sc_test_switch("STREAMCHECK_TEST_QUEUE_DEPTH", 0));
     sc_stream *r = op->lane == SC_LANE_CREATED && atomic_load_explicit(&depth, memory_order_relaxed) ? op->srec
                                                                                                         : NULL;
     /* a watched stream's submission: behind its own unfinished work, or,

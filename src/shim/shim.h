@@ -188,7 +188,8 @@ typedef struct sc_stream {
                                   the program's own work does not go there */
     _Atomic uint8_t launched;  /* its first kernel launch was looked at (track.c) */
     _Atomic uint8_t watch701;  /* it turned busy past the hardware queues (SC701): its next
-                                  submission while marked busy is looked at (detect_queue.c) */
+                                  submission while marked busy is looked at (detect_queue.c,
+                                  STREAMCHECK_TEST_QUEUE_DEPTH=1) */
 } sc_stream;
 
 /* One finding event (or weight sampled ones); cost_ns as the rule's basis

@@ -801,6 +801,7 @@ START_TEST(sc701_more_busy_streams_than_queues)
     CUstream s[10];
     ten_busy_streams(s);
     ck_assert_uint_eq(seen(SC_RULE_SC701, SC_SEV_WARNING), 2);
+    ck_assert_uint_eq(seen_pending(SC_RULE_SC701), 2);   /* the count alone, without the depth hook */
     /* Busy marks that turn out idle do not count. */
     for (int i = 0; i < 10; i++)
         fake.busy[i] = 0;
@@ -816,9 +817,12 @@ END_TEST
 /* A stream turning busy past the queues is an SC701 that says nothing yet
    (pending 0); a second submission to it while it still has work, past
    the queues, is the one that waits behind another stream's (pending 1),
-   once.  One kernel a stream (testapps/queue_limit) gets none. */
+   once.  One kernel a stream (testapps/queue_limit) gets none.  Behind the
+   test hook STREAMCHECK_TEST_QUEUE_DEPTH=1 (this test runs in a process of
+   its own, as the others). */
 START_TEST(sc701_behind_its_own_work)
 {
+    setenv("STREAMCHECK_TEST_QUEUE_DEPTH", "1", 1);
     CUstream s[10];
     ten_busy_streams(s);
     ck_assert_uint_eq(seen(SC_RULE_SC701, -1), 2);
